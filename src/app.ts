@@ -1,0 +1,87 @@
+// Composition root: opens the store, starts the plugin runtime, mounts the routers. Never listens.
+import express, { type Express } from 'express';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openDatabase, type Db } from './store/db.ts';
+import { requestContext } from './http/request-context.ts';
+import { requireApiKey } from './http/auth.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { jsonBody } from './http/json-body.ts';
+import { errorHandler, notFoundRoute } from './http/error-handler.ts';
+import { success } from './http/envelope.ts';
+import { createRelayerOperations } from './api/relayers/operations.ts';
+import { createRelayersRouter } from './api/relayers/routes.ts';
+import { createNotificationService } from './domain/notifications/service.ts';
+import { createNotificationsRouter } from './api/notifications/routes.ts';
+import { createOutbox } from './domain/webhooks/outbox.ts';
+import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
+import { createRuntimeClient } from './runtime-client.ts';
+import { createPluginService } from './domain/plugins/service.ts';
+import { createPluginsRouter } from './api/plugins/routes.ts';
+
+export interface App {
+  express: Express;
+  db: Db;
+  /** Starts listening; resolves with the bound server (port 0 picks a free port). */
+  listen(port: number, host: string): Promise<Server>;
+  /** Stops accepting, drains in-flight requests, stops the runtime and dispatcher, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function createApp(config: Config, logger: Logger): Promise<App> {
+  const db = openDatabase(config.dataDir);
+
+  const notifications = createNotificationService({ db, config, logger });
+  const outbox = createOutbox({ db });
+  const relayers = createRelayerOperations({ db, config, logger, events: outbox });
+  const dispatcher = createWebhookDispatcher({ db, config, logger });
+  const runtime = await createRuntimeClient({ config, logger, host: { relayers, db } });
+  const plugins = createPluginService({ config, runtime });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(logger));
+  app.get('/api/v1/health', (_req, res) => {
+    res.json(success({ status: 'ok' }));
+  });
+
+  const api = express.Router();
+  api.use(requireApiKey(config.apiKey));
+  api.use(jsonBody());
+  const limited = rateLimit(config.rateLimit);
+  api.use('/relayers', limited, createRelayersRouter(relayers));
+  api.use('/plugins', limited, createPluginsRouter(plugins));
+  api.use('/notifications', createNotificationsRouter(notifications));
+  app.use('/api/v1', api);
+
+  app.use(notFoundRoute);
+  app.use(errorHandler(logger));
+
+  dispatcher.start();
+
+  let server: Server | undefined;
+  return {
+    express: app,
+    db,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+        server = s;
+      });
+    },
+    async close() {
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        });
+      }
+      await dispatcher.close();
+      await runtime.close();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Bearer-token check against the configured API key, in constant time.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { AuthError } from '../errors.ts';
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+export function requireApiKey(apiKey: string): RequestHandler {
+  // Comparing fixed-length digests keeps the comparison constant-time whatever the token's length.
+  const expected = createHash('sha256').update(apiKey).digest();
+  return (req, _res, next) => {
+    const header = req.headers.authorization;
+    if (!header) return next(new AuthError('missing Authorization header'));
+    const match = BEARER.exec(header);
+    if (!match) return next(new AuthError("Authorization header must be 'Bearer <token>'"));
+    const given = createHash('sha256').update(match[1]!).digest();
+    if (!timingSafeEqual(given, expected)) return next(new AuthError('invalid API key'));
+    next();
+  };
+}

@@ -1,0 +1,93 @@
+// The validation layer: owns the Ajv instances, compiles each schema once, and turns failures into reasons.
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ValidationError } from './errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const U128_MAX = (1n << 128n) - 1n;
+const I64_MAX = (1n << 63n) - 1n;
+
+function configure(ajv: Ajv): Ajv {
+  addFormats(ajv);
+  // Big integers arrive as digit strings (see src/http/json-body.ts); these formats bound them.
+  ajv.addFormat('u128', { type: 'string', validate: (s: string) => /^\d{1,39}$/.test(s) && BigInt(s) <= U128_MAX });
+  ajv.addFormat('int64', { type: 'string', validate: (s: string) => /^\d{1,19}$/.test(s) && BigInt(s) <= I64_MAX });
+  // `x-expect` is a human phrase for anyOf/oneOf failures ("a non-negative integer (u128)").
+  ajv.addVocabulary(['x-expect', 'example']);
+  return ajv;
+}
+
+// Bodies are validated as sent (no coercion, no defaults injected into client data);
+// path and query values are strings by nature, so their instance coerces.
+const strictAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: false }));
+const coercingAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: true, useDefaults: true }));
+
+export type Validator<T> = ((value: unknown) => T) & { schema: AnySchema };
+
+/**
+ * Compiles `schema` once (call at start-up) and returns a function that returns the value typed,
+ * or throws a ValidationError whose reason names the field and the rule.
+ * @example const parseBody = compile<SendBody>(sendSchema, 'body');
+ */
+export function compile<T>(schema: AnySchema, location: string, options: { coerce?: boolean } = {}): Validator<T> {
+  let fn: ValidateFunction;
+  try {
+    fn = (options.coerce ? coercingAjv : strictAjv).compile(schema);
+  } catch (err) {
+    throw new Error(`invalid schema for ${location}: ${(err as Error).message}`, { cause: err });
+  }
+  const validate = (value: unknown): T => {
+    if (fn(value)) return value as T;
+    throw new ValidationError(describe(fn.errors ?? [], location), { errors: fn.errors ?? [] });
+  };
+  return Object.assign(validate, { schema });
+}
+
+function fieldName(location: string, instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  return parts.length ? parts.join('.') : location;
+}
+
+/** One sentence for the first failure: which field, which rule. */
+export function describe(errors: ErrorObject[], location: string): string {
+  // anyOf/oneOf report every branch first; the summary entry carries the field's expectation.
+  const summary = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const err = summary ?? errors[0];
+  if (!err) return `${location} is invalid`;
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required':
+      return `missing required field '${fieldName(location, err.instancePath, String(p.missingProperty))}'`;
+    case 'additionalProperties':
+      return `unknown field '${fieldName(location, err.instancePath, String(p.additionalProperty))}'`;
+    case 'anyOf':
+    case 'oneOf': {
+      const expect = (err.parentSchema as Record<string, unknown> | undefined)?.['x-expect'];
+      return `'${fieldName(location, err.instancePath)}' must be ${typeof expect === 'string' ? expect : 'valid'}`;
+    }
+    case 'enum':
+      return `'${fieldName(location, err.instancePath)}' must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return `'${fieldName(location, err.instancePath)}' ${err.message ?? 'is invalid'}`;
+  }
+}
+
+/** Reusable schema pieces for exact integers (JSON numbers or decimal strings). */
+export const schemas = {
+  u128: {
+    'x-expect': 'a non-negative integer (u128), as a JSON number or a decimal string',
+    anyOf: [
+      { type: 'integer', minimum: 0 },
+      { type: 'string', format: 'u128' },
+    ],
+  },
+  int64: {
+    'x-expect': 'a non-negative integer (int64), as a JSON number or a decimal string',
+    anyOf: [
+      { type: 'integer', minimum: 0 },
+      { type: 'string', format: 'int64' },
+    ],
+  },
+} as const;

@@ -1,0 +1,125 @@
+// Test harness: the real app on an ephemeral loopback port, a temporary SQLite file, captured logs.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { Writable } from 'node:stream';
+import { loadConfig, type ConfigFile } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { createApp, type App } from '../src/app.ts';
+
+export const API_KEY = 'test-api-key-0123456789abcdef0123456789';
+
+export interface TestServer {
+  app: App;
+  url: string;
+  dataDir: string;
+  pluginsDir: string;
+  /** Every pino line written so far, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Raw text of every log line, to look for leaked secrets. */
+  rawLogs(): string;
+  request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (string) instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  /** false: no Authorization header. A string: that header value. Default: the valid key. */
+  auth?: false | string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface BuildOptions {
+  env?: Record<string, string>;
+  /** Replaces parts of the example config file. */
+  config?: Partial<ConfigFile>;
+  /** Files written into the temporary plugins dir before start: name → content. */
+  plugins?: Record<string, string>;
+  /** Reuse a data dir (restart tests). */
+  dataDir?: string;
+}
+
+/** Starts the real app; closes it and removes its temp dirs via t.after. */
+export async function build(t: TestContext | undefined, options: BuildOptions = {}): Promise<TestServer> {
+  const root = mkdtempSync(path.join(tmpdir(), 'relaybox-test-'));
+  const dataDir = options.dataDir ?? path.join(root, 'data');
+  const pluginsDir = path.join(root, 'plugins');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(pluginsDir, { recursive: true });
+  for (const [name, content] of Object.entries(options.plugins ?? {})) {
+    const file = path.join(pluginsDir, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  const env: Record<string, string> = { API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, LOG_LEVEL: 'debug', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', ...options.env };
+  if (options.config) {
+    const base = loadConfig({ ...env, CONFIG_PATH: '' }).file;
+    const configPath = path.join(root, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ ...base, ...options.config }));
+    env.CONFIG_PATH = configPath;
+  }
+  const config = loadConfig(env);
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const logger = createLogger('debug', sink);
+  const app = await createApp(config, logger);
+  const server = await app.listen(0, '127.0.0.1');
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('server did not bind a TCP port');
+  const url = `http://127.0.0.1:${address.port}`;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    if (!options.dataDir) rmSync(root, { recursive: true, force: true });
+  };
+  t?.after(close);
+  return {
+    app,
+    url,
+    dataDir,
+    pluginsDir,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    rawLogs: () => lines.join('\n'),
+    request: (method, urlPath, opts = {}) => request(url, method, urlPath, opts),
+    close,
+  };
+}
+
+export async function request(base: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== false) headers.authorization ??= options.auth ?? `Bearer ${API_KEY}`;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(base + urlPath, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
