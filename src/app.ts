@@ -16,6 +16,10 @@ import { createNotificationService } from './domain/notifications/service.ts';
 import { createNotificationsRouter } from './api/notifications/routes.ts';
 import { createOutbox } from './domain/webhooks/outbox.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
+import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
+import { createSecretBox } from './domain/notifications/secret-box.ts';
+import { createNotificationsRepo } from './store/notifications-repo.ts';
+import { createWebhookEventsRepo } from './store/webhook-events-repo.ts';
 import { createRuntimeClient } from './runtime-client.ts';
 import { createPluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
@@ -32,10 +36,14 @@ export interface App {
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   const db = openDatabase(config.dataDir);
 
-  const notifications = createNotificationService({ db, config, logger });
-  const outbox = createOutbox({ db });
+  const notificationsRepo = createNotificationsRepo(db);
+  const webhookEvents = createWebhookEventsRepo(db);
+  const secrets = createSecretBox(config.storageEncryptionKey);
+  const webhookSignal = createWakeSignal();
+  const notifications = createNotificationService({ notifications: notificationsRepo, events: webhookEvents, secrets, config, logger, signal: webhookSignal });
+  const outbox = createOutbox({ events: webhookEvents, signal: webhookSignal });
   const relayers = createRelayerOperations({ db, config, logger, events: outbox });
-  const dispatcher = createWebhookDispatcher({ db, config, logger });
+  const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal });
   const runtime = await createRuntimeClient({ config, logger, host: { relayers, db } });
   const plugins = createPluginService({ config, runtime });
 

@@ -83,6 +83,7 @@ export const configFileSchema = {
           signing_key: { type: 'string', minLength: 32 },
           signing_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
         },
+        not: { required: ['signing_key', 'signing_key_env'] },
       },
     },
     plugins: {

@@ -77,6 +77,21 @@ export interface ConfigFile {
   plugins: PluginConfig[];
 }
 
+/** Webhook delivery (env WEBHOOK_*); tests shorten them. */
+export interface WebhookSettings {
+  /** Per-attempt deadline for the receiver's answer. */
+  timeoutMs: number;
+  /** First retry delay; doubles per attempt up to backoffMaxMs (with jitter). */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Attempts in all, the first included; then the event is marked failed. */
+  maxAttempts: number;
+  /** Deliveries in flight at once, across all webhooks. */
+  concurrency: number;
+  /** Longest sleep between two looks at the outbox (writes wake the dispatcher at once anyway). */
+  pollIntervalMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -88,16 +103,17 @@ export interface Config {
   logLevel: string;
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
+  webhooks: WebhookSettings;
   file: ConfigFile;
 }
 
 const validateFile = compile<ConfigFile>(configFileSchema, 'config');
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
   return n;
 }
 
@@ -152,6 +168,20 @@ function checkReferences(file: ConfigFile): void {
   });
 }
 
+/** Reads `signing_key_env` of each notification from the environment into `signing_key`. */
+function resolveNotificationKeys(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
+  file.notifications = file.notifications.map((n, i) => {
+    if (!n.signing_key_env) return n;
+    const key = env[n.signing_key_env];
+    if (!key) throw new Error(`notifications.${i}.signing_key_env: environment variable ${n.signing_key_env} is not set`);
+    if (key.length < 32) throw new Error(`notifications.${i}.signing_key_env: ${n.signing_key_env} must hold at least 32 characters`);
+    // The resolved entry carries the key itself, so it passes the file schema again (test helper).
+    const { signing_key_env: _name, ...entry } = n;
+    return { ...entry, signing_key: key };
+  });
+  return file;
+}
+
 /** Builds the frozen Config from the environment (defaults as documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configPath = path.resolve(env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
@@ -168,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
   }
   return deepFreeze({
-    port: positiveInt(env, 'PORT', 8080),
+    port: intFromEnv(env, 'PORT', 8080, 0),
     host: env.HOST || '127.0.0.1',
     apiKey,
     apiKeyGenerated,
@@ -176,8 +206,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     pluginsDir: path.resolve(env.PLUGINS_DIR || './plugins'),
     logLevel: env.LOG_LEVEL || 'info',
-    rateLimit: { rps: positiveInt(env, 'RATE_LIMIT_RPS', 100), burst: positiveInt(env, 'RATE_LIMIT_BURST', 300) },
+    rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
-    file: loadConfigFile(configPath),
+    webhooks: {
+      timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+      backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),
+      backoffMaxMs: intFromEnv(env, 'WEBHOOK_BACKOFF_MAX_MS', 60_000),
+      maxAttempts: intFromEnv(env, 'WEBHOOK_MAX_ATTEMPTS', 8),
+      concurrency: intFromEnv(env, 'WEBHOOK_CONCURRENCY', 16),
+      pollIntervalMs: intFromEnv(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000),
+    },
+    file: resolveNotificationKeys(loadConfigFile(configPath), env),
   });
 }

@@ -1,10 +1,199 @@
-// STUB (owned by the notifications work): notification use cases.
-import type { Logger } from 'pino';
+// Notification use cases: create, read, change, delete, config seeding, and the delivery log of each webhook.
+import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../store/db.ts';
+import { AppError, ConflictError, NotFoundError } from '../../errors.ts';
+import type { Page } from '../types.ts';
+import type { Log, NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
+import type { SecretBox } from './secret-box.ts';
 
-export type NotificationService = Record<string, never>;
+/** A notification as the API returns it: never the key, only whether there is one. */
+export interface NotificationView {
+  id: string;
+  type: 'webhook';
+  url: string;
+  has_signing_key: boolean;
+}
 
-export function createNotificationService(_deps: { db: Db; config: Config; logger: Logger }): NotificationService {
-  return {};
+/** One webhook event as the deliveries log shows it. */
+export interface DeliveryView {
+  id: string;
+  event: string;
+  transaction_id: string | null;
+  status: WebhookEventRow['status'];
+  attempts: number;
+  last_error: string | null;
+  /** RFC 3339; null once delivered or failed. */
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface CreateNotificationInput {
+  id?: string;
+  type?: 'webhook';
+  url: string;
+  signing_key?: string;
+}
+
+export interface UpdateNotificationInput {
+  url?: string;
+  /** An empty string removes the key. */
+  signing_key?: string;
+}
+
+export interface PageQuery {
+  page: number;
+  per_page: number;
+}
+
+export interface NotificationService {
+  create(input: CreateNotificationInput): NotificationView;
+  list(query: PageQuery): Page<NotificationView>;
+  get(id: string): NotificationView;
+  update(id: string, input: UpdateNotificationInput): NotificationView;
+  /** Refused (400) while a relayer points at it. Returns the deleted record. */
+  remove(id: string): NotificationView;
+  listDeliveries(id: string, query: PageQuery): Page<DeliveryView>;
+  /** Re-queues a failed delivery with a fresh set of attempts. */
+  retryDelivery(id: string, eventId: string): DeliveryView;
+}
+
+export interface NotificationServiceDeps {
+  notifications: NotificationsRepo;
+  events: WebhookEventsRepo;
+  secrets: SecretBox;
+  config: Config;
+  logger: Log;
+  signal: WakeSignal;
+}
+
+export function toView(row: NotificationRow): NotificationView {
+  return { id: row.id, type: row.type, url: row.url, has_signing_key: row.signing_key !== null };
+}
+
+export function toDeliveryView(row: WebhookEventRow): DeliveryView {
+  return {
+    id: row.id,
+    event: row.event,
+    transaction_id: row.transaction_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    next_attempt_at: row.status === 'pending' ? new Date(row.next_attempt_at).toISOString() : null,
+    created_at: row.created_at,
+    delivered_at: row.delivered_at,
+  };
+}
+
+const notFound = (id: string) => new NotFoundError('NOTIFICATION_NOT_FOUND', { reason: `notification '${id}' not found` });
+
+/** Builds the service and seeds the notifications of the config file (see seedFromConfig). */
+export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
+  const { notifications, events, secrets, logger, signal } = deps;
+  const seal = (key: string | undefined | null, id: string) => (key ? secrets.seal(key, id) : null);
+  const existing = (id: string) => {
+    const row = notifications.get(id);
+    if (!row) throw notFound(id);
+    return row;
+  };
+
+  seedFromConfig(deps);
+
+  return {
+    create(input) {
+      const id = input.id ?? randomUUID();
+      const now = new Date().toISOString();
+      const inserted = notifications.insertIfAbsent({
+        id,
+        type: 'webhook',
+        url: input.url,
+        signing_key: seal(input.signing_key, id),
+        seed_hash: null,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!inserted) throw new ConflictError('NOTIFICATION_EXISTS', { reason: `a notification with id '${id}' already exists` });
+      logger.info({ notificationId: id, hasSigningKey: input.signing_key !== undefined }, 'notification created');
+      return toView(existing(id));
+    },
+    list({ page, per_page }) {
+      const rows = notifications.list(per_page, (page - 1) * per_page);
+      return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: notifications.count() } };
+    },
+    get: (id) => toView(existing(id)),
+    update(id, input) {
+      const fields: { url?: string; signing_key?: string | null } = {};
+      if (input.url !== undefined) fields.url = input.url;
+      if (input.signing_key !== undefined) fields.signing_key = seal(input.signing_key, id);
+      const row = notifications.update(id, fields, new Date().toISOString());
+      if (!row) throw notFound(id);
+      logger.info({ notificationId: id, changed: Object.keys(fields) }, 'notification updated');
+      return toView(row);
+    },
+    remove(id) {
+      const row = existing(id);
+      const { deleted, usedBy } = notifications.deleteIfUnused(id);
+      if (usedBy.length > 0) {
+        throw new AppError('BAD_REQUEST', {
+          reason: `notification '${id}' is used by relayer(s) ${usedBy.join(', ')}; set their notification_id to another notification or null first`,
+        });
+      }
+      if (!deleted) throw notFound(id);
+      logger.info({ notificationId: id }, 'notification deleted');
+      return toView(row);
+    },
+    listDeliveries(id, { page, per_page }) {
+      existing(id);
+      const rows = events.listByNotification(id, per_page, (page - 1) * per_page);
+      return { items: rows.map(toDeliveryView), pagination: { current_page: page, per_page, total_items: events.countByNotification(id) } };
+    },
+    retryDelivery(id, eventId) {
+      existing(id);
+      const event = events.get(id, eventId);
+      if (!event) throw new NotFoundError('NOT_FOUND', { reason: `delivery '${eventId}' of notification '${id}' not found` });
+      if (!events.requeue(event.seq, Date.now(), new Date().toISOString())) {
+        throw new AppError('BAD_REQUEST', { reason: `delivery '${eventId}' is ${event.status}; only failed deliveries can be retried` });
+      }
+      logger.info({ notificationId: id, eventId }, 'webhook delivery re-queued');
+      signal.notify();
+      return toDeliveryView(events.get(id, eventId)!);
+    },
+  };
+}
+
+/**
+ * Config-file notifications: inserted when absent; overwritten only when their config entry changed
+ * since it last wrote the row (a fingerprint is kept), so API edits survive restarts until the file
+ * is edited. Also seals plain keys once STORAGE_ENCRYPTION_KEY is set, and reports sealed keys
+ * that cannot be opened because it is missing.
+ */
+function seedFromConfig({ notifications, secrets, config, logger }: NotificationServiceDeps): void {
+  const now = new Date().toISOString();
+  for (const entry of config.file.notifications) {
+    const seedHash = createHash('sha256').update(JSON.stringify([entry.url, entry.signing_key ?? null])).digest('hex');
+    const signingKey = entry.signing_key ? secrets.seal(entry.signing_key, entry.id) : null;
+    const row = notifications.get(entry.id);
+    if (!row) {
+      notifications.insertIfAbsent({ id: entry.id, type: 'webhook', url: entry.url, signing_key: signingKey, seed_hash: seedHash, created_at: now, updated_at: now });
+      logger.info({ notificationId: entry.id }, 'notification seeded from the config file');
+    } else if (row.seed_hash !== seedHash) {
+      notifications.update(entry.id, { url: entry.url, signing_key: signingKey, seed_hash: seedHash }, now);
+      logger.info({ notificationId: entry.id }, 'notification updated from the changed config file');
+    }
+  }
+  const locked: string[] = [];
+  for (const row of notifications.all()) {
+    if (row.signing_key === null) continue;
+    if (!secrets.isSealed(row.signing_key)) {
+      if (secrets.sealing) notifications.update(row.id, { signing_key: secrets.seal(row.signing_key, row.id) }, now);
+    } else if (!secrets.sealing) {
+      locked.push(row.id);
+    }
+  }
+  if (locked.length > 0) {
+    logger.error(
+      { notificationIds: locked },
+      'signing keys are stored encrypted but STORAGE_ENCRYPTION_KEY is not set: webhooks of these notifications will not be sent until it is',
+    );
+  }
 }

@@ -1,13 +1,144 @@
-// STUB (owned by the webhooks work): delivers outbox events to webhooks.
-import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
-import type { Db } from '../../store/db.ts';
+// Delivers outbox events to their webhooks: bounded concurrency, retries with backoff, per-transaction order.
+import type { WebhookSettings } from '../../config.ts';
+import type { Log, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from '../notifications/ports.ts';
+import type { SecretBox } from '../notifications/secret-box.ts';
+import { backoffDelay } from './backoff.ts';
+import { sign } from './signature.ts';
 
 export interface WebhookDispatcher {
   start(): void;
+  /** Stops polling, aborts in-flight requests (they stay pending, unchanged) and waits for them. */
   close(): Promise<void>;
 }
 
-export function createWebhookDispatcher(_deps: { db: Db; config: Config; logger: Logger }): WebhookDispatcher {
-  return { start() {}, async close() {} };
+export interface DispatcherDeps {
+  events: WebhookEventsRepo;
+  notifications: NotificationsRepo;
+  secrets: SecretBox;
+  settings: WebhookSettings;
+  logger: Log;
+  signal: WakeSignal;
+}
+
+const USER_AGENT = 'relaybox-webhooks/1';
+
+export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher {
+  const { events, notifications, secrets, settings, logger, signal } = deps;
+  const inFlight = new Map<number, Promise<void>>();
+  const shutdown = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+  let unsubscribe: (() => void) | undefined;
+
+  const schedule = (delayMs: number) => {
+    if (shutdown.signal.aborted) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, Math.max(0, delayMs));
+    timer.unref();
+  };
+
+  function tick() {
+    if (shutdown.signal.aborted) return;
+    const now = Date.now();
+    const free = settings.concurrency - inFlight.size;
+    if (free > 0) {
+      for (const row of events.due(now, free, new Set(inFlight.keys()))) {
+        const run = deliver(row).then(
+          () => undefined,
+          (err: unknown) => logger.error({ err, eventId: row.id }, 'webhook delivery crashed'),
+        ).finally(() => {
+          inFlight.delete(row.seq);
+          schedule(0);
+        });
+        inFlight.set(row.seq, run);
+      }
+    }
+    // Sleep until the next retry falls due, but never longer than the poll interval.
+    const next = events.nextDueAt();
+    schedule(next === null ? settings.pollIntervalMs : Math.min(settings.pollIntervalMs, Math.max(next - now, 5)));
+  }
+
+  async function deliver(row: WebhookEventRow): Promise<void> {
+    const attempts = row.attempts + 1;
+    const target = notifications.get(row.notification_id);
+    if (!target) {
+      events.markFailed(row.seq, row.attempts, 'notification deleted', new Date().toISOString());
+      logger.warn({ eventId: row.id, notificationId: row.notification_id, transactionId: row.transaction_id }, 'webhook event dropped: its notification was deleted');
+      return;
+    }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-webhook-id': row.id,
+      'x-webhook-timestamp': new Date().toISOString(),
+    };
+    if (target.signing_key) {
+      let key: string;
+      try {
+        key = secrets.open(target.signing_key, target.id);
+      } catch (err) {
+        logger.error({ eventId: row.id, notificationId: target.id, reason: (err as Error).message }, 'webhook not sent: signing key unavailable');
+        return failed(row, attempts, (err as Error).message);
+      }
+      headers['x-signature'] = sign(key, row.body);
+    }
+    let outcome: string | undefined;
+    try {
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers,
+        body: row.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), shutdown.signal]),
+      });
+      // The answer's body is not needed; reading it (small) keeps the connection reusable.
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.status < 200 || res.status > 299) outcome = `receiver answered HTTP ${res.status}`;
+    } catch (err) {
+      // Shutdown: the attempt does not count; the event stays as it was and resumes after restart.
+      if (shutdown.signal.aborted) return;
+      outcome = describeFetchError(err, settings.timeoutMs);
+    }
+    const now = new Date().toISOString();
+    if (outcome === undefined) {
+      events.markDelivered(row.seq, attempts, now);
+      logger.debug({ eventId: row.id, notificationId: target.id, attempts }, 'webhook delivered');
+      return;
+    }
+    failed(row, attempts, outcome);
+  }
+
+  function failed(row: WebhookEventRow, attempts: number, reason: string): void {
+    const now = new Date();
+    if (attempts >= settings.maxAttempts) {
+      events.markFailed(row.seq, attempts, reason, now.toISOString());
+      logger.warn({ eventId: row.id, notificationId: row.notification_id, attempts, reason }, 'webhook delivery failed for good');
+      return;
+    }
+    const delay = backoffDelay({ baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, attempts);
+    events.markRetry(row.seq, attempts, reason, now.getTime() + delay, now.toISOString());
+    logger.info({ eventId: row.id, notificationId: row.notification_id, attempts, reason, retryInMs: delay }, 'webhook delivery failed; will retry');
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      unsubscribe = signal.subscribe(() => schedule(0));
+      schedule(0);
+    },
+    async close() {
+      shutdown.abort();
+      clearTimeout(timer);
+      unsubscribe?.();
+      await Promise.allSettled([...inFlight.values()]);
+    },
+  };
+}
+
+function describeFetchError(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = e.cause?.code ?? e.cause?.message;
+  return `connection error: ${cause ?? e.message ?? String(err)}`;
 }

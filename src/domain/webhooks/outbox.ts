@@ -1,7 +1,43 @@
-// STUB (owned by the webhooks work): writes transaction_update events into the outbox table.
-import type { Db } from '../../store/db.ts';
-import type { TransactionEvents } from '../types.ts';
+// Transactional outbox: turns a transaction change into a transaction_update event row, in the caller's SQLite transaction.
+import { randomUUID } from 'node:crypto';
+import type { TransactionEvents, TransactionRecord } from '../types.ts';
+import type { WakeSignal, WebhookEventsRepo } from '../notifications/ports.ts';
 
-export function createOutbox(_deps: { db: Db }): TransactionEvents {
-  return { transactionChanged() {} };
+export const TRANSACTION_UPDATE = 'transaction_update';
+
+/** The exact body sent on every attempt of the event: built once, stored, signed as stored. */
+export function eventBody(id: string, timestamp: string, record: TransactionRecord): string {
+  return JSON.stringify({ id, event: TRANSACTION_UPDATE, timestamp, payload: { payload_type: 'transaction', ...record } });
+}
+
+/**
+ * `transactionChanged` is synchronous and must be called inside the transactions repository's
+ * SQLite transaction: the change and its event commit together or not at all.
+ */
+export function createOutbox(deps: { events: WebhookEventsRepo; signal?: WakeSignal }): TransactionEvents {
+  const { events, signal } = deps;
+  return {
+    transactionChanged(record) {
+      const notificationId = events.notificationOfRelayer(record.relayer_id);
+      if (!notificationId) return;
+      const id = randomUUID();
+      const now = new Date();
+      const timestamp = now.toISOString();
+      events.insert({
+        id,
+        notification_id: notificationId,
+        event: TRANSACTION_UPDATE,
+        transaction_id: record.id,
+        body: eventBody(id, timestamp, record),
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        next_attempt_at: now.getTime(),
+        created_at: timestamp,
+        updated_at: timestamp,
+        delivered_at: null,
+      });
+      signal?.notify();
+    },
+  };
 }

@@ -1,0 +1,46 @@
+// Seals signing keys at rest with AES-256-GCM under STORAGE_ENCRYPTION_KEY; opens them only to sign.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+const PREFIX = 'enc:v1:';
+
+export interface SecretBox {
+  /** True when a storage key is configured (new keys are stored sealed). */
+  readonly sealing: boolean;
+  /** `enc:v1:<iv>:<tag>:<ciphertext>` (base64) with a storage key; the plain text without one. */
+  seal(plain: string, owner: string): string;
+  /** The plain key. Throws a plain Error with a clear reason when it cannot. */
+  open(stored: string, owner: string): string;
+  isSealed(stored: string): boolean;
+}
+
+export function createSecretBox(storageKey: string | undefined): SecretBox {
+  // HKDF turns a passphrase of any length into exactly 32 bytes, with a purpose label of our own.
+  const key = storageKey ? Buffer.from(hkdfSync('sha256', storageKey, 'relaybox', 'notification signing keys v1', 32)) : undefined;
+  const isSealed = (stored: string) => stored.startsWith(PREFIX);
+  return {
+    sealing: key !== undefined,
+    isSealed,
+    seal(plain, owner) {
+      if (!key) return plain;
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      // The owner id as associated data: a sealed key copied onto another notification will not open.
+      cipher.setAAD(Buffer.from(owner, 'utf8'));
+      const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `${PREFIX}${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${ciphertext.toString('base64')}`;
+    },
+    open(stored, owner) {
+      if (!isSealed(stored)) return stored;
+      if (!key) throw new Error('the signing key is stored encrypted but STORAGE_ENCRYPTION_KEY is not set');
+      const [iv, tag, ciphertext] = stored.slice(PREFIX.length).split(':');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv ?? '', 'base64'));
+        decipher.setAAD(Buffer.from(owner, 'utf8'));
+        decipher.setAuthTag(Buffer.from(tag ?? '', 'base64'));
+        return Buffer.concat([decipher.update(Buffer.from(ciphertext ?? '', 'base64')), decipher.final()]).toString('utf8');
+      } catch {
+        throw new Error('the stored signing key cannot be decrypted: STORAGE_ENCRYPTION_KEY differs from the one it was stored with');
+      }
+    },
+  };
+}
