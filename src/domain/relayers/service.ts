@@ -1,0 +1,80 @@
+// Relayer use cases: seed from config, list, get, update (paused, notification_id), and signer lookup.
+import type { Config, NetworkConfig } from '../../config.ts';
+import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { Page, RelayerView } from '../types.ts';
+import type { RelayerRow, RelayerSeed, RelayersRepo } from './ports.ts';
+import { resolveSigner, type ResolvedSigner } from './signers.ts';
+
+export interface RelayerService {
+  list(page: number, perPage: number): Page<RelayerView>;
+  get(id: string): RelayerView;
+  update(id: string, changes: { paused?: boolean; notification_id?: string | null }): RelayerView;
+  /** The relayer row, or a 404 with the given catalogue code (replace asks for plain `Not found`). */
+  require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): RelayerRow;
+  signer(relayerId: string): ResolvedSigner;
+  network(relayer: RelayerRow): NetworkConfig;
+}
+
+export const toRelayerView = (r: RelayerRow): RelayerView => ({
+  id: r.id,
+  name: r.name,
+  network: r.network,
+  network_type: r.network_type,
+  paused: r.paused,
+  address: r.address,
+  notification_id: r.notification_id,
+});
+
+export function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv }): RelayerService {
+  const { repo, config } = deps;
+  const networks = new Map(config.file.networks.map((n) => [n.id, n]));
+  const signerConfigs = new Map(config.file.signers.map((s) => [s.id, s]));
+  const signers = new Map<string, ResolvedSigner>();
+  const seeds: RelayerSeed[] = config.file.relayers.map((r) => {
+    const network = networks.get(r.network)!;
+    const signer = resolveSigner(signerConfigs.get(r.signer_id)!, network.type, deps.env);
+    signers.set(r.id, signer);
+    return {
+      id: r.id,
+      name: r.name,
+      network: r.network,
+      network_type: network.type,
+      signer_id: r.signer_id,
+      address: signer.address,
+      paused: r.paused ?? false,
+      notification_id: r.notification_id ?? null,
+      initial_nonce: r.initial_nonce ?? 0,
+    };
+  });
+  repo.seed(seeds);
+
+  const require = (id: string, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): RelayerRow => {
+    const row = repo.get(id);
+    if (!row) throw new NotFoundError(notFound, { params: { id }, reason: `relayer '${id}' not found` });
+    return row;
+  };
+
+  return {
+    list(page, perPage) {
+      const items = perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage).map(toRelayerView);
+      return { items, pagination: { current_page: page, per_page: perPage, total_items: repo.count() } };
+    },
+    get: (id) => toRelayerView(require(id)),
+    update(id, changes) {
+      require(id);
+      const target = changes.notification_id;
+      if (typeof target === 'string' && !repo.notificationExists(target)) {
+        throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
+      }
+      repo.update(id, changes);
+      return toRelayerView(require(id));
+    },
+    require,
+    signer(relayerId) {
+      const signer = signers.get(relayerId);
+      if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
+      return signer;
+    },
+    network: (relayer) => networks.get(relayer.network)!,
+  };
+}

@@ -1,0 +1,56 @@
+// SQLite repository for transactions: JSON records, indexed columns, and per-status counters.
+import type { Db } from './db.ts';
+import type { StoredTransaction, TransactionsRepo } from '../domain/relayers/ports.ts';
+import type { TransactionRecord, TransactionStatus } from '../domain/types.ts';
+
+/**
+ * Listing uses a deferred join: the offset walks the (relayer_id, [status,] created_ms, id)
+ * index, which holds the rowid, and only the page's rows are then read from the table.
+ * total_items comes from transaction_counts, kept in the same SQLite transaction as each write.
+ */
+export function createTransactionsRepo(db: Db): TransactionsRepo {
+  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
+  const getOne = db.prepare<[string, string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?');
+  const update = db.prepare('UPDATE transactions SET status = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
+  const bump = db.prepare(`
+    INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
+    ON CONFLICT (relayer_id, status) DO UPDATE SET count = count + excluded.count`);
+  const pageAll = db.prepare<[string, number, number], string>(`
+    SELECT t.record FROM (
+      SELECT rowid AS rid FROM transactions INDEXED BY transactions_by_relayer
+      WHERE relayer_id = ? ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?
+    ) AS p JOIN transactions AS t ON t.rowid = p.rid
+    ORDER BY t.created_ms DESC, t.id DESC`).pluck();
+  const pageByStatus = db.prepare<[string, string, number, number], string>(`
+    SELECT t.record FROM (
+      SELECT rowid AS rid FROM transactions INDEXED BY transactions_by_relayer_status
+      WHERE relayer_id = ? AND status = ? ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?
+    ) AS p JOIN transactions AS t ON t.rowid = p.rid
+    ORDER BY t.created_ms DESC, t.id DESC`).pluck();
+  const countAll = db.prepare<[string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ?').pluck();
+  const countByStatus = db.prepare<[string, string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?').pluck();
+
+  return {
+    insert(record, createdMs, nonce) {
+      insert.run(record.id, record.relayer_id, record.status, createdMs, nonce, JSON.stringify(record));
+      bump.run(record.relayer_id, record.status, 1);
+    },
+    get(relayerId, id): StoredTransaction | undefined {
+      const row = getOne.get(id, relayerId);
+      return row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
+    },
+    update(record, previousStatus, expectedVersion) {
+      if (update.run(record.status, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
+      if (previousStatus !== record.status) {
+        bump.run(record.relayer_id, previousStatus, -1);
+        bump.run(record.relayer_id, record.status, 1);
+      }
+      return true;
+    },
+    list(relayerId, status, limit, offset) {
+      const rows = status === undefined ? pageAll.all(relayerId, limit, offset) : pageByStatus.all(relayerId, status, limit, offset);
+      return rows.map((r) => JSON.parse(r) as TransactionRecord);
+    },
+    count: (relayerId, status?: TransactionStatus) => (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
+  };
+}
