@@ -65,11 +65,11 @@ export async function startReceiver(t: TestContext | undefined, respond: Receive
 }
 
 /** Polls `check` until it returns a truthy value (10 s cap, so a broken test fails instead of hanging). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Exclude<T, false | null | undefined | 0 | ''>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -1,0 +1,49 @@
+// End to end through the HTTP API: send, replace and cancel each produce one signed transaction_update, in order.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { build } from '../helper.ts';
+import { FAST_WEBHOOKS, SIGNING_KEY, startReceiver, waitFor } from './support.ts';
+
+const SEND = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' };
+
+test('send, replace and cancel of a transaction each reach the webhook as the API returned the record, in order', async (t) => {
+  const receiver = await startReceiver(t);
+  // config.example.json points relayer sepolia-example at notification example-webhook.
+  const s = await build(t, { env: FAST_WEBHOOKS, config: { notifications: [{ id: 'example-webhook', url: receiver.url, signing_key: SIGNING_KEY }] } });
+  const sent = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: SEND });
+  assert.equal(sent.status, 200, sent.text);
+  const txId = sent.body.data.id;
+  const replaced = await s.request('PUT', `/api/v1/relayers/sepolia-example/transactions/${txId}`, { body: { ...SEND, speed: 'fastest' } });
+  assert.equal(replaced.status, 200, replaced.text);
+  const canceled = await s.request('DELETE', `/api/v1/relayers/sepolia-example/transactions/${txId}`);
+  assert.equal(canceled.status, 200, canceled.text);
+
+  await waitFor(() => receiver.received.length === 3, 'three webhooks');
+  const payloads = receiver.received.map((r) => r.body.payload);
+  assert.deepEqual(payloads, [sent, replaced, canceled].map((r) => ({ payload_type: 'transaction', ...r.body.data })));
+  assert.deepEqual(payloads.map((p) => p.status), ['pending', 'pending', 'canceled']);
+  for (const r of receiver.received) {
+    assert.equal(r.body.event, 'transaction_update');
+    assert.equal(r.headers['x-signature'], createHmac('sha256', SIGNING_KEY).update(r.raw).digest('base64'));
+  }
+  assert.equal(new Set(receiver.received.map((r) => r.headers['x-webhook-id'])).size, 3);
+});
+
+test('PATCH of a relayer moves its events to another notification, and null stops them', async (t) => {
+  const receiver = await startReceiver(t);
+  const other = await startReceiver(t);
+  const s = await build(t, { env: FAST_WEBHOOKS, config: { notifications: [{ id: 'example-webhook', url: receiver.url }] } });
+  await s.request('POST', '/api/v1/notifications', { body: { id: 'other', url: other.url } });
+  const moved = await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: 'other' } });
+  assert.equal(moved.status, 200, moved.text);
+  await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: SEND });
+  await waitFor(() => other.received.length === 1, 'the webhook at the new notification');
+
+  const off = await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: null } });
+  assert.equal(off.status, 200, off.text);
+  await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: SEND });
+  const events = s.app.db.prepare('SELECT COUNT(*) FROM webhook_events').pluck().get();
+  assert.equal(events, 1, 'no event without a notification');
+  assert.equal(receiver.received.length, 0);
+});
