@@ -20,8 +20,9 @@ function configure(ajv: Ajv): Ajv {
 
 // Bodies are validated as sent (no coercion, no defaults injected into client data);
 // path and query values are strings by nature, so their instance coerces.
-const strictAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: false }));
-const coercingAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: true, useDefaults: true }));
+// `verbose` puts parentSchema on each error, which describe() needs to read `x-expect`.
+const strictAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: false, verbose: true }));
+const coercingAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: true, useDefaults: true, verbose: true }));
 
 export type Validator<T> = ((value: unknown) => T) & { schema: AnySchema };
 
