@@ -1,0 +1,109 @@
+// Shared test fixtures: a config with one relayer per network (plus spares), and real Solana/Stellar payloads.
+import {
+  address,
+  appendTransactionMessageInstruction,
+  blockhash,
+  compileTransaction,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit';
+import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-base';
+import type { ConfigFile } from '../../src/config.ts';
+import { build, type BuildOptions, type TestServer } from '../helper.ts';
+import type { TestContext } from 'node:test';
+
+/** Hardhat's publicly known development accounts #0 and #1: never hold real funds. */
+export const EVM_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+export const EVM_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+export const EVM_KEY_2 = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+export const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+export const SOLANA_ADDRESS = '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P';
+export const STELLAR_ADDRESS = 'GDZUGRQAI5UQE3FD3KWU6URS2KH7TU4CAEPSAE4747H5P4KQXJNG24MK';
+export const STELLAR_PASSPHRASE = Networks.TESTNET;
+export const CHAIN_ID = 11155111;
+
+export const FEES = {
+  gas_price: { safeLow: '1000000000', average: '1500000000', fast: '2000000000', fastest: '3000000000' },
+  max_priority_fee_per_gas: { safeLow: '100000000', average: '1000000000', fast: '1500000000', fastest: '2000000000' },
+};
+
+export const testConfig: Partial<ConfigFile> = {
+  networks: [
+    { id: 'sepolia', type: 'evm', chain_id: CHAIN_ID, fees: FEES },
+    { id: 'legacy-chain', type: 'evm', chain_id: 31337, fees: { gas_price: FEES.gas_price } },
+    { id: 'solana-devnet', type: 'solana' },
+    { id: 'stellar-testnet', type: 'stellar', passphrase: STELLAR_PASSPHRASE },
+  ],
+  signers: [
+    { id: 'evm-signer', type: 'local', development: true, private_key: EVM_KEY },
+    { id: 'evm-signer-env', type: 'local', private_key_env: 'RELAYBOX_TEST_EVM_KEY' },
+    { id: 'solana-signer', type: 'local', address: SOLANA_ADDRESS },
+    { id: 'stellar-signer', type: 'local', address: STELLAR_ADDRESS },
+  ],
+  relayers: [
+    { id: 'evm', name: 'EVM relayer', network: 'sepolia', signer_id: 'evm-signer' },
+    { id: 'evm-env', name: 'EVM relayer keyed from the environment', network: 'sepolia', signer_id: 'evm-signer-env', initial_nonce: 7 },
+    { id: 'evm-legacy', name: 'EVM relayer on a legacy-fee chain', network: 'legacy-chain', signer_id: 'evm-signer' },
+    { id: 'evm-paused', name: 'Paused EVM relayer', network: 'sepolia', signer_id: 'evm-signer', paused: true },
+    { id: 'solana', name: 'Solana relayer', network: 'solana-devnet', signer_id: 'solana-signer' },
+    { id: 'stellar', name: 'Stellar relayer', network: 'stellar-testnet', signer_id: 'stellar-signer' },
+  ],
+  notifications: [{ id: 'hook-a', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
+};
+
+// The env-keyed signer reads process.env at start (see src/domain/relayers/signers.ts).
+process.env.RELAYBOX_TEST_EVM_KEY ??= EVM_KEY_2;
+
+export function buildWithRelayers(t: TestContext, options: BuildOptions = {}): Promise<TestServer> {
+  return build(t, { ...options, config: { ...testConfig, ...options.config } });
+}
+
+/** A minimal valid EVM send body (EIP-1559 explicit prices). */
+export const evmBody = (extra: Record<string, unknown> = {}) => ({
+  value: 1,
+  to: TO,
+  max_fee_per_gas: 2_000_000_000,
+  max_priority_fee_per_gas: 1_000_000_000,
+  ...extra,
+});
+
+/** A real, compiled (unsigned) Solana v0 transaction with one instruction, base64 wire format. */
+export function solanaTransaction(): string {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(address(SOLANA_ADDRESS), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('relaybox test') },
+        m,
+      ),
+  );
+  return getBase64EncodedWireTransaction(compileTransaction(message));
+}
+
+/** A Stellar payment transaction envelope in base64 XDR, signed by a throwaway key when asked. */
+export function stellarXdr(options: { signed?: boolean } = {}): string {
+  const source = Keypair.random();
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: STELLAR_PASSPHRASE })
+    .addOperation(Operation.payment({ destination: STELLAR_ADDRESS, asset: Asset.native(), amount: '1' }))
+    .setTimeout(30)
+    .build();
+  if (options.signed) tx.sign(source);
+  return tx.toXDR();
+}
+
+export const payment = (extra: Record<string, unknown> = {}) => ({
+  type: 'payment',
+  destination: STELLAR_ADDRESS,
+  amount: 10_000_000,
+  asset: { type: 'native' },
+  ...extra,
+});
+
+export const stellarBody = (extra: Record<string, unknown> = {}) => ({ network: 'stellar-testnet', operations: [payment()], ...extra });
+
+export const txPath = (relayer: string, id = '') => `/api/v1/relayers/${relayer}/transactions/${id}`;
