@@ -59,14 +59,18 @@ const asset = {
   type: 'object',
   required: ['type'],
   properties: { type: { enum: ['native', 'credit_alphanum4', 'credit_alphanum12'] } },
-  if: { properties: { type: { const: 'native' } } },
-  then: { type: 'object', additionalProperties: false, properties: { type: true } },
-  else: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['type', 'code', 'issuer'],
-    properties: { type: true, code: { type: 'string' }, issuer: { type: 'string' } },
-  },
+  allOf: [
+    { if: { properties: { type: { const: 'native' } } }, then: { type: 'object', additionalProperties: false, properties: { type: true } } },
+    {
+      if: { properties: { type: { enum: ['credit_alphanum4', 'credit_alphanum12'] } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type', 'code', 'issuer'],
+        properties: { type: true, code: { type: 'string' }, issuer: { type: 'string' } },
+      },
+    },
+  ],
 } as const;
 
 const stroops = {
