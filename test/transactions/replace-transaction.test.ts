@@ -90,7 +90,7 @@ test('replace answers 400 Bad Request for an invalid body and 401 Unauthorized w
 
 test('replace and list answer 429 Too Many Requests with Retry-After beyond the rate limit', async (t) => {
   const s = await build(t, { config: testConfig, env: { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1' } });
-  let limited;
+  let limited: Awaited<ReturnType<typeof s.request>> | undefined;
   for (let i = 0; i < 5 && !limited; i++) {
     const res = await s.request('PUT', txPath('evm', 'x'), { body: evmBody() });
     if (res.status === 429) limited = res;
@@ -101,7 +101,7 @@ test('replace and list answer 429 Too Many Requests with Retry-After beyond the 
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
   const list = await fetch(`${s.url}${txPath('evm')}`, { headers: { authorization: `Bearer ${API_KEY}` } });
   assert.equal(list.status, 429);
-  assert.equal((await list.json()).message, 'Too Many Requests');
+  assert.equal(((await list.json()) as { message: string }).message, 'Too Many Requests');
   assert.ok(list.headers.get('retry-after'));
 });
 

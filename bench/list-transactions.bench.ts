@@ -1,0 +1,82 @@
+// Bench: GET list page 1 and page 10,000 over HTTP for a relayer holding 1,000,000 transactions.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { createApp } from '../src/app.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
+
+const root = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-'));
+const configPath = path.join(root, 'config.json');
+writeFileSync(
+  configPath,
+  JSON.stringify({
+    networks: [{ id: 'sepolia', type: 'evm', chain_id: 11155111, fees: { gas_price: { safeLow: '1', average: '2', fast: '3', fastest: '4' } } }],
+    // Hardhat account #0: a publicly known development key.
+    signers: [{ id: 'dev', type: 'local', development: true, private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' }],
+    relayers: [{ id: 'bench', name: 'bench', network: 'sepolia', signer_id: 'dev' }],
+  }),
+);
+const config = loadConfig({ API_KEY, CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins'), RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' });
+const app = await createApp(config, createLogger('warn'));
+const server = await app.listen(0, '127.0.0.1');
+const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+try {
+  // One real signed record as the template, so rows have production size and shape.
+  const sent = await fetch(`${base}/api/v1/relayers/bench/transactions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ value: 1, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', speed: 'fast' }),
+  });
+  const template = ((await sent.json()) as { data: Record<string, unknown> }).data;
+
+  const seedStart = performance.now();
+  const db = app.db;
+  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
+  const t0 = Date.parse(template.created_at as string) + 1;
+  db.transaction(() => {
+    for (let i = 1; i <= ROWS - 1; i++) {
+      const id = randomUUID();
+      const createdMs = t0 + i;
+      const record = { ...template, id, nonce: i, created_at: new Date(createdMs).toISOString() };
+      insert.run(id, 'bench', 'pending', createdMs, i, JSON.stringify(record));
+    }
+    db.prepare("UPDATE transaction_counts SET count = ? WHERE relayer_id = 'bench' AND status = 'pending'").run(ROWS);
+    db.prepare("UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = 'bench'").run(ROWS, t0 + ROWS);
+  })();
+  db.exec('ANALYZE');
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  console.log(`seeded ${ROWS.toLocaleString()} transactions in ${seedSeconds.toFixed(1)} s`);
+
+  const measure = async (label: string, query: string) => {
+    const url = `${base}/api/v1/relayers/bench/transactions/?${query}`;
+    for (let i = 0; i < 20; i++) await (await fetch(url, { headers })).arrayBuffer();
+    const times: number[] = [];
+    let body: { data: unknown[]; pagination: { total_items: number } } | undefined;
+    for (let i = 0; i < REQUESTS; i++) {
+      const start = performance.now();
+      const res = await fetch(url, { headers });
+      body = (await res.json()) as typeof body;
+      times.push(performance.now() - start);
+      if (res.status !== 200) throw new Error(`${label}: HTTP ${res.status}`);
+    }
+    times.sort((a, b) => a - b);
+    const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!.toFixed(2);
+    console.log(`${label.padEnd(34)} p50 ${pct(50)} ms  p99 ${pct(99)} ms  (${body!.data.length} items, total_items ${body!.pagination.total_items})`);
+  };
+
+  await measure('page 1 (per_page 10)', 'page=1&per_page=10');
+  await measure('page 10,000 (per_page 10)', 'page=10000&per_page=10');
+  await measure('page 10,000 (per_page 100)', 'page=10000&per_page=100');
+  await measure('page 10,000, status=pending', 'page=10000&per_page=10&status=pending');
+} finally {
+  await app.close();
+  rmSync(root, { recursive: true, force: true });
+}
