@@ -107,3 +107,12 @@ test('the deliveries log is paginated, newest first, with status, attempts, last
   assert.equal(retry.status, 400);
   assert.match(retry.body.error, /is pending; only failed deliveries can be retried/);
 });
+
+test('a relayer that left the config does not block deleting its notification', async (t) => {
+  const s = await build(t);
+  await s.request('POST', '/api/v1/notifications', { body: { id: 'orphan', url: 'https://example.com/a' } });
+  pointRelayer(s.app.db, 'gone-relayer', 'orphan');
+  s.app.db.prepare('UPDATE relayers SET active = 0 WHERE id = ?').run('gone-relayer');
+  const deleted = await s.request('DELETE', '/api/v1/notifications/orphan');
+  assert.equal(deleted.status, 200);
+});

@@ -71,3 +71,23 @@ test('an event whose notification was deleted is dropped as failed with a logged
   assert.deepEqual(row, { status: 'failed', last_error: 'notification deleted' });
   assert.equal(receiver.received.length, 1);
 });
+
+test('a delivery cut off by shutdown does not count as an attempt and is sent again after restart', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-restart-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const receiver = await startReceiver(t, (_req, i) => (i === 0 ? 'hang' : 200));
+  const first = await build(t, { dataDir, env: FAST_WEBHOOKS });
+  await first.request('POST', '/api/v1/notifications', { body: { id: 'durable', url: receiver.url } });
+  pointRelayer(first.app.db, 'hook-relayer', 'durable');
+  emit(first.app.db, txRecord('hook-relayer', 'tx-1'));
+  await waitFor(() => receiver.received.length === 1, 'the hanging attempt');
+  await first.close();
+
+  const second = await build(t, { dataDir, env: FAST_WEBHOOKS });
+  const event = await waitFor(async () => {
+    const res = await second.request('GET', '/api/v1/notifications/durable/deliveries');
+    return res.body.data[0]?.status === 'delivered' && res.body.data[0];
+  }, 'delivery after restart');
+  assert.equal(event.attempts, 1);
+  assert.equal(receiver.received[1]!.headers['x-webhook-id'], receiver.received[0]!.headers['x-webhook-id']);
+});

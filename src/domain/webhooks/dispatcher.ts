@@ -39,17 +39,26 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
 
   function tick() {
     if (shutdown.signal.aborted) return;
+    try {
+      fill();
+    } catch (err) {
+      // A store error (busy, disk full) must not take the process down from a timer: try again later.
+      logger.error({ err }, 'webhook dispatcher could not read the outbox');
+      schedule(settings.pollIntervalMs);
+    }
+  }
+
+  function fill() {
     const now = Date.now();
     const free = settings.concurrency - inFlight.size;
     if (free > 0) {
       for (const row of events.due(now, free, new Set(inFlight.keys()))) {
-        const run = deliver(row).then(
-          () => undefined,
-          (err: unknown) => logger.error({ err, eventId: row.id }, 'webhook delivery crashed'),
-        ).finally(() => {
-          inFlight.delete(row.seq);
-          schedule(0);
-        });
+        const run = deliver(row)
+          .catch((err: unknown) => logger.error({ err, eventId: row.id }, 'webhook delivery crashed'))
+          .finally(() => {
+            inFlight.delete(row.seq);
+            schedule(0);
+          });
         inFlight.set(row.seq, run);
       }
     }
@@ -91,8 +100,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), shutdown.signal]),
       });
-      // The answer's body is not needed; reading it (small) keeps the connection reusable.
-      await res.arrayBuffer().catch(() => undefined);
+      await drain(res);
       if (res.status < 200 || res.status > 299) outcome = `receiver answered HTTP ${res.status}`;
     } catch (err) {
       // Shutdown: the attempt does not count; the event stays as it was and resumes after restart.
@@ -134,6 +142,23 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
       await Promise.allSettled([...inFlight.values()]);
     },
   };
+}
+
+/** Reads (and drops) up to 64 KiB of the answer so the connection can be reused, then lets go. */
+async function drain(res: Response): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  let read = 0;
+  try {
+    while (read < 65_536) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The status is all that counts; a broken body does not change it.
+  }
 }
 
 function describeFetchError(err: unknown, timeoutMs: number): string {
