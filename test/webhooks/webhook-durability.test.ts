@@ -11,8 +11,8 @@ test('an event waiting for its next attempt is still delivered after the service
   const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-restart-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const receiver = await startReceiver(t, (_req, i) => (i === 0 ? 500 : 200));
-  // A backoff of 0.5–1 s: the event is still waiting when the service stops a moment after the failure.
-  const env = { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '1000', WEBHOOK_BACKOFF_MAX_MS: '1000' };
+  // A backoff of 1–2 s: the event is still waiting when the service stops a moment after the failure.
+  const env = { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '2000', WEBHOOK_BACKOFF_MAX_MS: '2000' };
   const first = await build(t, { dataDir, env });
   await first.request('POST', '/api/v1/notifications', { body: { id: 'durable', url: receiver.url } });
   pointRelayer(first.app.db, 'hook-relayer', 'durable');
@@ -55,7 +55,8 @@ test('a pending event is delivered after a restart even when the first service n
 
 test('an event whose notification was deleted is dropped as failed with a logged reason', async (t) => {
   const receiver = await startReceiver(t, () => 500);
-  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '300', WEBHOOK_BACKOFF_MAX_MS: '300' } });
+  // The retry comes 1–2 s after the first failure, well after the delete below.
+  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '2000', WEBHOOK_BACKOFF_MAX_MS: '2000' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'doomed', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'doomed');
   emit(s.app.db, txRecord('hook-relayer', 'tx-1'));

@@ -62,7 +62,7 @@ test('after the last attempt the event is failed and kept, and retry re-queues i
 
 test('a receiver that never answers is cut off at the per-attempt timeout and retried', async (t) => {
   const receiver = await startReceiver(t, (_req, i) => (i === 0 ? 'hang' : 200));
-  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_TIMEOUT_MS: '150' } });
+  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_TIMEOUT_MS: '300' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'slow', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'slow');
   emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
@@ -71,7 +71,7 @@ test('a receiver that never answers is cut off at the per-attempt timeout and re
     return res.body.data[0]?.status === 'delivered' && res.body.data;
   }, 'delivery after a timeout');
   assert.equal(event.attempts, 2);
-  assert.equal(event.last_error, 'no answer within 150 ms');
+  assert.equal(event.last_error, 'no answer within 300 ms');
 });
 
 test('a connection error is recorded and retried', async (t) => {
