@@ -1,11 +1,11 @@
 // Bench: GET list page 1 and page 10,000 over HTTP for a relayer holding 1,000,000 transactions.
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createApp } from '../src/app.ts';
+import { seedTransactions } from './seed-transactions.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -38,20 +38,7 @@ try {
   const template = ((await sent.json()) as { data: Record<string, unknown> }).data;
 
   const seedStart = performance.now();
-  const db = app.db;
-  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
-  const t0 = Date.parse(template.created_at as string) + 1;
-  db.transaction(() => {
-    for (let i = 1; i <= ROWS - 1; i++) {
-      const id = randomUUID();
-      const createdMs = t0 + i;
-      const record = { ...template, id, nonce: i, created_at: new Date(createdMs).toISOString() };
-      insert.run(id, 'bench', 'pending', createdMs, i, JSON.stringify(record));
-    }
-    db.prepare("UPDATE transaction_counts SET count = ? WHERE relayer_id = 'bench' AND status = 'pending'").run(ROWS);
-    db.prepare("UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = 'bench'").run(ROWS, t0 + ROWS);
-  })();
-  db.exec('ANALYZE');
+  seedTransactions(app.db, 'bench', template, ROWS - 1);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   console.log(`seeded ${ROWS.toLocaleString()} transactions in ${seedSeconds.toFixed(1)} s`);
 

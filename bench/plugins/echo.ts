@@ -1,0 +1,4 @@
+// Bench: returns its params.
+export async function handler(context: { params: unknown }) {
+  return context.params;
+}

@@ -1,0 +1,69 @@
+// Bench output: the table on stdout, the JSON record and an SVG chart in bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Row {
+  scenario: string;
+  inflight: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** calls/s divided by the HTTP floor's calls/s at the same in-flight count, measured in this run. */
+  ratioToHttpFloor?: number;
+  note?: string;
+}
+
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+export function table(rows: Row[]): string {
+  const head = '| scenario | in flight | calls/s | vs HTTP floor | p50 ms | p99 ms | max ms | requests | errors |';
+  const sep = '|---|---:|---:|---:|---:|---:|---:|---:|---:|';
+  const lines = rows.map(
+    (r) =>
+      `| ${r.scenario}${r.note ? ` (${r.note})` : ''} | ${r.inflight} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.ratioToHttpFloor === undefined ? '' : fmt(r.ratioToHttpFloor)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.requests} | ${r.errors} |`,
+  );
+  return [head, sep, ...lines].join('\n');
+}
+
+const COLORS = ['#222222', '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2'];
+
+/** Throughput versus in-flight requests, one line per scenario; x is log-scaled (1, 16, 64). */
+export function chart(rows: Row[], title: string): string {
+  const series = new Map<string, Row[]>();
+  for (const r of rows) if (r.inflight > 0) series.set(r.scenario, [...(series.get(r.scenario) ?? []), r]);
+  const multi = [...series].filter(([, rs]) => rs.length > 1);
+  const W = 760, H = 420, L = 70, R = 230, T = 40, B = 50;
+  const xs = [...new Set(multi.flatMap(([, rs]) => rs.map((r) => r.inflight)))].sort((a, b) => a - b);
+  const maxY = Math.max(1, ...multi.flatMap(([, rs]) => rs.map((r) => r.rps))) * 1.1;
+  const x = (v: number) => L + (xs.length < 2 ? 0 : (Math.log(v / xs[0]!) / Math.log(xs[xs.length - 1]! / xs[0]!)) * (W - L - R));
+  const y = (v: number) => H - B - (v / maxY) * (H - T - B);
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`, `<rect width="100%" height="100%" fill="white"/>`, `<text x="${L}" y="22" font-size="15">${title}</text>`];
+  for (let i = 0; i <= 5; i++) {
+    const v = (maxY / 5) * i;
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${Math.round(v)}</text>`);
+  }
+  for (const v of xs) parts.push(`<text x="${x(v)}" y="${H - B + 18}" text-anchor="middle">${v}</text>`);
+  parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">requests in flight</text>`, `<text x="16" y="${(T + H - B) / 2}" transform="rotate(-90 16 ${(T + H - B) / 2})" text-anchor="middle">calls/s</text>`);
+  multi.forEach(([name, rs], i) => {
+    const color = COLORS[i % COLORS.length];
+    const dash = name.includes('floor') ? ' stroke-dasharray="6 4"' : '';
+    const pts = rs.map((r) => `${x(r.inflight)},${y(r.rps)}`).join(' ');
+    parts.push(`<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="2"${dash}/>`);
+    for (const r of rs) parts.push(`<circle cx="${x(r.inflight)}" cy="${y(r.rps)}" r="3" fill="${color}"/>`);
+    parts.push(`<line x1="${W - R + 15}" x2="${W - R + 40}" y1="${T + 10 + i * 20}" y2="${T + 10 + i * 20}" stroke="${color}" stroke-width="2"${dash}/><text x="${W - R + 46}" y="${T + 14 + i * 20}">${name}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+export function writeResults(dir: string, stamp: string, record: { rows: Row[] } & Record<string, unknown>): { json: string; svg: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = path.join(dir, `${stamp}.json`);
+  const svg = path.join(dir, `${stamp}.svg`);
+  writeFileSync(json, JSON.stringify(record, null, 2) + '\n');
+  writeFileSync(svg, chart(record.rows, `Relaybox plugin calls over HTTP (${String(record.mode)} run)`));
+  return { json, svg };
+}

@@ -1,0 +1,208 @@
+// `npm run bench [-- --quick | --smoke]`: drives the real service over HTTP and writes bench/results/.
+// Every plugin figure is set against floors measured in the same run (a bare express route, a raw isolate call).
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { DriverResult, DriverSpec } from './driver.ts';
+import { startService, type RunningService } from './service.ts';
+import { seedTransactions } from './seed-transactions.ts';
+import { table, writeResults, type Row } from './report.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
+const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+const ECHO_BODY = JSON.stringify({ params: { hello: 'world', n: 1 } });
+
+type Mode = 'full' | 'quick' | 'smoke';
+const args = process.argv.slice(2);
+const mode: Mode = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
+const outDir = path.resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? path.join(HERE, 'results'));
+
+const PLAN = {
+  full: { durationMs: 8000, warmupMs: 1500, inflights: [1, 16, 64], listRows: 1_000_000, listPage: 10_000, listCount: 300 },
+  quick: { durationMs: 1500, warmupMs: 300, inflights: [1, 16, 64], listRows: 100_000, listPage: 1_000, listCount: 100 },
+  // The plumbing check run by the test suite: a handful of requests, no timing meaning.
+  smoke: { count: 20, warmupMs: 0, inflights: [1, 4], listRows: 200, listPage: 2, listCount: 5 },
+}[mode];
+
+const PLUGIN_SCENARIOS = [
+  { scenario: 'echo plugin', plugin: 'echo' },
+  { scenario: 'log 10 lines (emit_logs)', plugin: 'log10' },
+  { scenario: 'CPU loop 1e5', plugin: 'cpu' },
+  { scenario: 'sendTransaction (emit_traces)', plugin: 'send' },
+  { scenario: 'KV get + set', plugin: 'kv' },
+];
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+async function drive(spec: Omit<DriverSpec, 'durationMs' | 'count' | 'warmupMs'> & { count?: number }): Promise<DriverResult> {
+  const full: DriverSpec = {
+    ...spec,
+    warmupMs: PLAN.warmupMs,
+    ...('count' in PLAN ? { count: spec.count ?? PLAN.count } : spec.count ? { count: spec.count } : { durationMs: PLAN.durationMs }),
+  };
+  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(full)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`driver failed for ${spec.label} (exit ${code})`);
+  return JSON.parse(out) as DriverResult;
+}
+
+function row(scenario: string, inflight: number, r: DriverResult, floor?: number, note?: string): Row {
+  if (r.errors) log(`  ! ${scenario} @${inflight}: ${r.errors} errors, first: ${r.firstError}`);
+  return { scenario, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, ...(floor ? { ratioToHttpFloor: r.rps / floor } : {}), ...(note ? { note } : {}) };
+}
+
+async function httpFloor(): Promise<Row[]> {
+  const child = spawn(process.execPath, [path.join(HERE, 'floors/express-floor.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+  const url = `http://127.0.0.1:${(JSON.parse(String(chunk)) as { port: number }).port}`;
+  const rows: Row[] = [];
+  for (const inflight of PLAN.inflights) {
+    log(`HTTP floor @${inflight}`);
+    rows.push(row('HTTP floor (bare express 5)', inflight, await drive({ url, method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: ECHO_BODY, inflight, label: `floor@${inflight}` })));
+  }
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  return rows;
+}
+
+function sandboxFloor(): Row {
+  log('sandbox floor');
+  const iterations = mode === 'smoke' ? 50 : mode === 'quick' ? 5000 : 50000;
+  const out = execFileSync(process.execPath, ['--no-node-snapshot', path.join(HERE, 'floors/sandbox-floor.ts'), String(iterations)], { encoding: 'utf8' });
+  const r = JSON.parse(out) as DriverResult;
+  return { scenario: 'sandbox floor (isolate call, no pool, no HTTP)', inflight: 0, requests: r.requests, errors: 0, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max };
+}
+
+async function waitForPlugin(url: string, id: string, timeoutMs = 15000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const res = await fetch(`${url}/api/v1/plugins/${id}/call`, { method: 'POST', headers: AUTH, body: ECHO_BODY });
+    const text = await res.text();
+    if (res.status === 200) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`plugin ${id} not callable: ${res.status} ${text}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function coldStart(svc: RunningService, pluginsDir: string): Promise<Row> {
+  const times: number[] = [];
+  const runs = mode === 'full' ? 5 : 2;
+  for (let i = 0; i < runs; i++) {
+    const id = `cold_${process.pid}_${i}`;
+    const t0 = performance.now();
+    writeFileSync(path.join(pluginsDir, `${id}.ts`), `export async function handler(ctx: { params: unknown }) { return { cold: ${i}, params: ctx.params }; }\n`);
+    await waitForPlugin(svc.url, id);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  log(`cold start: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+  return { scenario: 'cold start (file dropped → first successful call)', inflight: 0, requests: runs, errors: 0, rps: 0, p50: times[Math.floor(times.length / 2)]!, p99: times[times.length - 1]!, max: times[times.length - 1]! };
+}
+
+async function listing(svc: RunningService, dataDir: string): Promise<Row[]> {
+  const sent = await fetch(`${svc.url}/api/v1/relayers/sepolia-example/transactions`, { method: 'POST', headers: AUTH, body: JSON.stringify({ value: 1, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', speed: 'fast' }) });
+  const template = ((await sent.json()) as { data: Record<string, unknown> }).data;
+  const listed = (await (await fetch(`${svc.url}/api/v1/relayers/sepolia-example/transactions?per_page=0`, { headers: AUTH })).json()) as { pagination: { total_items: number } };
+  log(`seeding up to ${PLAN.listRows.toLocaleString('en-US')} transactions`);
+  // Seeded through a second connection while the service runs, as WAL allows; the service keeps its counters in the store.
+  const db = new Database(path.join(dataDir, 'relaybox.sqlite'));
+  db.pragma('busy_timeout = 10000');
+  seedTransactions(db, 'sepolia-example', template, Math.max(0, PLAN.listRows - listed.pagination.total_items));
+  db.close();
+  const rows: Row[] = [];
+  for (const page of [1, PLAN.listPage]) {
+    const label = `list transactions, page ${page.toLocaleString('en-US')} of ${PLAN.listRows.toLocaleString('en-US')} rows`;
+    log(label);
+    const r = await drive({ url: svc.url, method: 'GET', path: `/api/v1/relayers/sepolia-example/transactions?page=${page}&per_page=10`, headers: AUTH, inflight: 1, count: PLAN.listCount, label });
+    rows.push(row(label, 1, r));
+  }
+  return rows;
+}
+
+function benchConfig(root: string): string {
+  // The shipped example, minus the webhook: a dead receiver would only add retry noise to the figures.
+  const config = JSON.parse(readFileSync(path.join(ROOT, 'config.example.json'), 'utf8')) as { relayers: Array<{ notification_id?: string | null }> };
+  for (const r of config.relayers) delete r.notification_id;
+  const file = path.join(root, 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+const started = performance.now();
+const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-bench-'));
+const dataDir = path.join(root, 'data');
+const pluginsDir = path.join(root, 'plugins');
+mkdirSync(pluginsDir, { recursive: true });
+for (const f of readdirSync(path.join(HERE, 'plugins'))) copyFileSync(path.join(HERE, 'plugins', f), path.join(pluginsDir, f));
+
+const rows: Row[] = [];
+let svc: RunningService | undefined;
+try {
+  rows.push(...(await httpFloor()));
+  rows.push(sandboxFloor());
+  const floorAt = (n: number) => rows.find((r) => r.scenario.startsWith('HTTP floor') && r.inflight === n)?.rps;
+
+  svc = await startService({ API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, CONFIG_PATH: benchConfig(root), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', PLUGIN_CONTEXT_MODE: process.env.PLUGIN_CONTEXT_MODE ?? 'warm' });
+  for (const { plugin } of PLUGIN_SCENARIOS) await waitForPlugin(svc.url, plugin);
+  const rssBefore = svc.rssMiB();
+  const cpuBefore = svc.cpuSeconds();
+
+  let driverCpu = 0;
+  for (const { scenario, plugin } of PLUGIN_SCENARIOS) {
+    for (const inflight of PLAN.inflights) {
+      log(`${scenario} @${inflight}`);
+      const r = await drive({ url: svc.url, method: 'POST', path: `/api/v1/plugins/${plugin}/call`, headers: AUTH, body: ECHO_BODY, inflight, label: `${plugin}@${inflight}` });
+      driverCpu += r.driverCpuSeconds;
+      rows.push(row(scenario, inflight, r, floorAt(inflight)));
+    }
+  }
+  log('notification creation @16');
+  const notif = await drive({ url: svc.url, method: 'POST', path: '/api/v1/notifications', headers: AUTH, body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }), inflight: 16, label: 'notifications@16' });
+  rows.push(row('create notification', 16, notif));
+  rows.push(await coldStart(svc, pluginsDir));
+  const rssAfterPlugins = svc.rssMiB();
+  const serviceCpu = svc.cpuSeconds() - cpuBefore;
+  rows.push(...(await listing(svc, dataDir)));
+  const rssAfter = svc.rssMiB();
+
+  const record = {
+    mode,
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+    node: process.version,
+    commit: gitCommit(),
+    contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
+    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, cpuSecondsDuringPluginScenarios: serviceCpu },
+    driverCpuSeconds: driverCpu,
+    rows,
+  };
+  const files = writeResults(outDir, record.date.replace(/[:.]/g, '-'), record);
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`service RSS (HTTP + runtime processes): ${rssBefore.toFixed(0)} MiB before, ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios, ${rssAfter.toFixed(0)} MiB after the list scenario\n`);
+  process.stdout.write(`CPU seconds during plugin scenarios: service ${serviceCpu.toFixed(1)}, driver ${driverCpu.toFixed(1)}\n`);
+  process.stdout.write(`results: ${path.relative(ROOT, files.json)}, chart: ${path.relative(ROOT, files.svg)}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  const errors = rows.reduce((n, r) => n + r.errors, 0);
+  if (errors) {
+    process.stderr.write(`${errors} requests failed\n`);
+    process.exitCode = 1;
+  }
+} finally {
+  await svc?.stop();
+  rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,82 @@
+// Starts Relaybox as a user does (`node src/main.ts`, its own process) and reads its process tree's RSS and CPU.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+export interface RunningService {
+  url: string;
+  child: ChildProcess;
+  /** RSS in MiB of the service and every descendant (the plugin runtime process). */
+  rssMiB(): number;
+  /** CPU seconds (user + system) of the service and every descendant so far. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+function children(pid: number): number[] {
+  try {
+    const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    const direct = tasks ? tasks.split(/\s+/).map(Number) : [];
+    return direct.flatMap((c) => [c, ...children(c)]);
+  } catch {
+    return [];
+  }
+}
+
+function tree(pid: number): number[] {
+  return [pid, ...children(pid)];
+}
+
+function rssKiB(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function cpuTicks(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+export async function startService(env: Record<string, string>): Promise<RunningService> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      output += d;
+      const line = output.split('\n').find((l) => l.includes('relaybox listening'));
+      if (line) resolve(`http://127.0.0.1:${(JSON.parse(line) as { address: { port: number } }).address.port}`);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
+  });
+  const pid = child.pid!;
+  return {
+    url,
+    child,
+    rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
+    cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
