@@ -45,7 +45,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const relayers = createRelayerOperations({ db, config, logger, events: outbox });
   const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal });
   const runtime = await createRuntimeClient({ config, logger, host: { relayers, db } });
-  const plugins = createPluginService({ config, runtime });
+  const plugins = createPluginService({ runtime });
 
   const app = express();
   app.disable('x-powered-by');

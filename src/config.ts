@@ -1,6 +1,7 @@
 // Configuration: environment plus the JSON config file, validated once at start-up, then frozen.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from './validation.ts';
@@ -104,7 +105,25 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
   webhooks: WebhookSettings;
+  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE. */
+  pluginRuntime: PluginRuntimeConfig;
   file: ConfigFile;
+}
+
+export interface PluginRuntimeConfig {
+  /** warm: loaded contexts reused across calls of a plugin; fresh: a new context per call. */
+  contextMode: 'warm' | 'fresh';
+  threads: number;
+  /** Calls one worker runs at once (they interleave while awaiting api/kv). */
+  concurrency: number;
+  /** Calls waiting for a worker before new ones answer 503. */
+  maxQueue: number;
+}
+
+function pluginContextMode(env: NodeJS.ProcessEnv): 'warm' | 'fresh' {
+  const raw = env.PLUGIN_CONTEXT_MODE || 'warm';
+  if (raw !== 'warm' && raw !== 'fresh') throw new Error(`PLUGIN_CONTEXT_MODE must be 'warm' or 'fresh', got '${raw}'`);
+  return raw;
 }
 
 const validateFile = compile<ConfigFile>(configFileSchema, 'config');
@@ -208,6 +227,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
+    pluginRuntime: {
+      contextMode: pluginContextMode(env),
+      threads: intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4))),
+      concurrency: intFromEnv(env, 'PLUGIN_CONCURRENCY', 8),
+      maxQueue: intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024),
+    },
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
       backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),

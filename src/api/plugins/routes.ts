@@ -1,7 +1,73 @@
-// STUB (owned by the runtime work): /api/v1/plugins routes.
-import { Router } from 'express';
+// /api/v1/plugins: list, describe, and call (POST, or GET when the plugin allows it) a plugin.
+import { Router, type Request, type Response } from 'express';
+import { AppError } from '../../errors.ts';
+import { success } from '../../http/envelope.ts';
+import { validator } from '../../http/validate.ts';
 import type { PluginService } from '../../domain/plugins/service.ts';
+import { PLUGIN_ID_PATTERN, pluginIdParams } from './schemas.ts';
 
-export function createPluginsRouter(_service: PluginService): Router {
-  return Router();
+/** Headers a plugin never sees: the caller's credentials. */
+const HIDDEN_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+function headersOf(req: Request): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(req.headersDistinct).filter(([name, values]) => !HIDDEN_HEADERS.has(name) && values !== undefined)) as Record<string, string[]>;
+}
+
+function queryOf(req: Request): Record<string, string[]> {
+  const at = req.originalUrl.indexOf('?');
+  const grouped = new Map<string, string[]>();
+  if (at >= 0) {
+    for (const [k, v] of new URLSearchParams(req.originalUrl.slice(at + 1))) {
+      const list = grouped.get(k);
+      if (list) list.push(v);
+      else grouped.set(k, [v]);
+    }
+  }
+  // fromEntries defines own properties: a `__proto__` query key stays a plain key.
+  return Object.fromEntries(grouped);
+}
+
+/** The body's `params`, or the whole body when it has no `params` key (reference behaviour). */
+function paramsOf(body: unknown): unknown {
+  if (body === undefined) return {};
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'params')) return (body as { params: unknown }).params;
+  return body;
+}
+
+export function createPluginsRouter(service: PluginService): Router {
+  const router = Router();
+  const input = validator<{ plugin_id: string; route?: string[] }>({ params: pluginIdParams });
+
+  router.get('/', (_req, res) => {
+    res.json(success(service.list()));
+  });
+
+  router.get('/:plugin_id', (req, res) => {
+    const { plugin_id } = input(req).params;
+    res.json(success(service.get(plugin_id)));
+  });
+
+  const call = async (req: Request, res: Response) => {
+    const { plugin_id, route } = input(req).params;
+    if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
+    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported; use POST` });
+    const out = await service.call(plugin_id, {
+      params: paramsOf(req.body),
+      headers: headersOf(req),
+      route: route?.length ? '/' + route.join('/') : '',
+      method: req.method,
+      query: queryOf(req),
+      requestId: String(res.locals.requestId ?? ''),
+    });
+    res.status(200).type('application/json');
+    if (out.raw) {
+      res.send(out.result);
+      return;
+    }
+    // The result is already JSON text made inside the sandbox: splice it in rather than parse and re-encode.
+    res.send(`{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`);
+  };
+  router.all('/:plugin_id/call{/*route}', call);
+
+  return router;
 }

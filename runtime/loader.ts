@@ -1,0 +1,289 @@
+// The plugin registry: discovers plugins in PLUGINS_DIR (and config `path` entries), bundles and inspects them,
+// and rebuilds on any change in the directory (fs.watch plus a slow poll as a safety net).
+import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { bundlePlugin } from './bundler.ts';
+import { PLUGIN_ID, type ConfiguredPlugin, type ErrorData, type InspectResult, type InspectTask, type PluginInfo, type PluginSettings } from './protocol.ts';
+
+export const DEFAULT_SETTINGS: PluginSettings = Object.freeze({
+  timeout: 30,
+  memory_mb: 64,
+  emit_logs: false,
+  emit_traces: false,
+  allow_get_invocation: false,
+  raw_response: false,
+  config: {},
+}) as PluginSettings;
+
+const ENTRY_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'];
+const INSPECT_TIMEOUT_MS = 5000;
+
+export interface LoadedPlugin extends PluginInfo {
+  code?: string;
+  configJson: string;
+}
+
+export interface Loader {
+  start(): Promise<void>;
+  get(id: string): LoadedPlugin | undefined;
+  code(hash: string): string | undefined;
+  list(): PluginInfo[];
+  close(): void;
+}
+
+export interface LoaderDeps {
+  pluginsDir: string;
+  configured: ConfiguredPlugin[];
+  quarantine: Record<string, string>;
+  inspect(task: InspectTask): Promise<InspectResult>;
+  onChange(plugins: PluginInfo[]): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void;
+}
+
+/** Finds `<id>.ts|.js` files and `<id>/index.ts|.js` folders; warns once about names that are not valid ids. */
+function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map<string, string> {
+  const found = new Map<string, string>();
+  let entries: import('node:fs').Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    let id: string;
+    let file: string;
+    if (entry.isDirectory()) {
+      const index = ENTRY_EXTENSIONS.map((ext) => path.join(dir, entry.name, `index${ext}`)).find((f) => existsSync(f));
+      if (!index) continue;
+      id = entry.name;
+      file = index;
+    } else {
+      const ext = ENTRY_EXTENSIONS.find((e) => entry.name.endsWith(e));
+      if (!ext || entry.name.endsWith('.d.ts')) continue;
+      id = entry.name.slice(0, -ext.length);
+      file = path.join(dir, entry.name);
+    }
+    if (!PLUGIN_ID.test(id)) {
+      if (!warned.has(entry.name)) log('warn', `ignoring '${entry.name}' in the plugins directory: a plugin id must match [A-Za-z0-9_-]{1,64}`, { name: entry.name });
+      warned.add(entry.name);
+      continue;
+    }
+    // `.ts` wins over `.js` for the same id (the first extension in ENTRY_EXTENSIONS order).
+    const existing = found.get(id);
+    if (existing && ENTRY_EXTENSIONS.indexOf(path.extname(existing)) <= ENTRY_EXTENSIONS.indexOf(path.extname(file))) continue;
+    found.set(id, file);
+  }
+  return found;
+}
+
+function checkSettings(raw: unknown, where: string): Partial<PluginSettings> {
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${where} must be an object`);
+  const s = raw as Record<string, unknown>;
+  const out: Partial<PluginSettings> = {};
+  for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response'] as const) {
+    if (s[key] === undefined) continue;
+    if (typeof s[key] !== 'boolean') throw new Error(`${where}.${key} must be a boolean`);
+    out[key] = s[key];
+  }
+  if (s.timeout !== undefined) {
+    if (typeof s.timeout !== 'number' || !(s.timeout > 0) || s.timeout > 3600) throw new Error(`${where}.timeout must be a number of seconds in (0, 3600]`);
+    out.timeout = s.timeout;
+  }
+  if (s.memory_mb !== undefined) {
+    if (!Number.isInteger(s.memory_mb) || (s.memory_mb as number) < 8 || (s.memory_mb as number) > 1024) throw new Error(`${where}.memory_mb must be an integer in [8, 1024]`);
+    out.memory_mb = s.memory_mb as number;
+  }
+  if (s.config !== undefined) {
+    if (typeof s.config !== 'object' || s.config === null || Array.isArray(s.config)) throw new Error(`${where}.config must be an object`);
+    out.config = s.config as Record<string, unknown>;
+  }
+  return out;
+}
+
+export function createLoader(deps: LoaderDeps): Loader {
+  const plugins = new Map<string, LoadedPlugin>();
+  const codes = new Map<string, string>();
+  const warned = new Set<string>();
+  const configured = new Map(deps.configured.map((p) => [p.id, p]));
+  let watcher: FSWatcher | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  let scanning: Promise<void> | undefined;
+  let again = false;
+  let debounce: NodeJS.Timeout | undefined;
+  let signature = '';
+
+  const configOverrides = (id: string): Partial<PluginSettings> => {
+    const entry = configured.get(id);
+    if (!entry) return {};
+    const { id: _id, path: _path, forward_logs: _f, ...rest } = entry;
+    return checkSettings(rest, `plugins[${id}]`);
+  };
+
+  async function load(id: string, file: string): Promise<LoadedPlugin> {
+    const base: Omit<LoadedPlugin, 'state' | 'settings' | 'configJson'> = { id, path: file };
+    const fail = (error: ErrorData, settings: PluginSettings = { ...DEFAULT_SETTINGS, ...safe(() => configOverrides(id)) }): LoadedPlugin => ({
+      ...base,
+      state: 'error',
+      error,
+      settings,
+      configJson: JSON.stringify(settings.config),
+    });
+    const bundled = await bundlePlugin(file, deps.pluginsDir);
+    if (!bundled.ok) return fail({ code: 'COMPILE_ERROR', message: bundled.message, status: 500 });
+    const previous = plugins.get(id);
+    if (previous?.hash === bundled.hash) return previous;
+    codes.set(bundled.hash, bundled.code);
+    if (deps.quarantine[id] === bundled.hash) {
+      return fail({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exhausted the sandbox memory while loading; fix it and save again', status: 500 });
+    }
+    let overrides: Partial<PluginSettings>;
+    try {
+      overrides = configOverrides(id);
+    } catch (err) {
+      return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, DEFAULT_SETTINGS);
+    }
+    const inspected = await deps.inspect({
+      kind: 'inspect',
+      plugin: id,
+      hash: bundled.hash,
+      memoryMb: overrides.memory_mb ?? DEFAULT_SETTINGS.memory_mb,
+      timeoutMs: INSPECT_TIMEOUT_MS,
+    });
+    if (!inspected.ok) return fail(inspected.error);
+    if (!inspected.hasHandler) return fail({ code: 'LOAD_ERROR', message: 'Plugin does not export a handler function (export async function handler(context) { … })', status: 500 });
+    let settings: PluginSettings;
+    try {
+      settings = { ...DEFAULT_SETTINGS, ...checkSettings(JSON.parse(inspected.settings), 'settings'), ...overrides };
+    } catch (err) {
+      return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 });
+    }
+    return { ...base, state: 'ready', hash: bundled.hash, settings, configJson: JSON.stringify(settings.config) };
+  }
+
+  async function scanOnce(): Promise<void> {
+    const files = discover(deps.pluginsDir, warned, deps.log);
+    for (const entry of configured.values()) {
+      if (entry.path) files.set(entry.id, path.resolve(deps.pluginsDir, entry.path));
+    }
+    const next = new Map<string, LoadedPlugin>();
+    await Promise.all(
+      [...files].map(async ([id, file]) => {
+        const loaded = await load(id, file);
+        next.set(id, loaded);
+      }),
+    );
+    let changed = next.size !== plugins.size;
+    for (const [id, p] of next) {
+      const before = plugins.get(id);
+      if (before !== p) {
+        changed = true;
+        if (p.state === 'error') deps.log('warn', `plugin '${id}' is not callable: ${p.error?.message}`, { plugin: id, code: p.error?.code });
+        else deps.log('info', `plugin '${id}' loaded`, { plugin: id, hash: p.hash, path: p.path });
+      }
+    }
+    for (const id of plugins.keys()) if (!next.has(id)) deps.log('info', `plugin '${id}' removed`, { plugin: id });
+    plugins.clear();
+    for (const [id, p] of next) plugins.set(id, p);
+    const live = new Set([...plugins.values()].map((p) => p.hash));
+    for (const hash of codes.keys()) if (!live.has(hash)) codes.delete(hash);
+    if (changed) deps.onChange(list());
+  }
+
+  function scan(): Promise<void> {
+    if (scanning) {
+      again = true;
+      return scanning;
+    }
+    scanning = (async () => {
+      try {
+        do {
+          again = false;
+          await scanOnce();
+        } while (again);
+      } catch (err) {
+        deps.log('error', `plugin scan failed: ${(err as Error).message}`);
+      } finally {
+        scanning = undefined;
+      }
+    })();
+    return scanning;
+  }
+
+  const schedule = () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void scan(), 40);
+  };
+
+  /** Cheap change detector for the poll: names, sizes and mtimes of the top two levels. */
+  function currentSignature(): string {
+    const parts: string[] = [];
+    const walk = (dir: string, depth: number) => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        if (name === 'node_modules' || name.startsWith('.')) continue;
+        const full = path.join(dir, name);
+        try {
+          const st = statSync(full);
+          parts.push(`${full}:${st.size}:${st.mtimeMs}`);
+          if (st.isDirectory() && depth < 2) walk(full, depth + 1);
+        } catch {
+          // vanished meanwhile
+        }
+      }
+    };
+    walk(deps.pluginsDir, 0);
+    return parts.join('|');
+  }
+
+  function list(): PluginInfo[] {
+    return [...plugins.values()].map(({ code: _c, configJson: _j, ...info }) => info);
+  }
+
+  return {
+    async start() {
+      signature = currentSignature();
+      await scan();
+      try {
+        watcher = watch(deps.pluginsDir, { recursive: true }, (_event, name) => {
+          if (name && String(name).split(path.sep).includes('node_modules')) return;
+          schedule();
+        });
+        watcher.on('error', (err) => deps.log('warn', `watching the plugins directory failed: ${err.message}`));
+      } catch (err) {
+        deps.log('warn', `cannot watch ${deps.pluginsDir}: ${(err as Error).message}; polling only`);
+      }
+      // fs.watch can miss events (editors replacing files, network file systems): poll as a safety net.
+      poll = setInterval(() => {
+        const now = currentSignature();
+        if (now !== signature) {
+          signature = now;
+          schedule();
+        }
+      }, 1000);
+      poll.unref();
+    },
+    get: (id) => plugins.get(id),
+    code: (hash) => codes.get(hash),
+    list,
+    close() {
+      watcher?.close();
+      clearInterval(poll);
+      clearTimeout(debounce);
+    },
+  };
+}
+
+function safe<T>(fn: () => T): T | Record<string, never> {
+  try {
+    return fn();
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,80 @@
+// Repository of the plugin KV store (tables plugin_kv, plugin_kv_locks): one namespace per plugin, optional TTL.
+import { randomUUID } from 'node:crypto';
+import type { Db } from './db.ts';
+import { ValidationError } from '../errors.ts';
+
+export const KV_KEY = /^[A-Za-z0-9:_-]{1,512}$/;
+export const KV_MAX_VALUE_BYTES = 1024 * 1024;
+const MAX_TTL_SEC = 10 * 365 * 24 * 3600;
+
+/**
+ * Values are stored as JSON text, exactly as the sandbox produced them.
+ * @example kv.set('counter', 'calls', '3', undefined); kv.get('counter', 'calls') // '3'
+ */
+export interface KvRepo {
+  get(pluginId: string, key: string): string | null;
+  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined): void;
+  del(pluginId: string, key: string): boolean;
+  exists(pluginId: string, key: string): boolean;
+  /** `pattern` is a glob (`*`, `?`, `[…]`), as Redis SCAN MATCH. */
+  listKeys(pluginId: string, pattern: string): string[];
+  clear(pluginId: string): number;
+  /** Takes the lock if free (or expired): returns its token, or null when another holder has it. */
+  lock(pluginId: string, key: string, ttlSec: number): string | null;
+  unlock(pluginId: string, key: string, token: string): boolean;
+}
+
+export function checkKey(key: unknown): string {
+  if (typeof key !== 'string' || !KV_KEY.test(key)) throw new ValidationError(`invalid kv key: must match ${KV_KEY.source}`);
+  return key;
+}
+
+function checkTtl(ttlSec: unknown): number | undefined {
+  if (ttlSec === undefined || ttlSec === null) return undefined;
+  if (typeof ttlSec !== 'number' || !Number.isFinite(ttlSec) || ttlSec <= 0 || ttlSec > MAX_TTL_SEC) {
+    throw new ValidationError(`invalid ttlSec: must be a positive number of seconds up to ${MAX_TTL_SEC}`);
+  }
+  return ttlSec;
+}
+
+export function createKvRepo(db: Db): KvRepo {
+  const now = () => Date.now();
+  const get = db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)').pluck();
+  const upsert = db.prepare(
+    'INSERT INTO plugin_kv (plugin_id, key, value, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+  );
+  const del = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)');
+  const purge = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ? AND expires_at IS NOT NULL AND expires_at <= ?');
+  const list = db.prepare('SELECT key FROM plugin_kv WHERE plugin_id = ? AND key GLOB ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT 10000').pluck();
+  const clear = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ?');
+  const takeLock = db.prepare(
+    'INSERT INTO plugin_kv_locks (plugin_id, key, token, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at WHERE plugin_kv_locks.expires_at <= ?',
+  );
+  const releaseLock = db.prepare('DELETE FROM plugin_kv_locks WHERE plugin_id = ? AND key = ? AND token = ?');
+
+  return {
+    get: (pluginId, key) => (get.get(pluginId, checkKey(key), now()) as string | undefined) ?? null,
+    set(pluginId, key, valueJson, ttlSec) {
+      checkKey(key);
+      const ttl = checkTtl(ttlSec);
+      if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
+      upsert.run(pluginId, key, valueJson, ttl === undefined ? null : now() + Math.round(ttl * 1000));
+    },
+    del: (pluginId, key) => del.run(pluginId, checkKey(key), now()).changes > 0,
+    exists: (pluginId, key) => get.get(pluginId, checkKey(key), now()) !== undefined,
+    listKeys(pluginId, pattern) {
+      if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512) throw new ValidationError('invalid kv pattern');
+      purge.run(pluginId, now());
+      return list.all(pluginId, pattern, now()) as string[];
+    },
+    clear: (pluginId) => clear.run(pluginId).changes,
+    lock(pluginId, key, ttlSec) {
+      checkKey(key);
+      const ttl = checkTtl(ttlSec) ?? 30;
+      const token = randomUUID();
+      const t = now();
+      return takeLock.run(pluginId, key, token, t + Math.round(ttl * 1000), t).changes > 0 ? token : null;
+    },
+    unlock: (pluginId, key, token) => releaseLock.run(pluginId, checkKey(key), String(token)).changes > 0,
+  };
+}
