@@ -58,6 +58,7 @@ export interface RuntimeClient {
 
 interface Pending {
   child: ChildProcess;
+  plugin: string;
   resolve(result: PluginCallResult): void;
   reject(err: Error): void;
 }
@@ -68,10 +69,10 @@ function unavailable(reason: string): AppError {
   return new AppError('RUNTIME_UNAVAILABLE', { reason, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 }
 
-function toPluginFailure(error: ErrorData, logs?: LogEntry[], traces?: TraceEntry[]): Error {
+function toPluginFailure(pluginId: string, error: ErrorData, logs?: LogEntry[], traces?: TraceEntry[]): Error {
   switch (error.code) {
     case 'PLUGIN_NOT_FOUND':
-      return new AppError('PLUGIN_NOT_FOUND', { params: { id: String(error.details?.id ?? '') }, reason: error.message });
+      return new AppError('PLUGIN_NOT_FOUND', { params: { id: pluginId } });
     case 'METHOD_NOT_ALLOWED':
       return new AppError('METHOD_NOT_ALLOWED', { reason: error.message });
     case 'RUNTIME_BUSY':
@@ -205,7 +206,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
           const metadata = msg.logs || msg.traces ? { ...(msg.logs ? { logs: msg.logs } : {}), ...(msg.traces ? { traces: msg.traces } : {}) } : undefined;
           call.resolve({ result: msg.result, raw: msg.raw, metadata });
         } else {
-          call.reject(toPluginFailure(msg.error, msg.logs, msg.traces));
+          call.reject(toPluginFailure(call.plugin, msg.error, msg.logs, msg.traces));
         }
         return;
       }
@@ -300,7 +301,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       if (!up || !proc || !proc.connected) return Promise.reject(unavailable('the plugin runtime is restarting; retry'));
       const id = ++nextId;
       return new Promise<PluginCallResult>((resolve, reject) => {
-        pending.set(id, { child: proc, resolve, reject });
+        pending.set(id, { child: proc, plugin: pluginId, resolve, reject });
         proc.send({ t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input) } satisfies ParentMessage);
       });
     },
