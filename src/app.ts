@@ -20,13 +20,15 @@ import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox } from './domain/notifications/secret-box.ts';
 import { createNotificationsRepo } from './store/notifications-repo.ts';
 import { createWebhookEventsRepo } from './store/webhook-events-repo.ts';
-import { createRuntimeClient } from './runtime-client.ts';
+import { createRuntimeClient, type RuntimeClient } from './runtime-client.ts';
 import { createPluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
 
 export interface App {
   express: Express;
   db: Db;
+  /** The plugin runtime client (its `pid` lets tests kill the runtime process). */
+  runtime: RuntimeClient;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
   listen(port: number, host: string): Promise<Server>;
   /** Stops accepting, drains in-flight requests, stops the runtime and dispatcher, closes the store. */
@@ -73,6 +75,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   return {
     express: app,
     db,
+    runtime,
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
