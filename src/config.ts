@@ -95,6 +95,10 @@ export interface WebhookSettings {
 
 export interface Config {
   port: number;
+  /** METRICS_PORT: a second listener serving only GET /metrics, without the API key; unset: none. */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: its address (default HOST). */
+  metricsHost: string;
   host: string;
   apiKey: string;
   apiKeyGenerated: boolean;
@@ -219,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return deepFreeze({
     port: intFromEnv(env, 'PORT', 8080, 0),
     host: env.HOST || '127.0.0.1',
+    metricsPort: env.METRICS_PORT ? intFromEnv(env, 'METRICS_PORT', 0, 0) : undefined,
+    metricsHost: env.METRICS_HOST || env.HOST || '127.0.0.1',
     apiKey,
     apiKeyGenerated,
     configPath,

@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { status: 429, message: 'Too Many Requests' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   RUNTIME_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
+  NOT_READY: { status: 503, message: 'Service Unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

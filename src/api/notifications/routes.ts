@@ -3,6 +3,8 @@ import { Router } from 'express';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
 import type { CreateNotificationInput, NotificationService, PageQuery, UpdateNotificationInput } from '../../domain/notifications/service.ts';
+import type { RouteDoc } from '../../openapi/route-doc.ts';
+import { deliveryRecord, notificationRecord } from '../../openapi/records.ts';
 import { createBody, deliveryParams, idParams, pageQuery, updateBody } from './schemas.ts';
 
 type IdParams = { id: string };
@@ -45,3 +47,72 @@ export function createNotificationsRouter(service: NotificationService): Router 
   });
   return router;
 }
+
+const exampleNotification = { id: 'my-hook', type: 'webhook', url: 'https://example.com/hook', has_signing_key: true };
+const exampleDelivery = {
+  id: '0b7c4f0e-5d0e-4c4b-9a53-2f7d3f1a6f42',
+  event: 'transaction_update',
+  transaction_id: '6f1f0c3e-9a1f-4a52-9d0c-3b1f5e2a7c10',
+  status: 'failed',
+  attempts: 8,
+  last_error: 'receiver answered HTTP 500',
+  next_attempt_at: null,
+  created_at: '2026-01-01T12:00:00.000Z',
+  delivered_at: null,
+};
+
+/** The routes above, for the API reference: the same schema objects the validators compile. */
+export const notificationRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/',
+    summary: 'Create a webhook notification',
+    body: createBody,
+    status: 201,
+    data: notificationRecord,
+    errors: ['NOTIFICATION_EXISTS'],
+    examples: { body: { id: 'my-hook', url: 'https://example.com/hook', signing_key: 'a-signing-key-of-at-least-32-characters' }, data: exampleNotification },
+  },
+  { method: 'get', path: '/', summary: 'List notifications', query: pageQuery, data: { type: 'array', items: notificationRecord }, paginated: true, examples: { data: [exampleNotification] } },
+  { method: 'get', path: '/:id', summary: 'Get a notification', params: idParams, data: notificationRecord, errors: ['NOTIFICATION_NOT_FOUND'], examples: { data: exampleNotification } },
+  {
+    method: 'patch',
+    path: '/:id',
+    summary: 'Update a notification (url, signing key; an empty key removes it)',
+    params: idParams,
+    body: updateBody,
+    data: notificationRecord,
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    examples: { body: { url: 'https://example.com/new-hook' }, data: { ...exampleNotification, url: 'https://example.com/new-hook' } },
+  },
+  {
+    method: 'delete',
+    path: '/:id',
+    summary: 'Delete a notification',
+    description: 'Refused (400 `Bad Request`) while a relayer still points at it.',
+    params: idParams,
+    data: notificationRecord,
+    errors: ['NOTIFICATION_NOT_FOUND', 'BAD_REQUEST'],
+    examples: { data: exampleNotification },
+  },
+  {
+    method: 'get',
+    path: '/:id/deliveries',
+    summary: "A notification's webhook delivery log, newest first",
+    params: idParams,
+    query: pageQuery,
+    data: { type: 'array', items: deliveryRecord },
+    paginated: true,
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    examples: { data: [exampleDelivery] },
+  },
+  {
+    method: 'post',
+    path: '/:id/deliveries/:event_id/retry',
+    summary: 'Re-queue a failed delivery with a fresh set of attempts',
+    params: deliveryParams,
+    data: deliveryRecord,
+    errors: ['NOTIFICATION_NOT_FOUND', 'NOT_FOUND', 'BAD_REQUEST'],
+    examples: { data: { ...exampleDelivery, status: 'pending', attempts: 0, next_attempt_at: '2026-01-01T12:05:00.000Z' } },
+  },
+];

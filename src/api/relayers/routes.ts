@@ -3,6 +3,9 @@ import { Router, type RequestHandler } from 'express';
 import type { RelayerOperations } from '../../domain/types.ts';
 import { AppError } from '../../errors.ts';
 import { success } from '../../http/envelope.ts';
+import type { RouteDoc } from '../../openapi/route-doc.ts';
+import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
+import { evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 
 const methodNotAllowed: RequestHandler = (req, _res, next) => {
   next(new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on ${req.baseUrl}${req.path}` }));
@@ -49,3 +52,83 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
 
   return router;
 }
+
+const relayerParams = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
+const transactionParams = { type: 'object', required: ['relayer_id', 'transaction_id'], properties: { relayer_id: idSchema, transaction_id: idSchema } } as const;
+const transactionBody = {
+  description:
+    'The shape is chosen by the relayer\'s network: A for EVM, B for Solana, C for Stellar. An optional field sent as null counts as absent.',
+  oneOf: [evmBody, solanaBody, stellarBody],
+} as const;
+const exampleRelayer = { id: 'sepolia-example', name: 'Sepolia example', network: 'sepolia', network_type: 'evm', paused: false, address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', notification_id: null };
+const exampleTransaction = {
+  id: '6f1f0c3e-9a1f-4a52-9d0c-3b1f5e2a7c10',
+  relayer_id: 'sepolia-example',
+  status: 'pending',
+  status_reason: null,
+  created_at: '2026-01-01T12:00:00.000Z',
+  sent_at: null,
+  confirmed_at: null,
+  to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  value: '1000000000000000000001',
+  nonce: 0,
+};
+const exampleSend = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' };
+
+/** The routes above, for the API reference: the schemas are the ones operations.ts compiles. */
+export const relayerRouteDocs: RouteDoc[] = [
+  { method: 'get', path: '/', summary: 'List relayers', query: listRelayersQuery, data: { type: 'array', items: relayerRecord }, paginated: true, examples: { data: [exampleRelayer] } },
+  { method: 'get', path: '/:relayer_id', summary: 'Get a relayer', params: relayerParams, data: relayerRecord, errors: ['RELAYER_NOT_FOUND'], examples: { data: exampleRelayer } },
+  {
+    method: 'patch',
+    path: '/:relayer_id',
+    summary: 'Update a relayer (pause it, point it at a notification)',
+    params: relayerParams,
+    body: updateRelayerBody,
+    data: relayerRecord,
+    errors: ['RELAYER_NOT_FOUND'],
+    examples: { body: { notification_id: 'my-hook' }, data: { ...exampleRelayer, notification_id: 'my-hook' } },
+  },
+  {
+    method: 'get',
+    path: '/:relayer_id/transactions',
+    summary: "List a relayer's transactions, newest first",
+    params: relayerParams,
+    query: listTransactionsQuery,
+    data: { type: 'array', items: transactionRecord },
+    paginated: true,
+    errors: ['RELAYER_NOT_FOUND'],
+    examples: { data: [exampleTransaction] },
+  },
+  {
+    method: 'post',
+    path: '/:relayer_id/transactions',
+    summary: 'Send a transaction',
+    params: relayerParams,
+    body: transactionBody,
+    data: transactionRecord,
+    errors: ['RELAYER_NOT_FOUND'],
+    examples: { body: exampleSend, data: exampleTransaction },
+  },
+  { method: 'get', path: '/:relayer_id/transactions/:transaction_id', summary: 'Get a transaction', params: transactionParams, data: transactionRecord, errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'], examples: { data: exampleTransaction } },
+  {
+    method: 'put',
+    path: '/:relayer_id/transactions/:transaction_id',
+    summary: 'Replace a transaction',
+    description: 'Same id and nonce, fees bumped, re-signed; pending, sent and submitted transactions only. An unknown relayer answers `Not found` here, as the spec asks.',
+    params: transactionParams,
+    body: transactionBody,
+    data: transactionRecord,
+    errors: ['NOT_FOUND'],
+    examples: { body: { ...exampleSend, speed: 'fastest' }, data: exampleTransaction },
+  },
+  {
+    method: 'delete',
+    path: '/:relayer_id/transactions/:transaction_id',
+    summary: 'Cancel a pending transaction',
+    params: transactionParams,
+    data: transactionRecord,
+    errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'],
+    examples: { data: { ...exampleTransaction, status: 'canceled' } },
+  },
+];

@@ -11,6 +11,15 @@ export interface WebhookDispatcher {
   close(): Promise<void>;
 }
 
+/** Told about every finished attempt (metrics); plain callbacks keep the domain free of a metrics library. */
+export interface DeliveryObserver {
+  /**
+   * `retry`: failed, will be tried again; `failed`: given up. `seconds` is the attempt's own duration,
+   * `ageSeconds` the time since the event was recorded.
+   */
+  attempt(outcome: 'delivered' | 'retry' | 'failed', seconds: number, ageSeconds: number): void;
+}
+
 export interface DispatcherDeps {
   events: WebhookEventsRepo;
   notifications: NotificationsRepo;
@@ -18,12 +27,13 @@ export interface DispatcherDeps {
   settings: WebhookSettings;
   logger: Log;
   signal: WakeSignal;
+  observer?: DeliveryObserver;
 }
 
 const USER_AGENT = 'relaybox-webhooks/1';
 
 export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher {
-  const { events, notifications, secrets, settings, logger, signal } = deps;
+  const { events, notifications, secrets, settings, logger, signal, observer } = deps;
   const inFlight = new Map<number, Promise<void>>();
   const shutdown = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -67,11 +77,18 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     schedule(next === null ? settings.pollIntervalMs : Math.min(settings.pollIntervalMs, Math.max(next - now, 5)));
   }
 
+  const observe = (row: WebhookEventRow, outcome: 'delivered' | 'retry' | 'failed', startedAt: number) => {
+    const now = Date.now();
+    observer?.attempt(outcome, (now - startedAt) / 1000, Math.max(0, now - Date.parse(row.created_at)) / 1000);
+  };
+
   async function deliver(row: WebhookEventRow): Promise<void> {
+    const startedAt = Date.now();
     const attempts = row.attempts + 1;
     const target = notifications.get(row.notification_id);
     if (!target) {
       events.markFailed(row.seq, row.attempts, 'notification deleted', new Date().toISOString());
+      observe(row, 'failed', startedAt);
       logger.warn({ eventId: row.id, notificationId: row.notification_id, transactionId: row.transaction_id }, 'webhook event dropped: its notification was deleted');
       return;
     }
@@ -87,7 +104,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
         key = secrets.open(target.signing_key, target.id);
       } catch (err) {
         logger.error({ eventId: row.id, notificationId: target.id, reason: (err as Error).message }, 'webhook not sent: signing key unavailable');
-        return failed(row, attempts, (err as Error).message);
+        return failed(row, attempts, (err as Error).message, startedAt);
       }
       headers['x-signature'] = sign(key, row.body);
     }
@@ -110,21 +127,24 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     const now = new Date().toISOString();
     if (outcome === undefined) {
       events.markDelivered(row.seq, attempts, now);
+      observe(row, 'delivered', startedAt);
       logger.debug({ eventId: row.id, notificationId: target.id, attempts }, 'webhook delivered');
       return;
     }
-    failed(row, attempts, outcome);
+    failed(row, attempts, outcome, startedAt);
   }
 
-  function failed(row: WebhookEventRow, attempts: number, reason: string): void {
+  function failed(row: WebhookEventRow, attempts: number, reason: string, startedAt: number): void {
     const now = new Date();
     if (attempts >= settings.maxAttempts) {
       events.markFailed(row.seq, attempts, reason, now.toISOString());
+      observe(row, 'failed', startedAt);
       logger.warn({ eventId: row.id, notificationId: row.notification_id, attempts, reason }, 'webhook delivery failed for good');
       return;
     }
     const delay = backoffDelay({ baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, attempts);
     events.markRetry(row.seq, attempts, reason, now.getTime() + delay, now.toISOString());
+    observe(row, 'retry', startedAt);
     logger.info({ eventId: row.id, notificationId: row.notification_id, attempts, reason, retryInMs: delay }, 'webhook delivery failed; will retry');
   }
 

@@ -1,0 +1,40 @@
+// Counts and times every HTTP request by route pattern (never the raw URL, which would explode label cardinality).
+import type { RequestHandler } from 'express';
+import type { MetricsRecorder } from '../metrics.ts';
+
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Maps a request path to one of the documented route templates (`/api/v1/relayers/{relayer_id}`).
+ * Matching on the templates rather than `req.route` also labels requests refused before routing
+ * (401, 429), and does not depend on Express restoring `req.baseUrl` on the error path.
+ */
+export function createRouteMatcher(templates: readonly string[]): (path: string) => string {
+  const compiled = [...new Set(templates)]
+    .map((template) => {
+      const segments = template.split('/');
+      const source = segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/');
+      // Literal segments beat parameters when two templates match the same path.
+      const params = segments.filter((s) => s.startsWith('{')).length;
+      return { template, params, regexp: new RegExp(`^${source}$`) };
+    })
+    .sort((a, b) => a.params - b.params);
+  return (path) => {
+    // Express routes ignore one trailing slash (non-strict routing); so does the label.
+    const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    return compiled.find((c) => c.regexp.test(trimmed))?.template ?? UNMATCHED_ROUTE;
+  };
+}
+
+export function requestMetrics(metrics: MetricsRecorder, routeOf: (path: string) => string): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    // Read now: routers rewrite req.url while a request is inside them.
+    const path = req.path;
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.httpRequest(routeOf(path), req.method, res.statusCode, seconds);
+    });
+    next();
+  };
+}

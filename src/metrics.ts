@@ -1,0 +1,149 @@
+// The service's Prometheus metrics: one registry per app, and the small recorder interface the rest of the code calls.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type PluginCallOutcome = 'ok' | 'plugin_error' | 'timeout' | 'memory' | 'overload';
+export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
+
+export interface TransactionCount {
+  relayer_id: string;
+  status: string;
+  count: number;
+}
+
+/**
+ * What the rest of the service records. Plain methods, so callers never import prom-client.
+ * @example metrics.pluginCall('echo', 'ok', 0.012)
+ */
+export interface MetricsRecorder {
+  /** One finished HTTP request; `route` is the route pattern (`/api/v1/relayers/{relayer_id}`), never the raw URL. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** One finished plugin call. */
+  pluginCall(pluginId: string, outcome: PluginCallOutcome, seconds: number): void;
+  /** The plugin runtime process was restarted by its supervisor. */
+  runtimeRestart(): void;
+  /** Calls waiting in the runtime's queue, now. */
+  setRuntimeQueueDepth(depth: number): void;
+  /** One finished webhook attempt: its own duration, and the event's age (recorded → now) when it ended. */
+  webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number, ageSeconds: number): void;
+}
+
+export interface Metrics extends MetricsRecorder {
+  /** The exposition body, Prometheus text format. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+// Buckets in seconds: HTTP answers are mostly milliseconds; plugin calls and webhooks reach their timeouts (tens of seconds).
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const SLOW_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 86400];
+
+/**
+ * Creates the metric objects in a registry of their own (tests build several apps in one process).
+ * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
+ */
+export function createMetrics(deps: { transactionCounts: () => TransactionCount[] }): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'relaybox_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'relaybox_http_request_duration_seconds',
+    help: 'HTTP request latency, from arrival to the last byte written',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const pluginCalls = new Counter({
+    name: 'relaybox_plugin_calls_total',
+    help: 'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)',
+    labelNames: ['plugin', 'outcome'] as const,
+    registers,
+  });
+  const pluginDuration = new Histogram({
+    name: 'relaybox_plugin_call_duration_seconds',
+    help: 'Plugin call duration, by plugin and outcome',
+    labelNames: ['plugin', 'outcome'] as const,
+    buckets: SLOW_BUCKETS,
+    registers,
+  });
+  const runtimeRestarts = new Counter({
+    name: 'relaybox_runtime_restarts_total',
+    help: 'Restarts of the plugin runtime process by its supervisor',
+    registers,
+  });
+  const runtimeQueue = new Gauge({
+    name: 'relaybox_runtime_queue_depth',
+    help: 'Plugin calls waiting in the runtime queue',
+    registers,
+  });
+  const webhookAttempts = new Counter({
+    name: 'relaybox_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome (delivered; retry: failed, will retry; failed: given up)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // Zero series from the start, so rate() and alerts see each outcome before its first occurrence.
+  for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.inc({ outcome }, 0);
+  const webhookDuration = new Histogram({
+    name: 'relaybox_webhook_attempt_duration_seconds',
+    help: 'Duration of one webhook delivery attempt, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: SLOW_BUCKETS,
+    registers,
+  });
+  const webhookLatency = new Histogram({
+    name: 'relaybox_webhook_delivery_latency_seconds',
+    help: 'Time from the change being recorded to its webhook being delivered, retries included',
+    buckets: AGE_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'relaybox_transactions',
+    help: 'Transactions in the store, by relayer and status',
+    labelNames: ['relayer', 'status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      let rows: TransactionCount[];
+      try {
+        rows = deps.transactionCounts();
+      } catch {
+        // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
+        return;
+      }
+      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status }, row.count);
+    },
+  });
+
+  return {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    httpRequest(route, method, status, seconds) {
+      const labels = { route, method, status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+    },
+    pluginCall(pluginId, outcome, seconds) {
+      pluginCalls.inc({ plugin: pluginId, outcome });
+      pluginDuration.observe({ plugin: pluginId, outcome }, seconds);
+    },
+    runtimeRestart() {
+      runtimeRestarts.inc();
+    },
+    setRuntimeQueueDepth(depth) {
+      runtimeQueue.set(depth);
+    },
+    webhookAttempt(outcome, seconds, ageSeconds) {
+      webhookAttempts.inc({ outcome });
+      webhookDuration.observe({ outcome }, seconds);
+      if (outcome === 'delivered') webhookLatency.observe(ageSeconds);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Every route the service mounts, grouped as app.ts mounts them, and the API reference built from them.
+import { schemas } from '../validation.ts';
+import { relayerRouteDocs } from '../api/relayers/routes.ts';
+import { evmBody, solanaBody, stellarBody, updateRelayerBody } from '../api/relayers/schemas.ts';
+import { notificationRouteDocs } from '../api/notifications/routes.ts';
+import { createBody, updateBody } from '../api/notifications/schemas.ts';
+import { deliveryRecord, notificationRecord, pluginRecord, relayerRecord, transactionRecord } from './records.ts';
+import { pluginCallBody, pluginRouteDocs } from './plugin-routes.ts';
+import { serviceApiRouteDocs, serviceRootRouteDocs } from './service-routes.ts';
+import type { RouteGroup } from './route-doc.ts';
+import { buildOpenApiDocument } from './document.ts';
+
+/** Mount prefixes must match app.ts; test/operations/openapi.test.ts walks the mounted routes to prove it. */
+export const ROUTE_GROUPS: readonly RouteGroup[] = [
+  { prefix: '/api/v1', tag: 'service', auth: false, routes: serviceApiRouteDocs },
+  { prefix: '', tag: 'service', auth: false, routes: serviceRootRouteDocs },
+  { prefix: '/api/v1/relayers', tag: 'relayers', rateLimited: true, routes: relayerRouteDocs },
+  { prefix: '/api/v1/notifications', tag: 'notifications', routes: notificationRouteDocs },
+  { prefix: '/api/v1/plugins', tag: 'plugins', rateLimited: true, envelope: 'plugin', routes: pluginRouteDocs },
+];
+
+// Listed once under components.schemas; wherever the same object appears in a route it becomes a $ref.
+const COMPONENTS = {
+  Relayer: relayerRecord,
+  Transaction: transactionRecord,
+  Notification: notificationRecord,
+  Delivery: deliveryRecord,
+  Plugin: pluginRecord,
+  UpdateRelayerRequest: updateRelayerBody,
+  EvmTransactionRequest: evmBody,
+  SolanaTransactionRequest: solanaBody,
+  StellarTransactionRequest: stellarBody,
+  CreateNotificationRequest: createBody,
+  UpdateNotificationRequest: updateBody,
+  PluginCallRequest: pluginCallBody,
+  U128: schemas.u128,
+  Int64: schemas.int64,
+};
+
+const DESCRIPTION = `Relaybox: a self-hosted blockchain relayer. Every answer is one envelope:
+\`{ "success": true, "data": ..., "error": null }\` (plus \`pagination\` on lists), or on failure
+\`{ "success": false, "data": null, "error": "<precise reason>", "message": "<spec text>" }\`
+(plugin routes put the text in \`error\`). Every route but health, ready, this document and /docs takes
+\`Authorization: Bearer <API_KEY>\`. Error codes: docs/errors.md.`;
+
+export function createApiDocument(version: string): object {
+  return buildOpenApiDocument(ROUTE_GROUPS, { title: 'Relaybox API', version, description: DESCRIPTION, components: COMPONENTS });
+}
