@@ -6,6 +6,7 @@ import { createPool, type SandboxPool } from './pool.ts';
 import {
   HOST_CHANNEL,
   replyChannel,
+  createBatcher,
   type ChildMessage,
   type ParentMessage,
   type RuntimeOptions,
@@ -13,9 +14,9 @@ import {
   type WorkerHostRequest,
 } from './protocol.ts';
 
-function send(msg: ChildMessage): void {
+const send = createBatcher<ChildMessage>((msg) => {
   if (process.connected) process.send!(msg);
-}
+});
 
 function log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void {
   send({ t: 'log', level, msg, data });
@@ -103,8 +104,11 @@ async function call(msg: Extract<ParentMessage, { t: 'call' }>): Promise<void> {
   else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs: result.logs, traces: result.traces });
 }
 
-process.on('message', (msg: ParentMessage) => {
+function onMessage(msg: ParentMessage): void {
   switch (msg.t) {
+    case 'batch':
+      for (const m of msg.msgs) onMessage(m);
+      break;
     case 'call':
       call(msg).catch((err: unknown) => {
         send({ t: 'result', id: msg.id, ok: false, error: { code: 'INTERNAL', message: `runtime error: ${(err as Error).message}`, status: 500 } });
@@ -125,7 +129,9 @@ process.on('message', (msg: ParentMessage) => {
       shutdown();
       break;
   }
-});
+}
+
+process.on('message', onMessage);
 
 function shutdown(): void {
   loader?.close();

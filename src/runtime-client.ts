@@ -14,6 +14,7 @@ import { AppError, PluginError, ValidationError } from './errors.ts';
 import { createKvRepo, type KvRepo } from './store/kv-repo.ts';
 import {
   OOM_FD,
+  createBatcher,
   type CallInput,
   type ChildMessage,
   type ErrorData,
@@ -188,16 +189,25 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
   function send(target: ChildProcess, msg: ParentMessage): void {
     if (target.connected) target.send(msg);
   }
+  /** Batched sends to the current child (calls, host replies): one IPC write per event-loop turn. */
+  let batched: { child: ChildProcess; send: (msg: ParentMessage) => void } | undefined;
+  function sendBatched(target: ChildProcess, msg: ParentMessage): void {
+    if (batched?.child !== target) batched = { child: target, send: createBatcher<ParentMessage>((m) => send(target, m)) };
+    batched.send(msg);
+  }
 
   function onHostCall(from: ChildProcess, msg: HostCall): void {
     dispatch(msg, host.relayers, kv).then(
-      (value) => send(from, { t: 'host-reply', id: msg.id, reply: `{"ok":true,"value":${value}}` }),
-      (err: unknown) => send(from, { t: 'host-reply', id: msg.id, reply: JSON.stringify({ ok: false, error: toErrorData(err, logger) }) }),
+      (value) => sendBatched(from, { t: 'host-reply', id: msg.id, reply: `{"ok":true,"value":${value}}` }),
+      (err: unknown) => sendBatched(from, { t: 'host-reply', id: msg.id, reply: JSON.stringify({ ok: false, error: toErrorData(err, logger) }) }),
     );
   }
 
   function onMessage(from: ChildProcess, msg: ChildMessage): void {
     switch (msg.t) {
+      case 'batch':
+        for (const m of msg.msgs) onMessage(from, m);
+        return;
       case 'result': {
         const call = pending.get(msg.id);
         if (!call) return;
@@ -302,7 +312,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       const id = ++nextId;
       return new Promise<PluginCallResult>((resolve, reject) => {
         pending.set(id, { child: proc, plugin: pluginId, resolve, reject });
-        proc.send({ t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input) } satisfies ParentMessage);
+        sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input) });
       });
     },
     plugins: () => registry,
