@@ -91,19 +91,21 @@ export function disposeGeneration(gen: Generation, reason: NonNullable<Generatio
  */
 export async function createSlot(gen: Generation, limits: RuntimeLimits, bridge: HostBridge, timeoutMs: number): Promise<{ slot: Slot; info: [boolean, string] }> {
   const script = await gen.script;
-  const context = await gen.isolate.createContext();
+  // Setup uses the synchronous API: each async isolated-vm call is a thread hop (45-265 us measured), and
+  // fresh mode pays this per call. Plugin top-level code cannot await, so the CPU timeout bounds it.
+  const context = gen.isolate.createContextSync();
   gen.contexts++;
   const slot: Slot = { context, run: undefined as unknown as ivm.Reference, call: null };
   const hostRef = new ivm.Reference((op: string, argsJson: string) => bridge(slot, op, argsJson));
   try {
-    const exported = (await context.evalClosure(PRELUDE, [hostRef, new ivm.ExternalCopy(limits).copyInto()], {
+    const exported = context.evalClosureSync(PRELUDE, [hostRef, new ivm.ExternalCopy(limits).copyInto()], {
       result: { reference: true },
-    })) as ivm.Reference;
-    const init = (await exported.get('init', { reference: true })) as ivm.Reference;
-    slot.run = (await exported.get('run', { reference: true })) as ivm.Reference;
+    }) as ivm.Reference;
+    const init = exported.getSync('init', { reference: true }) as ivm.Reference;
+    slot.run = exported.getSync('run', { reference: true }) as ivm.Reference;
     exported.release();
-    const factory = (await script.run(context, { reference: true, timeout: timeoutMs })) as ivm.Reference;
-    const info = (await init.apply(undefined, [factory.derefInto()], { result: { copy: true }, timeout: timeoutMs })) as [boolean, string];
+    const factory = script.runSync(context, { reference: true, timeout: timeoutMs }) as ivm.Reference;
+    const info = init.applySync(undefined, [factory.derefInto()], { result: { copy: true }, timeout: timeoutMs }) as [boolean, string];
     init.release();
     factory.release();
     return { slot, info };

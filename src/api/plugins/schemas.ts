@@ -4,7 +4,6 @@ export const pluginIdParams = {
   required: ['plugin_id'],
   properties: {
     plugin_id: { type: 'string', minLength: 1, maxLength: 256 },
-    route: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 
