@@ -20,6 +20,8 @@ test('the docs page lists the plugin call and replace routes, and Try it out sen
     rmSync(userDataDir, { recursive: true, force: true });
   });
   const page = browser.pages()[0] ?? (await browser.newPage());
+  // Generous: a loaded CI machine parses the 1.5 MB Swagger UI bundle slowly (this test asserts no timing).
+  page.setDefaultTimeout(180_000);
   const foreign: string[] = [];
   const problems: string[] = [];
   page.on('request', (req) => {

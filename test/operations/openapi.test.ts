@@ -103,7 +103,7 @@ test('request schemas in the document are the validation schemas, converted: not
         const op = doc.paths[template][route.method];
         if (route.body) {
           const documented = resolve(op.requestBody.content['application/json'].schema);
-          assert.deepEqual(Object.keys(documented), Object.keys(toOpenApiSchema(route.body, noRefs)), `${route.method} ${template} body`);
+          assert.deepEqual(Object.keys(documented), Object.keys(toOpenApiSchema(route.body, noRefs) as object), `${route.method} ${template} body`);
         }
         const queryNames = op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
         assert.deepEqual(queryNames, Object.keys((route.query as any)?.properties ?? {}), `${route.method} ${template} query`);
