@@ -1,5 +1,6 @@
-// The service logger: pino JSON lines, with every secret-bearing field redacted.
+// The service logger: pino JSON lines, with every secret-bearing field redacted and known secret values scrubbed.
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { Config } from './config.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -14,6 +15,32 @@ export const REDACTED_PATHS = [
   'secret',
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'relaybox' } }, destination);
+const CENSOR = '[redacted]';
+
+/**
+ * The secret values the service holds from its start: the API key, the storage key, signer keys
+ * and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
+ * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
+ */
+export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+  const values = [config.apiKey, config.storageEncryptionKey];
+  for (const s of config.file.signers) values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
+  for (const n of config.file.notifications) values.push(n.signing_key);
+  const out = new Set<string>();
+  for (const v of values) {
+    // Short values would scrub ordinary words; every secret the config accepts is longer.
+    if (!v || v.length < 16) continue;
+    // As written in a JSON line: raw, JSON-escaped, percent-encoded (a URL), and hex without 0x.
+    out.add(v).add(JSON.stringify(v).slice(1, -1)).add(encodeURIComponent(v));
+    if (/^0x[0-9a-fA-F]+$/.test(v)) out.add(v.slice(2));
+  }
+  // Longest first, so a secret is never half-replaced by one of its own forms.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+export function createLogger(level: string, destination?: DestinationStream, secrets: readonly string[] = []): Logger {
+  const hooks = secrets.length
+    ? { streamWrite: (line: string) => secrets.reduce((text, secret) => (text.includes(secret) ? text.replaceAll(secret, CENSOR) : text), line) }
+    : {};
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, base: { service: 'relaybox' }, hooks }, destination);
 }

@@ -1,6 +1,6 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
 import { loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, secretsOf } from './logger.ts';
 import { createApp } from './app.ts';
 
 const bootLogger = createLogger(process.env.LOG_LEVEL || 'info');
@@ -11,7 +11,7 @@ try {
   bootLogger.fatal((err as Error).message);
   process.exit(1);
 }
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, undefined, secretsOf(config));
 if (config.apiKeyGenerated) {
   // Printed once, on stdout, so a newcomer can copy it; it is never logged anywhere else.
   process.stdout.write(`\nAPI_KEY was not set; generated one for this run (it changes on every start):\n\n  ${config.apiKey}\n\n`);

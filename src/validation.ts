@@ -1,11 +1,25 @@
 // The validation layer: owns the Ajv instances, compiles each schema once, and turns failures into reasons.
-import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ValidationError } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const U128_MAX = (1n << 128n) - 1n;
+const DECIMAL_INTEGER = /^-?\d+$/;
+
+// JSON.parse makes `1e3`, `1000.0` and `1000` the same number, so json-body.ts notes, per parsed
+// object, which keys held an integer written in exponent or decimal-point notation; the
+// `x-plain-integer` keyword refuses those. Keyed by the parsed object itself: validate that object
+// (remove fields in place), not a copy, or the note is lost.
+const inexactNotation = new WeakMap<object, Set<string>>();
+
+/** Records that `holder[key]` is an integer the client wrote as e.g. `1e3` or `7.0`. */
+export function noteNonIntegerNotation(holder: object, key: string): void {
+  let keys = inexactNotation.get(holder);
+  if (!keys) inexactNotation.set(holder, (keys = new Set()));
+  keys.add(key);
+}
 const I64_MAX = (1n << 63n) - 1n;
 
 function configure(ajv: Ajv): Ajv {
@@ -15,6 +29,14 @@ function configure(ajv: Ajv): Ajv {
   ajv.addFormat('int64', { type: 'string', validate: (s: string) => /^\d{1,19}$/.test(s) && BigInt(s) <= I64_MAX });
   // `x-expect` is a human phrase for anyOf/oneOf failures ("a non-negative integer (u128)").
   ajv.addVocabulary(['x-expect', 'example']);
+  const plainInteger: SchemaValidateFunction = (enabled: boolean, data: unknown, _schema, cxt) => {
+    const parent = cxt?.parentData as unknown;
+    if (!enabled || typeof data !== 'number' || parent === null || typeof parent !== 'object') return true;
+    if (!inexactNotation.get(parent)?.has(String(cxt!.parentDataProperty))) return true;
+    plainInteger.errors = [{ keyword: 'x-plain-integer', message: 'must be written as plain decimal digits (no exponent, no decimal point)', params: {} }];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'x-plain-integer', schemaType: 'boolean', validate: plainInteger });
   return ajv;
 }
 
@@ -38,11 +60,35 @@ export function compile<T>(schema: AnySchema, location: string, options: { coerc
   } catch (err) {
     throw new Error(`invalid schema for ${location}: ${(err as Error).message}`, { cause: err });
   }
+  // Values from a URL are strings, coerced by Ajv; check first what coercion would hide.
+  const integerFields = options.coerce ? integerProperties(schema) : [];
   const validate = (value: unknown): T => {
+    if (options.coerce) checkUrlValues(value, integerFields, location);
     if (fn(value)) return value as T;
     throw new ValidationError(describe(fn.errors ?? [], location), { errors: fn.errors ?? [] });
   };
   return Object.assign(validate, { schema });
+}
+
+function integerProperties(schema: AnySchema): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(props).filter((k) => props[k]?.type === 'integer');
+}
+
+/**
+ * A repeated query parameter arrives as an array and is ambiguous; Ajv would also turn '1e3',
+ * '0x10' or ' 7' into numbers, so integer parameters must be plain decimal digits.
+ */
+function checkUrlValues(value: unknown, integerFields: string[], location: string): void {
+  if (value === null || typeof value !== 'object') return;
+  const what = location === 'query' ? 'query parameter' : `${location} parameter`;
+  for (const [key, v] of Object.entries(value)) {
+    if (Array.isArray(v)) throw new ValidationError(`${what} '${key}' must be given once`);
+    if (v !== null && typeof v === 'object') throw new ValidationError(`${what} '${key}' must be a single value`);
+    if (typeof v === 'string' && integerFields.includes(key) && !DECIMAL_INTEGER.test(v)) {
+      throw new ValidationError(`${what} '${key}' must be integer, written in plain decimal digits`);
+    }
+  }
 }
 
 function fieldName(location: string, instancePath: string, extra?: string): string {
@@ -53,9 +99,11 @@ function fieldName(location: string, instancePath: string, extra?: string): stri
 
 /** One sentence for the first failure: which field, which rule. */
 export function describe(errors: ErrorObject[], location: string): string {
-  // anyOf/oneOf report every branch first; the summary entry carries the field's expectation.
+  // anyOf/oneOf report every branch first; the summary entry carries the field's expectation,
+  // unless a branch failed only for its notation, which is the more precise reason.
+  const notation = errors.find((e) => e.keyword === 'x-plain-integer');
   const summary = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
-  const err = summary ?? errors[0];
+  const err = notation ?? summary ?? errors[0];
   if (!err) return `${location} is invalid`;
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
@@ -80,14 +128,14 @@ export const schemas = {
   u128: {
     'x-expect': 'a non-negative integer (u128), as a JSON number or a decimal string',
     anyOf: [
-      { type: 'integer', minimum: 0 },
+      { type: 'integer', minimum: 0, 'x-plain-integer': true },
       { type: 'string', format: 'u128' },
     ],
   },
   int64: {
     'x-expect': 'a non-negative integer (int64), as a JSON number or a decimal string',
     anyOf: [
-      { type: 'integer', minimum: 0 },
+      { type: 'integer', minimum: 0, 'x-plain-integer': true },
       { type: 'string', format: 'int64' },
     ],
   },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { Writable } from 'node:stream';
 import { loadConfig, type ConfigFile } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger, secretsOf } from '../src/logger.ts';
 import { createApp, type App } from '../src/app.ts';
 
 export const API_KEY = 'test-api-key-0123456789abcdef0123456789';
@@ -76,7 +76,7 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
       cb();
     },
   });
-  const logger = createLogger('debug', sink);
+  const logger = createLogger('debug', sink, secretsOf(config, { ...process.env, ...env }));
   const app = await createApp(config, logger);
   const server = await app.listen(0, '127.0.0.1');
   const address = server.address();

@@ -9,6 +9,10 @@ export function requireApiKey(apiKey: string): RequestHandler {
   // Comparing fixed-length digests keeps the comparison constant-time whatever the token's length.
   const expected = createHash('sha256').update(apiKey).digest();
   return (req, _res, next) => {
+    // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refused.
+    let count = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+    if (count > 1) return next(new AuthError('more than one Authorization header'));
     const header = req.headers.authorization;
     if (!header) return next(new AuthError('missing Authorization header'));
     const match = BEARER.exec(header);

@@ -1,21 +1,50 @@
 // JSON body parsing that keeps big integers exact and refuses anything that is not JSON.
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
+import { noteNonIntegerNotation } from '../validation.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Deepest nesting of arrays and objects a body may have; plugin params included. */
+export const MAX_JSON_DEPTH = 128;
 
 const INTEGER_LITERAL = /^-?\d+$/;
 
 /**
+ * The reviver recurses once per level, so 10,000 nested arrays overflow the stack; the schemas
+ * recurse too. Measured on the text, before parsing: strings are skipped, escapes honoured.
+ */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+      if (max > MAX_JSON_DEPTH) return max;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
+/**
  * JSON.parse rounds integers above 2^53 (1 ETH is 10^18 wei). Node 24's reviver sees each
  * number's source text, so such integers are kept as their exact decimal string; the schemas
- * accept amounts both as numbers and as digit strings.
+ * accept amounts both as numbers and as digit strings. An integer written as `1e3` or `7.0` is
+ * left a number (plugin params are any JSON) but noted, so integer fields can refuse it.
  */
 export function parseJson(text: string): unknown {
-  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER_LITERAL.test(context.source)) {
-      return context.source;
-    }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new AppError('INVALID_JSON', { reason: `JSON body nests deeper than ${MAX_JSON_DEPTH} levels` });
+  }
+  return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value !== 'number' || context?.source === undefined) return value;
+    if (INTEGER_LITERAL.test(context.source)) return Number.isSafeInteger(value) ? value : context.source;
+    if (Number.isInteger(value)) noteNonIntegerNotation(this, key);
     return value;
   });
 }
@@ -46,6 +75,7 @@ export function jsonBody(): RequestHandler {
       try {
         req.body = parseJson(decoded);
       } catch (e) {
+        if (e instanceof AppError) return next(e);
         return next(new AppError('INVALID_JSON', { reason: `malformed JSON body: ${(e as Error).message}` }));
       }
       next();

@@ -4,6 +4,18 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Query values worth logging; any other value may be something a client should not have put in a URL.
+const LOGGED_QUERY_VALUES = new Set(['page', 'per_page', 'status']);
+
+function loggableUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts: string[] = [];
+  for (const [name, value] of new URLSearchParams(url.slice(q + 1))) {
+    parts.push(`${encodeURIComponent(name)}=${LOGGED_QUERY_VALUES.has(name) ? encodeURIComponent(value) : '[redacted]'}`);
+  }
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
 
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -14,8 +26,8 @@ export function requestContext(logger: Logger): RequestHandler {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      // The Authorization header is never part of what is logged.
-      logger.info({ reqId: id, method: req.method, url: req.originalUrl, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      // The Authorization header and the body are never part of what is logged.
+      logger.info({ reqId: id, method: req.method, url: loggableUrl(req.originalUrl), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
     });
     next();
   };

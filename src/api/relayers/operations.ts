@@ -30,11 +30,16 @@ function queryCopy(raw: unknown): Record<string, unknown> {
   return { ...raw };
 }
 
-/** Spec: optional fields "or null" mean absent; dropping nulls keeps one schema per field. */
+/**
+ * Spec: optional fields "or null" mean absent; dropping nulls keeps one schema per field.
+ * Removed in place: the parsed body carries notes on how its numbers were written (validation.ts).
+ */
 function withoutNulls(body: unknown): unknown {
   if (body === undefined) throw new ValidationError('a JSON request body is required');
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
+  const record = body as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (record[key] === null) delete record[key];
+  return record;
 }
 
 export function createRelayerOperations(deps: { db: Db; config: Config; logger: Logger; events: TransactionEvents }): RelayerOperations {

@@ -76,7 +76,7 @@ const asset = {
 const stroops = {
   'x-expect': 'an integer amount in stroops (int64), as a JSON number or a decimal string',
   anyOf: [
-    { type: 'integer', minimum: 0 },
+    { type: 'integer', minimum: 0, 'x-plain-integer': true },
     { type: 'string', format: 'int64' },
   ],
 } as const;
@@ -115,7 +115,7 @@ const operation = {
   ],
 } as const;
 
-const byteArray32 = { type: 'array', minItems: 32, maxItems: 32, items: { type: 'integer', minimum: 0, maximum: 255 } } as const;
+const byteArray32 = { type: 'array', minItems: 32, maxItems: 32, items: { type: 'integer', minimum: 0, maximum: 255, 'x-plain-integer': true } } as const;
 
 const memo = {
   type: 'object',
