@@ -1,6 +1,7 @@
 // Starts Relaybox as a user does (`node src/main.ts`, its own process) and reads its process tree's RSS and CPU.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,22 +52,34 @@ function cpuTicks(pid: number): number {
   }
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/** Starts the service at warn level (as a tuned deployment would) and waits until /api/v1/health answers. */
 export async function startService(env: Record<string, string>): Promise<RunningService> {
+  const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      const line = output.split('\n').find((l) => l.includes('relaybox listening'));
-      if (line) resolve(`http://127.0.0.1:${(JSON.parse(line) as { address: { port: number } }).address.port}`);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    if (i > 300) throw new Error(`service did not answer within 30 s:\n${output}`);
+    const up = await fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false);
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const pid = child.pid!;
   return {
     url,

@@ -1,0 +1,33 @@
+// Runs the benchmark harness end to end on a handful of requests so it cannot rot (no timing asserted).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../src/config.ts';
+
+test('the bench harness runs every scenario and writes its JSON record and chart', async (t) => {
+  const out = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-out-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 120_000 });
+  assert.match(stdout, /\| echo plugin \| 1 \|/);
+  const files = readdirSync(out);
+  const json = files.find((f) => f.endsWith('.json'));
+  assert.ok(json && files.some((f) => f.endsWith('.svg')), files.join(', '));
+  const record = JSON.parse(readFileSync(path.join(out, json), 'utf8')) as { mode: string; node: string; rows: Array<{ scenario: string; inflight: number; errors: number; requests: number; ratioToHttpFloor?: number }> };
+  assert.equal(record.mode, 'smoke');
+  assert.match(record.node, /^v24\./);
+  const scenarios = new Set(record.rows.map((r) => r.scenario));
+  for (const name of ['HTTP floor (bare express 5)', 'echo plugin', 'log 10 lines (emit_logs)', 'CPU loop 1e5', 'sendTransaction (emit_traces)', 'KV get + set', 'create notification']) {
+    assert.ok(scenarios.has(name), `missing scenario ${name}`);
+  }
+  assert.ok(record.rows.some((r) => r.scenario.startsWith('cold start')));
+  assert.ok(record.rows.some((r) => r.scenario.startsWith('list transactions')));
+  for (const r of record.rows) {
+    assert.equal(r.errors, 0, `${r.scenario} @${r.inflight} had errors`);
+    assert.ok(r.requests > 0, `${r.scenario} ran no request`);
+  }
+  assert.ok(record.rows.filter((r) => r.scenario === 'echo plugin').every((r) => typeof r.ratioToHttpFloor === 'number'));
+});
