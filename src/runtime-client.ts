@@ -267,8 +267,14 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
     }
     proc.on('message', (msg: ChildMessage) => onMessage(proc, msg));
     proc.on('error', (err) => logger.error({ err }, 'plugin runtime process error'));
-    // 'close' comes after 'exit' and after fd 4 is drained, so OOM reports are already read.
-    proc.on('close', (code, signal) => {
+    // 'close' comes after 'exit' and after fd 4 is drained, so OOM reports are already read; a grandchild
+    // holding the inherited pipe could delay it, hence the fallback shortly after 'exit'.
+    let gone = false;
+    proc.on('exit', (code, signal) => setTimeout(() => onGone(code, signal), 500).unref());
+    proc.on('close', (code, signal) => onGone(code, signal));
+    const onGone = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (gone) return;
+      gone = true;
       if (child === proc) {
         child = undefined;
         up = false;
@@ -288,7 +294,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       const delay = failures === 0 ? 0 : Math.min(5000, 100 * 2 ** failures);
       failures++;
       restartTimer = setTimeout(start, delay);
-    });
+    };
     send(proc, { t: 'init', options: options() });
   }
 
@@ -323,11 +329,16 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       const proc = child;
       if (!proc) return;
       await new Promise<void>((resolve) => {
-        const kill = setTimeout(() => proc.kill('SIGKILL'), 3000);
-        proc.once('close', () => {
+        // 'exit', not 'close': a grandchild (esbuild's service) may still hold an inherited pipe open.
+        const done = () => {
           clearTimeout(kill);
+          clearTimeout(giveUp);
           resolve();
-        });
+        };
+        const kill = setTimeout(() => proc.kill('SIGKILL'), 3000);
+        const giveUp = setTimeout(done, 5000);
+        if (proc.exitCode !== null || proc.signalCode !== null) return done();
+        proc.once('exit', done);
         send(proc, { t: 'shutdown' });
         if (!proc.connected) proc.kill('SIGKILL');
       });
