@@ -61,8 +61,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const outbox = createOutbox({ events: webhookEvents, signal: webhookSignal });
   const relayers = createRelayerOperations({ db, config, logger, events: outbox });
   const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
-  const runtime = await createRuntimeClient({ config, logger, host: { relayers, db } });
-  const plugins = createPluginService({ runtime });
+  const runtime = await createRuntimeClient({
+    config,
+    logger,
+    host: { relayers, db },
+    observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth },
+  });
+  const plugins = createPluginService({ runtime, observer: metrics });
 
   const app = express();
   app.disable('x-powered-by');

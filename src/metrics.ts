@@ -80,7 +80,7 @@ export function createMetrics(deps: { transactionCounts: () => TransactionCount[
   });
   const runtimeQueue = new Gauge({
     name: 'relaybox_runtime_queue_depth',
-    help: 'Plugin calls waiting in the runtime queue',
+    help: 'Plugin calls handed to the runtime and not answered yet (queued or running there)',
     registers,
   });
   const webhookAttempts = new Counter({

@@ -159,8 +159,21 @@ async function waitForFinal(relayers: RelayerOperations, relayerId: string, tran
   }
 }
 
-export async function createRuntimeClient(deps: { config: Config; logger: Logger; host: { relayers: RelayerOperations; db: Db } }): Promise<RuntimeClient> {
+/** What the supervisor reports as it goes (metrics); plain callbacks, so this file needs no metrics library. */
+export interface RuntimeObserver {
+  restarted(): void;
+  /** Calls handed to the runtime and not answered yet (queued or running there). */
+  inFlight(count: number): void;
+}
+
+export async function createRuntimeClient(deps: {
+  config: Config;
+  logger: Logger;
+  host: { relayers: RelayerOperations; db: Db };
+  observer?: RuntimeObserver;
+}): Promise<RuntimeClient> {
   const { config, host } = deps;
+  const observer = deps.observer ?? { restarted() {}, inFlight() {} };
   const logger = deps.logger.child({ component: 'plugin-runtime' });
   const kv = createKvRepo(host.db);
   const pending = new Map<number, Pending>();
@@ -212,6 +225,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
         const call = pending.get(msg.id);
         if (!call) return;
         pending.delete(msg.id);
+        observer.inFlight(pending.size);
         if (msg.ok) {
           const metadata = msg.logs || msg.traces ? { ...(msg.logs ? { logs: msg.logs } : {}), ...(msg.traces ? { traces: msg.traces } : {}) } : undefined;
           call.resolve({ result: msg.result, raw: msg.raw, metadata });
@@ -282,6 +296,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       for (const [id, call] of pending) {
         if (call.child !== proc) continue;
         pending.delete(id);
+        observer.inFlight(pending.size);
         call.reject(
           oomCalls.has(id)
             ? new PluginError({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit', status: 500, details: {} })
@@ -293,6 +308,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       if (Date.now() - readyAt > 10_000) failures = 0;
       const delay = failures === 0 ? 0 : Math.min(5000, 100 * 2 ** failures);
       failures++;
+      observer.restarted();
       restartTimer = setTimeout(start, delay);
     };
     send(proc, { t: 'init', options: options() });
@@ -318,6 +334,7 @@ export async function createRuntimeClient(deps: { config: Config; logger: Logger
       const id = ++nextId;
       return new Promise<PluginCallResult>((resolve, reject) => {
         pending.set(id, { child: proc, plugin: pluginId, resolve, reject });
+        observer.inFlight(pending.size);
         sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input) });
       });
     },

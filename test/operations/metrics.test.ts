@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { build, request, type TestServer } from '../helper.ts';
 import { buildWithRelayers, evmBody, txPath } from '../transactions/fixtures.ts';
 import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';
+import { eventually, fixture } from '../fixtures/plugin-fixtures.ts';
 
 async function scrape(s: TestServer): Promise<string> {
   const res = await s.request('GET', '/metrics');
@@ -85,20 +86,31 @@ test('webhook deliveries are counted by outcome, with attempt duration and deliv
   assert.equal(sample(text, 'relaybox_webhook_delivery_latency_seconds_count'), 1);
 });
 
-test('plugin calls, runtime restarts and queue depth are exposed through the recorder', async (t) => {
-  const s = await build(t);
-  s.app.metrics.pluginCall('echo', 'ok', 0.02);
-  s.app.metrics.pluginCall('echo', 'ok', 0.03);
-  s.app.metrics.pluginCall('loop', 'timeout', 5);
-  s.app.metrics.runtimeRestart();
-  s.app.metrics.setRuntimeQueueDepth(7);
-  const text = await scrape(s);
+test('real plugin calls are counted by plugin and outcome, and a killed runtime counts as a restart', async (t) => {
+  const s = await build(t, {
+    plugins: {
+      'echo.ts': 'export async function handler(ctx) { return ctx.params; }',
+      'fails.ts': "export async function handler() { throw new Error('nope'); }",
+      'loop.ts': fixture('infinite-loop.ts'),
+    },
+  });
+  await eventually(async () => (await s.request('POST', '/api/v1/plugins/loop/call', { body: {} })).status !== 404);
+  for (let i = 0; i < 2; i++) assert.equal((await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })).status, 200);
+  assert.equal((await s.request('POST', '/api/v1/plugins/fails/call', { body: {} })).status, 500);
+  assert.equal((await s.request('POST', '/api/v1/plugins/missing/call', { body: {} })).status, 404);
+  let text = await scrape(s);
   assert.equal(sample(text, 'relaybox_plugin_calls_total', { plugin: 'echo', outcome: 'ok' }), 2);
+  assert.equal(sample(text, 'relaybox_plugin_calls_total', { plugin: 'fails', outcome: 'plugin_error' }), 1);
   assert.equal(sample(text, 'relaybox_plugin_calls_total', { plugin: 'loop', outcome: 'timeout' }), 1);
   assert.equal(sample(text, 'relaybox_plugin_call_duration_seconds_count', { plugin: 'echo', outcome: 'ok' }), 2);
-  assert.equal(sample(text, 'relaybox_plugin_call_duration_seconds_sum', { plugin: 'loop', outcome: 'timeout' }), 5);
+  assert.equal(sample(text, 'relaybox_plugin_calls_total', { plugin: 'missing', outcome: 'plugin_error' }), undefined);
+  assert.equal(sample(text, 'relaybox_runtime_queue_depth'), 0);
+  assert.equal(sample(text, 'relaybox_runtime_restarts_total'), 0);
+
+  process.kill(s.app.runtime.pid!, 'SIGKILL');
+  await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 1 } })).status === 200);
+  text = await scrape(s);
   assert.equal(sample(text, 'relaybox_runtime_restarts_total'), 1);
-  assert.equal(sample(text, 'relaybox_runtime_queue_depth'), 7);
 });
 
 test('Node process defaults are collected', async (t) => {

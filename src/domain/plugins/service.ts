@@ -1,6 +1,23 @@
 // Plugin use cases: call a plugin through the runtime, list and describe the plugins it has loaded.
-import { AppError } from '../../errors.ts';
+import { AppError, PluginError } from '../../errors.ts';
 import type { CallInput, PluginCallResult, PluginInfo, RuntimeClient } from '../../runtime-client.ts';
+import type { PluginCallOutcome } from '../../metrics.ts';
+
+/** Where each finished call is reported (metrics). */
+export interface PluginCallObserver {
+  pluginCall(pluginId: string, outcome: PluginCallOutcome, seconds: number): void;
+}
+
+/** A call that never reached a plugin (unknown id, GET not allowed) is not a plugin call. */
+function outcomeOf(err: unknown): PluginCallOutcome | undefined {
+  if (err instanceof PluginError) {
+    if (err.code === 'TIMEOUT') return 'timeout';
+    if (err.code === 'MEMORY_LIMIT_EXCEEDED') return 'memory';
+    return 'plugin_error';
+  }
+  if (err instanceof AppError && err.code === 'RUNTIME_UNAVAILABLE') return 'overload';
+  return undefined;
+}
 
 /** A plugin as GET /api/v1/plugins shows it; its `config` values stay private. */
 export interface PluginView {
@@ -28,10 +45,21 @@ function view(p: PluginInfo): PluginView {
   };
 }
 
-export function createPluginService(deps: { runtime: RuntimeClient }): PluginService {
-  const { runtime } = deps;
+export function createPluginService(deps: { runtime: RuntimeClient; observer?: PluginCallObserver }): PluginService {
+  const { runtime, observer } = deps;
   return {
-    call: (pluginId, input) => runtime.call(pluginId, input),
+    async call(pluginId, input) {
+      const t0 = performance.now();
+      try {
+        const result = await runtime.call(pluginId, input);
+        observer?.pluginCall(pluginId, 'ok', (performance.now() - t0) / 1000);
+        return result;
+      } catch (err) {
+        const outcome = outcomeOf(err);
+        if (outcome) observer?.pluginCall(pluginId, outcome, (performance.now() - t0) / 1000);
+        throw err;
+      }
+    },
     list: () => runtime.plugins().map(view),
     get(pluginId) {
       const found = runtime.plugins().find((p) => p.id === pluginId);
