@@ -1,10 +1,12 @@
 // Secrets stay secret: the API key is compared in constant time, and no key reaches a log line or a response.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config.ts';
-import { API_KEY, type TestServer } from '../helper.ts';
+import { API_KEY, request, type TestServer } from '../helper.ts';
+import { startService } from '../faults/support.ts';
 import { buildWithRelayers, EVM_KEY, EVM_KEY_2, evmBody, testConfig, txPath } from '../transactions/fixtures.ts';
 import { rawRequest } from './support.ts';
 
@@ -120,4 +122,30 @@ test('the store keeps no signing key in plain text when STORAGE_ENCRYPTION_KEY i
   assert.ok(!stored.includes(API_SIGNING_KEY));
   for (const p of ['/api/v1/notifications', '/api/v1/notifications/enc']) assertNoSecrets((await s.request('GET', p)).text, p, [API_SIGNING_KEY]);
   assertNoSecrets(s.rawLogs(), 'the log', [API_SIGNING_KEY, 'storage-encryption-key-0123456789abcdef']);
+});
+
+test('node src/main.ts at LOG_LEVEL=debug prints no secret, whatever the requests carry', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-secrets-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const configPath = path.join(dir, 'config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      ...testConfig,
+      notifications: [{ id: 'signed', url: 'http://127.0.0.1:9/s', signing_key_env: 'HOOK_KEY' }],
+      plugins: [],
+    }),
+  );
+  const svc = startService({ API_KEY, DATA_DIR: path.join(dir, 'data'), CONFIG_PATH: configPath, LOG_LEVEL: 'debug', HOOK_KEY: CONFIG_SIGNING_KEY, RELAYBOX_TEST_EVM_KEY: EVM_KEY_2 });
+  t.after(() => svc.killHard());
+  const url = await svc.listening;
+  for (const p of [`/api/v1/relayers/${API_KEY}`, `/api/v1/relayers/${EVM_KEY}`, `/api/v1/relayers/evm/transactions/${CONFIG_SIGNING_KEY}`, `/api/v1/relayers?token=${EVM_KEY_2}`]) {
+    assert.ok((await request(url, 'GET', p)).status < 500, p);
+  }
+  await request(url, 'POST', '/api/v1/notifications', { body: { url: 'nope', signing_key: API_SIGNING_KEY } });
+  await request(url, 'POST', txPath('evm-env'), { body: evmBody() });
+  await request(url, 'GET', '/api/v1/relayers', { auth: `Bearer ${API_KEY}x` });
+  assert.equal(await svc.stop(), 0);
+  assert.match(svc.output(), /"level":20/);
+  assertNoSecrets(svc.output(), 'the process output', [API_KEY, EVM_KEY, EVM_KEY_2, CONFIG_SIGNING_KEY, API_SIGNING_KEY]);
 });
