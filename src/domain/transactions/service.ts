@@ -46,7 +46,7 @@ export function createTransactionService(deps: {
     const network = relayers.network(relayer);
     if (relayer.network_type === 'evm') {
       const prepared = prepareEvm(body as EvmBody, network, previous as never);
-      const signed = await signEvm(relayers.signer(relayer.id).privateKey!, network.chain_id!, nonce, prepared);
+      const signed = signEvm(relayers.signer(relayer.id).privateKey!, network.chain_id!, nonce, prepared);
       return evmRecordFields(prepared, signed, nonce, relayer.address);
     }
     if (relayer.network_type === 'solana') return solanaRecordFields(body as SolanaBody, relayer.address);
