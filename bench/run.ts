@@ -161,6 +161,7 @@ try {
   svc = await startService({ API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, CONFIG_PATH: benchConfig(root), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', PLUGIN_CONTEXT_MODE: process.env.PLUGIN_CONTEXT_MODE ?? 'warm' });
   for (const { plugin } of PLUGIN_SCENARIOS) await waitForPlugin(svc.url, plugin);
   const rssBefore = svc.rssMiB();
+  const rssBreakdownBefore = svc.rssBreakdownMiB();
   const cpuBefore = svc.cpuSeconds();
 
   let driverCpu = 0;
@@ -177,6 +178,7 @@ try {
   rows.push(row('create notification', 16, notif));
   rows.push(await coldStart(svc, pluginsDir));
   const rssAfterPlugins = svc.rssMiB();
+  const rssBreakdownAfterPlugins = svc.rssBreakdownMiB();
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
@@ -188,13 +190,14 @@ try {
     node: process.version,
     commit: gitCommit(),
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
-    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, cpuSecondsDuringPluginScenarios: serviceCpu },
+    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
     driverCpuSeconds: driverCpu,
     rows,
   };
   const files = writeResults(outDir, record.date.replace(/[:.]/g, '-'), record);
   process.stdout.write(`\n${table(rows)}\n\n`);
-  process.stdout.write(`service RSS (HTTP + runtime processes): ${rssBefore.toFixed(0)} MiB before, ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios, ${rssAfter.toFixed(0)} MiB after the list scenario\n`);
+  const split = (b: { http: number; runtime: number }) => `HTTP ${b.http.toFixed(0)} + runtime ${b.runtime.toFixed(0)}`;
+  process.stdout.write(`service RSS: ${rssBefore.toFixed(0)} MiB before (${split(rssBreakdownBefore)}), ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios (${split(rssBreakdownAfterPlugins)}), ${rssAfter.toFixed(0)} MiB after the list scenario\n`);
   process.stdout.write(`CPU seconds during plugin scenarios: service ${serviceCpu.toFixed(1)}, driver ${driverCpu.toFixed(1)}\n`);
   process.stdout.write(`results: ${path.relative(ROOT, files.json)}, chart: ${path.relative(ROOT, files.svg)}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   const errors = rows.reduce((n, r) => n + r.errors, 0);

@@ -14,6 +14,8 @@ export interface RunningService {
   child: ChildProcess;
   /** RSS in MiB of the service and every descendant (the plugin runtime process). */
   rssMiB(): number;
+  /** The same, split: the HTTP process, and the runtime process with its descendants (esbuild). */
+  rssBreakdownMiB(): { http: number; runtime: number };
   /** CPU seconds (user + system) of the service and every descendant so far. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startService(env: Record<string, string>): Promise<Running
     url,
     child,
     rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
+    rssBreakdownMiB: () => ({ http: rssKiB(pid) / 1024, runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024 }),
     cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
     async stop() {
       if (child.exitCode !== null) return;
