@@ -14,17 +14,8 @@ export interface RelayerRow {
   last_created_ms: number;
 }
 
-export interface RelayerSeed {
-  id: string;
-  name: string;
-  network: string;
-  network_type: NetworkType;
-  signer_id: string;
-  address: string;
-  paused: boolean;
-  notification_id: string | null;
-  initial_nonce: number;
-}
+/** A relayer as the config file declares it, before the store tracks its nonce and clock. */
+export type RelayerSeed = Omit<RelayerRow, 'next_nonce' | 'last_created_ms'> & { initial_nonce: number };
 
 /** Relayers table. Only active relayers (present in the config) are visible. */
 export interface RelayersRepo {
