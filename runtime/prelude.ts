@@ -23,7 +23,9 @@ const ObjectFreeze = Object.freeze;
 const ObjectDefineProperty = Object.defineProperty;
 const apply = Reflect.apply;
 const hostApply = host.apply;
-const hostOpts = ObjectFreeze({ arguments: ObjectFreeze({ copy: true }), result: ObjectFreeze({ promise: true, copy: true }) });
+// Null prototypes: isolated-vm reads absent options (reference, timeout, …) through the prototype chain, so a
+// getter the plugin put on Object.prototype would otherwise run inside the host call and could change its options.
+const hostOpts = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }), result: ObjectFreeze({ __proto__: null, promise: true, copy: true }) });
 const API_ERROR = 'RelayerApiError';
 
 let logs = [];

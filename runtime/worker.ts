@@ -10,6 +10,7 @@ import {
   type HostOp,
   type InspectResult,
   type InspectTask,
+  type LogEntry,
   type WorkerData,
   type WorkerHostReply,
   type WorkerHostRequest,
@@ -107,6 +108,35 @@ function failure(code: string, message: string, status: number, extra: Partial<E
   return { ok: false, error: { code, message, status, details: {}, ...extra } };
 }
 
+// The prelude enforces the log and error limits inside the isolate, but with intrinsics the plugin can tamper
+// with (Array.prototype.push, String.prototype.slice): measured, a plugin pushed 8 MB of logs past them. These
+// checks run on the host side, on what actually came out, and cannot be bypassed.
+const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+const MAX_MESSAGE = 4096;
+
+function boundedLogs(logsJson: string): LogEntry[] {
+  // JSON escaping can make a line up to 6x longer than the characters the prelude counted.
+  if (logsJson.length > limits.maxLogBytes * 6 + limits.maxLogLines * 64 + 4096) {
+    return [{ level: 'warn', message: `[relaybox] logs dropped: the call's log output exceeded ${limits.maxLogBytes} bytes` }];
+  }
+  const parsed: unknown = JSON.parse(logsJson);
+  const entries = Array.isArray(parsed) ? parsed.slice(0, limits.maxLogLines + 1) : [];
+  return entries.map((e: { level?: unknown; message?: unknown } | null) => ({
+    level: typeof e?.level === 'string' && LOG_LEVELS.has(e.level) ? e.level : 'log',
+    message: typeof e?.message === 'string' ? (e.message.length > limits.maxLogLineBytes + 16 ? e.message.slice(0, limits.maxLogLineBytes) + '… [truncated]' : e.message) : '',
+  }));
+}
+
+function boundedError(json: string): ErrorData {
+  if (json.length > limits.maxResultBytes + MAX_MESSAGE * 6 + 1024) {
+    return { code: 'PLUGIN_ERROR', message: 'Plugin error report exceeds the size limit', status: 500, details: {} };
+  }
+  const e = JSON.parse(json) as ErrorData;
+  if (typeof e.message !== 'string') e.message = 'Plugin execution failed';
+  else if (e.message.length > MAX_MESSAGE + 16) e.message = e.message.slice(0, MAX_MESSAGE) + '… [truncated]';
+  return e;
+}
+
 function classify(err: unknown, gen: Generation, timedOut: boolean, task: CallTask): WorkerResult {
   const message = (err as Error)?.message ?? String(err);
   const seconds = task.timeoutMs / 1000;
@@ -151,10 +181,11 @@ async function call(task: CallTask): Promise<WorkerResult> {
     slot.call = active;
     const [ok, json, logsJson] = await runInSlot(slot, task.input, task.config, task.emitLogs, task.timeoutMs);
     reusable = true;
-    const logs = logsJson ? JSON.parse(logsJson) : undefined;
+    const logs = logsJson ? boundedLogs(logsJson) : undefined;
     const traces = task.emitTraces ? active.traces : undefined;
+    if (ok && json.length > limits.maxResultBytes) return { ...failure('RESULT_TOO_LARGE', `Plugin result exceeds ${limits.maxResultBytes} bytes`, 500, { details: { limit: limits.maxResultBytes } }), logs, traces };
     if (ok) return { ok: true, result: json, logs, traces };
-    return { ok: false, error: JSON.parse(json) as ErrorData, logs, traces };
+    return { ok: false, error: boundedError(json), logs, traces };
   } catch (err) {
     const result = classify(err, gen, timedOut, task);
     if (task.emitTraces) result.traces = active.traces;
