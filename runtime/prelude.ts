@@ -126,7 +126,17 @@ const api = ObjectFreeze({
 
 const kv = ObjectFreeze({
   get: (key) => call('kv.get', { key }),
-  set: (key, value, opts) => call('kv.set', { key, value, ttlSec: opts && opts.ttlSec }),
+  set(key, value, opts) {
+    // Refused here, before a 10 MB value is copied through the worker, the runtime and the IPC channel.
+    let json;
+    try { json = toJson(value); } catch (e) { return Promise.reject(e); }
+    if (json.length > limits.maxKvValueBytes) {
+      const e = new ErrorC('kv value exceeds ' + limits.maxKvValueBytes + ' bytes');
+      e.name = API_ERROR; e.code = 'VALIDATION_FAILED'; e.status = 400; e.details = { limit: limits.maxKvValueBytes };
+      return Promise.reject(e);
+    }
+    return call('kv.set', { key, value, ttlSec: opts && opts.ttlSec });
+  },
   del: (key) => call('kv.del', { key }),
   exists: (key) => call('kv.exists', { key }),
   listKeys: (pattern) => call('kv.listKeys', { pattern: pattern === undefined ? '*' : pattern }),

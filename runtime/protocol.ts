@@ -74,6 +74,8 @@ export interface RuntimeLimits {
   maxLogBytes: number;
   maxLogLineBytes: number;
   maxApiCalls: number;
+  /** JSON text of one kv value; checked in the sandbox before it is copied out (the store checks bytes again). */
+  maxKvValueBytes: number;
 }
 
 export interface RuntimeOptions {

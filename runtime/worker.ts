@@ -185,6 +185,9 @@ async function call(task: CallTask): Promise<WorkerResult> {
     const traces = task.emitTraces ? active.traces : undefined;
     if (ok && json.length > limits.maxResultBytes) return { ...failure('RESULT_TOO_LARGE', `Plugin result exceeds ${limits.maxResultBytes} bytes`, 500, { details: { limit: limits.maxResultBytes } }), logs, traces };
     if (ok) return { ok: true, result: json, logs, traces };
+    // A failed call may leave a heap full of garbage (a 50 MB result refused, say); V8 keeps those pages. Retire
+    // such an isolate rather than keep it warm, so the runtime's memory returns to its baseline.
+    if (gen.isolate.getHeapStatisticsSync().total_heap_size > (task.memoryMb * 1024 * 1024) / 4) gen.retired = true;
     return { ok: false, error: boundedError(json), logs, traces };
   } catch (err) {
     const result = classify(err, gen, timedOut, task);

@@ -11,7 +11,7 @@ import type { Db } from './store/db.ts';
 import type { RelayerOperations, TransactionRecord } from './domain/types.ts';
 import { FINAL_STATUSES } from './domain/types.ts';
 import { AppError, PluginError, ValidationError } from './errors.ts';
-import { createKvRepo, type KvRepo } from './store/kv-repo.ts';
+import { createKvRepo, KV_MAX_VALUE_BYTES, type KvRepo } from './store/kv-repo.ts';
 import {
   OOM_FD,
   createBatcher,
@@ -195,7 +195,7 @@ export async function createRuntimeClient(deps: {
     threads: config.pluginRuntime.threads,
     concurrency: config.pluginRuntime.concurrency,
     maxQueue: config.pluginRuntime.maxQueue,
-    limits: { maxResultBytes: 1024 * 1024, maxLogLines: 200, maxLogBytes: 64 * 1024, maxLogLineBytes: 4096, maxApiCalls: 100 },
+    limits: { maxResultBytes: 1024 * 1024, maxLogLines: 200, maxLogBytes: 64 * 1024, maxLogLineBytes: 4096, maxApiCalls: 100, maxKvValueBytes: KV_MAX_VALUE_BYTES },
     quarantine,
   });
 
