@@ -11,7 +11,8 @@ export interface SandboxPool {
 export function createPool(options: RuntimeOptions): SandboxPool {
   const workerData: WorkerData = { contextMode: options.contextMode, concurrency: options.concurrency, limits: options.limits };
   const pool = new Piscina({
-    filename: new URL('./worker.ts', import.meta.url).href,
+    // A CommonJS entry: see worker-entry.cjs for why Piscina must not require() worker.ts itself.
+    filename: new URL('./worker-entry.cjs', import.meta.url).href,
     minThreads: options.threads,
     maxThreads: options.threads,
     // Warm isolates live in the workers: never throw idle workers away (Piscina's default is immediate).
