@@ -112,7 +112,3 @@ export class PluginError extends Error {
     this.headers = init.headers;
   }
 }
-
-export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
-}
