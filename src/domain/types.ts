@@ -32,6 +32,12 @@ export interface TransactionRecord {
   [field: string]: unknown;
 }
 
+/** Which page a list request asks for (validated: page >= 1, per_page 0-100). */
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}
+
 export interface Page<T> {
   items: T[];
   pagination: { current_page: number; per_page: number; total_items: number };

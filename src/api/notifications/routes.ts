@@ -2,19 +2,21 @@
 import { Router } from 'express';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
-import type { CreateNotificationInput, NotificationService, PageQuery, UpdateNotificationInput } from '../../domain/notifications/service.ts';
+import type { CreateNotificationInput, NotificationService, UpdateNotificationInput } from '../../domain/notifications/service.ts';
+import type { PageRequest } from '../../domain/types.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { deliveryRecord, notificationRecord } from '../../openapi/records.ts';
-import { createBody, deliveryParams, idParams, pageQuery, updateBody } from './schemas.ts';
+import { createBody, deliveryParams, idParams, updateBody } from './schemas.ts';
+import { pageQuery } from '../paging.ts';
 
 type IdParams = { id: string };
 
 export function createNotificationsRouter(service: NotificationService): Router {
   const createInput = validator<unknown, unknown, CreateNotificationInput>({ body: createBody });
-  const listInput = validator<unknown, PageQuery, undefined>({ query: pageQuery });
+  const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const oneInput = validator<IdParams, unknown, undefined>({ params: idParams });
   const updateInput = validator<IdParams, unknown, UpdateNotificationInput>({ params: idParams, body: updateBody });
-  const deliveriesInput = validator<IdParams, PageQuery, undefined>({ params: idParams, query: pageQuery });
+  const deliveriesInput = validator<IdParams, PageRequest, undefined>({ params: idParams, query: pageQuery });
   const retryInput = validator<IdParams & { event_id: string }, unknown, undefined>({ params: deliveryParams });
 
   const router = Router();

@@ -42,13 +42,3 @@ export const deliveryParams = {
   required: ['id', 'event_id'],
   properties: { id: notificationId, event_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
-
-export const pageQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    // Bounded so (page - 1) * per_page stays an exact integer SQLite can bind as an offset.
-    page: { type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1 },
-    per_page: { type: 'integer', minimum: 0, maximum: 100, default: 10 },
-  },
-} as const;

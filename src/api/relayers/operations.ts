@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
-import type { NetworkType, RelayerOperations, TransactionEvents, TransactionStatus } from '../../domain/types.ts';
+import type { NetworkType, PageRequest, RelayerOperations, TransactionEvents, TransactionStatus } from '../../domain/types.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation.ts';
 import { createRelayersRepo } from '../../store/relayers-repo.ts';
@@ -13,11 +13,6 @@ import { createRelayerService } from '../../domain/relayers/service.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
 import { evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { checkShape } from './shapes.ts';
-
-interface Paging {
-  page: number;
-  per_page: number;
-}
 
 /** Query values arrive as strings (or arrays when repeated); a repeated parameter is ambiguous, so refused. */
 function queryCopy(raw: unknown): Record<string, unknown> {
@@ -60,8 +55,8 @@ export function createRelayerOperations(deps: { db: Db; config: Config; logger: 
 
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');
-  const relayersQuery = compile<Paging>(listRelayersQuery, 'query', { coerce: true });
-  const transactionsQuery = compile<Paging & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true });
+  const relayersQuery = compile<PageRequest>(listRelayersQuery, 'query', { coerce: true });
+  const transactionsQuery = compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true });
   const updateBody = compile<{ paused?: boolean; notification_id?: string | null }>(updateRelayerBody, 'body');
   const bodies: Record<NetworkType, Validator<TransactionBody>> = {
     evm: compile(evmBody, 'body'),

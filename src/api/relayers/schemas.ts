@@ -1,22 +1,18 @@
 // JSON Schemas for the relayer and transaction requests: path ids, list queries, PATCH, shapes A, B, C.
 import { schemas } from '../../validation.ts';
+import { pageQuery, pagingProperties } from '../paging.ts';
 
 const STATUSES = ['pending', 'sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired', 'canceled'];
 export const SPEEDS = ['fastest', 'fast', 'average', 'safeLow'];
 
 export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
 
-const paging = {
-  page: { type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1 },
-  per_page: { type: 'integer', minimum: 0, maximum: 100, default: 10 },
-} as const;
-
-export const listRelayersQuery = { type: 'object', additionalProperties: false, properties: paging } as const;
+export const listRelayersQuery = pageQuery;
 
 export const listTransactionsQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { ...paging, status: { enum: STATUSES } },
+  properties: { ...pagingProperties, status: { enum: STATUSES } },
 } as const;
 
 export const updateRelayerBody = {

@@ -2,7 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import { AppError, ConflictError, NotFoundError } from '../../errors.ts';
-import type { Page } from '../types.ts';
+import type { Page, PageRequest } from '../types.ts';
 import type { Log, NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
 import type { SecretBox } from './secret-box.ts';
 
@@ -41,19 +41,14 @@ export interface UpdateNotificationInput {
   signing_key?: string;
 }
 
-export interface PageQuery {
-  page: number;
-  per_page: number;
-}
-
 export interface NotificationService {
   create(input: CreateNotificationInput): NotificationView;
-  list(query: PageQuery): Page<NotificationView>;
+  list(query: PageRequest): Page<NotificationView>;
   get(id: string): NotificationView;
   update(id: string, input: UpdateNotificationInput): NotificationView;
   /** Refused (400) while a relayer points at it. Returns the deleted record. */
   remove(id: string): NotificationView;
-  listDeliveries(id: string, query: PageQuery): Page<DeliveryView>;
+  listDeliveries(id: string, query: PageRequest): Page<DeliveryView>;
   /** Re-queues a failed delivery with a fresh set of attempts. */
   retryDelivery(id: string, eventId: string): DeliveryView;
 }
