@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from '../helper.ts';
 import { createSecretBox } from '../../src/domain/notifications/secret-box.ts';
-import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor } from '../webhooks/support.ts';
+import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from '../webhooks/support.ts';
 
 const KEY = 'a-signing-key-of-at-least-32-characters!';
 const STORAGE_KEY = 'storage-encryption-key-0123456789abcdef';
@@ -65,10 +65,7 @@ test('a sealed key without STORAGE_ENCRYPTION_KEY is a clear error at start and 
 
   pointRelayer(s.app.db, 'hook-relayer', 'locked');
   emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
-  const failed = await waitFor(async () => {
-    const res = await s.request('GET', '/api/v1/notifications/locked/deliveries');
-    return res.body.data[0]?.status === 'failed' && res.body.data[0];
-  }, 'the event to fail');
+  const failed = await waitForFailedDelivery(s, 'locked');
   assert.equal(failed.last_error, 'the signing key is stored encrypted but STORAGE_ENCRYPTION_KEY is not set');
   assert.equal(receiver.received.length, 0, 'nothing unsigned is sent in its place');
   assert.equal((await s.request('GET', '/api/v1/health')).status, 200);

@@ -6,6 +6,7 @@ import type { Db } from '../../src/store/db.ts';
 import { createWebhookEventsRepo } from '../../src/store/webhook-events-repo.ts';
 import { createOutbox } from '../../src/domain/webhooks/outbox.ts';
 import type { TransactionRecord } from '../../src/domain/types.ts';
+import type { TestServer } from '../helper.ts';
 
 /** Short timings so retries happen in milliseconds; the poll picks up events written by tests. */
 export const FAST_WEBHOOKS: Record<string, string> = {
@@ -73,6 +74,14 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Waits until the newest delivery of notification `id` is marked failed, and returns it as the API lists it. */
+export function waitForFailedDelivery(s: TestServer, id: string): Promise<Record<string, any>> {
+  return waitFor(async () => {
+    const res = await s.request('GET', `/api/v1/notifications/${id}/deliveries`);
+    return res.body.data[0]?.status === 'failed' && res.body.data[0];
+  }, 'the event to fail');
 }
 
 /** Points relayer `relayerId` at `notificationId`, inserting a bare relayer row when the id is not seeded. */

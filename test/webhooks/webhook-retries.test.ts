@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from '../helper.ts';
-import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor } from './support.ts';
+import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from './support.ts';
 
 test('a receiver that fails twice then succeeds gets the event on the third attempt with the same X-Webhook-Id', async (t) => {
   const receiver = await startReceiver(t, (_req, i) => (i < 2 ? 503 : 200));
@@ -31,10 +31,7 @@ test('after the last attempt the event is failed and kept, and retry re-queues i
   pointRelayer(s.app.db, 'hook-relayer', 'down');
   emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
 
-  const failed = await waitFor(async () => {
-    const res = await s.request('GET', '/api/v1/notifications/down/deliveries');
-    return res.body.data[0]?.status === 'failed' && res.body.data[0];
-  }, 'the event to fail');
+  const failed = await waitForFailedDelivery(s, 'down');
   assert.equal(failed.attempts, 3);
   assert.equal(failed.last_error, 'receiver answered HTTP 500');
   assert.equal(failed.next_attempt_at, null);
@@ -82,10 +79,7 @@ test('a connection error is recorded and retried', async (t) => {
   await s.request('POST', '/api/v1/notifications', { body: { id: 'dead', url: deadUrl } });
   pointRelayer(s.app.db, 'hook-relayer', 'dead');
   emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
-  const event = await waitFor(async () => {
-    const res = await s.request('GET', '/api/v1/notifications/dead/deliveries');
-    return res.body.data[0]?.status === 'failed' && res.body.data[0];
-  }, 'the event to fail');
+  const event = await waitForFailedDelivery(s, 'dead');
   assert.match(event.last_error, /^connection error: ECONNREFUSED/);
 });
 
