@@ -50,6 +50,8 @@ export function parseJson(text: string): unknown {
 }
 
 const raw = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
+// Non-streaming decode() keeps no state between calls, so one fatal decoder serves every request.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Reads the body (1 MiB cap), requires a JSON content type when there is one, and parses it. */
 export function jsonBody(): RequestHandler {
@@ -65,10 +67,9 @@ export function jsonBody(): RequestHandler {
       if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
         return next(new AppError('UNSUPPORTED_MEDIA_TYPE', { reason: `Content-Type must be application/json, got '${type || 'none'}'` }));
       }
-      const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
       let decoded: string;
       try {
-        decoded = text.decode(buf);
+        decoded = utf8.decode(buf);
       } catch {
         return next(new AppError('INVALID_JSON', { reason: 'request body is not valid UTF-8' }));
       }
