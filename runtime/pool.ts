@@ -1,6 +1,6 @@
 // The Piscina pool of sandbox workers: sized once, warm workers kept, a bounded queue that answers "busy".
 import { Piscina } from 'piscina';
-import type { CallTask, InspectResult, InspectTask, RuntimeOptions, WorkerData, WorkerResult } from './protocol.ts';
+import { WORKER_YOUNG_GENERATION_MB, type CallTask, type InspectResult, type InspectTask, type RuntimeOptions, type WorkerData, type WorkerResult } from './protocol.ts';
 
 export interface SandboxPool {
   call(task: CallTask): Promise<WorkerResult>;
@@ -22,6 +22,7 @@ export function createPool(options: RuntimeOptions): SandboxPool {
     concurrentTasksPerWorker: options.concurrency,
     maxQueue: options.maxQueue,
     workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
 
   const run = async <T>(task: CallTask | InspectTask): Promise<T> => {

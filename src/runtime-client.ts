@@ -14,6 +14,7 @@ import { AppError, PluginError, ValidationError } from './errors.ts';
 import { createKvRepo, KV_MAX_VALUE_BYTES, type KvRepo } from './store/kv-repo.ts';
 import {
   OOM_FD,
+  RUNTIME_PROCESS,
   createBatcher,
   type CallInput,
   type ChildMessage,
@@ -257,13 +258,12 @@ export async function createRuntimeClient(deps: {
   function start(): void {
     const oomCalls = new Set<number>();
     const proc = fork(SERVER_PATH, [], {
-      // isolated-vm needs it on the process command line; it cannot go in a Worker's execArgv.
-      execArgv: ['--no-node-snapshot'],
+      execArgv: [...RUNTIME_PROCESS.execArgv],
       serialization: 'advanced',
       // fd 4: OOM reports, written synchronously by a worker right before the process ends.
       stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       // Plugins cannot read the environment anyway; the runtime itself needs none of our secrets either.
-      env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NODE_ENV: process.env.NODE_ENV ?? '' },
+      env: { ...RUNTIME_PROCESS.env, PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NODE_ENV: process.env.NODE_ENV ?? '' },
     });
     child = proc;
     const oomStream = proc.stdio[OOM_FD] as Readable | null;
