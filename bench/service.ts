@@ -1,4 +1,4 @@
-// Starts Relaybox as a user does (`node src/main.ts`, its own process) and reads its process tree's RSS and CPU.
+// Starts Relaybox as a user does (`npm start`'s command line, its own process) and reads its process tree's RSS and CPU.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLOCK_TICKS = 100; // USER_HZ on Linux
+/** `npm start` without `node`: the V8 flags and the entry, so what we measure is what users run. */
+const START_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).slice(1);
 
 export interface RunningService {
   url: string;
@@ -66,7 +68,7 @@ async function freePort(): Promise<number> {
 /** Starts the service at warn level (as a tuned deployment would) and waits until /api/v1/health answers. */
 export async function startService(env: Record<string, string>): Promise<RunningService> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
