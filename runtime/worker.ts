@@ -26,6 +26,8 @@ const FRESH_CONTEXTS_PER_ISOLATE = 100;
 /** Plugins kept warm per worker; the least recently used idle one is disposed beyond this. */
 const MAX_GENERATIONS = 64;
 const MAX_CODE_CACHE = 128;
+/** A loaded warm isolate's heap is ~2 MiB (measured); after a failed call, more than this is garbage worth dropping. */
+const RETIRE_AFTER_FAILURE_HEAP_BYTES = 8 * 1024 * 1024;
 
 const generations = new Map<string, Generation>();
 const codeCache = new Map<string, string>();
@@ -185,9 +187,9 @@ async function call(task: CallTask): Promise<WorkerResult> {
     const traces = task.emitTraces ? active.traces : undefined;
     if (ok && json.length > limits.maxResultBytes) return { ...failure('RESULT_TOO_LARGE', `Plugin result exceeds ${limits.maxResultBytes} bytes`, 500, { details: { limit: limits.maxResultBytes } }), logs, traces };
     if (ok) return { ok: true, result: json, logs, traces };
-    // A failed call may leave a heap full of garbage (a 50 MB result refused, say); V8 keeps those pages. Retire
-    // such an isolate rather than keep it warm, so the runtime's memory returns to its baseline.
-    if (gen.isolate.getHeapStatisticsSync().total_heap_size > (task.memoryMb * 1024 * 1024) / 4) gen.retired = true;
+    // A failed call may leave a heap full of garbage (a 50 MB result or a 10 MB kv value refused, say); V8 keeps
+    // those pages. Retire such an isolate rather than keep it warm, so the runtime's memory returns to its baseline.
+    if (gen.isolate.getHeapStatisticsSync().total_heap_size > RETIRE_AFTER_FAILURE_HEAP_BYTES) gen.retired = true;
     return { ok: false, error: boundedError(json), logs, traces };
   } catch (err) {
     const result = classify(err, gen, timedOut, task);

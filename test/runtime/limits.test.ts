@@ -61,3 +61,23 @@ test('a call may make only a bounded number of api/kv calls', async (t) => {
   const res = await s.request('POST', '/api/v1/plugins/chatty/call', { body: {} });
   assert.deepEqual(res.body.data, { ok: 100, code: 'API_CALL_LIMIT' });
 });
+
+test('a failed call that leaves a large heap gets a new isolate next time; a small failure keeps the warm one', async (t) => {
+  // One thread, one call at a time: a single warm context serves every call, so `calls` tells when it was replaced.
+  const plugin = `export const settings = { memory_mb: 128 };
+    let calls = 0;
+    export async function handler({ params }) {
+      calls++;
+      if (params === 'small-failure') throw new Error('small');
+      if (params === 'large-failure') { const garbage = new Array(1e6).fill(1.5); throw new Error('large ' + garbage.length); }
+      return calls;
+    }`;
+  const s = await build(t, { env: { PLUGIN_THREADS: '1', PLUGIN_CONCURRENCY: '1' }, plugins: { 'stateful.ts': plugin } });
+  const call = async (params: string) => (await s.request('POST', '/api/v1/plugins/stateful/call', { body: { params } })).body;
+  assert.equal((await call('ok')).data, 1);
+  assert.equal((await call('ok')).data, 2);
+  assert.equal((await call('small-failure')).success, false);
+  assert.equal((await call('ok')).data, 4, 'a failure with a small heap keeps the warm isolate');
+  assert.equal((await call('large-failure')).success, false);
+  assert.equal((await call('ok')).data, 1, 'the ~20 MB heap left by the failed call went with its isolate');
+});
