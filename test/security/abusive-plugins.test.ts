@@ -111,6 +111,6 @@ test('each abusive plugin gets its own error while the service keeps answering, 
   for (let i = 0; i < 20; i++) await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } });
   const after = rssKiB(s.app.runtime.pid);
   t.diagnostic(`runtime RSS: baseline ${Math.round(baseline / 1024)} MiB, after ${Math.round(after / 1024)} MiB, ${restarts} restart(s)`);
-  assert.ok(after <= Math.max(baseline * 2, baseline + 100 * 1024), `runtime RSS ${after} KiB vs baseline ${baseline} KiB`);
+  assert.ok(after <= baseline + 64 * 1024, `runtime RSS ${after} KiB vs baseline ${baseline} KiB`);
   assert.equal((await s.request('GET', '/api/v1/health', { auth: false })).status, 200);
 });
