@@ -104,7 +104,7 @@ export function createTransactionService(deps: {
     },
 
     async list(relayer, page, perPage, status) {
-      // Asked together, so the page and the total come from the same state of the store.
+      // Asked at once: one wait instead of two (on SQLite they also run back to back, so they agree).
       const [items, total] = await Promise.all([
         perPage === 0 ? [] : repos.transactions.list(relayer.id, status, perPage, (page - 1) * perPage),
         repos.transactions.count(relayer.id, status),
