@@ -252,3 +252,20 @@ test('close waits for running handlers, then aborts the ones past its bound and 
   assert.equal(await store.repos.jobs.get('quick', 'q'), undefined);
   assert.ok(s.log.lines.some((l) => l.msg.startsWith('jobs still running at close were released')));
 });
+
+test('a handler that never settles is aborted after the handler timeout and its job retried', async (t) => {
+  const store = openStore(t, dataDir(t));
+  const s = scheduler(t, store, { handlerTimeoutMs: 50 });
+  const reasons: unknown[] = [];
+  s.register('check', (job, ctx) => {
+    if (job.attempts >= 2) return Promise.resolve();
+    ctx.signal.addEventListener('abort', () => reasons.push(ctx.signal.reason));
+    return new Promise(() => undefined);
+  });
+  await store.repos.jobs.schedule({ kind: 'check', subject: 'hung', dueAt: Date.now() });
+  s.start();
+  await waitFor(async () => (await store.repos.jobs.get('check', 'hung')) === undefined, 'the third run to finish it');
+  assert.equal(reasons.length, 2);
+  assert.match(String((reasons[0] as Error).message), /did not finish within 50 ms/);
+  assert.equal(s.log.lines.filter((l) => l.msg === 'job failed; will retry').length, 2);
+});

@@ -45,6 +45,11 @@ export interface SchedulerOptions {
   pollIntervalMs?: number;
   /** Delay before retrying a failed job. Default 1 s doubling up to 5 min, jittered. */
   backoff?: BackoffPolicy;
+  /**
+   * A handler still running after this is aborted and its job retried with backoff, so a hung call
+   * (an RPC without an answer) cannot hold a slot and renew its lease forever. Default 2 min.
+   */
+  handlerTimeoutMs?: number;
   /** How long close() waits for running handlers before aborting and releasing them. Default 10 s. */
   closeTimeoutMs?: number;
   now?: () => number;
@@ -77,6 +82,7 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
   const leaseMs = options.leaseMs ?? 30_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const backoff = options.backoff ?? { baseMs: 1_000, maxMs: 300_000 };
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? 120_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
   const observer = options.observer ?? {};
@@ -165,11 +171,24 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
     const startedAt = now();
     const seconds = () => (now() - startedAt) / 1000;
     let result: { rescheduleAt?: number } | void;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      result = await handlers.get(job.kind)!(job, { signal: controller.signal });
+      const run = Promise.resolve(handlers.get(job.kind)!(job, { signal: controller.signal }));
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const err = new Error(`job handler did not finish within ${handlerTimeoutMs} ms`);
+          controller.abort(err);
+          reject(err);
+        }, handlerTimeoutMs);
+      });
+      // The run may still settle after a timeout: its outcome no longer matters.
+      run.catch(() => undefined);
+      result = await Promise.race([run, timeout]);
     } catch (err) {
       observer.failed?.(job.kind, seconds());
       return retry(job, err);
+    } finally {
+      clearTimeout(timer);
     }
     observer.finished?.(job.kind, seconds());
     try {
