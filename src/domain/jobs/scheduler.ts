@@ -1,30 +1,12 @@
-// The one job scheduler: claims due jobs in batches under a lease, runs their handlers with bounded concurrency,
-// renews leases of slow handlers, retries failures with backoff and never drops a job.
+// The one job scheduler: owns timing, batch claims under a lease and bounded concurrency; run-job.ts runs each job
+// (timeout, finish, retry with backoff), leases.ts keeps leases of slow handlers alive.
 import type { Log } from '../notifications/ports.ts';
-import { backoffDelay, type BackoffPolicy } from '../webhooks/backoff.ts';
+import type { BackoffPolicy } from '../webhooks/backoff.ts';
 import type { ClaimedJob, JobsRepo } from './ports.ts';
+import { createJobRunner, type JobHandler, type JobObserver } from './run-job.ts';
+import { renewLeases } from './leases.ts';
 
-export interface JobContext {
-  /**
-   * Aborted when the job's lease was lost (another instance may run it now) or the scheduler is closing
-   * past its grace period: stop, write nothing more, return.
-   */
-  signal: AbortSignal;
-}
-
-/**
- * Does the work of one job. Resolve to finish it (deleted), or with `rescheduleAt` to keep it due then;
- * throw to have it retried with backoff. Handlers must be idempotent: after a crash the job runs again.
- */
-export type JobHandler = (job: ClaimedJob, ctx: JobContext) => Promise<{ rescheduleAt?: number } | void>;
-
-/** Metrics hooks; plain callbacks keep the domain free of a metrics library. */
-export interface JobObserver {
-  /** `lagSeconds`: how late the job was claimed (now − due). */
-  claimed(kind: string, lagSeconds: number): void;
-  finished(kind: string, seconds: number): void;
-  failed(kind: string, seconds: number): void;
-}
+export type { JobContext, JobHandler, JobObserver } from './run-job.ts';
 
 export interface SchedulerOptions {
   /** The store's repositories used on their own (not a transaction's). */
@@ -81,11 +63,17 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
   const batchSize = options.batchSize ?? 64;
   const leaseMs = options.leaseMs ?? 30_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const backoff = options.backoff ?? { baseMs: 1_000, maxMs: 300_000 };
-  const handlerTimeoutMs = options.handlerTimeoutMs ?? 120_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
   const observer = options.observer ?? {};
+  const runner = createJobRunner({
+    jobs,
+    logger,
+    observer,
+    backoff: options.backoff ?? { baseMs: 1_000, maxMs: 300_000 },
+    handlerTimeoutMs: options.handlerTimeoutMs ?? 120_000,
+    now,
+  });
   const handlers = new Map<string, JobHandler>();
   const running = new Map<number, Running>();
   let kinds: string[] = [];
@@ -161,74 +149,10 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
     observer.claimed?.(job.kind, Math.max(0, now() - job.dueAt) / 1000);
     const entry = { job, controller: new AbortController() } as Running;
     running.set(job.id, entry);
-    entry.done = execute(entry).finally(() => {
+    entry.done = runner.run(job, handlers.get(job.kind)!, entry.controller).finally(() => {
       running.delete(job.id);
       wake();
     });
-  }
-
-  async function execute({ job, controller }: Running): Promise<void> {
-    const startedAt = now();
-    const seconds = () => (now() - startedAt) / 1000;
-    let result: { rescheduleAt?: number } | void;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const run = Promise.resolve(handlers.get(job.kind)!(job, { signal: controller.signal }));
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const err = new Error(`job handler did not finish within ${handlerTimeoutMs} ms`);
-          controller.abort(err);
-          reject(err);
-        }, handlerTimeoutMs);
-      });
-      // The run may still settle after a timeout: its outcome no longer matters.
-      run.catch(() => undefined);
-      result = await Promise.race([run, timeout]);
-    } catch (err) {
-      observer.failed?.(job.kind, seconds());
-      return retry(job, err);
-    } finally {
-      clearTimeout(timer);
-    }
-    observer.finished?.(job.kind, seconds());
-    try {
-      if (!(await jobs.finish(job, result?.rescheduleAt ?? undefined))) {
-        logger.warn({ kind: job.kind, subject: job.subject }, 'job finished after its lease was lost or it was canceled; its current state is kept');
-      }
-    } catch (err) {
-      logger.error({ err, kind: job.kind, subject: job.subject }, 'job could not be marked finished; it will run again when its lease expires');
-    }
-  }
-
-  async function retry(job: ClaimedJob, err: unknown): Promise<void> {
-    const attempts = job.attempts + 1;
-    const delay = backoffDelay(backoff, attempts);
-    const reason = err instanceof Error ? err.message : String(err);
-    logger.error({ err, kind: job.kind, subject: job.subject, attempts, retryInMs: delay }, 'job failed; will retry');
-    try {
-      await jobs.retry(job, now() + delay, reason.slice(0, 2000));
-    } catch (storeErr) {
-      logger.error({ err: storeErr, kind: job.kind, subject: job.subject }, 'job could not be marked for retry; it will run again when its lease expires');
-    }
-  }
-
-  /** One timer for every running job: leases are renewed once a third of them is used. */
-  async function renewLeases(): Promise<void> {
-    const t = now();
-    for (const { job, controller } of running.values()) {
-      if (controller.signal.aborted || job.leaseExpiresAt - t > (leaseMs * 2) / 3) continue;
-      const until = t + leaseMs;
-      try {
-        if (await jobs.renew(job, until)) {
-          job.leaseExpiresAt = until;
-          continue;
-        }
-        logger.warn({ kind: job.kind, subject: job.subject }, 'job lease lost while its handler ran; the handler is told to stop');
-        controller.abort(new Error('job lease lost'));
-      } catch (err) {
-        logger.error({ err, kind: job.kind, subject: job.subject }, 'job lease could not be renewed; will try again');
-      }
-    }
   }
 
   return {
@@ -242,7 +166,8 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
       if (started || closing) return;
       started = true;
       unsubscribe = options.wakeups?.(wake);
-      renewTimer = setInterval(() => void renewLeases(), Math.max(10, Math.floor(leaseMs / 3)));
+      // One timer for every running job: a lease is renewed once a third of it is used.
+      renewTimer = setInterval(() => void renewLeases(running.values(), { jobs, logger, leaseMs, now }), Math.max(10, Math.floor(leaseMs / 3)));
       renewTimer.unref();
       wake();
     },
