@@ -9,9 +9,11 @@ interface Waiter {
   grant?: () => void;
 }
 
-/** Marks the code of one open transaction, so it can be told apart from everyone else's. */
-interface TxScope {
+/** Marks the code of one open transaction (its callback and everything it awaits), so it can be told apart from everyone else's. */
+export interface TxScope {
   open: boolean;
+  /** After-commit hooks of this transaction. */
+  hooks?: Array<() => void>;
 }
 
 export interface Gate {
@@ -21,8 +23,10 @@ export interface Gate {
   enter(): Promise<void> | undefined;
   /** Gives the connection back: queued statements run, then the next queued transaction gets it. */
   leave(): void;
-  /** Runs `fn` as the code of the open transaction `scope` (for the misuse checks). */
+  /** Runs `fn` as the code of the open transaction `scope`. */
   within<T>(scope: TxScope, fn: () => T): T;
+  /** The open transaction whose code is running now, if any. */
+  current(): TxScope | undefined;
 }
 
 const NESTED = 'atomically() was called inside atomically(): use the repositories of the tx you were given';
@@ -72,5 +76,9 @@ export function createGate(): Gate {
       held = false;
     },
     within: (scope, fn) => scopes.run(scope, fn),
+    current() {
+      const scope = scopes.getStore();
+      return scope?.open ? scope : undefined;
+    },
   };
 }

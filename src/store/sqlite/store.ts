@@ -2,7 +2,7 @@
 import type { Db } from '../db.ts';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
 import type { JobsRepo } from '../../domain/jobs/ports.ts';
-import { createGate, type Gate } from './gate.ts';
+import { createGate, type Gate, type TxScope } from './gate.ts';
 import { viewOf, type Invoke, type SyncOf } from './sync-ops.ts';
 import { createRelayersRepo } from './relayers-repo.ts';
 import { createTransactionsRepo } from './transactions-repo.ts';
@@ -18,7 +18,7 @@ export interface SqliteStore extends Store {
 
 type SyncRepos = { [K in keyof Repositories]: SyncOf<Repositories[K]> };
 
-const ENDED = 'this transaction has ended: its repositories can no longer be used';
+const ENDED = "a transaction's repositories were used after it ended (or outside its callback)";
 
 /**
  * Statements are prepared once, here. Outside a transaction each call runs at once, unless a
@@ -52,69 +52,48 @@ export function createSqliteStore(db: Db): SqliteStore {
     jobs: withWake(viewOf(ops.jobs, outside), jobsScheduled),
   };
 
-  /** One open transaction: its repositories (made when first used) and its after-commit hooks. */
-  class SqliteTx implements Tx {
-    readonly scope = { open: true };
-    #hooks: Array<() => void> | undefined;
-    #views: Partial<Repositories> = {};
-    #invoke: Invoke = (op, args) => {
-      if (!this.scope.open) return Promise.reject(new Error(ENDED));
-      try {
-        return Promise.resolve(op(...args));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    };
-    get relayers() {
-      return (this.#views.relayers ??= viewOf(ops.relayers, this.#invoke));
+  // One set of transaction repositories for the store: a call is served only from the code of an open
+  // transaction (its callback and what it awaits), so a tx kept past its end is refused.
+  const inTx: Invoke = (op, args) => {
+    if (!gate.current()) return Promise.reject(new Error(ENDED));
+    try {
+      return Promise.resolve(op(...args));
+    } catch (err) {
+      return Promise.reject(err);
     }
-    get transactions() {
-      return (this.#views.transactions ??= viewOf(ops.transactions, this.#invoke));
-    }
-    get notifications() {
-      return (this.#views.notifications ??= viewOf(ops.notifications, this.#invoke));
-    }
-    get webhookEvents() {
-      return (this.#views.webhookEvents ??= viewOf(ops.webhookEvents, this.#invoke));
-    }
-    get jobs() {
-      return (this.#views.jobs ??= withWake(viewOf(ops.jobs, this.#invoke), () => this.afterCommit(jobsScheduled)));
-    }
-    afterCommit(hook: () => void) {
-      if (!this.scope.open) throw new Error(ENDED);
-      if (this.#hooks?.includes(hook)) return;
-      (this.#hooks ??= []).push(hook);
-    }
-    committed() {
-      for (const hook of this.#hooks ?? []) {
-        try {
-          hook();
-        } catch (err) {
-          // The commit stands; a broken hook must not make the caller believe it failed.
-          process.emitWarning(`after-commit hook failed: ${(err as Error)?.stack ?? String(err)}`);
-        }
-      }
-    }
-  }
+  };
+  const tx: Tx = {
+    relayers: viewOf(ops.relayers, inTx),
+    transactions: viewOf(ops.transactions, inTx),
+    notifications: viewOf(ops.notifications, inTx),
+    webhookEvents: viewOf(ops.webhookEvents, inTx),
+    jobs: withWake(viewOf(ops.jobs, inTx), () => tx.afterCommit(jobsScheduled)),
+    afterCommit(hook) {
+      const scope = gate.current();
+      if (!scope) throw new Error(ENDED);
+      scope.hooks ??= [];
+      if (!scope.hooks.includes(hook)) scope.hooks.push(hook);
+    },
+  };
 
   async function atomically<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const turn = gate.enter();
     if (turn) await turn;
-    const tx = new SqliteTx();
+    const scope: TxScope = { open: true };
     let result: T;
     try {
       begin.run();
-      result = await gate.within(tx.scope, () => fn(tx));
+      result = await gate.within(scope, () => fn(tx));
       commit.run();
     } catch (err) {
-      tx.scope.open = false;
+      scope.open = false;
       if (db.inTransaction) rollbackQuietly();
       gate.leave();
       throw err;
     }
-    tx.scope.open = false;
+    scope.open = false;
     gate.leave();
-    tx.committed();
+    if (scope.hooks) runHooks(scope.hooks);
     return result;
   }
 
@@ -150,6 +129,17 @@ export function createSqliteStore(db: Db): SqliteStore {
 async function waitTurn(gate: Gate): Promise<void> {
   const turn = gate.enter();
   if (turn) await turn;
+}
+
+function runHooks(hooks: Array<() => void>): void {
+  for (const hook of hooks) {
+    try {
+      hook();
+    } catch (err) {
+      // The commit stands; a broken hook must not make the caller believe it failed.
+      process.emitWarning(`after-commit hook failed: ${(err as Error)?.stack ?? String(err)}`);
+    }
+  }
 }
 
 /** Rings `scheduled` after each schedule() (for a tx view: registers it to ring after the commit). */
