@@ -1,6 +1,8 @@
 // Composition root: opens the store, starts the plugin runtime, mounts the routers. Never listens.
 import express, { type Express } from 'express';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './store/db.ts';
@@ -18,8 +20,9 @@ import { createOutbox } from './domain/webhooks/outbox.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox } from './domain/notifications/secret-box.ts';
-import { createNotificationsRepo } from './store/notifications-repo.ts';
-import { createWebhookEventsRepo } from './store/webhook-events-repo.ts';
+import { createSqliteStore } from './store/sqlite/store.ts';
+import type { Store } from './domain/ports.ts';
+import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
 import { createRuntimeClient, type RuntimeClient } from './runtime-client.ts';
 import { createPluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
@@ -35,7 +38,11 @@ import packageJson from '../package.json' with { type: 'json' };
 
 export interface App {
   express: Express;
+  /** The SQLite connection under `store` (tests and tools read it directly). */
   db: Db;
+  store: Store;
+  /** The one background job scheduler: handlers are registered per job kind. */
+  jobs: JobScheduler;
   /** The plugin runtime client (its `pid` lets tests kill the runtime process). */
   runtime: RuntimeClient;
   /** The metrics recorder (plugin calls, runtime restarts and queue depth are recorded through it). */
@@ -50,17 +57,18 @@ export interface App {
 
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   const db = openDatabase(config.dataDir);
-  const storeProbes = createStoreProbes(db);
+  const store = createSqliteStore(db);
+  const { repos } = store;
+  const storeProbes = createStoreProbes(store);
   const metrics = createMetrics({ transactionCounts: storeProbes.transactionCounts });
 
-  const notificationsRepo = createNotificationsRepo(db);
-  const webhookEvents = createWebhookEventsRepo(db);
   const secrets = createSecretBox(config.storageEncryptionKey);
   const webhookSignal = createWakeSignal();
-  const notifications = createNotificationService({ notifications: notificationsRepo, events: webhookEvents, secrets, config, logger, signal: webhookSignal });
-  const outbox = createOutbox({ events: webhookEvents, signal: webhookSignal });
-  const relayers = createRelayerOperations({ db, config, logger, events: outbox });
-  const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
+  const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
+  const outbox = createOutbox({ signal: webhookSignal });
+  const relayers = await createRelayerOperations({ store, config, logger, events: outbox });
+  const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
+  const jobs = createJobScheduler({ jobs: repos.jobs, owner: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`, logger, wakeups: store.onJobsScheduled });
   const runtime = await createRuntimeClient({
     config,
     logger,
@@ -97,12 +105,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   app.use(errorHandler(logger));
 
   dispatcher.start();
+  jobs.start();
 
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   return {
     express: app,
     db,
+    store,
+    jobs,
     runtime,
     metrics,
     get metricsServer() {
@@ -124,8 +135,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         });
       }
       await dispatcher.close();
+      await jobs.close();
       await runtime.close();
-      db.close();
+      await store.close();
     },
   };
 }

@@ -42,7 +42,7 @@ const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
-export function createMetrics(deps: { transactionCounts: () => TransactionCount[] }): Metrics {
+export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]> }): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -109,11 +109,11 @@ export function createMetrics(deps: { transactionCounts: () => TransactionCount[
     help: 'Transactions in the store, by relayer and status',
     labelNames: ['relayer', 'status'] as const,
     registers,
-    collect() {
+    async collect() {
       this.reset();
       let rows: TransactionCount[];
       try {
-        rows = deps.transactionCounts();
+        rows = await deps.transactionCounts();
       } catch {
         // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
         return;
