@@ -31,6 +31,7 @@ import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
+import { startChains, type ChainRegistry } from './chains/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 export interface App {
@@ -40,6 +41,8 @@ export interface App {
   runtime: RuntimeClient;
   /** The metrics recorder (plugin calls, runtime restarts and queue depth are recorded through it). */
   metrics: MetricsRecorder;
+  /** The EVM chain adapters, and the devnets started for `devnet` networks. */
+  chains: ChainRegistry;
   /** The METRICS_PORT listener, once listening (undefined when METRICS_PORT is unset). */
   readonly metricsServer: Server | undefined;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
@@ -52,6 +55,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const db = openDatabase(config.dataDir);
   const storeProbes = createStoreProbes(db);
   const metrics = createMetrics({ transactionCounts: storeProbes.transactionCounts });
+  const chains = await startChains(config.file, { logger, observer: metrics }).catch((err: unknown) => {
+    db.close();
+    throw err;
+  });
 
   const notificationsRepo = createNotificationsRepo(db);
   const webhookEvents = createWebhookEventsRepo(db);
@@ -59,7 +66,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const webhookSignal = createWakeSignal();
   const notifications = createNotificationService({ notifications: notificationsRepo, events: webhookEvents, secrets, config, logger, signal: webhookSignal });
   const outbox = createOutbox({ events: webhookEvents, signal: webhookSignal });
-  const relayers = createRelayerOperations({ db, config, logger, events: outbox });
+  const relayers = createRelayerOperations({ db, config, logger, events: outbox, chains });
   const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
   const runtime = await createRuntimeClient({
     config,
@@ -105,6 +112,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     db,
     runtime,
     metrics,
+    chains,
     get metricsServer() {
       return metricsServer;
     },
@@ -125,6 +133,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       }
       await dispatcher.close();
       await runtime.close();
+      await chains.close();
       db.close();
     },
   };

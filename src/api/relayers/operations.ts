@@ -8,6 +8,7 @@ import { compile, type Validator } from '../../validation.ts';
 import { createRelayersRepo } from '../../store/relayers-repo.ts';
 import { createTransactionsRepo } from '../../store/transactions-repo.ts';
 import type { Atomically } from '../../domain/relayers/ports.ts';
+import type { Chains } from '../../domain/chains/ports.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
 import { createRelayerService } from '../../domain/relayers/service.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
@@ -37,13 +38,13 @@ function withoutNulls(body: unknown): unknown {
   return record;
 }
 
-export function createRelayerOperations(deps: { db: Db; config: Config; logger: Logger; events: TransactionEvents }): RelayerOperations {
+export function createRelayerOperations(deps: { db: Db; config: Config; logger: Logger; events: TransactionEvents; chains: Chains }): RelayerOperations {
   const { db, config, events } = deps;
   const relayersRepo = createRelayersRepo(db);
   const inTransaction = db.transaction((fn: () => unknown) => fn());
   const atomically: Atomically = (fn) => inTransaction(fn) as ReturnType<typeof fn>;
   // Signer keys named by private_key_env are read from the process environment at start.
-  const relayers = createRelayerService({ repo: relayersRepo, config, env: process.env });
+  const relayers = createRelayerService({ repo: relayersRepo, config, env: process.env, chains: deps.chains });
   const transactions = createTransactionService({
     relayers,
     relayersRepo,
