@@ -1,6 +1,7 @@
 // The configured networks' chain adapters: starts the devnets the config asks for, builds one adapter per EVM network, checks chain ids.
 import type { Logger } from 'pino';
 import type { ConfigFile, EvmNetworkConfig } from '../config.ts';
+import { DEFAULT_RPC_WEIGHT } from '../config-networks.ts';
 import type { Chains, EvmChain, RpcUrlHealth } from '../domain/chains/ports.ts';
 import { ChainIdMismatchError, createEvmChain, type RpcSettings } from './evm/adapter.ts';
 import { startDevnet, type Devnet } from './evm/devnet.ts';
@@ -70,7 +71,7 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
   const chains = new Map<string, EvmChain>();
   for (const n of evmNetworks) {
     const devnet = devnets.get(n.network);
-    const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: 100 }] } : n;
+    const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] } : n;
     chains.set(n.network, createEvmChain(network, { rpc: options.rpc, observer: options.observer }));
   }
   const used = new Set(file.relayers.filter((r) => r.network_type === 'evm').map((r) => r.network));

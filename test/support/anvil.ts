@@ -34,6 +34,10 @@ export interface TestAnvil {
   mine(blocks?: number): Promise<void>;
   /** Automine off: sent transactions stay pending until mine(). */
   setAutomine(on: boolean): Promise<void>;
+  /** A block every `ms` (rounded to whole seconds, anvil's unit); 0 stops interval mining. */
+  setIntervalMining(ms: number): Promise<void>;
+  /** The pool: pending and queued transactions by sender and nonce (txpool_content). */
+  txpool(): Promise<{ pending: Record<string, Record<string, { hash: Hex }>>; queued: Record<string, Record<string, { hash: Hex }>> }>;
   /** Removes a pending transaction from the pool, as an eviction or a node restart would. */
   dropTransaction(hash: Hex): Promise<void>;
   /** Replaces the last `depth` blocks with empty ones (their transactions are gone). */
@@ -82,6 +86,8 @@ export async function startAnvil(options: { chainId?: number; blockTimeMs?: numb
     rpc,
     mine: async (blocks = 1) => void (await rpc('anvil_mine', [numberToHex(blocks)])),
     setAutomine: async (on) => void (await rpc('evm_setAutomine', [on])),
+    setIntervalMining: async (ms) => void (await rpc('evm_setIntervalMining', [Math.round(ms / 1000)])),
+    txpool: () => rpc('txpool_content'),
     dropTransaction: async (hash) => void (await rpc('anvil_dropTransaction', [hash])),
     reorg: async (depth) => void (await rpc('anvil_reorg', [depth, []])),
     setCode: async (address, code) => void (await rpc('anvil_setCode', [address, code])),
