@@ -25,7 +25,7 @@ test('sendFrom sends from another account; with automine off it waits in the poo
 test('snapshot and revert restore the chain; the next base fee can be set', async () => {
   const id = await anvil.snapshot();
   const height = await anvil.blockNumber();
-  await anvil.sendFrom(ANVIL_KEYS[1]);
+  await anvil.waitMined(await anvil.sendFrom(ANVIL_KEYS[1]));
   assert.equal(await anvil.blockNumber(), height + 1n);
   assert.equal(await anvil.revert(id), true);
   assert.equal(await anvil.blockNumber(), height);

@@ -25,6 +25,7 @@ async function withAutomineOff<T>(fn: () => Promise<T>): Promise<T> {
 test('a new transaction is submitted under its own hash (keccak256 of the raw bytes)', async () => {
   const raw = await anvil.signed(KEY);
   assert.deepEqual(await chain.broadcast(raw), { status: 'submitted', hash: keccak256(raw), alreadyKnown: false });
+  await anvil.waitMined(keccak256(raw));
   assert.ok(await chain.receipt(keccak256(raw)), 'automine mined it');
 });
 
@@ -56,7 +57,9 @@ test('another transaction with the same nonce and no higher fee is rejected as r
 test('nonce too low: submitted when it is our own mined transaction, rejected otherwise', async () => {
   const raw = await anvil.signed(KEY);
   await chain.broadcast(raw);
-  assert.deepEqual(await chain.broadcast(raw), { status: 'submitted', hash: keccak256(raw), alreadyKnown: true });
+  await anvil.waitMined(keccak256(raw));
+  const again = await chain.broadcast(raw);
+  assert.deepEqual(again, { status: 'submitted', hash: keccak256(raw), alreadyKnown: true });
   const stale = await anvil.signed(KEY, { nonce: 0, value: 12345n });
   const outcome = await chain.broadcast(stale);
   assert.equal(outcome.status, 'rejected');

@@ -11,14 +11,17 @@ after(() => anvil.stop());
 const chain = createEvmChain(anvil.network() as EvmNetworkConfig);
 const KEY = ANVIL_KEYS[1];
 
-async function mined(fields: Parameters<typeof anvil.signed>[1] = {}): Promise<Hex> {
+/** Broadcasts through the adapter; waits for the block unless automine is off. */
+async function broadcast(fields: Parameters<typeof anvil.signed>[1] = {}, wait = true): Promise<Hex> {
   const outcome = await chain.broadcast(await anvil.signed(KEY, fields));
   assert.equal(outcome.status, 'submitted');
-  return (outcome as { hash: Hex }).hash;
+  const { hash } = outcome as { hash: Hex };
+  if (wait) await anvil.waitMined(hash);
+  return hash;
 }
 
 test('a mined transfer has a receipt: success, block, gas used and the effective gas price', async () => {
-  const hash = await mined({ maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
+  const hash = await broadcast({ maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
   const receipt = await chain.receipt(hash);
   assert.ok(receipt);
   const block = await anvil.rpc<{ hash: Hex; number: Hex; baseFeePerGas: Hex }>('eth_getBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, false]);
@@ -49,7 +52,7 @@ test('a reverted transaction gets a receipt with status reverted and its decoded
   for (const [i, [code, kind, message]] of cases.entries()) {
     const target = `0x00000000000000000000000000000000000000a${i}` as Hex;
     await anvil.setCode(target, code);
-    const hash = await mined({ to: target, data: '0x12345678', value: 0n });
+    const hash = await broadcast({ to: target, data: '0x12345678', value: 0n });
     const receipt = await chain.receipt(hash);
     assert.equal(receipt?.status, 'reverted');
     const reason = await chain.revertReason(hash);
@@ -62,7 +65,7 @@ test('a reverted transaction gets a receipt with status reverted and its decoded
 test('a pending transaction dropped from the pool is unknown to the node afterwards', async () => {
   await anvil.setAutomine(false);
   try {
-    const hash = await mined();
+    const hash = await broadcast({}, false);
     const pending = await chain.transaction(hash);
     assert.equal(pending?.blockNumber, null, 'pending: known, not in a block');
     await anvil.dropTransaction(hash);
@@ -74,7 +77,7 @@ test('a pending transaction dropped from the pool is unknown to the node afterwa
 });
 
 test('a reorg that removes the block: the receipt disappears and the height holds another block', async () => {
-  const hash = await mined();
+  const hash = await broadcast();
   const receipt = (await chain.receipt(hash))!;
   await anvil.reorg(1);
   assert.equal(await chain.receipt(hash), null, 'the receipt is gone with its block');

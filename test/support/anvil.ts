@@ -47,6 +47,11 @@ export interface TestAnvil {
   snapshot(): Promise<Hex>;
   revert(id: Hex): Promise<boolean>;
   blockNumber(): Promise<bigint>;
+  /**
+   * The receipt once the transaction is mined. Under automine anvil mines in the background, so a
+   * receipt may lag eth_sendRawTransaction's answer by a moment. Fails after `timeoutMs`.
+   */
+  waitMined(hash: Hex, timeoutMs?: number): Promise<{ status: Hex; blockNumber: Hex; blockHash: Hex }>;
   pendingNonce(address: Hex): Promise<number>;
   /** A signed raw transaction from `key` (nonce: the pending one unless given). */
   signed(key: Hex, fields?: TxFields): Promise<Hex>;
@@ -95,6 +100,15 @@ export async function startAnvil(options: { chainId?: number; blockTimeMs?: numb
     snapshot: () => rpc<Hex>('evm_snapshot'),
     revert: (snapshotId) => rpc<boolean>('evm_revert', [snapshotId]),
     blockNumber: async () => BigInt(await rpc<Hex>('eth_blockNumber')),
+    async waitMined(hash, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const receipt = await rpc<{ status: Hex; blockNumber: Hex; blockHash: Hex } | null>('eth_getTransactionReceipt', [hash]);
+        if (receipt) return receipt;
+        if (Date.now() > deadline) throw new Error(`${hash} not mined within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
     pendingNonce,
     signed,
     sendFrom: async (key, fields) => rpc<Hex>('eth_sendRawTransaction', [await signed(key, fields)]),
