@@ -1,8 +1,8 @@
 // The EVM chain adapter: the EvmChain port over a viem public client and the failover transport.
-import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex } from 'viem';
+import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
 import type { EvmNetworkConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { BroadcastOutcome, ChainTransaction, EvmChain, FeeSuggestions, Receipt } from '../../domain/chains/ports.ts';
+import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RevertReason } from '../../domain/chains/ports.ts';
 import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';
 import { classifyBroadcast, isNodeAnswer, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
@@ -17,10 +17,6 @@ export interface EvmChainOptions {
   observer?: RpcObserver | undefined;
 }
 
-// Node answers as JSON: quantities are hex strings; absent fields are absent.
-interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null }
-interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
-
 /** The node serves another chain than the config names: nothing may be signed or sent for this network. */
 export class ChainIdMismatchError extends AppError {
   constructor(network: string, configured: number, answered: number) {
@@ -28,19 +24,20 @@ export class ChainIdMismatchError extends AppError {
   }
 }
 
-/** Fee suggestions are reused this long: a fraction of a block, or the network's gas_price_cache setting. */
-function feeCacheMs(network: EvmNetworkConfig): number {
-  const cache = network.gas_price_cache;
-  if (cache?.enabled) return cache.stale_after_ms ?? 20_000;
-  return Math.min(Math.max(network.average_blocktime_ms / 2, 250), 6_000);
+// Node answers as JSON: quantities are hex strings.
+interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null }
+interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
+
+/** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
+interface Rpc {
+  client: PublicClient;
+  read<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  /** Raw JSON-RPC, where viem's action would throw on "not found" instead of answering null. */
+  raw<T>(method: string, params: unknown[]): Promise<T | null>;
+  unavailable(what: string, err: unknown): AppError;
 }
 
-export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptions = {}): EvmChain {
-  const name = network.network;
-  const rpc = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer });
-  const client = createPublicClient({ transport: rpc.transport, cacheTime: 0 });
-  const eip1559 = network.features?.includes('eip1559') ?? false;
-
+function createRpc(name: string, client: PublicClient): Rpc {
   // No `cause`: viem's error texts name the URL, which may carry an API key, and 5xx causes are logged.
   const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${nodeMessage(err)}` });
   const read = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -50,18 +47,20 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
       throw unavailable(what, err);
     }
   };
-  // Raw JSON-RPC through the same client where viem's action would throw on "not found" instead of answering null.
-  const raw = <T>(method: string, params: unknown[]) => read(method, () => client.request({ method, params } as never) as Promise<T | null>);
+  return { client, read, unavailable, raw: (method, params) => read(method, () => client.request({ method, params } as never)) };
+}
 
-  let chainIdChecked = false;
-  async function checkChainId(): Promise<void> {
-    if (chainIdChecked) return;
-    const id = await read('eth_chainId', () => client.getChainId());
-    if (id !== network.chain_id) throw new ChainIdMismatchError(name, network.chain_id, id);
-    chainIdChecked = true;
-  }
+/** Fee suggestions are reused this long: a fraction of a block, or the network's gas_price_cache setting. */
+function feeCacheMs(network: EvmNetworkConfig): number {
+  const cache = network.gas_price_cache;
+  if (cache?.enabled) return cache.stale_after_ms ?? 20_000;
+  return Math.min(Math.max(network.average_blocktime_ms / 2, 250), 6_000);
+}
 
-  async function fetchFees(): Promise<FeeSuggestions> {
+/** Suggestions from the node, shared by concurrent callers and reused for `cacheMs`; a failure is not kept. */
+function createFees(rpc: Rpc, eip1559: boolean, cacheMs: number): () => Promise<FeeSuggestions> {
+  const { client, read, raw } = rpc;
+  const fetchFees = async (): Promise<FeeSuggestions> => {
     if (!eip1559) return legacySuggestions(await read('eth_gasPrice', () => client.getGasPrice()));
     const [history, nodeTip] = await Promise.all([
       read('eth_feeHistory', () => client.getFeeHistory({ blockCount: HISTORY_BLOCKS, rewardPercentiles: REWARD_PERCENTILES, blockTag: 'latest' })),
@@ -69,78 +68,80 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
       raw<Hex>('eth_maxPriorityFeePerGas', []).then((tip) => (tip ? hexToBigInt(tip) : 0n), () => 0n),
     ]);
     return eip1559Suggestions(history, nodeTip);
-  }
-
-  const cacheMs = feeCacheMs(network);
+  };
   let cached: { at: number; value: Promise<FeeSuggestions> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (cached && now - cached.at < cacheMs) return cached.value;
+    const entry = (cached = { at: now, value: fetchFees() });
+    entry.value.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return entry.value;
+  };
+}
 
-  async function broadcast(serialized: Hex): Promise<BroadcastOutcome> {
-    const hash = keccak256(serialized);
-    const submitted = (alreadyKnown: boolean): BroadcastOutcome => ({ status: 'submitted', hash, alreadyKnown });
-    try {
-      await checkChainId();
-    } catch (err) {
-      return { status: 'unavailable', message: (err as AppError).reason };
-    }
-    try {
-      await client.sendRawTransaction({ serializedTransaction: serialized });
-      return submitted(false);
-    } catch (err) {
-      const message = nodeMessage(err);
-      const kind = classifyBroadcast(message);
-      if (kind === 'already_known') return submitted(true);
-      if (kind === 'other' && !isNodeAnswer(err)) return { status: 'unavailable', message };
-      // The pool (or the chain) may hold this very transaction: then it was submitted, not refused.
-      if (kind === 'replacement_underpriced' || kind === 'nonce_too_low') {
-        const known = await raw<RawTransaction>('eth_getTransactionByHash', [hash]).catch(() => null);
-        if (known) return submitted(true);
-      }
-      return { status: 'rejected', reason: kind, message, code: rpcCode(err) ?? null };
-    }
+async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized: Hex): Promise<BroadcastOutcome> {
+  const hash = keccak256(serialized);
+  const submitted = (alreadyKnown: boolean): BroadcastOutcome => ({ status: 'submitted', hash, alreadyKnown });
+  try {
+    await checkChainId();
+  } catch (err) {
+    return { status: 'unavailable', message: (err as AppError).reason };
   }
+  try {
+    await rpc.client.sendRawTransaction({ serializedTransaction: serialized });
+    return submitted(false);
+  } catch (err) {
+    const message = nodeMessage(err);
+    const kind = classifyBroadcast(message);
+    if (kind === 'already_known') return submitted(true);
+    if (kind === 'other' && !isNodeAnswer(err)) return { status: 'unavailable', message };
+    // The pool (or the chain) may hold this very transaction: then it was submitted, not refused.
+    if (kind === 'replacement_underpriced' || kind === 'nonce_too_low') {
+      const known = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]).catch(() => null);
+      if (known) return submitted(true);
+    }
+    return { status: 'rejected', reason: kind, message, code: rpcCode(err) ?? null };
+  }
+}
 
+async function estimateGas(rpc: Rpc, call: CallRequest): Promise<GasEstimate> {
+  try {
+    const gas = await rpc.client.estimateGas({ account: call.from, ...(call.to ? { to: call.to } : {}), ...(call.data ? { data: call.data } : {}), value: call.value });
+    return { ok: true, gas };
+  } catch (err) {
+    if (!isNodeAnswer(err)) throw rpc.unavailable('eth_estimateGas', err);
+    const reason = nodeMessage(err);
+    const data = revertData(err);
+    return { ok: false, reason, revert: data !== undefined || /revert/i.test(reason) ? decodeRevert(data, reason) : null };
+  }
+}
+
+async function revertReason(rpc: Rpc, hash: Hex): Promise<RevertReason | null> {
+  const [tx, receipt] = await Promise.all([rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]), rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash])]);
+  if (!tx || !receipt || hexToNumber(receipt.status) === 1) return null;
+  const block = hexToBigInt(receipt.blockNumber);
+  try {
+    // The parent block's state is what the transaction started from (earlier transactions of its own block aside).
+    await rpc.client.call({ account: tx.from, ...(tx.to ? { to: tx.to } : {}), data: tx.input, value: hexToBigInt(tx.value), gas: hexToBigInt(tx.gas), blockNumber: block > 0n ? block - 1n : 0n });
+    return { kind: 'unknown', message: 'reverted on chain, but the replay on the parent block did not revert', data: null };
+  } catch (err) {
+    if (!isNodeAnswer(err)) throw rpc.unavailable('eth_call', err);
+    return decodeRevert(revertData(err), nodeMessage(err));
+  }
+}
+
+/** Lookups that answer null for what the node does not know. */
+function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockNumber' | 'blockHash'> {
   return {
-    network: name,
-    chainId: network.chain_id,
-    checkChainId,
-    balance: (address) => read('eth_getBalance', () => client.getBalance({ address })),
-    async nonces(address) {
-      const [latest, pending] = await Promise.all([
-        read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag: 'latest' })),
-        read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag: 'pending' })),
-      ]);
-      return { latest, pending };
-    },
-    fees() {
-      const now = Date.now();
-      if (cached && now - cached.at < cacheMs) return cached.value;
-      const value = fetchFees();
-      const entry = (cached = { at: now, value });
-      // A failure is not remembered: the next caller asks again.
-      value.catch(() => {
-        if (cached === entry) cached = undefined;
-      });
-      return value;
-    },
-    async estimateGas(call) {
-      try {
-        const gas = await client.estimateGas({ account: call.from, ...(call.to ? { to: call.to } : {}), ...(call.data ? { data: call.data } : {}), value: call.value });
-        return { ok: true, gas };
-      } catch (err) {
-        if (!isNodeAnswer(err)) throw unavailable('eth_estimateGas', err);
-        const reason = nodeMessage(err);
-        const data = revertData(err);
-        return { ok: false, reason, revert: data !== undefined || /revert/i.test(reason) ? decodeRevert(data, reason) : null };
-      }
-    },
-    broadcast,
-    async transaction(hash): Promise<ChainTransaction | null> {
-      const tx = await raw<RawTransaction>('eth_getTransactionByHash', [hash]);
+    async transaction(hash) {
+      const tx = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]);
       if (!tx) return null;
       return { hash: tx.hash, from: tx.from, nonce: hexToNumber(tx.nonce), blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null, blockHash: tx.blockHash ?? null };
     },
-    async receipt(hash): Promise<Receipt | null> {
-      const r = await raw<RawReceipt>('eth_getTransactionReceipt', [hash]);
+    async receipt(hash) {
+      const r = await rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]);
       if (!r) return null;
       return {
         hash: r.transactionHash,
@@ -151,24 +152,44 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
         effectiveGasPrice: r.effectiveGasPrice ? hexToBigInt(r.effectiveGasPrice) : 0n,
       };
     },
-    blockNumber: () => read('eth_blockNumber', () => client.getBlockNumber({ cacheTime: 0 })),
+    blockNumber: () => rpc.read('eth_blockNumber', () => rpc.client.getBlockNumber({ cacheTime: 0 })),
     async blockHash(number) {
-      const block = await raw<{ hash: Hex }>('eth_getBlockByNumber', [numberToHex(number), false]);
+      const block = await rpc.raw<{ hash: Hex }>('eth_getBlockByNumber', [numberToHex(number), false]);
       return block?.hash ?? null;
     },
-    async revertReason(hash) {
-      const [tx, receipt] = await Promise.all([raw<RawTransaction>('eth_getTransactionByHash', [hash]), raw<RawReceipt>('eth_getTransactionReceipt', [hash])]);
-      if (!tx || !receipt || hexToNumber(receipt.status) === 1) return null;
-      const block = hexToBigInt(receipt.blockNumber);
-      try {
-        // The parent block's state is what the transaction started from (earlier transactions of its own block aside).
-        await client.call({ account: tx.from, ...(tx.to ? { to: tx.to } : {}), data: tx.input, value: hexToBigInt(tx.value), gas: hexToBigInt(tx.gas), blockNumber: block > 0n ? block - 1n : 0n });
-        return { kind: 'unknown', message: 'reverted on chain, but the replay on the parent block did not revert', data: null };
-      } catch (err) {
-        if (!isNodeAnswer(err)) throw unavailable('eth_call', err);
-        return decodeRevert(revertData(err), nodeMessage(err));
-      }
+  };
+}
+
+export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptions = {}): EvmChain {
+  const name = network.network;
+  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer });
+  const rpc = createRpc(name, createPublicClient({ transport: transport.transport, cacheTime: 0 }));
+  const { client, read } = rpc;
+
+  let chainIdChecked = false;
+  const checkChainId = async (): Promise<void> => {
+    if (chainIdChecked) return;
+    const id = await read('eth_chainId', () => client.getChainId());
+    if (id !== network.chain_id) throw new ChainIdMismatchError(name, network.chain_id, id);
+    chainIdChecked = true;
+  };
+
+  return {
+    network: name,
+    chainId: network.chain_id,
+    checkChainId,
+    balance: (address) => read('eth_getBalance', () => client.getBalance({ address })),
+    async nonces(address) {
+      const [latest, pending] = await Promise.all(
+        (['latest', 'pending'] as const).map((blockTag) => read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag }))),
+      );
+      return { latest: latest!, pending: pending! };
     },
-    health: rpc.health,
+    fees: createFees(rpc, network.features?.includes('eip1559') ?? false, feeCacheMs(network)),
+    estimateGas: (call) => estimateGas(rpc, call),
+    broadcast: (serialized) => broadcast(rpc, checkChainId, serialized),
+    ...lookups(rpc),
+    revertReason: (hash) => revertReason(rpc, hash),
+    health: transport.health,
   };
 }
