@@ -10,6 +10,7 @@ import { openDatabase } from '../src/store/db.ts';
 import { createSqliteStore } from '../src/store/sqlite/store.ts';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createRelayerOperations } from '../src/api/relayers/operations.ts';
+import { startChains } from '../src/chains/index.ts';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 5000);
 const ROUNDS = 3;
@@ -21,11 +22,12 @@ const configPath = path.join(root, 'config.json');
 writeFileSync(
   configPath,
   JSON.stringify({
-    networks: [{ id: 'sepolia', type: 'evm', chain_id: 11155111, fees: { gas_price: { safeLow: '1', average: '2', fast: '3', fastest: '4' } } }],
+    // The embedded devnet: explicit prices need no RPC, but the chain port exists as in the service.
+    networks: [{ type: 'evm', network: 'devnet', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, devnet: {} }],
     signers: [{ id: 'dev', type: 'local', development: true, private_key: DEV_KEY }],
     relayers: [
-      { id: 'quiet', name: 'no webhook', network: 'sepolia', signer_id: 'dev' },
-      { id: 'hooked', name: 'with webhook', network: 'sepolia', signer_id: 'dev', notification_id: 'hook' },
+      { id: 'quiet', name: 'no webhook', network: 'devnet', signer_id: 'dev' },
+      { id: 'hooked', name: 'with webhook', network: 'devnet', signer_id: 'dev', notification_id: 'hook' },
     ],
     notifications: [{ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
   }),
@@ -35,7 +37,9 @@ const db = openDatabase(config.dataDir);
 const store = createSqliteStore(db);
 db.prepare("INSERT INTO notifications (id, url, created_at, updated_at) VALUES ('hook', 'http://127.0.0.1:9/hook', '', '')").run();
 // No dispatcher: the outbox rows are written (that is the cost measured) and left pending.
-const ops = await createRelayerOperations({ store, config, logger: pino({ level: 'warn' }), events: createOutbox() });
+const logger = pino({ level: 'warn' });
+const chains = await startChains(config.file, { logger });
+const ops = await createRelayerOperations({ store, config, logger, events: createOutbox(), chains });
 
 async function round(relayer: string, inflight: number): Promise<{ rps: number; cpuUs: number }> {
   let issued = 0;
@@ -64,4 +68,5 @@ for (const relayer of ['quiet', 'hooked']) {
   }
 }
 await store.close();
+await chains.close();
 rmSync(root, { recursive: true, force: true });

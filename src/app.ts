@@ -34,6 +34,7 @@ import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
+import { startChains, type ChainRegistry } from './chains/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 export interface App {
@@ -47,6 +48,8 @@ export interface App {
   runtime: RuntimeClient;
   /** The metrics recorder (plugin calls, runtime restarts and queue depth are recorded through it). */
   metrics: MetricsRecorder;
+  /** The EVM chain adapters, and the devnets started for `devnet` networks. */
+  chains: ChainRegistry;
   /** The METRICS_PORT listener, once listening (undefined when METRICS_PORT is unset). */
   readonly metricsServer: Server | undefined;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
@@ -61,12 +64,16 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const { repos } = store;
   const storeProbes = createStoreProbes(store);
   const metrics = createMetrics({ transactionCounts: storeProbes.transactionCounts });
+  const chains = await startChains(config.file, { logger, observer: metrics }).catch((err: unknown) => {
+    db.close();
+    throw err;
+  });
 
   const secrets = createSecretBox(config.storageEncryptionKey);
   const webhookSignal = createWakeSignal();
   const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
   const outbox = createOutbox({ signal: webhookSignal });
-  const relayers = await createRelayerOperations({ store, config, logger, events: outbox });
+  const relayers = await createRelayerOperations({ store, config, logger, events: outbox, chains });
   const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`, logger, wakeups: store.onJobsScheduled });
   const runtime = await createRuntimeClient({
@@ -116,6 +123,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     jobs,
     runtime,
     metrics,
+    chains,
     get metricsServer() {
       return metricsServer;
     },
@@ -137,6 +145,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       await dispatcher.close();
       await jobs.close();
       await runtime.close();
+      await chains.close();
       await store.close();
     },
   };

@@ -25,6 +25,10 @@ export interface MetricsRecorder {
   setRuntimeQueueDepth(depth: number): void;
   /** One finished webhook attempt: its own duration, and the event's age (recorded → now) when it ended. */
   webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number, ageSeconds: number): void;
+  /** One JSON-RPC request to one URL (masked); `error` is its code label when it failed. */
+  rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
+  /** An RPC URL's health changed (up: it answers; down: failover skips it for a while). */
+  rpcUrlHealth(network: string, url: string, up: boolean): void;
 }
 
 export interface Metrics extends MetricsRecorder {
@@ -104,6 +108,25 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     buckets: AGE_BUCKETS,
     registers,
   });
+  const rpcDuration = new Histogram({
+    name: 'relaybox_rpc_request_duration_seconds',
+    help: 'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed',
+    labelNames: ['network', 'url'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const rpcErrors = new Counter({
+    name: 'relaybox_rpc_errors_total',
+    help: 'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)',
+    labelNames: ['network', 'url', 'method', 'code'] as const,
+    registers,
+  });
+  const rpcUp = new Gauge({
+    name: 'relaybox_rpc_url_up',
+    help: 'RPC URL health: 1 while it answers, 0 while failover skips it',
+    labelNames: ['network', 'url'] as const,
+    registers,
+  });
   new Gauge({
     name: 'relaybox_transactions',
     help: 'Transactions in the store, by relayer and status',
@@ -144,6 +167,13 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
       webhookAttempts.inc({ outcome });
       webhookDuration.observe({ outcome }, seconds);
       if (outcome === 'delivered') webhookLatency.observe(ageSeconds);
+    },
+    rpcRequest({ network, url, method, seconds, error }) {
+      rpcDuration.observe({ network, url }, seconds);
+      if (error !== undefined) rpcErrors.inc({ network, url, method, code: error });
+    },
+    rpcUrlHealth(network, url, up) {
+      rpcUp.set({ network, url }, up ? 1 : 0);
     },
   };
 }

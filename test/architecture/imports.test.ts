@@ -91,6 +91,15 @@ test('the API layer reaches the store only through the domain', () => {
   }
 });
 
+test('the domain reaches chains only through its ports; chain adapters never import the HTTP, API or store layers', () => {
+  for (const [file, { local, packages }] of graph) {
+    if (file.startsWith('src/domain/')) for (const t of local) assert.ok(!t.startsWith('src/chains/'), `${file} imports ${t}`);
+    if (file.startsWith('src/domain/chains/')) assert.deepEqual(packages, [], `${file} imports a package (the port is plain TypeScript)`);
+    if (file.startsWith('src/chains/')) for (const t of local) assert.ok(!/^src\/(http|api|store)\//.test(t) && t !== 'src/app.ts', `${file} imports ${t}`);
+  }
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/chains/index.ts'), 'the composition root builds the chains');
+});
+
 test('the store never imports the HTTP or API layers', () => {
   for (const [file, { local }] of graph) {
     if (!file.startsWith('src/store/')) continue;

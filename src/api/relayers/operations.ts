@@ -5,6 +5,7 @@ import type { NetworkType, PageRequest, RelayerOperations, TransactionEvents, Tr
 import type { Store } from '../../domain/ports.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation.ts';
+import type { Chains } from '../../domain/chains/ports.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
 import { createRelayerService } from '../../domain/relayers/service.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
@@ -35,10 +36,10 @@ function withoutNulls(body: unknown): unknown {
 }
 
 /** Builds the operations and seeds the configured relayers into the store. */
-export async function createRelayerOperations(deps: { store: Store; config: Config; logger: Logger; events: TransactionEvents }): Promise<RelayerOperations> {
+export async function createRelayerOperations(deps: { store: Store; config: Config; logger: Logger; events: TransactionEvents; chains: Chains }): Promise<RelayerOperations> {
   const { store, config, events } = deps;
   // Signer keys named by private_key_env are read from the process environment at start.
-  const relayers = await createRelayerService({ repo: store.repos.relayers, config, env: process.env });
+  const relayers = await createRelayerService({ repo: store.repos.relayers, config, env: process.env, chains: deps.chains });
   const transactions = createTransactionService({ relayers, store, events, lock: createKeyedLock() });
 
   const relayerId = compile<string>(idSchema, 'relayer_id');

@@ -1,5 +1,6 @@
 // Relayer use cases: seed from config, list, get, update (paused, notification_id), and signer lookup.
 import type { Config, NetworkConfig } from '../../config.ts';
+import type { Chains, EvmChain } from '../chains/ports.ts';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView } from '../types.ts';
 import type { RelayerRow, RelayerSeed, RelayersRepo } from './ports.ts';
@@ -13,6 +14,8 @@ export interface RelayerService {
   require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): Promise<RelayerRow>;
   signer(relayerId: string): ResolvedSigner;
   network(relayer: RelayerRow): NetworkConfig;
+  /** The EVM chain the relayer sends to. */
+  chain(relayer: RelayerRow): EvmChain;
 }
 
 export const toRelayerView = (r: RelayerRow): RelayerView => ({
@@ -26,13 +29,15 @@ export const toRelayerView = (r: RelayerRow): RelayerView => ({
 });
 
 /** Builds the service and seeds the configured relayers into the store. */
-export async function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv }): Promise<RelayerService> {
+export async function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv; chains: Chains }): Promise<RelayerService> {
   const { repo, config } = deps;
-  const networks = new Map(config.file.networks.map((n) => [n.id, n]));
+  // Names are unique per network type only; the config load filled in every relayer's network_type.
+  const networkKey = (type: string, name: string) => `${type}:${name}`;
+  const networks = new Map(config.file.networks.map((n) => [networkKey(n.type, n.network), n]));
   const signerConfigs = new Map(config.file.signers.map((s) => [s.id, s]));
   const signers = new Map<string, ResolvedSigner>();
   const seeds: RelayerSeed[] = config.file.relayers.map((r) => {
-    const network = networks.get(r.network)!;
+    const network = networks.get(networkKey(r.network_type!, r.network))!;
     const signer = resolveSigner(signerConfigs.get(r.signer_id)!, network.type, deps.env);
     signers.set(r.id, signer);
     return {
@@ -76,6 +81,7 @@ export async function createRelayerService(deps: { repo: RelayersRepo; config: C
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
       return signer;
     },
-    network: (relayer) => networks.get(relayer.network)!,
+    network: (relayer) => networks.get(networkKey(relayer.network_type, relayer.network))!,
+    chain: (relayer) => deps.chains.evm(relayer.network),
   };
 }

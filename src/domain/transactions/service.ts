@@ -45,7 +45,7 @@ export function createTransactionService(deps: {
   async function networkFields(relayer: RelayerRow, body: TransactionBody, nonce: number, previous?: TransactionRecord) {
     const network = relayers.network(relayer);
     if (relayer.network_type === 'evm') {
-      const prepared = prepareEvm(body as EvmBody, network, previous as never);
+      const prepared = await prepareEvm(body as EvmBody, () => relayers.chain(relayer).fees(), previous as never);
       const signed = signEvm(relayers.signer(relayer.id).privateKey!, network.chain_id!, nonce, prepared);
       return evmRecordFields(prepared, signed, nonce, relayer.address);
     }
