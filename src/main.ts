@@ -20,18 +20,18 @@ if (config.apiKeyGenerated) {
 
 // Handlers first: a signal during start-up waits for the app instead of killing the process half-started. A Ctrl-C
 // or a group kill arrives twice (directly, and forwarded by npm): the first one counts.
-let stopSignal: NodeJS.Signals | undefined;
+let signalled = false;
 const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      stopSignal ??= signal;
+      signalled = true;
       resolve(signal);
     });
   }
 });
 
 const app = await createApp(config, logger);
-if (stopSignal === undefined) {
+if (!signalled) {
   const server = await app.listen(config.port, config.host);
   logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
 }
