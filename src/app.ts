@@ -30,6 +30,7 @@ import { createMetrics, type MetricsRecorder } from './metrics.ts';
 import { createStoreProbes } from './store/probes.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
 import { listenMetrics, metricsHandler } from './http/metrics-endpoint.ts';
+import { closeGracefully } from './http/graceful-close.ts';
 import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
@@ -54,7 +55,10 @@ export interface App {
   readonly metricsServer: Server | undefined;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
   listen(port: number, host: string): Promise<Server>;
-  /** Stops accepting, drains in-flight requests, stops the runtime and dispatcher, closes the store. */
+  /**
+   * Stops accepting, lets in-flight requests (and their plugin calls) finish within SHUTDOWN_GRACE_MS, then stops
+   * the runtime and the webhook dispatcher and closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -128,23 +132,24 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       return metricsServer;
     },
     async listen(port, host) {
-      if (config.metricsPort !== undefined) metricsServer = await listenMetrics(metrics, config.metricsPort, config.metricsHost);
+      if (config.metricsPort !== undefined) {
+        metricsServer = await listenMetrics(metrics, config.metricsPort, config.metricsHost);
+        // METRICS_PORT=0 picks a free port: the scraper needs to know which.
+        logger.info({ address: metricsServer.address() }, 'metrics listening');
+      }
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
         server = s;
       });
     },
     async close() {
-      for (const s of [server, metricsServer]) {
-        if (!s) continue;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        });
-      }
-      await dispatcher.close();
-      await jobs.close();
-      await runtime.close();
+      const graceMs = config.shutdownGraceMs;
+      const deadline = Date.now() + graceMs;
+      const http = Promise.all([server, metricsServer].map((s) => (s ? closeGracefully(s, deadline) : { cut: false })));
+      // The runtime stops restarting at once but keeps serving the calls of the requests still in flight.
+      const runtimeStopped = runtime.close(http);
+      if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
+      await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
       await chains.close();
       await store.close();
     },

@@ -97,6 +97,8 @@ export interface Config {
   dataDir: string;
   pluginsDir: string;
   logLevel: string;
+  /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
   webhooks: WebhookSettings;
@@ -222,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     pluginsDir: path.resolve(env.PLUGINS_DIR || './plugins'),
     logLevel: env.LOG_LEVEL || 'info',
+    // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
+    shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
     pluginRuntime: {
