@@ -1,4 +1,4 @@
-// A local EVM chain: the real anvil binary from @foundry-rs/anvil, started on a loopback port and never left behind.
+// A local EVM chain: the real anvil binary (foundry's @foundry-rs/anvil-<platform> package), started on a loopback port and never left behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
@@ -27,14 +27,18 @@ export interface Devnet {
 
 const require = createRequire(import.meta.url);
 
-/** The platform package that @foundry-rs/anvil depends on holds the binary (as its own launcher finds it). */
+/**
+ * foundry publishes the binary as one package per platform. package.json names the linux-x64 one as an optional
+ * dependency directly (its wrapper, @foundry-rs/anvil, lists every platform, and a registry mirror without the
+ * other platforms' packages leaves a lock file that `npm ci` refuses); other platforms install theirs by name.
+ */
 export function anvilBinary(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
   try {
     return require.resolve(`${pkg}/bin/anvil${process.platform === 'win32' ? '.exe' : ''}`);
   } catch (err) {
-    throw new Error(`no anvil binary for ${process.platform}/${process.arch}: ${pkg} is not installed (npm install @foundry-rs/anvil)`, { cause: err });
+    throw new Error(`no anvil binary for ${process.platform}/${process.arch}: ${pkg} is not installed (npm install --no-save ${pkg})`, { cause: err });
   }
 }
 
