@@ -37,7 +37,10 @@ export interface RpcPoolOptions<Req, Res> {
   serverSideCodes?: ReadonlySet<number>;
 }
 
-export const RPC_POOL_DEFAULTS = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 } as const;
+export type RpcPoolSettings = Pick<RpcPoolOptions<unknown, unknown>, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
+
+/** The EVM transport's defaults (src/chains/evm/adapter.ts RPC_DEFAULTS). */
+export const RPC_POOL_DEFAULTS: RpcPoolSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 
 /** No URL answered: the request may or may not have reached a node. `message` never names a URL. */
 export class RpcUnavailableError extends Error {

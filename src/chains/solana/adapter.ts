@@ -4,14 +4,14 @@ import type { NetworkConfig } from '../../config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS } from '../rpc-pool.ts';
+import { RPC_POOL_DEFAULTS, type RpcPoolSettings } from '../rpc-pool.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
 import { compileInstructions, parseInstructions } from './instructions.ts';
 import { createSolanaRpc, type SolanaRpc } from './rpc.ts';
 import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, signAsFeePayer, toBase58, withBlockhash, type DecodedTransaction } from './wire.ts';
 
 export interface SolanaChainOptions {
-  rpc?: Partial<typeof RPC_POOL_DEFAULTS>;
+  rpc?: Partial<RpcPoolSettings> | undefined;
   observer?: RpcObserver | undefined;
 }
 
