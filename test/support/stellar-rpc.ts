@@ -170,10 +170,10 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
       busy -= 1;
       return { ...base, status: 'TRY_AGAIN_LATER' };
     }
+    // stellar-core 19+: one pending transaction per source account, checked before the transaction itself.
+    if (queue.some((q) => inner(q.tx).source === inner(tx).source)) return { ...base, status: 'TRY_AGAIN_LATER' };
     const failure = checkValid(tx);
     if (failure) return { ...base, status: 'ERROR', errorResultXdr: txResult(0n, failure) };
-    // stellar-core 19+: one pending transaction per source account.
-    if (queue.some((q) => inner(q.tx).source === inner(tx).source)) return { ...base, status: 'TRY_AGAIN_LATER' };
     queue.push({ hash, tx, envelopeXdr: envelope });
     return { ...base, status: 'PENDING' };
   }

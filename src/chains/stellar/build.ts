@@ -94,8 +94,8 @@ export function toMemo(spec: StellarMemoSpec | null | undefined): Memo {
       if (Buffer.byteLength(spec.value, 'utf8') > 28) throw new ValidationError("'memo.value' must be at most 28 bytes (UTF-8) for a text memo");
       return Memo.text(spec.value);
     case 'id': {
-      const id = stroops(spec.value, 'memo.value', { allowZero: true });
-      if (id > 2n ** 64n - 1n) throw new ValidationError("'memo.value' must fit an unsigned 64-bit integer");
+      const id = /^\d+$/.test(String(spec.value)) ? BigInt(spec.value) : -1n;
+      if (id < 0n || id > 2n ** 64n - 1n) throw new ValidationError("'memo.value' must be an unsigned 64-bit integer for an id memo");
       return Memo.id(id.toString());
     }
     case 'hash':
