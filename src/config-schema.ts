@@ -86,8 +86,11 @@ export const configFileSchema = {
         additionalProperties: false,
         required: ['id', 'type'],
         properties: {
+          $comment: { type: 'string' },
           id,
           type: { const: 'local' },
+          // EVM: 32 bytes of hex. Solana: a base58 64-byte secret key, its JSON array, or a 32-byte seed (hex or base58).
+          // Stellar: a secret seed (S…). The address is derived; a configured `address` must match it.
           private_key: { type: 'string', minLength: 1 },
           private_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
           address: { type: 'string', minLength: 1 },

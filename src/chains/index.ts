@@ -1,16 +1,20 @@
-// The configured networks' chain adapters: starts the devnets the config asks for, builds one adapter per EVM network, checks chain ids.
+// The configured networks' chain adapters: starts the devnets the config asks for, builds one adapter per network (EVM, Solana, Stellar), checks chain ids and passphrases.
 import type { Logger } from 'pino';
-import type { ConfigFile, EvmNetworkConfig } from '../config.ts';
+import type { ConfigFile, EvmNetworkConfig, NetworkConfig } from '../config.ts';
 import { DEFAULT_RPC_WEIGHT } from '../config-networks.ts';
 import type { Chains, EvmChain, RpcUrlHealth } from '../domain/chains/ports.ts';
+import type { SolanaChain, SolanaChains } from '../domain/chains/solana/ports.ts';
+import type { StellarChain, StellarChains } from '../domain/chains/stellar/ports.ts';
 import { ChainIdMismatchError, createEvmChain, type RpcSettings } from './evm/adapter.ts';
 import { startDevnet, type Devnet } from './evm/devnet.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
+import { createSolanaChain } from './solana/adapter.ts';
+import { createStellarChain, NetworkPassphraseMismatchError } from './stellar/adapter.ts';
 
-export interface ChainRegistry extends Chains {
+export interface ChainRegistry extends Chains, SolanaChains, StellarChains {
   /** The devnets started for `devnet` networks, by network name. */
   readonly devnets: ReadonlyMap<string, Devnet>;
-  /** Every EVM network's RPC URL health, by network name. */
+  /** Every network's RPC URL health, by network name (`solana:`/`stellar:` before a name an EVM network also uses). */
   health(): Record<string, RpcUrlHealth[]>;
   /** Stops the devnets. */
   close(): Promise<void>;
@@ -62,6 +66,20 @@ async function checkChainIds(chains: EvmChain[], timeoutMs: number, logger: Logg
   );
 }
 
+/**
+ * Stellar passphrases of the networks relayers use, checked in the background: a transaction signed
+ * for another passphrase is only invalid there (the passphrase is in its hash), and every submit checks
+ * again and refuses on a mismatch, so the start does not wait for remote RPCs.
+ */
+function checkPassphrases(chains: StellarChain[], logger: Logger): void {
+  for (const chain of chains) {
+    chain.checkNetwork().catch((err: unknown) => {
+      if (err instanceof NetworkPassphraseMismatchError) logger.error({ network: chain.network, reason: err.reason }, 'Stellar network passphrase mismatch: submits to this network are refused');
+      else logger.warn({ network: chain.network, reason: (err as { reason?: string }).reason }, 'Stellar RPC unreachable at start; checked again before the first submit');
+    });
+  }
+}
+
 export async function startChains(file: ConfigFile, options: StartChainsOptions): Promise<ChainRegistry> {
   const evmNetworks = file.networks.filter((n): n is EvmNetworkConfig => n.type === 'evm');
   const devnets = await startDevnets(evmNetworks, options.logger);
@@ -74,9 +92,14 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
     const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] } : n;
     chains.set(n.network, createEvmChain(network, { rpc: options.rpc, observer: options.observer }));
   }
-  const used = new Set(file.relayers.filter((r) => r.network_type === 'evm').map((r) => r.network));
+  const rpc = { rpc: options.rpc, observer: options.observer };
+  const ofType = (type: NetworkConfig['type']) => file.networks.filter((n) => n.type === type);
+  const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolanaChain(n, rpc)]));
+  const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellarChain(n, rpc)]));
+  const used = (type: NetworkConfig['type']) => new Set(file.relayers.filter((r) => r.network_type === type).map((r) => r.network));
+  checkPassphrases([...stellar.values()].filter((c) => used('stellar').has(c.network)), options.logger);
   try {
-    await checkChainIds([...chains.values()].filter((c) => used.has(c.network)), options.checkTimeoutMs ?? 3_000, options.logger);
+    await checkChainIds([...chains.values()].filter((c) => used('evm').has(c.network)), options.checkTimeoutMs ?? 3_000, options.logger);
   } catch (err) {
     await close();
     throw err;
@@ -88,7 +111,24 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       if (!chain) throw new Error(`no EVM network named '${name}'`);
       return chain;
     },
-    health: () => Object.fromEntries([...chains].map(([name, chain]) => [name, chain.health()])),
+    solana(name) {
+      const chain = solana.get(name);
+      if (!chain) throw new Error(`no Solana network named '${name}'`);
+      return chain;
+    },
+    stellar(name) {
+      const chain = stellar.get(name);
+      if (!chain) throw new Error(`no Stellar network named '${name}'`);
+      return chain;
+    },
+    health() {
+      const key = (type: string, name: string) => (chains.has(name) ? `${type}:${name}` : name);
+      return Object.fromEntries([
+        ...[...chains].map(([name, chain]) => [name, chain.health()]),
+        ...[...solana].map(([name, chain]) => [key('solana', name), chain.health()]),
+        ...[...stellar].map(([name, chain]) => [key('stellar', name), chain.health()]),
+      ]);
+    },
     close,
   };
 }

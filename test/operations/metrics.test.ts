@@ -54,7 +54,7 @@ test('HTTP requests are counted and timed by route pattern, method and status, n
   // Refused before routing (no key): still labelled with its route.
   assert.equal(sample(text, 'relaybox_http_requests_total', { route: '/api/v1/relayers', method: 'GET', status: '401' }), 1);
   assert.equal(sample(text, 'relaybox_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 1);
-  for (const raw of ['/api/v1/relayers/evm"', 'solana', 'no-such-relayer', 'abc123', 'per_page']) assert.ok(!text.includes(raw), `raw URL part ${raw} in the metrics`);
+  for (const raw of ['/api/v1/relayers/evm"', '/api/v1/relayers/solana', 'no-such-relayer', 'abc123', 'per_page']) assert.ok(!text.includes(raw), `raw URL part ${raw} in the metrics`);
 });
 
 test('transactions are counted by relayer and status from the store on each scrape', async (t) => {

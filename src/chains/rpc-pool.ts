@@ -1,0 +1,185 @@
+// JSON-RPC over HTTP to one network's URLs, with the same per-URL health rules as the EVM transport (src/chains/evm/rpc-transport.ts): weights, cooldown, failover.
+import type { RpcUrlConfig } from '../config.ts';
+import type { RpcUrlHealth } from '../domain/chains/ports.ts';
+import { maskUrl, type RpcObserver } from './evm/rpc-transport.ts';
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcResponse<T = unknown> {
+  jsonrpc: '2.0';
+  id: unknown;
+  result?: T;
+  error?: JsonRpcError;
+}
+
+/** Sends one request to one URL; throws an RpcAttemptError (or anything) when the URL did not answer. */
+export type RpcSender<Req, Res> = (url: string, request: Req, signal: AbortSignal) => Promise<Res>;
+
+export interface RpcPoolOptions<Req, Res> {
+  network: string;
+  urls: readonly RpcUrlConfig[];
+  /** Per request and URL. */
+  timeoutMs: number;
+  /** Whole rounds over every URL after the first, with exponential backoff from retryDelayMs. */
+  retryCount: number;
+  retryDelayMs: number;
+  /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
+  cooldownMs: number;
+  observer?: RpcObserver | undefined;
+  send: RpcSender<Req, Res>;
+  /** The JSON-RPC error code of an answer, if it is an error. */
+  errorCode(response: Res): number | undefined;
+  /** JSON-RPC codes that mean "this node cannot serve now" (unhealthy, behind): try the next URL. */
+  serverSideCodes?: ReadonlySet<number>;
+}
+
+export type RpcPoolSettings = Pick<RpcPoolOptions<unknown, unknown>, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
+
+/** The EVM transport's defaults (src/chains/evm/adapter.ts RPC_DEFAULTS). */
+export const RPC_POOL_DEFAULTS: RpcPoolSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
+
+/** No URL answered: the request may or may not have reached a node. `message` never names a URL. */
+export class RpcUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RpcUnavailableError';
+  }
+}
+
+interface UrlState {
+  url: string;
+  label: string;
+  up: boolean;
+  failures: number;
+  retryAt: number;
+  lastError: string | null;
+  latencyMs: number | null;
+  checkedAt: number | null;
+}
+
+/** One URL did not answer (the next URL is tried); `label` is the metric's code: timeout, network, http_<status>. */
+export class RpcAttemptError extends Error {
+  readonly label: string;
+  constructor(message: string, label: string) {
+    super(message);
+    this.label = label;
+  }
+}
+
+const HTTP_RETRYABLE = (status: number) => status >= 500 || status === 429 || status === 408 || status === 403;
+
+/** Plain JSON-RPC over fetch (Stellar RPC): the payload as JSON, the answer parsed as JSON. */
+export async function postJsonRpc(url: string, payload: { method: string; params?: unknown }, signal: AbortSignal): Promise<JsonRpcResponse> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: payload.method, params: payload.params ?? {} });
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+  } catch (err) {
+    throw new RpcAttemptError(`fetch failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`, 'network');
+  }
+  const text = await res.text().catch(() => '');
+  if (HTTP_RETRYABLE(res.status)) throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`);
+  try {
+    const parsed = JSON.parse(text) as JsonRpcResponse;
+    if (parsed === null || typeof parsed !== 'object' || (!('result' in parsed) && !('error' in parsed))) throw new Error('not a JSON-RPC response');
+    return parsed;
+  } catch {
+    throw new RpcAttemptError(`HTTP ${res.status}: the answer is not a JSON-RPC response`, `http_${res.status}`);
+  }
+}
+
+export interface RpcPool<Req, Res> {
+  /** Throws RpcUnavailableError when no URL answered in any round. */
+  request(method: string, request: Req, signal?: AbortSignal): Promise<Res>;
+  health(): RpcUrlHealth[];
+}
+
+/**
+ * A pool over one network's URLs. `request` sends to the first available URL and moves to the next on
+ * a transport failure (refused, timeout, HTTP 5xx/429/408/403, a server-side code); a node's own
+ * JSON-RPC error is returned as the answer (another URL would say the same).
+ */
+export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcPool<Req, Res> {
+  const { network, observer } = options;
+  const serverSide = options.serverSideCodes ?? new Set<number>();
+  // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
+  const states: UrlState[] = [...options.urls]
+    .sort((a, b) => b.weight - a.weight)
+    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, lastError: null, latencyMs: null, checkedAt: null }));
+  for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
+
+  const available = (s: UrlState, now: number) => s.up || now >= s.retryAt;
+  // A down URL is skipped only while another one may answer, so a total outage still tries every URL.
+  const skip = (s: UrlState, now: number) => !available(s, now) && states.some((o) => o !== s && available(o, now));
+  const setUp = (s: UrlState, up: boolean) => {
+    if (s.up === up) return;
+    s.up = up;
+    observer?.rpcUrlHealth(network, s.label, up);
+  };
+  const answered = (s: UrlState, ms: number) => {
+    s.latencyMs = Math.round(ms);
+    s.checkedAt = Date.now();
+    s.failures = 0;
+    setUp(s, true);
+  };
+  const failed = (s: UrlState, message: string) => {
+    s.checkedAt = Date.now();
+    s.lastError = message;
+    s.failures += 1;
+    s.retryAt = s.checkedAt + options.cooldownMs * Math.min(2 ** (s.failures - 1), 30);
+    setUp(s, false);
+  };
+
+  async function attempt(s: UrlState, method: string, req: Req, signal?: AbortSignal): Promise<Res> {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    try {
+      let response: Res;
+      try {
+        response = await options.send(s.url, req, signal ? AbortSignal.any([signal, timeout]) : timeout);
+      } catch (err) {
+        if (timeout.aborted) throw new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout');
+        throw err instanceof RpcAttemptError ? err : new RpcAttemptError((err as Error).message, 'network');
+      }
+      const code = options.errorCode(response);
+      if (code !== undefined && serverSide.has(code)) throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
+      answered(s, performance.now() - started);
+      observer?.rpcRequest({ network, url: s.label, method, seconds: seconds(), ...(code !== undefined ? { error: String(code) } : {}) });
+      return response;
+    } catch (err) {
+      const failure = err as RpcAttemptError;
+      failed(s, failure.message);
+      observer?.rpcRequest({ network, url: s.label, method, seconds: seconds(), error: failure.label });
+      throw failure;
+    }
+  }
+
+  async function request(method: string, req: Req, signal?: AbortSignal): Promise<Res> {
+    let last = 'no RPC URL configured';
+    for (let round = 0; round <= options.retryCount; round++) {
+      if (round > 0) await new Promise((r) => setTimeout(r, options.retryDelayMs * 2 ** (round - 1)));
+      for (const s of states) {
+        if (signal?.aborted) throw signal.reason;
+        if (skip(s, Date.now())) continue;
+        try {
+          return await attempt(s, method, req, signal);
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          last = `${s.label}: ${(err as Error).message}`;
+        }
+      }
+    }
+    throw new RpcUnavailableError(`no RPC URL answered ${method} (last: ${last})`);
+  }
+
+  function health(): RpcUrlHealth[] {
+    return states.map((s) => ({ url: s.label, up: s.up, lastError: s.lastError, latencyMs: s.latencyMs, checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString() }));
+  }
+
+  return { request, health };
+}

@@ -1,0 +1,55 @@
+// Stellar RPC (JSON-RPC) over the failover pool, with XDR strings in and out: no stellar-sdk, whose bundled stellar-base cannot take our stellar-base objects.
+import type { RpcUrlConfig } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import type { RpcObserver } from '../evm/rpc-transport.ts';
+import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../rpc-pool.ts';
+
+/** A node's JSON-RPC error (invalid params, undecodable XDR…), as sent. */
+export class StellarNodeError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = 'StellarNodeError';
+    this.code = code;
+  }
+}
+
+export interface StellarRpcOptions {
+  network: string;
+  urls: readonly RpcUrlConfig[];
+  timeoutMs: number;
+  retryCount: number;
+  retryDelayMs: number;
+  cooldownMs: number;
+  observer?: RpcObserver | undefined;
+}
+
+export interface StellarRpc {
+  /** Throws StellarNodeError for a node's JSON-RPC error and RpcUnavailableError when no URL answered. */
+  call<T>(method: string, params?: Record<string, unknown>): Promise<T>;
+  /** `call`, with any failure turned into CHAIN_UNAVAILABLE naming the network and the method. */
+  read<T>(method: string, params?: Record<string, unknown>): Promise<T>;
+  health: ReturnType<typeof createRpcPool>['health'];
+}
+
+export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
+  const pool = createRpcPool<{ method: string; params?: unknown }, JsonRpcResponse>({
+    ...options,
+    send: postJsonRpc,
+    errorCode: (response) => response.error?.code,
+  });
+  const call = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+    const response = await pool.request(method, { method, params });
+    if (response.error) throw new StellarNodeError(response.error.code, response.error.message);
+    return response.result as T;
+  };
+  const read = async <T>(method: string, params?: Record<string, unknown>): Promise<T> => {
+    try {
+      return await call<T>(method, params);
+    } catch (err) {
+      // No `cause`: transport texts may name a URL, and URLs may carry an API key.
+      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${(err as Error).message}` });
+    }
+  };
+  return { call, read, health: pool.health };
+}

@@ -1,0 +1,158 @@
+// The Solana adapter against a SIMULATED Solana RPC (test/support/solana-rpc.ts): the real SVM (litesvm) executes and
+// checks signatures; slots, commitment levels and blockhash expiry are simulated. The adapter is the one that talks to a real RPC.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { getBase64Encoder, getTransactionDecoder, type Address } from '@solana/kit';
+import { createSolanaChain } from '../../../src/chains/solana/adapter.ts';
+import { verifySignature } from '../../../src/chains/solana/wire.ts';
+import { resolveSigner, type Ed25519Signer } from '../../../src/domain/relayers/signers.ts';
+import type { SolanaInstructionSpec } from '../../../src/domain/chains/solana/ports.ts';
+import type { AppError } from '../../../src/errors.ts';
+import { startSolanaSim } from '../../support/solana-rpc.ts';
+
+const sim = await startSolanaSim({ finalizeDepth: 4, blockhashValidBlocks: 10 });
+after(() => sim.close());
+
+const SYSTEM = '11111111111111111111111111111111';
+const newSigner = (): Ed25519Signer => resolveSigner({ id: 'k', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).ed25519!;
+const relayer = newSigner();
+sim.airdrop(relayer.address, 10_000_000_000n);
+const chain = createSolanaChain({ type: 'solana', network: 'sim', rpc_urls: [{ url: sim.url, weight: 100 }] }, { rpc: { retryCount: 0, timeoutMs: 2_000 } });
+
+/** A System Program transfer, in the reference's `instructions` form. */
+function transfer(from: string, to: string, lamports: bigint, fromSigns = true): SolanaInstructionSpec {
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0);
+  data.writeBigUInt64LE(lamports, 4);
+  return { program_id: SYSTEM, accounts: [{ pubkey: from, is_signer: fromSigns, is_writable: true }, { pubkey: to, is_signer: false, is_writable: true }], data: data.toString('base64') };
+}
+
+const messageOf = (wire: string) => getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(wire))).messageBytes;
+
+test('simulated network: an instructions transfer is signed by the relayer, lands, and goes processed → confirmed → finalized', async () => {
+  const dest = newSigner().address;
+  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 1_000_000n)], relayer);
+  assert.equal(signed.feePayer, relayer.address);
+  assert.equal(signed.resignable, true);
+  assert.equal(signed.fee, 5_000n);
+  const tx = getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(signed.transaction)));
+  assert.ok(verifySignature(relayer.address, tx.messageBytes, tx.signatures[relayer.address as Address]!), "the relayer's signature verifies against its address");
+
+  assert.deepEqual(await chain.send(signed.transaction), { status: 'submitted', signature: signed.signature, alreadyProcessed: false });
+  const [processed] = await chain.signatureStatuses([signed.signature]);
+  assert.equal(processed?.commitment, 'processed');
+  assert.equal(processed?.err, null);
+  sim.advance(1);
+  assert.equal((await chain.signatureStatuses([signed.signature]))[0]?.commitment, 'confirmed');
+  sim.advance(4);
+  const [finalized] = await chain.signatureStatuses([signed.signature]);
+  assert.equal(finalized?.commitment, 'finalized');
+  assert.equal(finalized?.confirmations, null);
+  assert.equal(await chain.balance(dest), 1_000_000n);
+  assert.deepEqual(await chain.send(signed.transaction), { status: 'submitted', signature: signed.signature, alreadyProcessed: true }, 'a duplicate is AlreadyProcessed, not a refusal');
+  assert.deepEqual(await chain.signatureStatuses(['1111111111111111111111111111111111111111111111111111111111111111']), [null]);
+});
+
+test('simulated network: a failing instruction is refused in preflight with the program error and logs', async () => {
+  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer);
+  const outcome = await chain.send(signed.transaction);
+  assert.equal(outcome.status, 'rejected');
+  if (outcome.status !== 'rejected') return;
+  assert.equal(outcome.reason, 'program_error');
+  assert.deepEqual({ ...outcome.error, raw: undefined }, { kind: 'instruction', index: 0, error: 'Custom', custom: 1, raw: undefined });
+  assert.match(outcome.message, /Error processing Instruction 0: custom program error: 0x1/);
+  assert.ok(outcome.logs.some((l) => /insufficient lamports/.test(l)));
+});
+
+test('simulated network: a transaction that lands and fails on chain reports its instruction error in the status', async () => {
+  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer);
+  // Preflight off, as some clients send: the SVM runs it in a slot, charges the fee and records the error.
+  await fetch(sim.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [signed.transaction, { encoding: 'base64', skipPreflight: true }] }) });
+  const [status] = await chain.signatureStatuses([signed.signature]);
+  assert.equal(status?.err?.kind, 'instruction');
+  assert.equal(status?.err?.kind === 'instruction' && status.err.custom, 1);
+});
+
+test('simulated network: an expired blockhash is refused as blockhash_not_found; re-signed with a fresh one it lands', async () => {
+  const dest = newSigner().address;
+  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 7_000n * 1000n)], relayer);
+  sim.expireBlockhashes();
+  assert.equal(await chain.isBlockhashValid(signed.blockhash), false);
+  const refused = await chain.send(signed.transaction);
+  assert.equal(refused.status === 'rejected' && refused.reason, 'blockhash_not_found');
+  const fresh = await chain.resign(signed.transaction, relayer);
+  assert.notEqual(fresh.blockhash, signed.blockhash);
+  assert.notEqual(fresh.signature, signed.signature);
+  assert.ok(fresh.lastValidBlockHeight! > signed.lastValidBlockHeight!);
+  assert.equal((await chain.send(fresh.transaction)).status, 'submitted');
+  assert.equal(await chain.balance(dest), 7_000_000n);
+});
+
+test('shape B: the relayer signs a client transaction as fee payer; another fee payer or a missing co-signature is refused', async () => {
+  const client = newSigner();
+  sim.airdrop(client.address, 1_000_000_000n);
+  const base = await chain.buildAndSign([transfer(relayer.address, client.address, 1_000n)], relayer);
+  const signed = await chain.signTransaction(base.transaction, relayer);
+  assert.equal(signed.blockhash, base.blockhash, 'shape B keeps the blockhash');
+  assert.equal(signed.lastValidBlockHeight, null);
+  assert.equal(signed.resignable, true);
+
+  const foreign = await chain.buildAndSign([transfer(client.address, relayer.address, 1_000n)], client);
+  await assert.rejects(chain.signTransaction(foreign.transaction, relayer), (err: AppError) => err.reason === `Transaction fee payer ${client.address} does not match relayer address ${relayer.address}`);
+
+});
+
+test('shape B with a co-signer: valid co-signature accepted (not resignable); a missing or forged one refused', async () => {
+  const client = newSigner();
+  sim.airdrop(client.address, 1_000_000_000n);
+  // Build a two-signer message (relayer pays, client transfers), then let the client sign it.
+  const two = await chain.buildAndSign([transfer(relayer.address, client.address, 1n)], relayer);
+  const { compileInstructions, parseInstructions } = await import('../../../src/chains/solana/instructions.ts');
+  const { signAsFeePayer } = await import('../../../src/chains/solana/wire.ts');
+  const specs = [transfer(client.address, relayer.address, 500n)];
+  const ixs = parseInstructions(specs.map((s) => ({ ...s, accounts: s.accounts.map((a) => ({ ...a, is_signer: false })) })), relayer.address);
+  const writableSigner = 3;
+  (ixs[0]!.accounts as unknown as Array<{ role: number }>)[0]!.role = writableSigner;
+  const compiled = compileInstructions(ixs, relayer.address, { blockhash: two.blockhash, lastValidBlockHeight: two.lastValidBlockHeight! });
+  const missing = (await signAsFeePayer(compiled, relayer.address, relayer)).wire;
+  await assert.rejects(chain.signTransaction(missing, relayer), (err: AppError) => /needs a signature from .*which the relayer cannot give/.test(err.reason));
+
+  const clientSigned = await signAsFeePayer(compiled, client.address, client);
+  const signed = await chain.signTransaction(clientSigned.wire, relayer);
+  assert.equal(signed.resignable, false);
+  assert.equal((await chain.send(signed.transaction)).status, 'submitted');
+  await assert.rejects(chain.resign(signed.transaction, relayer), (err: AppError) => /cannot be re-signed with a fresh blockhash/.test(err.reason));
+
+  const forged = await signAsFeePayer(compiled, client.address, newSigner());
+  await assert.rejects(chain.signTransaction(forged.wire, relayer), (err: AppError) => /does not verify/.test(err.reason));
+  assert.ok(verifySignature(relayer.address, messageOf(signed.transaction), getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(signed.transaction))).signatures[relayer.address as Address]!));
+});
+
+test('the instructions form follows the reference limits and texts', async () => {
+  const other = newSigner().address;
+  const cases: Array<[SolanaInstructionSpec[], RegExp]> = [
+    [[], /^Instructions cannot be empty$/],
+    [[{ ...transfer(relayer.address, other, 1n), program_id: ' ' }], /^Instruction 0: program_id cannot be empty$/],
+    [[transfer(other, relayer.address, 1n)], /^Instruction 0 account 0: Only the relayer address \S+ can be marked as a signer, but '\S+' is marked as a signer\. The relayer can only provide its own signature\.$/],
+    [[{ ...transfer(relayer.address, other, 1n), program_id: 'not-a-key' }], /^Instruction 0: Invalid program_id 'not-a-key'$/],
+    [[{ ...transfer(relayer.address, other, 1n), data: '!!' }], /^Instruction 0: Invalid base64 data$/],
+    [[{ ...transfer(relayer.address, other, 1n), data: Buffer.alloc(1233).toString('base64') }], /^Instruction 0: Data too large \(1233 bytes, max: 1232 bytes\)$/],
+    [Array.from({ length: 65 }, () => transfer(relayer.address, other, 1n)), /^Too many instructions: 65 exceeds maximum of 64$/],
+  ];
+  for (const [specs, text] of cases) await assert.rejects(chain.buildAndSign(specs, relayer), (err: AppError) => text.test(err.reason), String(text));
+});
+
+test('simulated network: a dead first RPC URL fails over, and its health shows it down', async () => {
+  const failover = createSolanaChain({ type: 'solana', network: 'failover', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }, { url: sim.url, weight: 100 }] }, { rpc: { retryCount: 0, cooldownMs: 60_000 } });
+  const signed = await failover.buildAndSign([transfer(relayer.address, newSigner().address, 1_000_000n)], relayer);
+  const sent = await failover.send(signed.transaction);
+  assert.equal(sent.status, 'submitted', JSON.stringify(sent, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+  const [dead, live] = failover.health();
+  assert.equal(dead?.up, false);
+  assert.match(dead?.lastError ?? '', /ECONNREFUSED|fetch failed/);
+  assert.equal(live?.up, true);
+  const none = createSolanaChain({ type: 'solana', network: 'none', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }] }, { rpc: { retryCount: 0 } });
+  await assert.rejects(none.balance(relayer.address), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE' && /network 'none': getBalance failed/.test(err.reason));
+  assert.equal((await none.send(signed.transaction)).status, 'unavailable');
+});
