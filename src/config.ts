@@ -68,6 +68,11 @@ export interface PluginConfig {
   forward_logs?: boolean;
   memory_mb?: number;
   config?: Record<string, unknown>;
+  /** Operator-only limits of this plugin; defaults from PLUGIN_MAX_CONCURRENT_CALLS, … (see PluginRuntimeConfig). */
+  max_concurrent_calls?: number;
+  max_queued_calls?: number;
+  kv_max_keys?: number;
+  kv_max_bytes?: number;
 }
 
 export interface ConfigFile {
@@ -109,7 +114,7 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
   webhooks: WebhookSettings;
-  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE. */
+  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
   file: ConfigFile;
 }
@@ -120,8 +125,39 @@ export interface PluginRuntimeConfig {
   threads: number;
   /** Calls one worker runs at once (they interleave while awaiting api/kv). */
   concurrency: number;
-  /** Calls waiting for a worker before new ones answer 503. */
+  /** Calls waiting for a slot, all plugins together, before new ones answer 503. */
   maxQueue: number;
+  /** Per-plugin defaults (a config `plugins` entry overrides each): calls running at once, calls waiting. */
+  maxConcurrentCalls: number;
+  maxQueuedCalls: number;
+  /** Per-plugin KV quota defaults: keys, and bytes of keys + values. */
+  kvMaxKeys: number;
+  kvMaxBytes: number;
+  /** A plugin that crashes the runtime this many times within the window is quarantined until its file changes. */
+  quarantineCrashes: number;
+  quarantineWindowSec: number;
+  /** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): the worker running this plugin's call stops answering. */
+  faultStallWorkerOn: string | undefined;
+}
+
+function pluginRuntime(env: NodeJS.ProcessEnv): PluginRuntimeConfig {
+  const threads = intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4)));
+  const concurrency = intFromEnv(env, 'PLUGIN_CONCURRENCY', 8);
+  const maxQueue = intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024);
+  return {
+    contextMode: pluginContextMode(env),
+    threads,
+    concurrency,
+    maxQueue,
+    // A quarter of the pool's slots: four busy plugins cannot take every slot from a fifth.
+    maxConcurrentCalls: intFromEnv(env, 'PLUGIN_MAX_CONCURRENT_CALLS', Math.max(1, Math.floor((threads * concurrency) / 4))),
+    maxQueuedCalls: intFromEnv(env, 'PLUGIN_MAX_QUEUED_CALLS', Math.min(256, maxQueue), 0),
+    kvMaxKeys: intFromEnv(env, 'PLUGIN_KV_MAX_KEYS', 10_000),
+    kvMaxBytes: intFromEnv(env, 'PLUGIN_KV_MAX_BYTES', 64 * 1024 * 1024, 1024),
+    quarantineCrashes: intFromEnv(env, 'PLUGIN_QUARANTINE_CRASHES', 3),
+    quarantineWindowSec: intFromEnv(env, 'PLUGIN_QUARANTINE_WINDOW_SEC', 600),
+    faultStallWorkerOn: env.PLUGIN_FAULT_STALL_WORKER || undefined,
+  };
 }
 
 function pluginContextMode(env: NodeJS.ProcessEnv): 'warm' | 'fresh' {
@@ -233,12 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
-    pluginRuntime: {
-      contextMode: pluginContextMode(env),
-      threads: intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4))),
-      concurrency: intFromEnv(env, 'PLUGIN_CONCURRENCY', 8),
-      maxQueue: intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024),
-    },
+    pluginRuntime: pluginRuntime(env),
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
       backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),
