@@ -11,6 +11,7 @@ import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
 import { table, writeResults, type Row } from './report.ts';
+import { noisyNeighbour } from './neighbour.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -182,6 +183,9 @@ try {
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
+  // Last: its hangers keep their slots until the service stops.
+  const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
+  rows.push(...neighbour.rows);
 
   const record = {
     mode,
@@ -190,6 +194,7 @@ try {
     node: process.version,
     commit: gitCommit(),
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
+    noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
     service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
     driverCpuSeconds: driverCpu,
     rows,

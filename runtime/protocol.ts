@@ -164,6 +164,8 @@ export interface CallInput {
 
 // ── HTTP process → runtime process ────────────────────────────────────────────
 export type ParentMessage =
+  /** A standby process: boot the pool now, serve later (its 'init' carries the registry). */
+  | { t: 'prepare'; options: RuntimeOptions }
   | { t: 'init'; options: RuntimeOptions }
   | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string }
   | { t: 'host-reply'; id: number; reply: string }
@@ -300,7 +302,8 @@ export type WorkerHostRequest =
   | { t: 'code'; worker: number; id: number; hash: string }
   /** The call that made these requests ended: nobody waits for their replies any more. */
   | { t: 'cancel'; worker: number; ids: number[] }
-  | { t: 'pong'; worker: number; seq: number };
+  /** `tid`: the worker's OS thread id, so its event loop keeps normal CPU priority (runtime/priorities.ts). */
+  | { t: 'pong'; worker: number; seq: number; tid: number };
 
 /** Main → worker on replyChannel(worker): a reply (the JSON text handed to the sandbox, or the code), or a ping. */
 export type WorkerHostReply = { id: number; reply: string } | { ping: number };

@@ -6,6 +6,7 @@ import { createLoader, type Loader } from './loader.ts';
 import { createPool, type SandboxPool } from './pool.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { createWatchdog } from './watchdog.ts';
+import { createPriorities } from './priorities.ts';
 import {
   HOST_CHANNEL,
   replyChannel,
@@ -36,6 +37,7 @@ const relayed = new Map<number, { worker: number; id: number }>();
 const relayedBy = new Map<string, number>();
 const replyChannels = new Map<number, BroadcastChannel>();
 const fromWorkers = new BroadcastChannel(HOST_CHANNEL);
+const priorities = createPriorities();
 
 function toWorker(worker: number, reply: WorkerHostReply): void {
   let channel = replyChannels.get(worker);
@@ -55,6 +57,7 @@ fromWorkers.onmessage = (event) => {
       return;
     case 'pong':
       watchdog?.pong(msg.worker);
+      if (msg.tid) priorities.eventLoop(msg.tid);
       return;
     case 'cancel':
       for (const workerRequest of msg.ids) {
@@ -75,10 +78,15 @@ fromWorkers.onmessage = (event) => {
   }
 };
 
+/** Boots the pool (a standby does it ahead of time, so that its workers are up when it is promoted). */
+function prepare(options: RuntimeOptions): SandboxPool {
+  pool ??= createPool(options);
+  scheduler ??= createScheduler({ capacity: options.threads * options.concurrency, maxQueue: options.maxQueue });
+  return pool;
+}
+
 function start(options: RuntimeOptions): void {
-  const p = createPool(options);
-  pool = p;
-  scheduler = createScheduler({ capacity: options.threads * options.concurrency, maxQueue: options.maxQueue });
+  const p = prepare(options);
   watchdog = createWatchdog({
     workers: () => p.threads(),
     ping: (worker, seq) => toWorker(worker, { ping: seq }),
@@ -86,7 +94,10 @@ function start(options: RuntimeOptions): void {
       log('error', 'a plugin worker stopped answering; replacing it', { worker });
       send({ t: 'worker-stalled' });
     },
-    health: (workers, responsive) => send({ t: 'health', workers, responsive }),
+    health: (workers, responsive) => {
+      send({ t: 'health', workers, responsive });
+      priorities.scan();
+    },
     exit: () => {
       log('error', 'a stalled plugin worker could not be terminated; restarting the runtime');
       setTimeout(() => process.exit(70), 50);
@@ -181,6 +192,9 @@ function onMessage(msg: ParentMessage): void {
       }
       break;
     }
+    case 'prepare':
+      prepare(msg.options);
+      break;
     case 'init':
       start(msg.options);
       break;

@@ -1,5 +1,6 @@
 // A worker's line to the runtime main thread: host requests and their replies, plugin code by hash, cancellation
 // of requests whose call ended, and answers to the watchdog's pings (runtime/watchdog.ts).
+import { readlinkSync } from 'node:fs';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { HOST_CHANNEL, replyChannel, type WorkerHostReply, type WorkerHostRequest } from './protocol.ts';
 
@@ -10,11 +11,19 @@ const fromMain = new BroadcastChannel(replyChannel(threadId));
 const waiting = new Map<number, (reply: string) => void>();
 const codeCache = new Map<string, string>();
 let nextRequest = 0;
+/** This thread's OS id: /proc/thread-self is a link to "<pid>/task/<tid>" of the thread that reads it. */
+const tid = (() => {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return 0;
+  }
+})();
 
 fromMain.onmessage = (event) => {
   const msg = (event as unknown as { data: WorkerHostReply }).data;
   if ('ping' in msg) {
-    toMain.postMessage({ t: 'pong', worker: threadId, seq: msg.ping } satisfies WorkerHostRequest);
+    toMain.postMessage({ t: 'pong', worker: threadId, seq: msg.ping, tid } satisfies WorkerHostRequest);
     return;
   }
   const resolve = waiting.get(msg.id);

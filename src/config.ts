@@ -136,6 +136,8 @@ export interface PluginRuntimeConfig {
   /** A plugin that crashes the runtime this many times within the window is quarantined until its file changes. */
   quarantineCrashes: number;
   quarantineWindowSec: number;
+  /** PLUGIN_RUNTIME_STANDBY (default on): keep a booted runtime process in reserve for fast restarts. */
+  standby: boolean;
   /** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): the worker running this plugin's call stops answering. */
   faultStallWorkerOn: string | undefined;
 }
@@ -156,6 +158,7 @@ function pluginRuntime(env: NodeJS.ProcessEnv): PluginRuntimeConfig {
     kvMaxBytes: intFromEnv(env, 'PLUGIN_KV_MAX_BYTES', 64 * 1024 * 1024, 1024),
     quarantineCrashes: intFromEnv(env, 'PLUGIN_QUARANTINE_CRASHES', 3),
     quarantineWindowSec: intFromEnv(env, 'PLUGIN_QUARANTINE_WINDOW_SEC', 600),
+    standby: booleanFromEnv(env, 'PLUGIN_RUNTIME_STANDBY', true),
     faultStallWorkerOn: env.PLUGIN_FAULT_STALL_WORKER || undefined,
   };
 }
@@ -174,6 +177,13 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min 
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
   return n;
+}
+
+function booleanFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') throw new Error(`${name} must be 0, 1, true or false, got '${raw}'`);
+  return raw === '1' || raw === 'true';
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,6 +1,7 @@
 // The only door from src/ into runtime/: forks and supervises the runtime process, speaks runtime/protocol.ts,
 // and serves the sandbox's calls back into the relayer API and the KV store.
 import { fork, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -35,6 +36,8 @@ export type { CallInput, LogEntry, PluginInfo, PluginSettings, TraceEntry } from
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'runtime', 'server.ts');
 const STARTUP_TIMEOUT_MS = 20_000;
 const RETRY_AFTER_SECONDS = 1;
+/** The standby runtime is forked this long after the active one is ready, so as not to slow its start. */
+const STANDBY_DELAY_MS = 5_000;
 /** Health reports come every second; this long without one means the runtime's main thread is stuck. */
 const HEALTH_STALE_MS = 3_000;
 
@@ -169,6 +172,8 @@ export async function createRuntimeClient(deps: {
   let failures = 0;
   let readyAt = 0;
   let restartTimer: NodeJS.Timeout | undefined;
+  let standby: ChildProcess | undefined;
+  let standbyTimer: NodeJS.Timeout | undefined;
   let readyWaiters: Array<() => void> = [];
 
   const options = (): RuntimeOptions => ({
@@ -259,6 +264,7 @@ export async function createRuntimeClient(deps: {
         logger.info({ pid: from.pid, plugins: registry.length, mode: config.pluginRuntime.contextMode }, 'plugin runtime ready');
         for (const w of readyWaiters) w();
         readyWaiters = [];
+        prepareStandby();
         return;
       case 'log':
         logger[msg.level]({ ...msg.data }, msg.msg);
@@ -266,7 +272,8 @@ export async function createRuntimeClient(deps: {
     }
   }
 
-  function start(): void {
+  /** Forks a runtime process and supervises it; it serves once sent 'init' (a standby gets 'prepare' first). */
+  function spawn(): ChildProcess {
     const oomCalls = new Set<number>();
     const session = hostCalls();
     const proc = fork(SERVER_PATH, [], {
@@ -275,9 +282,15 @@ export async function createRuntimeClient(deps: {
       // fd 4: OOM reports, written synchronously by a worker right before the process ends.
       stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       // Plugins cannot read the environment anyway; the runtime itself needs none of our secrets either.
-      env: { ...RUNTIME_PROCESS.env, PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NODE_ENV: process.env.NODE_ENV ?? '' },
+      env: {
+        ...RUNTIME_PROCESS.env,
+        PATH: process.env.PATH ?? '',
+        TMPDIR: process.env.TMPDIR ?? '/tmp',
+        NODE_ENV: process.env.NODE_ENV ?? '',
+        // Node's on-disk cache of compiled (and type-stripped) modules: a restart skips most of its boot work.
+        NODE_COMPILE_CACHE: path.join(tmpdir(), 'relaybox-compile-cache'),
+      },
     });
-    child = proc;
     const oomStream = proc.stdio[OOM_FD] as Readable | null;
     if (oomStream) {
       createInterface({ input: oomStream }).on('line', (line) => {
@@ -305,6 +318,10 @@ export async function createRuntimeClient(deps: {
       if (gone) return;
       gone = true;
       session.close();
+      if (proc === standby) {
+        standby = undefined;
+        return;
+      }
       if (child === proc) {
         child = undefined;
         up = false;
@@ -327,7 +344,31 @@ export async function createRuntimeClient(deps: {
       observer.restarted();
       restartTimer = setTimeout(start, delay);
     };
+    return proc;
+  }
+
+  /**
+   * Starts serving: promotes the standby if there is one (booted, its workers already up: a restart then takes
+   * a fraction of a second with any number of plugins), else forks a process.
+   */
+  function start(): void {
+    const proc = standby?.connected ? standby : spawn();
+    if (proc !== standby) standby?.kill('SIGKILL');
+    standby = undefined;
+    child = proc;
     send(proc, { t: 'init', options: options() });
+  }
+
+  /** Keeps one booted runtime process in reserve, made once the active one has settled. */
+  function prepareStandby(): void {
+    clearTimeout(standbyTimer);
+    if (!rt.standby) return;
+    standbyTimer = setTimeout(() => {
+      if (closing || standby || !up) return;
+      standby = spawn();
+      send(standby, { t: 'prepare', options: options() });
+    }, STANDBY_DELAY_MS);
+    standbyTimer.unref();
   }
 
   function ready(): Promise<void> {
@@ -360,6 +401,8 @@ export async function createRuntimeClient(deps: {
     async close() {
       closing = true;
       clearTimeout(restartTimer);
+      clearTimeout(standbyTimer);
+      standby?.kill('SIGKILL');
       const proc = child;
       if (!proc) return;
       await new Promise<void>((resolve) => {
