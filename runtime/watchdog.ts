@@ -18,6 +18,8 @@ export interface WatchdogDeps {
 }
 
 const PING_MS = 500;
+/** Readiness counts a worker as serving only if it answered within this; replacement waits for STALL_MS. */
+const RESPONSIVE_MS = 1500;
 const STALL_MS = 3000;
 /** A new worker loads isolated-vm and our modules before it can answer; give it longer before the first pong. */
 const STARTUP_GRACE_MS = 15_000;
@@ -50,10 +52,9 @@ export function createWatchdog(deps: WatchdogDeps): { pong(threadId: number): vo
     for (const w of workers) {
       if (!firstSeen.has(w.threadId)) firstSeen.set(w.threadId, now);
       deps.ping(w.threadId, ++seq);
-      if (silentFor(w.threadId, now) <= STALL_MS) {
-        if (!terminating.has(w.threadId)) responsive++;
-        continue;
-      }
+      const silent = silentFor(w.threadId, now);
+      if (silent <= RESPONSIVE_MS && !terminating.has(w.threadId)) responsive++;
+      if (silent <= STALL_MS) continue;
       if (terminating.has(w.threadId)) continue;
       terminating.add(w.threadId);
       deps.stalled(w.threadId);

@@ -23,12 +23,21 @@ const UNATTENDED_CPU_NS = 50_000_000n;
 const generations = new Map<string, Generation>();
 let nextSeq = 0;
 
-// Backstop: an isolate that runs while no call of ours is in it is disposed, whatever made it run.
+// Backstops, four times a second: an isolate that runs while no call of ours is in it is disposed, whatever made it
+// run; so is a busy isolate whose heap went past its limit (V8 lets a large string or array past it until its next
+// collection; an idle isolate is checked as each call ends, see heapNow).
 setInterval(() => {
   for (const gen of generations.values()) {
     if (ranUnattended(gen, UNATTENDED_CPU_NS)) {
       generations.delete(gen.plugin);
       disposeGeneration(gen, 'ROGUE');
+    } else if (gen.running > 0) {
+      gen.isolate.getHeapStatistics().then(
+        (h) => {
+          if (h.used_heap_size > h.heap_size_limit) disposeGeneration(gen, 'MEMORY');
+        },
+        () => {},
+      );
     }
   }
 }, 250).unref();
@@ -96,30 +105,39 @@ function verdict(done: Done, task: CallTask, apiCallLimited: boolean): WorkerRes
   return failure('INTERNAL', 'the plugin sandbox reported an unknown outcome', 500);
 }
 
-/** Puts a context back for the next call of this plugin, or lets it go. */
-function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed: boolean): void {
+/** The isolate's heap right now, read only while no entry runs in it (the read then cannot wait on plugin code). */
+function heapNow(gen: Generation): { used: number; limit: number; held: number } | undefined {
+  if (gen.running !== 0 || gen.dead) return undefined;
+  try {
+    const h = gen.isolate.getHeapStatisticsSync();
+    return { used: h.used_heap_size, limit: h.heap_size_limit, held: h.total_heap_size + h.externally_allocated_size };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts a context back for the next call of this plugin, or lets it go. A call that failed or could not leave its
+ * context idle may leave a heap full of garbage (a 50 MB result refused, buffers it reserved); V8 keeps those pages
+ * while the isolate sits idle. Such an isolate is retired, so the runtime's memory returns to its baseline.
+ */
+function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed: boolean, heap: ReturnType<typeof heapNow>): void {
   slot.listener = null;
   if (data.contextMode === 'fresh' && gen.contexts >= FRESH_CONTEXTS_PER_ISOLATE) gen.retired = true;
-  const keep = () => reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired;
-  if (!keep()) {
-    releaseSlot(slot);
-    return;
+  if (failed || !reusable) {
+    if (heap && heap.held > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);
+    else if (!heap && !gen.dead) {
+      // Another call is running in this isolate: ask asynchronously.
+      gen.isolate.getHeapStatistics().then(
+        (h) => {
+          if (h.total_heap_size + h.externally_allocated_size > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);
+        },
+        () => {},
+      );
+    }
   }
-  if (!failed) {
-    gen.free.push(slot);
-    return;
-  }
-  // A failed call may leave a heap full of garbage (a 50 MB result or a 10 MB kv value refused, say); V8 keeps
-  // those pages. Retire such an isolate rather than keep it warm, so the runtime's memory returns to its baseline.
-  // Asked asynchronously: another call may be running in this isolate.
-  gen.isolate.getHeapStatistics().then(
-    (stats) => {
-      if (stats.total_heap_size > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);
-      if (keep()) gen.free.push(slot);
-      else releaseSlot(slot);
-    },
-    () => releaseSlot(slot),
-  );
+  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired) gen.free.push(slot);
+  else releaseSlot(slot);
 }
 
 /** One call in `gen`: resolves with its answer once nothing it started can run any more. */
@@ -156,14 +174,19 @@ function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> {
       const idle = !timedOut && fault === undefined && scope.entering === 0 && scope.held === 0 && replies.length === 0;
       scope.end();
       let result: WorkerResult;
+      const heap = heapNow(gen);
       if (timedOut) result = failure('TIMEOUT', `Plugin execution timed out after ${task.timeoutMs / 1000} s`, 504, { details: { timeout: task.timeoutMs / 1000 } });
       else if (fault !== undefined) result = classify(fault, gen, task);
-      else result = verdict(done!, task, limited);
+      else if (heap && heap.used > heap.limit) {
+        // V8 lets a large string or array past the heap limit until its next collection: over the cap all the same.
+        result = memoryExceeded(task);
+        retire(gen);
+      } else result = verdict(done!, task, limited);
       if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
       if (traces) result.traces = traces.entries;
       resolve(result);
       const grew = !(typeof done?.reserved === 'number' && slot && done.reserved <= slot.reservedAtLoad);
-      if (slot) afterCall(gen, slot, idle && !grew, !result.ok);
+      if (slot) afterCall(gen, slot, idle && !grew, !result.ok, heap);
     }
 
     /** Hands the replies that arrived to the isolate, in one entry; never two entries of one call at once. */

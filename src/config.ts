@@ -144,7 +144,9 @@ export interface PluginRuntimeConfig {
 
 function pluginRuntime(env: NodeJS.ProcessEnv): PluginRuntimeConfig {
   const threads = intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4)));
-  const concurrency = intFromEnv(env, 'PLUGIN_CONCURRENCY', 8);
+  // Calls interleave while they await the host; isolate CPU is serialized per plugin, so slots are cheap, and
+  // plenty of them keep idle calls (awaiting the host, or hanging) from starving other plugins.
+  const concurrency = intFromEnv(env, 'PLUGIN_CONCURRENCY', 32);
   const maxQueue = intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024);
   return {
     contextMode: pluginContextMode(env),

@@ -84,6 +84,8 @@ export interface RuntimeClient {
   ready(): Promise<void>;
   /** True when the runtime is up and at least one of its workers answers (readiness). */
   serving(): boolean;
+  /** Host calls (api/kv) running now on behalf of plugin calls; they end when their plugin call ends. */
+  hostCallsInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function createRuntimeClient(deps: {
   let readyAt = 0;
   let restartTimer: NodeJS.Timeout | undefined;
   let standby: ChildProcess | undefined;
+  const sessions = new Set<HostCallSession>();
   let standbyTimer: NodeJS.Timeout | undefined;
   let readyWaiters: Array<() => void> = [];
 
@@ -276,6 +279,7 @@ export async function createRuntimeClient(deps: {
   function spawn(): ChildProcess {
     const oomCalls = new Set<number>();
     const session = hostCalls();
+    sessions.add(session);
     const proc = fork(SERVER_PATH, [], {
       execArgv: [...RUNTIME_PROCESS.execArgv],
       serialization: 'advanced',
@@ -318,6 +322,7 @@ export async function createRuntimeClient(deps: {
       if (gone) return;
       gone = true;
       session.close();
+      sessions.delete(session);
       if (proc === standby) {
         standby = undefined;
         return;
@@ -397,6 +402,7 @@ export async function createRuntimeClient(deps: {
     },
     plugins: () => registry,
     ready,
+    hostCallsInFlight: () => [...sessions].reduce((n, x) => n + x.running, 0),
     serving: () => up && child !== undefined && Date.now() - health.at < HEALTH_STALE_MS && health.responsive > 0,
     async close() {
       closing = true;

@@ -18,7 +18,9 @@ const SABC = SharedArrayBuffer;
 const WA = G.WebAssembly;
 const PAGE = 65536;
 const capBytes = memoryMb * 1024 * 1024;
-const capPages = Math.floor(capBytes / PAGE);
+// A WebAssembly memory may grow to half the cap: it is reserved at its maximum, and the module's own heap and the
+// plugin's JavaScript need the other half.
+const capPages = Math.floor(capBytes / PAGE / 2);
 const MathFloor = Math.floor;
 const memoryErrors = new WeakSetC();
 // A null-prototype holder: an index setter the plugin put on Array.prototype could otherwise swallow a ballast.
