@@ -12,6 +12,7 @@ import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
 import { table, writeResults, type Row } from './report.ts';
 import { noisyNeighbour } from './neighbour.ts';
+import { runtimeRestart } from './restart.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -186,6 +187,7 @@ try {
   // Last: its hangers keep their slots until the service stops.
   const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
   rows.push(...neighbour.rows);
+  rows.push(await runtimeRestart(svc.url, AUTH, svc.child.pid!, pluginsDir, mode === 'full' ? 3 : 1, log));
 
   const record = {
     mode,

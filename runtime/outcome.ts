@@ -115,13 +115,14 @@ export function createTraceBook(limits: RuntimeLimits, requestId: string) {
   let bytes = 0;
   return {
     entries,
-    add(method: string, relayerId: unknown, payloadJson: string | undefined): void {
-      const size = payloadJson === undefined ? 4 : byteLength(payloadJson);
+    /** `oversize`: the payload's size when it is known to be too large (it was not even parsed). */
+    add(method: string, relayerId: unknown, payloadJson: string | undefined, oversize?: number): void {
+      const size = oversize ?? (payloadJson === undefined ? 4 : byteLength(payloadJson));
       let payload: unknown = null;
-      if (payloadJson !== undefined && size <= limits.maxTraceEntryBytes && bytes + size <= limits.maxTraceBytes) {
+      if (oversize === undefined && payloadJson !== undefined && size <= limits.maxTraceEntryBytes && bytes + size <= limits.maxTraceBytes) {
         payload = JSON.parse(payloadJson);
         bytes += size;
-      } else if (payloadJson !== undefined) {
+      } else if (oversize !== undefined || payloadJson !== undefined) {
         payload = { truncated: true, bytes: size };
       }
       entries.push({ method, relayerId: typeof relayerId === 'string' ? relayerId.slice(0, 128) : String(relayerId ?? '').slice(0, 128), requestId, payload });

@@ -140,6 +140,26 @@ function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed: boole
   else releaseSlot(slot);
 }
 
+/**
+ * Adds the trace entry of a relayer call. The arguments are `{"relayerId":…,"payload":…}` as the prelude wrote
+ * them; when they are too large for the payload to be kept anyway, they are not parsed at all.
+ */
+function traceOf(traces: ReturnType<typeof createTraceBook>, op: string, args: string): void {
+  const method = op.slice('relayer.'.length);
+  if (args.length > limits.maxTraceEntryBytes + 1024) {
+    const id = /^\{"relayerId":"((?:[^"\\]|\\.){0,128})"/.exec(args)?.[1];
+    traces.add(method, id ?? '', undefined, Buffer.byteLength(args));
+    return;
+  }
+  let parsed: { relayerId?: unknown; payload?: unknown } = {};
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    // the host answers the malformed request
+  }
+  traces.add(method, parsed?.relayerId, parsed?.payload === undefined ? undefined : JSON.stringify(parsed.payload));
+}
+
 /** One call in `gen`: resolves with its answer once nothing it started can run any more. */
 function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> {
   return new Promise<WorkerResult>((resolve) => {
@@ -226,15 +246,7 @@ function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> {
         limited = true;
         return refuse(id, 'API_CALL_LIMIT', `a plugin call may send at most ${limits.maxHostArgBytesPerCall} bytes of api/kv arguments`, 429);
       }
-      if (traces && op.startsWith('relayer.')) {
-        let parsed: { relayerId?: unknown; payload?: unknown } = {};
-        try {
-          parsed = JSON.parse(args);
-        } catch {
-          // the host answers the malformed request below
-        }
-        traces.add(op.slice('relayer.'.length), parsed?.relayerId, parsed?.payload === undefined ? undefined : JSON.stringify(parsed.payload));
-      }
+      if (traces && op.startsWith('relayer.')) traceOf(traces, op, args);
       const request = ask({ t: 'host', plugin: task.plugin, op: op as HostOp, args, deadline });
       const hold = scope.hold(() => cancelRequests([request.id]));
       request.reply.then((text) => {
