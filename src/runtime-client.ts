@@ -132,6 +132,18 @@ function toPluginFailure(pluginId: string, error: ErrorData, logs?: LogEntry[], 
   });
 }
 
+/** A call's answer from the runtime, checked once more on this side of the process boundary. */
+function outcomeOf(pluginId: string, msg: Extract<ChildMessage, { t: 'result' }>): PluginCallResult | Error {
+  const logs = Array.isArray(msg.logs) ? msg.logs : undefined;
+  const traces = Array.isArray(msg.traces) ? msg.traces : undefined;
+  if (!msg.ok) return toPluginFailure(pluginId, isPlainObject(msg.error) ? msg.error : { code: 'INTERNAL', message: 'malformed runtime answer', status: 500 }, logs, traces);
+  if (typeof msg.result !== 'string' || msg.result.length > RUNTIME_LIMITS.maxResultBytes) {
+    return new PluginError({ code: 'RESULT_TOO_LARGE', message: `Plugin result exceeds ${RUNTIME_LIMITS.maxResultBytes} bytes`, status: 500, details: {} });
+  }
+  const metadata = logs || traces ? { ...(logs ? { logs } : {}), ...(traces ? { traces } : {}) } : undefined;
+  return { result: msg.result, raw: msg.raw === true, metadata };
+}
+
 /** What the supervisor reports as it goes (metrics); plain callbacks, so this file needs no metrics library. */
 export interface RuntimeObserver {
   restarted(): void;
@@ -228,16 +240,9 @@ export async function createRuntimeClient(deps: {
         if (!call) return;
         pending.delete(msg.id);
         observer.inFlight(pending.size);
-        const logs = Array.isArray(msg.logs) ? msg.logs : undefined;
-        const traces = Array.isArray(msg.traces) ? msg.traces : undefined;
-        if (msg.ok && typeof msg.result === 'string' && msg.result.length <= RUNTIME_LIMITS.maxResultBytes) {
-          const metadata = logs || traces ? { ...(logs ? { logs } : {}), ...(traces ? { traces } : {}) } : undefined;
-          call.resolve({ result: msg.result, raw: msg.raw === true, metadata });
-        } else if (msg.ok) {
-          call.reject(new PluginError({ code: 'RESULT_TOO_LARGE', message: `Plugin result exceeds ${RUNTIME_LIMITS.maxResultBytes} bytes`, status: 500, details: {} }));
-        } else {
-          call.reject(toPluginFailure(call.plugin, isPlainObject(msg.error) ? msg.error : { code: 'INTERNAL', message: 'malformed runtime answer', status: 500 }, logs, traces));
-        }
+        const outcome = outcomeOf(call.plugin, msg);
+        if (outcome instanceof Error) call.reject(outcome);
+        else call.resolve(outcome);
         return;
       }
       case 'host-call':
