@@ -110,7 +110,9 @@ function pump(run: CallRun): void {
   if (run.answered || !slot || run.scope.entering > 0 || run.replies.length === 0) return;
   const batch = run.replies;
   run.replies = [];
-  run.scope.enter(() => enter(run.gen, slot.deliver, [run.seq, batch], remaining(run)));
+  // One reply travels as primitives (cheap to copy); several as one array.
+  const args = batch.length === 2 ? [run.seq, batch[0], batch[1]] : [run.seq, batch];
+  run.scope.enter(() => enter(run.gen, slot.deliver, args, remaining(run)));
 }
 
 function reply(run: CallRun, id: number, text: string): void {

@@ -40,7 +40,8 @@ export interface CallScope {
 }
 
 export function createCallScope(): CallScope {
-  const controller = new AbortController();
+  // Made on first use: most calls never hand their signal to anything, and an AbortController is not free.
+  let controller: AbortController | undefined;
   const cancels = new Set<() => void>();
   let held = 0;
   let entering = 0;
@@ -48,7 +49,11 @@ export function createCallScope(): CallScope {
   let listener: (error?: unknown) => void = () => {};
 
   return {
-    signal: controller.signal,
+    get signal() {
+      controller ??= new AbortController();
+      if (ended) controller.abort();
+      return controller.signal;
+    },
     get ended() {
       return ended;
     },
@@ -92,7 +97,7 @@ export function createCallScope(): CallScope {
     end() {
       if (ended) return;
       ended = true;
-      controller.abort();
+      controller?.abort();
       for (const cancel of cancels) {
         try {
           cancel();

@@ -12,7 +12,7 @@ const MAX_GENERATIONS = 64;
 /** A loaded warm isolate's heap is ~2 MiB (measured); after a failed call, more than this is garbage worth dropping. */
 const RETIRE_AFTER_FAILURE_HEAP_BYTES = 8 * 1024 * 1024;
 /** Isolate time spent while the host had no entry in it that counts as code escaping the entry discipline. */
-const UNATTENDED_CPU_NS = 50_000_000n;
+const UNATTENDED_CPU_NS = 100_000_000n;
 
 const generations = new Map<string, Generation>();
 

@@ -41,6 +41,8 @@ export interface Generation {
   running: number;
   /** `isolate.cpuTime` when `running` last dropped to zero: growth while idle means code we did not start. */
   idleCpu: bigint | undefined;
+  /** Consecutive samples that saw such growth (one can be a brief internal task read mid-way, in wall time). */
+  unattended: number;
   retired: boolean;
   /** Why it was disposed; calls still running in it use this to answer. */
   dead: 'TIMEOUT' | 'MEMORY' | 'RETIRED' | 'ROGUE' | undefined;
@@ -79,6 +81,7 @@ export function createGeneration(plugin: string, hash: string, code: string, mem
     contexts: 0,
     running: 0,
     idleCpu: undefined,
+    unattended: 0,
     retired: false,
     dead: undefined,
     inspect,
@@ -101,6 +104,7 @@ export function disposeGeneration(gen: Generation, reason: NonNullable<Generatio
 }
 
 function markIdle(gen: Generation): void {
+  gen.unattended = 0;
   if (gen.running !== 0 || gen.dead) return;
   try {
     gen.idleCpu = gen.isolate.cpuTime;
@@ -125,13 +129,17 @@ export async function enter(gen: Generation, fn: ivm.Reference, args: unknown[],
 }
 
 /**
- * True when the isolate ran code while the host had no entry in it (by more than `slackNs`): something escaped
- * the entry discipline. The caller disposes such an isolate.
+ * True when the isolate kept running code while the host had no entry in it (by more than `slackNs` on two
+ * samples in a row): something escaped the entry discipline. The caller disposes such an isolate. One sample is
+ * not enough: isolated-vm reports a task still running in wall time, and a brief internal one (a handle released)
+ * can look long on a busy machine.
  */
 export function ranUnattended(gen: Generation, slackNs: bigint): boolean {
   if (gen.running !== 0 || gen.dead || gen.idleCpu === undefined) return false;
   try {
-    return gen.isolate.cpuTime - gen.idleCpu > slackNs;
+    const grown = gen.isolate.cpuTime - gen.idleCpu > slackNs;
+    gen.unattended = grown ? gen.unattended + 1 : 0;
+    return gen.unattended >= 2;
   } catch {
     return false;
   }

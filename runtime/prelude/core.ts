@@ -145,10 +145,14 @@ function call(op, args) {
   });
 }
 
-/** Entry: the host hands in replies, \`[id, replyJson, id, replyJson, …]\` (JSON it built and bounded). */
-function deliver(seq, batch) {
+/**
+ * Entry: the host hands in the reply to request \`id\` (JSON it built and bounded), or several at once as
+ * \`[id, replyJson, id, replyJson, …]\` in place of \`id\`.
+ */
+function deliver(seq, id, reply) {
   if (seq !== current) return;
-  for (let i = 0; i + 1 < batch.length; i += 2) settleRequest(batch[i], batch[i + 1]);
+  if (typeof id === 'number') return settleRequest(id, reply);
+  for (let i = 0; i + 1 < id.length; i += 2) settleRequest(id[i], id[i + 1]);
 }
 
 function settleRequest(id, reply) {

@@ -63,28 +63,34 @@ export function createKvRepo(db: Db): KvRepo {
   const usage = db.prepare('SELECT keys, bytes FROM plugin_kv_usage WHERE plugin_id = ?');
   const sizeOf = db.prepare('SELECT length(CAST(key AS BLOB)) + length(CAST(value AS BLOB)) FROM plugin_kv WHERE plugin_id = ? AND key = ?').pluck();
 
-  /** Usage after writing `bytes` under `key`. */
+  const usageOf = (pluginId: string) => (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
+  /** Usage after writing `bytes` under `key`, exactly (the old entry's size subtracted). */
   const after = (pluginId: string, key: string, bytes: number) => {
-    const now = (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
+    const now = usageOf(pluginId);
     const old = sizeOf.get(pluginId, key) as number | undefined;
     return { keys: now.keys + (old === undefined ? 1 : 0), bytes: now.bytes - (old ?? 0) + bytes };
   };
   const over = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
-  const write = db.transaction((pluginId: string, key: string, valueJson: string, expiresAt: number | null, quota: KvQuota) => {
+  // Synchronous from the read of the usage to the write: nothing else runs on this connection in between.
+  const write = (pluginId: string, key: string, valueJson: string, expiresAt: number | null, quota: KvQuota) => {
     const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
-    let u = after(pluginId, key, bytes);
-    if (over(u, quota)) {
-      purge.run(pluginId, now());
-      u = after(pluginId, key, bytes);
+    const now = usageOf(pluginId);
+    // Fast path: even as a new key, the write stays within the quota.
+    if (over({ keys: now.keys + 1, bytes: now.bytes + bytes }, quota)) {
+      let u = after(pluginId, key, bytes);
       if (over(u, quota)) {
-        throw new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
-          max_keys: quota.maxKeys,
-          max_bytes: quota.maxBytes,
-        });
+        purge.run(pluginId, Date.now());
+        u = after(pluginId, key, bytes);
+        if (over(u, quota)) {
+          throw new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
+            max_keys: quota.maxKeys,
+            max_bytes: quota.maxBytes,
+          });
+        }
       }
     }
     upsert.run(pluginId, key, valueJson, expiresAt);
-  });
+  };
 
   return {
     get: (pluginId, key) => (get.get(pluginId, checkKey(key), now()) as string | undefined) ?? null,
