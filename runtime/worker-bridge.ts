@@ -34,6 +34,8 @@ fromMain.onmessage = (event) => {
 };
 toMain.unref();
 fromMain.unref();
+// Said at once, before any task can keep this thread busy: from now on the watchdog holds it to the normal delay.
+toMain.postMessage({ t: 'pong', worker: threadId, seq: 0, tid } satisfies WorkerHostRequest);
 
 type Request = WorkerHostRequest extends infer R ? (R extends { t: 'host' | 'code' } ? Omit<R, 'worker' | 'id'> : never) : never;
 
