@@ -16,7 +16,8 @@ const configPath = path.join(root, 'config.json');
 writeFileSync(
   configPath,
   JSON.stringify({
-    networks: [{ id: 'sepolia', type: 'evm', chain_id: 11155111, fees: { gas_price: { safeLow: '1', average: '2', fast: '3', fastest: '4' } } }],
+    // A devnet the app starts itself: the template send below is priced from it (speed 'fast').
+    networks: [{ type: 'evm', network: 'sepolia', chain_id: 11155111, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], devnet: {} }],
     // Hardhat account #0: a publicly known development key.
     signers: [{ id: 'dev', type: 'local', development: true, private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' }],
     relayers: [{ id: 'bench', name: 'bench', network: 'sepolia', signer_id: 'dev' }],

@@ -1,5 +1,5 @@
-// Bench output: the table on stdout, the JSON record and an SVG chart in bench/results/.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Bench output: the table on stdout, the JSON record and an SVG chart in bench/results/, the figures of docs/performance.md.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface Row {
@@ -66,4 +66,55 @@ export function writeResults(dir: string, stamp: string, record: { rows: Row[] }
   writeFileSync(json, JSON.stringify(record, null, 2) + '\n');
   writeFileSync(svg, chart(record.rows, `Relaybox plugin calls over HTTP (${String(record.mode)} run)`));
   return { json, svg };
+}
+
+/** What a full run records besides its rows (see run.ts). */
+export interface RunRecord {
+  rows: Row[];
+  date: string;
+  commit: string;
+  node: string;
+  contextMode: string;
+  machine: { cpus: number; cpuModel?: string; memoryGiB: number };
+  service: {
+    rssMiBBefore: number;
+    rssMiBAfterPluginScenarios: number;
+    rssBreakdownBefore: { http: number; runtime: number };
+    rssBreakdownAfterPlugins: { http: number; runtime: number };
+    cpuSecondsDuringPluginScenarios: number;
+  };
+  driverCpuSeconds: number;
+}
+
+const FIGURES_START = '<!-- bench:figures:start (written by `npm run bench`; edits inside are overwritten) -->';
+const FIGURES_END = '<!-- bench:figures:end -->';
+
+/** The figures section of docs/performance.md for one run; `files` are paths relative to docs/. */
+export function figuresSection(record: RunRecord, files: { json: string; svg: string }): string {
+  const s = record.service;
+  const mib = (n: number) => Math.round(n);
+  return [
+    FIGURES_START,
+    `Produced by \`npm run bench\` (full run) on ${record.date.slice(0, 10)} at commit \`${record.commit.slice(0, 7)}\`: ` +
+      `${record.machine.cpus} cores (${record.machine.cpuModel ?? 'unknown CPU'}), ${record.machine.memoryGiB} GiB, Node ${record.node}, ` +
+      `${record.contextMode} contexts ([JSON](${files.json})).`,
+    '',
+    `![plugin calls per second versus requests in flight](${files.svg})`,
+    '',
+    table(record.rows),
+    '',
+    `Service RSS (HTTP process + runtime process tree): ${mib(s.rssMiBBefore)} MiB at start (${mib(s.rssBreakdownBefore.http)} + ${mib(s.rssBreakdownBefore.runtime)}), ` +
+      `${mib(s.rssMiBAfterPluginScenarios)} MiB after the plugin scenarios (${mib(s.rssBreakdownAfterPlugins.http)} + ${mib(s.rssBreakdownAfterPlugins.runtime)}). ` +
+      `CPU during the plugin scenarios: service ${Math.round(s.cpuSecondsDuringPluginScenarios)} s, load driver ${Math.round(record.driverCpuSeconds)} s.`,
+    FIGURES_END,
+  ].join('\n');
+}
+
+/** Replaces the figures section of the performance document in place; throws if its markers are missing. */
+export function updateFigures(docPath: string, section: string): void {
+  const doc = readFileSync(docPath, 'utf8');
+  const start = doc.indexOf(FIGURES_START);
+  const end = doc.indexOf(FIGURES_END);
+  if (start < 0 || end < start) throw new Error(`${docPath}: the bench:figures markers are missing`);
+  writeFileSync(docPath, doc.slice(0, start) + section + doc.slice(end + FIGURES_END.length));
 }

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
-import { table, writeResults, type Row } from './report.ts';
+import { figuresSection, table, updateFigures, writeResults, type Row } from './report.ts';
 import { noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
 
@@ -23,7 +23,8 @@ const ECHO_BODY = JSON.stringify({ params: { hello: 'world', n: 1 } });
 type Mode = 'full' | 'quick' | 'smoke';
 const args = process.argv.slice(2);
 const mode: Mode = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
-const outDir = path.resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? path.join(HERE, 'results'));
+const DEFAULT_OUT = path.join(HERE, 'results');
+const outDir = path.resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? DEFAULT_OUT);
 
 const PLAN = {
   full: { durationMs: 8000, warmupMs: 1500, inflights: [1, 16, 64], listRows: 1_000_000, listPage: 10_000, listCount: 300 },
@@ -202,6 +203,13 @@ try {
     rows,
   };
   const files = writeResults(outDir, record.date.replace(/[:.]/g, '-'), record);
+  // Only a full run into bench/results is what the docs show (smoke and quick runs, and --out=, leave them alone).
+  if (mode === 'full' && outDir === DEFAULT_OUT) {
+    const doc = path.join(ROOT, 'docs', 'performance.md');
+    const fromDocs = (f: string) => path.relative(path.dirname(doc), f);
+    updateFigures(doc, figuresSection(record, { json: fromDocs(files.json), svg: fromDocs(files.svg) }));
+    process.stdout.write(`docs/performance.md: figures rewritten from this run\n`);
+  }
   process.stdout.write(`\n${table(rows)}\n\n`);
   const split = (b: { http: number; runtime: number }) => `HTTP ${b.http.toFixed(0)} + runtime ${b.runtime.toFixed(0)}`;
   process.stdout.write(`service RSS: ${rssBefore.toFixed(0)} MiB before (${split(rssBreakdownBefore)}), ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios (${split(rssBreakdownAfterPlugins)}), ${rssAfter.toFixed(0)} MiB after the list scenario\n`);

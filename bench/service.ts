@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLOCK_TICKS = 100; // USER_HZ on Linux
-/** `npm start` without `node`: the V8 flags and the entry, so what we measure is what users run. */
-const START_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).slice(1);
+/** `npm start` without `exec node`: the V8 flags and the entry, so what we measure is what users run. */
+const START_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
 
 export interface RunningService {
   url: string;

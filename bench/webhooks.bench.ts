@@ -8,8 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/store/db.ts';
-import { createNotificationsRepo } from '../src/store/notifications-repo.ts';
-import { createWebhookEventsRepo } from '../src/store/webhook-events-repo.ts';
+import { createSqliteStore } from '../src/store/sqlite/store.ts';
 import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
 import { createWakeSignal } from '../src/domain/webhooks/wake-signal.ts';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
@@ -35,17 +34,17 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
 const db = openDatabase(dir);
-const notifications = createNotificationsRepo(db);
-const events = createWebhookEventsRepo(db);
+const store = createSqliteStore(db);
+const { notifications, webhookEvents: events } = store.repos;
 const secrets = createSecretBox(config.storageEncryptionKey);
 const signal = createWakeSignal();
 const now = new Date().toISOString();
-notifications.insertIfAbsent({ id: 'bench', type: 'webhook', url, signing_key: secrets.seal(SIGNING_KEY, 'bench'), seed_hash: null, created_at: now, updated_at: now });
+await notifications.insertIfAbsent({ id: 'bench', type: 'webhook', url, signing_key: secrets.seal(SIGNING_KEY, 'bench'), seed_hash: null, created_at: now, updated_at: now });
 db.prepare(
   `INSERT INTO relayers (id, name, network, network_type, signer_id, address, notification_id, created_at, updated_at)
    VALUES ('bench-relayer', 'bench', 'sepolia', 'evm', 'dev-evm-signer', '0x0', 'bench', ?, ?)`,
 ).run(now, now);
-const outbox = createOutbox({ events, signal });
+const outbox = createOutbox({ signal });
 const dispatcher = createWebhookDispatcher({ events, notifications, secrets, settings: config.webhooks, logger: pino({ level: 'warn' }), signal });
 dispatcher.start();
 
@@ -77,9 +76,9 @@ async function run(label: string, count: number, batch: number): Promise<void> {
   });
   const start = process.hrtime.bigint();
   for (let i = 0; i < count; i += batch) {
-    db.transaction(() => {
-      for (let j = i; j < Math.min(count, i + batch); j++) outbox.transactionChanged(record(seq++));
-    })();
+    await store.atomically(async (tx) => {
+      for (let j = i; j < Math.min(count, i + batch); j++) await outbox.transactionChanged(tx, record(seq++));
+    });
     if (batch < count) await new Promise((r) => setImmediate(r));
   }
   await done;
@@ -96,7 +95,7 @@ await run('sustained: 10,000 events, 100 per transaction', 10_000, 100);
 await run('one event per transaction, 2,000 events', 2_000, 1);
 
 await dispatcher.close();
-db.close();
+await store.close();
 server.close();
 server.closeAllConnections();
 rmSync(dir, { recursive: true, force: true });

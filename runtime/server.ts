@@ -216,3 +216,7 @@ function shutdown(): void {
 
 // The HTTP process is our only reason to live.
 process.on('disconnect', shutdown);
+
+// Ctrl-C, `kill -TERM -<pgid>` and systemd's KillMode=control-group signal every process of the group at once: the
+// HTTP process owns the shutdown and sends 'shutdown' once the calls in flight are done (or it disappears).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => {});

@@ -1,6 +1,8 @@
 // Composition root: opens the store, starts the plugin runtime, mounts the routers. Never listens.
 import express, { type Express } from 'express';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './store/db.ts';
@@ -18,8 +20,9 @@ import { createOutbox } from './domain/webhooks/outbox.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox } from './domain/notifications/secret-box.ts';
-import { createNotificationsRepo } from './store/notifications-repo.ts';
-import { createWebhookEventsRepo } from './store/webhook-events-repo.ts';
+import { createSqliteStore } from './store/sqlite/store.ts';
+import type { Store } from './domain/ports.ts';
+import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
 import { createRuntimeClient, type RuntimeClient } from './runtime-client.ts';
 import { createPluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
@@ -27,40 +30,56 @@ import { createMetrics, type MetricsRecorder } from './metrics.ts';
 import { createStoreProbes } from './store/probes.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
 import { listenMetrics, metricsHandler } from './http/metrics-endpoint.ts';
+import { closeGracefully } from './http/graceful-close.ts';
 import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
+import { startChains, type ChainRegistry } from './chains/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 export interface App {
   express: Express;
+  /** The SQLite connection under `store` (tests and tools read it directly). */
   db: Db;
+  store: Store;
+  /** The one background job scheduler: handlers are registered per job kind. */
+  jobs: JobScheduler;
   /** The plugin runtime client (its `pid` lets tests kill the runtime process). */
   runtime: RuntimeClient;
   /** The metrics recorder (plugin calls, runtime restarts and queue depth are recorded through it). */
   metrics: MetricsRecorder;
+  /** The EVM chain adapters, and the devnets started for `devnet` networks. */
+  chains: ChainRegistry;
   /** The METRICS_PORT listener, once listening (undefined when METRICS_PORT is unset). */
   readonly metricsServer: Server | undefined;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
   listen(port: number, host: string): Promise<Server>;
-  /** Stops accepting, drains in-flight requests, stops the runtime and dispatcher, closes the store. */
+  /**
+   * Stops accepting, lets in-flight requests (and their plugin calls) finish within SHUTDOWN_GRACE_MS, then stops
+   * the runtime and the webhook dispatcher and closes the store.
+   */
   close(): Promise<void>;
 }
 
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   const db = openDatabase(config.dataDir);
-  const storeProbes = createStoreProbes(db);
+  const store = createSqliteStore(db);
+  const { repos } = store;
+  const storeProbes = createStoreProbes(store);
   const metrics = createMetrics({ transactionCounts: storeProbes.transactionCounts });
+  const chains = await startChains(config.file, { logger, observer: metrics }).catch((err: unknown) => {
+    db.close();
+    throw err;
+  });
 
-  const notificationsRepo = createNotificationsRepo(db);
-  const webhookEvents = createWebhookEventsRepo(db);
   const secrets = createSecretBox(config.storageEncryptionKey);
   const webhookSignal = createWakeSignal();
-  const notifications = createNotificationService({ notifications: notificationsRepo, events: webhookEvents, secrets, config, logger, signal: webhookSignal });
-  const outbox = createOutbox({ events: webhookEvents, signal: webhookSignal });
-  const relayers = createRelayerOperations({ db, config, logger, events: outbox });
-  const dispatcher = createWebhookDispatcher({ events: webhookEvents, notifications: notificationsRepo, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
+  const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
+  const outbox = createOutbox({ signal: webhookSignal });
+  const relayers = await createRelayerOperations({ store, config, logger, events: outbox, chains });
+  const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
+  const jobs = createJobScheduler({ jobs: repos.jobs, owner: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`, logger, wakeups: store.onJobsScheduled });
   const runtime = await createRuntimeClient({
     config,
     logger,
@@ -97,35 +116,42 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   app.use(errorHandler(logger));
 
   dispatcher.start();
+  jobs.start();
 
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   return {
     express: app,
     db,
+    store,
+    jobs,
     runtime,
     metrics,
+    chains,
     get metricsServer() {
       return metricsServer;
     },
     async listen(port, host) {
-      if (config.metricsPort !== undefined) metricsServer = await listenMetrics(metrics, config.metricsPort, config.metricsHost);
+      if (config.metricsPort !== undefined) {
+        metricsServer = await listenMetrics(metrics, config.metricsPort, config.metricsHost);
+        // METRICS_PORT=0 picks a free port: the scraper needs to know which.
+        logger.info({ address: metricsServer.address() }, 'metrics listening');
+      }
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
         server = s;
       });
     },
     async close() {
-      for (const s of [server, metricsServer]) {
-        if (!s) continue;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        });
-      }
-      await dispatcher.close();
-      await runtime.close();
-      db.close();
+      const graceMs = config.shutdownGraceMs;
+      const deadline = Date.now() + graceMs;
+      const http = Promise.all([server, metricsServer].map((s) => (s ? closeGracefully(s, deadline) : { cut: false })));
+      // The runtime stops restarting at once but keeps serving the calls of the requests still in flight.
+      const runtimeStopped = runtime.close(http);
+      if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
+      await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
+      await chains.close();
+      await store.close();
     },
   };
 }

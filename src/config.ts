@@ -6,25 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from './validation.ts';
 import { configFileSchema } from './config-schema.ts';
+import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType } from './config-networks.ts';
+
+export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './config-networks.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_CONFIG_PATH = path.join(PROJECT_ROOT, 'config.example.json');
-
-export type NetworkType = 'evm' | 'solana' | 'stellar';
-
-export interface NetworkConfig {
-  id: string;
-  type: NetworkType;
-  /** EVM: EIP-155 chain id. */
-  chain_id?: number;
-  /** EVM: fees used for `speed` pricing and defaults, as decimal wei strings. */
-  fees?: {
-    gas_price?: Record<'safeLow' | 'average' | 'fast' | 'fastest', string>;
-    max_priority_fee_per_gas?: Record<'safeLow' | 'average' | 'fast' | 'fastest', string>;
-  };
-  /** Stellar: network passphrase. */
-  passphrase?: string;
-}
 
 export interface SignerConfig {
   id: string;
@@ -41,7 +28,10 @@ export interface SignerConfig {
 export interface RelayerConfig {
   id: string;
   name: string;
+  /** The network's name; with `network_type` when several network types use that name. */
   network: string;
+  /** Filled in at load when absent (inferred from the network's name). */
+  network_type?: NetworkType;
   signer_id: string;
   paused?: boolean;
   notification_id?: string | null;
@@ -76,6 +66,7 @@ export interface PluginConfig {
 }
 
 export interface ConfigFile {
+  /** As loaded: inline or from a directory, `from` resolved. */
   networks: NetworkConfig[];
   signers: SignerConfig[];
   relayers: RelayerConfig[];
@@ -111,6 +102,8 @@ export interface Config {
   dataDir: string;
   pluginsDir: string;
   logLevel: string;
+  /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
   webhooks: WebhookSettings;
@@ -206,6 +199,7 @@ export function loadConfigFile(configPath: string): ConfigFile {
   }
   try {
     const file = validateFile(parsed);
+    file.networks = loadNetworks(file.networks, path.dirname(configPath));
     file.notifications ??= [];
     file.plugins ??= [];
     checkReferences(file);
@@ -225,13 +219,12 @@ function checkReferences(file: ConfigFile): void {
     }
     return seen;
   };
-  const networks = unique('network', file.networks.map((n) => n.id));
   const signers = unique('signer', file.signers.map((s) => s.id));
   const notifications = unique('notification', file.notifications.map((n) => n.id));
   unique('relayer', file.relayers.map((r) => r.id));
   unique('plugin', file.plugins.map((p) => p.id));
   file.relayers.forEach((r, i) => {
-    if (!networks.has(r.network)) throw new Error(`relayers.${i}.network: unknown network '${r.network}'`);
+    r.network_type = findNetwork(file.networks, r.network, r.network_type, `relayers.${i}`).type;
     if (!signers.has(r.signer_id)) throw new Error(`relayers.${i}.signer_id: unknown signer '${r.signer_id}'`);
     if (r.notification_id && !notifications.has(r.notification_id)) {
       throw new Error(`relayers.${i}.notification_id: unknown notification '${r.notification_id}'`);
@@ -279,6 +272,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     pluginsDir: path.resolve(env.PLUGINS_DIR || './plugins'),
     logLevel: env.LOG_LEVEL || 'info',
+    // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
+    shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
     pluginRuntime: pluginRuntime(env),

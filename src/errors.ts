@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   RUNTIME_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
   NOT_READY: { status: 503, message: 'Service Unavailable' },
+  CHAIN_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

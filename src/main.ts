@@ -18,23 +18,32 @@ if (config.apiKeyGenerated) {
   logger.warn('API_KEY not set: using a generated key that changes on every start; set API_KEY (32+ characters) to keep one');
 }
 
-const app = await createApp(config, logger);
-const server = await app.listen(config.port, config.host);
-const address = server.address();
-logger.info({ address, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
+// Handlers first: a signal during start-up waits for the app instead of killing the process half-started. A Ctrl-C
+// or a group kill arrives twice (directly, and forwarded by npm): the first one counts.
+let signalled = false;
+const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      signalled = true;
+      resolve(signal);
+    });
+  }
+});
 
-let closing = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down: draining in-flight requests');
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
-      },
-    );
-  });
+const app = await createApp(config, logger);
+if (!signalled) {
+  const server = await app.listen(config.port, config.host);
+  logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
+}
+
+const signal = await stopRequested;
+const stopStarted = Date.now();
+logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
+try {
+  await app.close();
+  logger.info({ signal, ms: Date.now() - stopStarted }, 'relaybox stopped');
+  process.exit(0);
+} catch (err) {
+  logger.error({ err }, 'unclean shutdown');
+  process.exit(1);
 }

@@ -29,6 +29,10 @@ export interface MetricsRecorder {
   pluginQuarantined(pluginId: string): void;
   /** One finished webhook attempt: its own duration, and the event's age (recorded → now) when it ended. */
   webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number, ageSeconds: number): void;
+  /** One JSON-RPC request to one URL (masked); `error` is its code label when it failed. */
+  rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
+  /** An RPC URL's health changed (up: it answers; down: failover skips it for a while). */
+  rpcUrlHealth(network: string, url: string, up: boolean): void;
 }
 
 export interface Metrics extends MetricsRecorder {
@@ -46,7 +50,7 @@ const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
-export function createMetrics(deps: { transactionCounts: () => TransactionCount[] }): Metrics {
+export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]> }): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -119,16 +123,35 @@ export function createMetrics(deps: { transactionCounts: () => TransactionCount[
     buckets: AGE_BUCKETS,
     registers,
   });
+  const rpcDuration = new Histogram({
+    name: 'relaybox_rpc_request_duration_seconds',
+    help: 'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed',
+    labelNames: ['network', 'url'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const rpcErrors = new Counter({
+    name: 'relaybox_rpc_errors_total',
+    help: 'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)',
+    labelNames: ['network', 'url', 'method', 'code'] as const,
+    registers,
+  });
+  const rpcUp = new Gauge({
+    name: 'relaybox_rpc_url_up',
+    help: 'RPC URL health: 1 while it answers, 0 while failover skips it',
+    labelNames: ['network', 'url'] as const,
+    registers,
+  });
   new Gauge({
     name: 'relaybox_transactions',
     help: 'Transactions in the store, by relayer and status',
     labelNames: ['relayer', 'status'] as const,
     registers,
-    collect() {
+    async collect() {
       this.reset();
       let rows: TransactionCount[];
       try {
-        rows = deps.transactionCounts();
+        rows = await deps.transactionCounts();
       } catch {
         // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
         return;
@@ -165,6 +188,13 @@ export function createMetrics(deps: { transactionCounts: () => TransactionCount[
       webhookAttempts.inc({ outcome });
       webhookDuration.observe({ outcome }, seconds);
       if (outcome === 'delivered') webhookLatency.observe(ageSeconds);
+    },
+    rpcRequest({ network, url, method, seconds, error }) {
+      rpcDuration.observe({ network, url }, seconds);
+      if (error !== undefined) rpcErrors.inc({ network, url, method, code: error });
+    },
+    rpcUrlHealth(network, url, up) {
+      rpcUp.set({ network, url }, up ? 1 : 0);
     },
   };
 }

@@ -86,7 +86,11 @@ export interface RuntimeClient {
   serving(): boolean;
   /** Host calls (api/kv) running now on behalf of plugin calls; they end when their plugin call ends. */
   hostCallsInFlight(): number;
-  close(): Promise<void>;
+  /**
+   * Stops supervising at once (no restart from here on), keeps serving calls until `drained` settles (the app passes
+   * "the HTTP requests in flight have ended"), then stops the runtime process.
+   */
+  close(drained?: Promise<unknown>): Promise<void>;
 }
 
 interface Pending {
@@ -336,16 +340,12 @@ export async function createRuntimeClient(deps: {
         child = undefined;
         up = false;
       }
-      for (const [id, call] of pending) {
-        if (call.child !== proc) continue;
-        pending.delete(id);
-        observer.inFlight(pending.size);
-        call.reject(
-          oomCalls.has(id)
-            ? new PluginError({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit', status: 500, details: {} })
-            : unavailable('the plugin runtime restarted while this call was running; retry'),
-        );
-      }
+      rejectCalls(proc, (id) =>
+        oomCalls.has(id)
+          ? new PluginError({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit', status: 500, details: {} })
+          : unavailable(closing ? 'the service is shutting down' : 'the plugin runtime restarted while this call was running; retry'),
+      );
+      // Shutting down: an exit is expected, never a reason to start another runtime.
       if (closing) return;
       logger.error({ code, signal }, 'plugin runtime process exited; restarting it');
       if (Date.now() - readyAt > 10_000) failures = 0;
@@ -381,6 +381,16 @@ export async function createRuntimeClient(deps: {
     standbyTimer.unref();
   }
 
+  /** Fails the calls still waiting on `proc` (every call when undefined). */
+  function rejectCalls(proc: ChildProcess | undefined, errorFor: (id: number) => Error): void {
+    for (const [id, call] of pending) {
+      if (proc && call.child !== proc) continue;
+      pending.delete(id);
+      call.reject(errorFor(id));
+    }
+    observer.inFlight(pending.size);
+  }
+
   function ready(): Promise<void> {
     return up ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve));
   }
@@ -409,11 +419,14 @@ export async function createRuntimeClient(deps: {
     ready,
     hostCallsInFlight: () => [...sessions].reduce((n, x) => n + x.running, 0),
     serving: () => up && child !== undefined && Date.now() - health.at < HEALTH_STALE_MS && health.responsive > 0,
-    async close() {
+    async close(drained) {
       closing = true;
       clearTimeout(restartTimer);
       clearTimeout(standbyTimer);
       standby?.kill('SIGKILL');
+      await drained?.catch(() => {});
+      // A call still running here outlived the grace period (its request is gone): say so, not "worker terminated".
+      rejectCalls(undefined, () => unavailable('the service is shutting down; the call did not finish within the grace period'));
       const proc = child;
       if (!proc) return;
       await new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 // Shared domain types: the records the API returns and the contracts between parts.
+import type { Tx } from './ports.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
@@ -60,10 +61,10 @@ export interface RelayerOperations {
 }
 
 /**
- * Records a `transaction_update` event for the relayer's webhook, if it has one. Synchronous on
- * purpose: the transaction repository calls it inside the same SQLite transaction as the state
- * change (transactional outbox), so a change and its event exist together or not at all.
+ * Records a `transaction_update` event for the relayer's webhook, if it has one, through `tx`: the
+ * transaction that writes the state change (transactional outbox), so a change and its event exist
+ * together or not at all. The dispatcher is woken after the commit.
  */
 export interface TransactionEvents {
-  transactionChanged(record: TransactionRecord): void;
+  transactionChanged(tx: Tx, record: TransactionRecord): Promise<void>;
 }

@@ -1,24 +1,25 @@
 // Read-only looks at the store for operations: is it answering, and how many transactions per relayer and status.
-import type { Db } from './db.ts';
+import type { SqliteStore } from './sqlite/store.ts';
 
-export interface StoreProbes {
-  /** True when SQLite answers `SELECT 1`; never throws. */
-  answers(): boolean;
-  /** Rows of transaction_counts (kept exact by every write, so this costs one small scan). */
-  transactionCounts(): Array<{ relayer_id: string; status: string; count: number }>;
+export interface TransactionCountRow {
+  relayer_id: string;
+  status: string;
+  count: number;
 }
 
-export function createStoreProbes(db: Db): StoreProbes {
-  const ping = db.prepare('SELECT 1').pluck();
-  const counts = db.prepare<[], { relayer_id: string; status: string; count: number }>('SELECT relayer_id, status, count FROM transaction_counts');
+export interface StoreProbes {
+  /** True when the store answers a trivial query; never throws or rejects. */
+  answers(): Promise<boolean>;
+  /** Rows of transaction_counts (kept exact by every write, so this costs one small scan). */
+  transactionCounts(): Promise<TransactionCountRow[]>;
+}
+
+/** Both run in turn with transactions, so a scrape never reads a transaction's uncommitted counts. */
+export function createStoreProbes(store: SqliteStore): StoreProbes {
+  const ping = store.db.prepare('SELECT 1').pluck();
+  const counts = store.db.prepare<[], TransactionCountRow>('SELECT relayer_id, status, count FROM transaction_counts');
   return {
-    answers() {
-      try {
-        return ping.get() === 1;
-      } catch {
-        return false;
-      }
-    },
-    transactionCounts: () => counts.all(),
+    answers: () => store.run(() => ping.get() === 1).catch(() => false),
+    transactionCounts: () => store.run(() => counts.all()),
   };
 }

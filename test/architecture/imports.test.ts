@@ -59,12 +59,45 @@ test('only src/runtime-client.ts reaches into runtime/, and only its protocol', 
 });
 
 test('the domain imports no framework, driver or outer layer', () => {
-  const forbiddenPackages = /^(express|better-sqlite3|piscina|isolated-vm|ajv|pino)(\/|$)/;
+  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino)(\/|$)/;
   for (const [file, { local, packages }] of graph) {
     if (!file.startsWith('src/domain/')) continue;
     for (const p of packages) assert.ok(!forbiddenPackages.test(p), `${file} imports ${p}`);
     for (const t of local) assert.ok(!/^src\/(http|api|store)\//.test(t) && t !== 'src/app.ts', `${file} imports ${t}`);
   }
+});
+
+test('ports are types only: src/domain/**/ports.ts import no code', () => {
+  const ports = [...graph.keys()].filter((f) => f.startsWith('src/domain/') && f.endsWith('/ports.ts'));
+  assert.ok(ports.includes('src/domain/ports.ts') && ports.includes('src/domain/jobs/ports.ts'));
+  for (const file of ports) {
+    const { local, packages } = graph.get(file)!;
+    assert.deepEqual([...local, ...packages], [], `${file} has value imports`);
+  }
+});
+
+test('only the store opens SQLite, and only app.ts picks the store adapter', () => {
+  for (const [file, { local, packages }] of graph) {
+    if (packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
+    if (file.startsWith('src/store/')) continue;
+    for (const t of local.filter((t) => t.startsWith('src/store/sqlite/'))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
+  }
+});
+
+test('the API layer reaches the store only through the domain', () => {
+  for (const [file, { local }] of graph) {
+    if (!file.startsWith('src/api/')) continue;
+    for (const t of local) assert.ok(!t.startsWith('src/store/'), `${file} imports ${t}`);
+  }
+});
+
+test('the domain reaches chains only through its ports; chain adapters never import the HTTP, API or store layers', () => {
+  for (const [file, { local, packages }] of graph) {
+    if (file.startsWith('src/domain/')) for (const t of local) assert.ok(!t.startsWith('src/chains/'), `${file} imports ${t}`);
+    if (file.startsWith('src/domain/chains/')) assert.deepEqual(packages, [], `${file} imports a package (the port is plain TypeScript)`);
+    if (file.startsWith('src/chains/')) for (const t of local) assert.ok(!/^src\/(http|api|store)\//.test(t) && t !== 'src/app.ts', `${file} imports ${t}`);
+  }
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/chains/index.ts'), 'the composition root builds the chains');
 });
 
 test('the store never imports the HTTP or API layers', () => {

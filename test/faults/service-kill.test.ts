@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { API_KEY, request } from '../helper.ts';
 import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';
-import { CHAIN_ID, EVM_KEY, FEES, evmBody, txPath } from '../transactions/fixtures.ts';
+import { CHAIN_ID, EVM_KEY, devnetNetwork, evmBody, txPath } from '../transactions/fixtures.ts';
 import { startService } from './support.ts';
 
 const SENDS = 200;
@@ -21,7 +21,7 @@ test('SIGKILL mid-burst loses no acknowledged send, duplicates no nonce, and the
   writeFileSync(
     configPath,
     JSON.stringify({
-      networks: [{ id: 'sepolia', type: 'evm', chain_id: CHAIN_ID, fees: FEES }],
+      networks: [devnetNetwork('sepolia', CHAIN_ID)],
       signers: [{ id: 'evm-signer', type: 'local', development: true, private_key: EVM_KEY }],
       relayers: [{ id: 'evm', name: 'EVM relayer', network: 'sepolia', signer_id: 'evm-signer', notification_id: 'hook' }],
       notifications: [{ id: 'hook', type: 'webhook', url: receiver.url }],

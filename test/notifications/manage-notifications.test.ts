@@ -92,7 +92,7 @@ test('the deliveries log is paginated, newest first, with status, attempts, last
   const s = await build(t, { env: { WEBHOOK_BACKOFF_BASE_MS: '600000', WEBHOOK_BACKOFF_MAX_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '20' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'log', url: 'http://127.0.0.1:1/hook' } });
   pointRelayer(s.app.db, 'hook-relayer', 'log');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'), txRecord('hook-relayer', 'tx-2'), txRecord('hook-relayer', 'tx-3'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'), txRecord('hook-relayer', 'tx-2'), txRecord('hook-relayer', 'tx-3'));
   const ids = s.app.db.prepare('SELECT id FROM webhook_events ORDER BY seq').pluck().all() as string[];
   const page = await s.request('GET', '/api/v1/notifications/log/deliveries?per_page=2');
   assert.equal(page.status, 200);

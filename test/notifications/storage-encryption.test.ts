@@ -33,7 +33,7 @@ test('with STORAGE_ENCRYPTION_KEY the stored key is ciphertext, and webhooks are
   assert.ok(!stored.includes(KEY));
 
   pointRelayer(s.app.db, 'hook-relayer', 'sealed');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const [hit] = await waitFor(() => receiver.received.length > 0 && receiver.received, 'the webhook');
   assert.equal(hit!.headers['x-signature'], createHmac('sha256', KEY).update(hit!.raw).digest('base64'));
   assert.ok(!s.rawLogs().includes(KEY));
@@ -64,7 +64,7 @@ test('a sealed key without STORAGE_ENCRYPTION_KEY is a clear error at start and 
   assert.deepEqual(startLine.notificationIds, ['locked']);
 
   pointRelayer(s.app.db, 'hook-relayer', 'locked');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const failed = await waitForFailedDelivery(s, 'locked');
   assert.equal(failed.last_error, 'the signing key is stored encrypted but STORAGE_ENCRYPTION_KEY is not set');
   assert.equal(receiver.received.length, 0, 'nothing unsigned is sent in its place');

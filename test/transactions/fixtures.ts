@@ -11,7 +11,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit';
 import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-base';
-import type { ConfigFile } from '../../src/config.ts';
+import type { ConfigFile, NetworkConfig } from '../../src/config.ts';
 import { build, type BuildOptions, type TestServer } from '../helper.ts';
 import type { TestContext } from 'node:test';
 
@@ -25,17 +25,25 @@ export const STELLAR_ADDRESS = 'GDZUGRQAI5UQE3FD3KWU6URS2KH7TU4CAEPSAE4747H5P4KQ
 export const STELLAR_PASSPHRASE = Networks.TESTNET;
 export const CHAIN_ID = 11155111;
 
-export const FEES = {
-  gas_price: { safeLow: '1000000000', average: '1500000000', fast: '2000000000', fastest: '3000000000' },
-  max_priority_fee_per_gas: { safeLow: '100000000', average: '1000000000', fast: '1500000000', fastest: '2000000000' },
-};
+/** An EVM network served by a devnet (anvil) that the app starts itself: speed prices come from it. */
+export const devnetNetwork = (network: string, chainId: number, features = ['eip1559']): NetworkConfig => ({
+  type: 'evm',
+  network,
+  chain_id: chainId,
+  required_confirmations: 1,
+  symbol: 'ETH',
+  average_blocktime_ms: 1000,
+  features,
+  rpc_urls: [],
+  devnet: {},
+});
 
 export const testConfig: Partial<ConfigFile> = {
   networks: [
-    { id: 'sepolia', type: 'evm', chain_id: CHAIN_ID, fees: FEES },
-    { id: 'legacy-chain', type: 'evm', chain_id: 31337, fees: { gas_price: FEES.gas_price } },
-    { id: 'solana-devnet', type: 'solana' },
-    { id: 'stellar-testnet', type: 'stellar', passphrase: STELLAR_PASSPHRASE },
+    devnetNetwork('sepolia', CHAIN_ID),
+    devnetNetwork('legacy-chain', 31337, []),
+    { type: 'solana', network: 'solana-devnet', rpc_urls: [{ url: 'https://api.devnet.solana.com', weight: 100 }] },
+    { type: 'stellar', network: 'stellar-testnet', passphrase: STELLAR_PASSPHRASE, rpc_urls: [{ url: 'https://soroban-testnet.stellar.org', weight: 100 }] },
   ],
   signers: [
     { id: 'evm-signer', type: 'local', development: true, private_key: EVM_KEY },

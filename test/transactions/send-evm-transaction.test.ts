@@ -63,14 +63,26 @@ test('a signer key named by private_key_env signs, and its nonces start at initi
   assert.equal(await recoverTransactionAddress({ serializedTransaction: res.body.data.raw }), expected);
 });
 
-test('speed is priced from the network fee table: EIP-1559 where priority fees are configured, legacy otherwise', async (t) => {
+test('speed is priced from the chain: EIP-1559 on an eip1559 network, legacy gas price otherwise', async (t) => {
   const s = await buildWithRelayers(t);
   const eip = await s.request('POST', txPath('evm'), { body: { value: 0, to: TO, speed: 'fast' } });
+  assert.equal(eip.status, 200, eip.text);
+  const fees = await s.app.chains.evm('sepolia').fees();
+  assert.equal(fees.type, 'eip1559');
+  if (fees.type !== 'eip1559') return;
+  // A fresh devnet: 1 gwei base fee, no tips in history, so the node's 1 gwei tip scaled for 'fast' (150%).
+  assert.equal(fees.speeds.fast.maxPriorityFeePerGas, 1_500_000_000n);
   assert.equal(eip.body.data.speed, 'fast');
-  assert.equal(eip.body.data.max_fee_per_gas, '2000000000');
-  assert.equal(eip.body.data.max_priority_fee_per_gas, '1500000000');
+  assert.equal(eip.body.data.max_fee_per_gas, String(fees.speeds.fast.maxFeePerGas));
+  assert.equal(eip.body.data.max_priority_fee_per_gas, String(fees.speeds.fast.maxPriorityFeePerGas));
+  assert.equal(eip.body.data.max_fee_per_gas, String(2n * fees.baseFeePerGas + 1_500_000_000n));
+
   const legacy = await s.request('POST', txPath('evm-legacy'), { body: { value: 0, to: TO, speed: 'safeLow' } });
-  assert.equal(legacy.body.data.gas_price, '1000000000');
+  const legacyFees = await s.app.chains.evm('legacy-chain').fees();
+  assert.equal(legacyFees.type, 'legacy');
+  if (legacyFees.type !== 'legacy') return;
+  assert.equal(legacy.body.data.gas_price, String(legacyFees.speeds.safeLow.gasPrice));
+  assert.ok(legacyFees.speeds.safeLow.gasPrice > 0n);
   assert.equal(legacy.body.data.max_fee_per_gas, null);
   assert.equal(parseTransaction(legacy.body.data.raw).chainId, 31337);
 });

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
-import { createWebhookEventsRepo } from '../../src/store/webhook-events-repo.ts';
+import type { Store } from '../../src/domain/ports.ts';
 import { createOutbox } from '../../src/domain/webhooks/outbox.ts';
 import type { TransactionRecord } from '../../src/domain/types.ts';
 import type { TestServer } from '../helper.ts';
@@ -110,10 +110,10 @@ export function txRecord(relayerId: string, id: string, status: TransactionRecor
   };
 }
 
-/** Records a transaction change the way the transactions repository does: outbox call inside a SQLite transaction. */
-export function emit(db: Db, ...records: TransactionRecord[]): void {
-  const outbox = createOutbox({ events: createWebhookEventsRepo(db) });
-  db.transaction(() => {
-    for (const r of records) outbox.transactionChanged(r);
-  })();
+/** Records transaction changes the way the transaction service does: outbox calls inside one store transaction. */
+export async function emit(store: Store, ...records: TransactionRecord[]): Promise<void> {
+  const outbox = createOutbox();
+  await store.atomically(async (tx) => {
+    for (const r of records) await outbox.transactionChanged(tx, r);
+  });
 }

@@ -9,8 +9,9 @@ const SEND = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed
 
 test('send, replace and cancel of a transaction each reach the webhook as the API returned the record, in order', async (t) => {
   const receiver = await startReceiver(t);
-  // config.example.json points relayer sepolia-example at notification example-webhook.
   const s = await build(t, { env: FAST_WEBHOOKS, config: { notifications: [{ id: 'example-webhook', url: receiver.url, signing_key: SIGNING_KEY }] } });
+  // As the README's walk-through does: config.example.json defines example-webhook, no relayer uses it yet.
+  await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: 'example-webhook' } });
   const sent = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: SEND });
   assert.equal(sent.status, 200, sent.text);
   const txId = sent.body.data.id;

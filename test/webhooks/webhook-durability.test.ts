@@ -16,7 +16,7 @@ test('an event waiting for its next attempt is still delivered after the service
   const first = await build(t, { dataDir, env });
   await first.request('POST', '/api/v1/notifications', { body: { id: 'durable', url: receiver.url } });
   pointRelayer(first.app.db, 'hook-relayer', 'durable');
-  emit(first.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(first.app.store, txRecord('hook-relayer', 'tx-1'));
   const waiting = await waitFor(async () => {
     const res = await first.request('GET', '/api/v1/notifications/durable/deliveries');
     return res.body.data[0]?.attempts === 1 && res.body.data[0];
@@ -46,9 +46,10 @@ test('a pending event is delivered after a restart even when the first service n
   await first.close();
   // Written while no dispatcher runs (as if the process died right after the commit).
   const { openDatabase } = await import('../../src/store/db.ts');
-  const db = openDatabase(dataDir);
-  emit(db, txRecord('hook-relayer', 'tx-1'));
-  db.close();
+  const { createSqliteStore } = await import('../../src/store/sqlite/store.ts');
+  const store = createSqliteStore(openDatabase(dataDir));
+  await emit(store, txRecord('hook-relayer', 'tx-1'));
+  await store.close();
   await build(t, { dataDir, env: FAST_WEBHOOKS });
   await waitFor(() => receiver.received.length === 1, 'the delivery after restart');
 });
@@ -59,7 +60,7 @@ test('an event whose notification was deleted is dropped as failed with a logged
   const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '2000', WEBHOOK_BACKOFF_MAX_MS: '2000' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'doomed', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'doomed');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   await waitFor(() => receiver.received.length === 1, 'the first attempt');
   pointRelayer(s.app.db, 'hook-relayer', null);
   const deleted = await s.request('DELETE', '/api/v1/notifications/doomed');
@@ -80,7 +81,7 @@ test('a delivery cut off by shutdown does not count as an attempt and is sent ag
   const first = await build(t, { dataDir, env: FAST_WEBHOOKS });
   await first.request('POST', '/api/v1/notifications', { body: { id: 'durable', url: receiver.url } });
   pointRelayer(first.app.db, 'hook-relayer', 'durable');
-  emit(first.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(first.app.store, txRecord('hook-relayer', 'tx-1'));
   await waitFor(() => receiver.received.length === 1, 'the hanging attempt');
   await first.close();
 

@@ -12,7 +12,7 @@ test('events of one transaction arrive in the order they happened, even when the
   await s.request('POST', '/api/v1/notifications', { body: { id: 'ordered', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'ordered');
   const statuses = ['pending', 'sent', 'submitted', 'mined', 'confirmed'] as const;
-  for (const status of statuses) emit(s.app.db, txRecord('hook-relayer', 'tx-a', status), txRecord('hook-relayer', 'tx-b', status));
+  for (const status of statuses) await emit(s.app.store, txRecord('hook-relayer', 'tx-a', status), txRecord('hook-relayer', 'tx-b', status));
 
   await waitFor(() => receiver.received.filter((r) => r.headers['x-webhook-id']).length === 12, 'all deliveries');
   const delivered = (tx: string) =>

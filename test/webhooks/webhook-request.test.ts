@@ -17,7 +17,7 @@ test('a signed webhook carries the event body, its id and timestamp, and an X-Si
   const created = await s.request('POST', '/api/v1/notifications', { body: { id: 'signed', url: receiver.url, signing_key: SIGNING_KEY } });
   assert.equal(created.status, 201);
   pointRelayer(s.app.db, 'hook-relayer', 'signed');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }));
 
   const [hit] = await waitFor(() => receiver.received.length > 0 && receiver.received, 'the webhook');
   assert.equal(hit!.headers['content-type'], 'application/json');
@@ -46,7 +46,7 @@ test('a notification without a signing key sends no signature header', async (t)
   const s = await build(t, { env: FAST_WEBHOOKS });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'unsigned', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'unsigned');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const [hit] = await waitFor(() => receiver.received.length > 0 && receiver.received, 'the webhook');
   assert.equal(hit!.headers['x-signature'], undefined);
   assert.ok(hit!.headers['x-webhook-id']);
@@ -55,16 +55,15 @@ test('a notification without a signing key sends no signature header', async (t)
 test('a relayer without a notification produces no event, and a rolled-back change leaves none', async (t) => {
   const s = await build(t, { env: FAST_WEBHOOKS });
   pointRelayer(s.app.db, 'quiet-relayer', null);
-  emit(s.app.db, txRecord('quiet-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('quiet-relayer', 'tx-1'));
   pointRelayer(s.app.db, 'hook-relayer', 'example-webhook');
   const { createOutbox } = await import('../../src/domain/webhooks/outbox.ts');
-  const { createWebhookEventsRepo } = await import('../../src/store/webhook-events-repo.ts');
-  const outbox = createOutbox({ events: createWebhookEventsRepo(s.app.db) });
-  assert.throws(() =>
-    s.app.db.transaction(() => {
-      outbox.transactionChanged(txRecord('hook-relayer', 'tx-2'));
+  const outbox = createOutbox();
+  await assert.rejects(
+    s.app.store.atomically(async (tx) => {
+      await outbox.transactionChanged(tx, txRecord('hook-relayer', 'tx-2'));
       throw new Error('the state change failed');
-    })(),
+    }),
   );
   assert.equal(s.app.db.prepare('SELECT COUNT(*) FROM webhook_events').pluck().get(), 0);
 });

@@ -9,7 +9,7 @@ test('a receiver that fails twice then succeeds gets the event on the third atte
   const s = await build(t, { env: FAST_WEBHOOKS });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'flaky', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'flaky');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
 
   const list = await waitFor(async () => {
     const res = await s.request('GET', '/api/v1/notifications/flaky/deliveries');
@@ -29,7 +29,7 @@ test('after the last attempt the event is failed and kept, and retry re-queues i
   const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_MAX_ATTEMPTS: '3' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'down', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'down');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
 
   const failed = await waitForFailedDelivery(s, 'down');
   assert.equal(failed.attempts, 3);
@@ -62,7 +62,7 @@ test('a receiver that never answers is cut off at the per-attempt timeout and re
   const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_TIMEOUT_MS: '300' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'slow', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'slow');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const [event] = await waitFor(async () => {
     const res = await s.request('GET', '/api/v1/notifications/slow/deliveries');
     return res.body.data[0]?.status === 'delivered' && res.body.data;
@@ -78,7 +78,7 @@ test('a connection error is recorded and retried', async (t) => {
   const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_MAX_ATTEMPTS: '2' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'dead', url: deadUrl } });
   pointRelayer(s.app.db, 'hook-relayer', 'dead');
-  emit(s.app.db, txRecord('hook-relayer', 'tx-1'));
+  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const event = await waitForFailedDelivery(s, 'dead');
   assert.match(event.last_error, /^connection error: ECONNREFUSED/);
 });
@@ -88,7 +88,7 @@ test('a slow receiver does not slow the API', async (t) => {
   const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_CONCURRENCY: '2' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'stuck', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'stuck');
-  emit(s.app.db, ...Array.from({ length: 20 }, (_, i) => txRecord('hook-relayer', `tx-${i}`)));
+  await emit(s.app.store, ...Array.from({ length: 20 }, (_, i) => txRecord('hook-relayer', `tx-${i}`)));
   await waitFor(() => receiver.received.length >= 2, 'deliveries to be in flight');
   // Every delivery slot is taken by a hanging receiver; the API still answers.
   const res = await s.request('GET', '/api/v1/notifications/stuck/deliveries?per_page=100');

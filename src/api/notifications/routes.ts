@@ -20,32 +20,32 @@ export function createNotificationsRouter(service: NotificationService): Router 
   const retryInput = validator<IdParams & { event_id: string }, unknown, undefined>({ params: deliveryParams });
 
   const router = Router();
-  router.post('/', (req, res) => {
+  router.post('/', async (req, res) => {
     const { body } = createInput(req);
-    res.status(201).json(success(service.create(body)));
+    res.status(201).json(success(await service.create(body)));
   });
-  router.get('/', (req, res) => {
-    const { items, pagination } = service.list(listInput(req).query);
+  router.get('/', async (req, res) => {
+    const { items, pagination } = await service.list(listInput(req).query);
     res.json(success(items, { pagination }));
   });
-  router.get('/:id', (req, res) => {
-    res.json(success(service.get(oneInput(req).params.id)));
+  router.get('/:id', async (req, res) => {
+    res.json(success(await service.get(oneInput(req).params.id)));
   });
-  router.patch('/:id', (req, res) => {
+  router.patch('/:id', async (req, res) => {
     const { params, body } = updateInput(req);
-    res.json(success(service.update(params.id, body)));
+    res.json(success(await service.update(params.id, body)));
   });
-  router.delete('/:id', (req, res) => {
-    res.json(success(service.remove(oneInput(req).params.id)));
+  router.delete('/:id', async (req, res) => {
+    res.json(success(await service.remove(oneInput(req).params.id)));
   });
-  router.get('/:id/deliveries', (req, res) => {
+  router.get('/:id/deliveries', async (req, res) => {
     const { params, query } = deliveriesInput(req);
-    const { items, pagination } = service.listDeliveries(params.id, query);
+    const { items, pagination } = await service.listDeliveries(params.id, query);
     res.json(success(items, { pagination }));
   });
-  router.post('/:id/deliveries/:event_id/retry', (req, res) => {
+  router.post('/:id/deliveries/:event_id/retry', async (req, res) => {
     const { params } = retryInput(req);
-    res.json(success(service.retryDelivery(params.id, params.event_id)));
+    res.json(success(await service.retryDelivery(params.id, params.event_id)));
   });
   return router;
 }

@@ -1,13 +1,11 @@
 // Relayer and transaction operations: raw input in, validated once here, then handed to the domain.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../store/db.ts';
 import type { NetworkType, PageRequest, RelayerOperations, TransactionEvents, TransactionStatus } from '../../domain/types.ts';
+import type { Store } from '../../domain/ports.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation.ts';
-import { createRelayersRepo } from '../../store/relayers-repo.ts';
-import { createTransactionsRepo } from '../../store/transactions-repo.ts';
-import type { Atomically } from '../../domain/relayers/ports.ts';
+import type { Chains } from '../../domain/chains/ports.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
 import { createRelayerService } from '../../domain/relayers/service.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
@@ -37,21 +35,12 @@ function withoutNulls(body: unknown): unknown {
   return record;
 }
 
-export function createRelayerOperations(deps: { db: Db; config: Config; logger: Logger; events: TransactionEvents }): RelayerOperations {
-  const { db, config, events } = deps;
-  const relayersRepo = createRelayersRepo(db);
-  const inTransaction = db.transaction((fn: () => unknown) => fn());
-  const atomically: Atomically = (fn) => inTransaction(fn) as ReturnType<typeof fn>;
+/** Builds the operations and seeds the configured relayers into the store. */
+export async function createRelayerOperations(deps: { store: Store; config: Config; logger: Logger; events: TransactionEvents; chains: Chains }): Promise<RelayerOperations> {
+  const { store, config, events } = deps;
   // Signer keys named by private_key_env are read from the process environment at start.
-  const relayers = createRelayerService({ repo: relayersRepo, config, env: process.env });
-  const transactions = createTransactionService({
-    relayers,
-    relayersRepo,
-    transactions: createTransactionsRepo(db),
-    atomically,
-    events,
-    lock: createKeyedLock(),
-  });
+  const relayers = await createRelayerService({ repo: store.repos.relayers, config, env: process.env, chains: deps.chains });
+  const transactions = createTransactionService({ relayers, store, events, lock: createKeyedLock() });
 
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');
@@ -78,30 +67,30 @@ export function createRelayerOperations(deps: { db: Db; config: Config; logger: 
       return relayers.get(relayerId(id));
     },
     async updateRelayer(id, body) {
-      const relayer = relayers.require(relayerId(id));
+      const relayer = await relayers.require(relayerId(id));
       if (body === undefined) throw new ValidationError('a JSON request body is required');
       return relayers.update(relayer.id, updateBody(body));
     },
     async sendTransaction(id, body) {
-      const relayer = relayers.require(relayerId(id));
+      const relayer = await relayers.require(relayerId(id));
       return transactions.send(relayer, transactionBody(relayer.network_type, relayer.id, body));
     },
     async getTransaction(id, txId) {
-      const relayer = relayers.require(relayerId(id));
+      const relayer = await relayers.require(relayerId(id));
       return transactions.get(relayer, transactionId(txId));
     },
     async listTransactions(id, query) {
-      const relayer = relayers.require(relayerId(id));
+      const relayer = await relayers.require(relayerId(id));
       const q = transactionsQuery(queryCopy(query));
       return transactions.list(relayer, q.page, q.per_page, q.status);
     },
     async replaceTransaction(id, txId, body) {
       // The spec's replace table answers an unknown relayer with plain `Not found`.
-      const relayer = relayers.require(relayerId(id), 'NOT_FOUND');
+      const relayer = await relayers.require(relayerId(id), 'NOT_FOUND');
       return transactions.replace(relayer, transactionId(txId), transactionBody(relayer.network_type, relayer.id, body));
     },
     async cancelTransaction(id, txId) {
-      const relayer = relayers.require(relayerId(id));
+      const relayer = await relayers.require(relayerId(id));
       return transactions.cancel(relayer, transactionId(txId));
     },
   };

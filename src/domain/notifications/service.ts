@@ -42,15 +42,15 @@ export interface UpdateNotificationInput {
 }
 
 export interface NotificationService {
-  create(input: CreateNotificationInput): NotificationView;
-  list(query: PageRequest): Page<NotificationView>;
-  get(id: string): NotificationView;
-  update(id: string, input: UpdateNotificationInput): NotificationView;
+  create(input: CreateNotificationInput): Promise<NotificationView>;
+  list(query: PageRequest): Promise<Page<NotificationView>>;
+  get(id: string): Promise<NotificationView>;
+  update(id: string, input: UpdateNotificationInput): Promise<NotificationView>;
   /** Refused (400) while a relayer points at it. Returns the deleted record. */
-  remove(id: string): NotificationView;
-  listDeliveries(id: string, query: PageRequest): Page<DeliveryView>;
+  remove(id: string): Promise<NotificationView>;
+  listDeliveries(id: string, query: PageRequest): Promise<Page<DeliveryView>>;
   /** Re-queues a failed delivery with a fresh set of attempts. */
-  retryDelivery(id: string, eventId: string): DeliveryView;
+  retryDelivery(id: string, eventId: string): Promise<DeliveryView>;
 }
 
 export interface NotificationServiceDeps {
@@ -83,22 +83,22 @@ export function toDeliveryView(row: WebhookEventRow): DeliveryView {
 const notFound = (id: string) => new NotFoundError('NOTIFICATION_NOT_FOUND', { reason: `notification '${id}' not found` });
 
 /** Builds the service and seeds the notifications of the config file (see seedFromConfig). */
-export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
+export async function createNotificationService(deps: NotificationServiceDeps): Promise<NotificationService> {
   const { notifications, events, secrets, logger, signal } = deps;
   const seal = (key: string | undefined | null, id: string) => (key ? secrets.seal(key, id) : null);
-  const existing = (id: string) => {
-    const row = notifications.get(id);
+  const existing = async (id: string) => {
+    const row = await notifications.get(id);
     if (!row) throw notFound(id);
     return row;
   };
 
-  seedFromConfig(deps);
+  await seedFromConfig(deps);
 
   return {
-    create(input) {
+    async create(input) {
       const id = input.id ?? randomUUID();
       const now = new Date().toISOString();
-      const inserted = notifications.insertIfAbsent({
+      const inserted = await notifications.insertIfAbsent({
         id,
         type: 'webhook',
         url: input.url,
@@ -109,25 +109,25 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       });
       if (!inserted) throw new ConflictError('NOTIFICATION_EXISTS', { reason: `a notification with id '${id}' already exists` });
       logger.info({ notificationId: id, hasSigningKey: input.signing_key !== undefined }, 'notification created');
-      return toView(existing(id));
+      return toView(await existing(id));
     },
-    list({ page, per_page }) {
-      const rows = notifications.list(per_page, (page - 1) * per_page);
-      return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: notifications.count() } };
+    async list({ page, per_page }) {
+      const [rows, total] = await Promise.all([notifications.list(per_page, (page - 1) * per_page), notifications.count()]);
+      return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: total } };
     },
-    get: (id) => toView(existing(id)),
-    update(id, input) {
+    get: async (id) => toView(await existing(id)),
+    async update(id, input) {
       const fields: { url?: string; signing_key?: string | null } = {};
       if (input.url !== undefined) fields.url = input.url;
       if (input.signing_key !== undefined) fields.signing_key = seal(input.signing_key, id);
-      const row = notifications.update(id, fields, new Date().toISOString());
+      const row = await notifications.update(id, fields, new Date().toISOString());
       if (!row) throw notFound(id);
       logger.info({ notificationId: id, changed: Object.keys(fields) }, 'notification updated');
       return toView(row);
     },
-    remove(id) {
-      const row = existing(id);
-      const { deleted, usedBy } = notifications.deleteIfUnused(id);
+    async remove(id) {
+      const row = await existing(id);
+      const { deleted, usedBy } = await notifications.deleteIfUnused(id);
       if (usedBy.length > 0) {
         throw new AppError('BAD_REQUEST', {
           reason: `notification '${id}' is used by relayer(s) ${usedBy.join(', ')}; set their notification_id to another notification or null first`,
@@ -137,21 +137,21 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       logger.info({ notificationId: id }, 'notification deleted');
       return toView(row);
     },
-    listDeliveries(id, { page, per_page }) {
-      existing(id);
-      const rows = events.listByNotification(id, per_page, (page - 1) * per_page);
-      return { items: rows.map(toDeliveryView), pagination: { current_page: page, per_page, total_items: events.countByNotification(id) } };
+    async listDeliveries(id, { page, per_page }) {
+      await existing(id);
+      const [rows, total] = await Promise.all([events.listByNotification(id, per_page, (page - 1) * per_page), events.countByNotification(id)]);
+      return { items: rows.map(toDeliveryView), pagination: { current_page: page, per_page, total_items: total } };
     },
-    retryDelivery(id, eventId) {
-      existing(id);
-      const event = events.get(id, eventId);
+    async retryDelivery(id, eventId) {
+      await existing(id);
+      const event = await events.get(id, eventId);
       if (!event) throw new NotFoundError('NOT_FOUND', { reason: `delivery '${eventId}' of notification '${id}' not found` });
-      if (!events.requeue(event.seq, Date.now(), new Date().toISOString())) {
+      if (!(await events.requeue(event.seq, Date.now(), new Date().toISOString()))) {
         throw new AppError('BAD_REQUEST', { reason: `delivery '${eventId}' is ${event.status}; only failed deliveries can be retried` });
       }
       logger.info({ notificationId: id, eventId }, 'webhook delivery re-queued');
       signal.notify();
-      return toDeliveryView(events.get(id, eventId)!);
+      return toDeliveryView((await events.get(id, eventId))!);
     },
   };
 }
@@ -162,25 +162,25 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
  * is edited. Also seals plain keys once STORAGE_ENCRYPTION_KEY is set, and reports sealed keys
  * that cannot be opened because it is missing.
  */
-function seedFromConfig({ notifications, secrets, config, logger }: NotificationServiceDeps): void {
+async function seedFromConfig({ notifications, secrets, config, logger }: NotificationServiceDeps): Promise<void> {
   const now = new Date().toISOString();
   for (const entry of config.file.notifications) {
     const seedHash = createHash('sha256').update(JSON.stringify([entry.url, entry.signing_key ?? null])).digest('hex');
     const signingKey = entry.signing_key ? secrets.seal(entry.signing_key, entry.id) : null;
-    const row = notifications.get(entry.id);
+    const row = await notifications.get(entry.id);
     if (!row) {
-      notifications.insertIfAbsent({ id: entry.id, type: 'webhook', url: entry.url, signing_key: signingKey, seed_hash: seedHash, created_at: now, updated_at: now });
+      await notifications.insertIfAbsent({ id: entry.id, type: 'webhook', url: entry.url, signing_key: signingKey, seed_hash: seedHash, created_at: now, updated_at: now });
       logger.info({ notificationId: entry.id }, 'notification seeded from the config file');
     } else if (row.seed_hash !== seedHash) {
-      notifications.update(entry.id, { url: entry.url, signing_key: signingKey, seed_hash: seedHash }, now);
+      await notifications.update(entry.id, { url: entry.url, signing_key: signingKey, seed_hash: seedHash }, now);
       logger.info({ notificationId: entry.id }, 'notification updated from the changed config file');
     }
   }
   const locked: string[] = [];
-  for (const row of notifications.all()) {
+  for (const row of await notifications.all()) {
     if (row.signing_key === null) continue;
     if (!secrets.isSealed(row.signing_key)) {
-      if (secrets.sealing) notifications.update(row.id, { signing_key: secrets.seal(row.signing_key, row.id) }, now);
+      if (secrets.sealing) await notifications.update(row.id, { signing_key: secrets.seal(row.signing_key, row.id) }, now);
     } else if (!secrets.sealing) {
       locked.push(row.id);
     }

@@ -1,18 +1,21 @@
 // Relayer use cases: seed from config, list, get, update (paused, notification_id), and signer lookup.
 import type { Config, NetworkConfig } from '../../config.ts';
+import type { Chains, EvmChain } from '../chains/ports.ts';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView } from '../types.ts';
 import type { RelayerRow, RelayerSeed, RelayersRepo } from './ports.ts';
 import { resolveSigner, type ResolvedSigner } from './signers.ts';
 
 export interface RelayerService {
-  list(page: number, perPage: number): Page<RelayerView>;
-  get(id: string): RelayerView;
-  update(id: string, changes: { paused?: boolean; notification_id?: string | null }): RelayerView;
+  list(page: number, perPage: number): Promise<Page<RelayerView>>;
+  get(id: string): Promise<RelayerView>;
+  update(id: string, changes: { paused?: boolean; notification_id?: string | null }): Promise<RelayerView>;
   /** The relayer row, or a 404 with the given catalogue code (replace asks for plain `Not found`). */
-  require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): RelayerRow;
+  require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): Promise<RelayerRow>;
   signer(relayerId: string): ResolvedSigner;
   network(relayer: RelayerRow): NetworkConfig;
+  /** The EVM chain the relayer sends to. */
+  chain(relayer: RelayerRow): EvmChain;
 }
 
 export const toRelayerView = (r: RelayerRow): RelayerView => ({
@@ -25,13 +28,16 @@ export const toRelayerView = (r: RelayerRow): RelayerView => ({
   notification_id: r.notification_id,
 });
 
-export function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv }): RelayerService {
+/** Builds the service and seeds the configured relayers into the store. */
+export async function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv; chains: Chains }): Promise<RelayerService> {
   const { repo, config } = deps;
-  const networks = new Map(config.file.networks.map((n) => [n.id, n]));
+  // Names are unique per network type only; the config load filled in every relayer's network_type.
+  const networkKey = (type: string, name: string) => `${type}:${name}`;
+  const networks = new Map(config.file.networks.map((n) => [networkKey(n.type, n.network), n]));
   const signerConfigs = new Map(config.file.signers.map((s) => [s.id, s]));
   const signers = new Map<string, ResolvedSigner>();
   const seeds: RelayerSeed[] = config.file.relayers.map((r) => {
-    const network = networks.get(r.network)!;
+    const network = networks.get(networkKey(r.network_type!, r.network))!;
     const signer = resolveSigner(signerConfigs.get(r.signer_id)!, network.type, deps.env);
     signers.set(r.id, signer);
     return {
@@ -46,28 +52,28 @@ export function createRelayerService(deps: { repo: RelayersRepo; config: Config;
       initial_nonce: r.initial_nonce ?? 0,
     };
   });
-  repo.seed(seeds);
+  await repo.seed(seeds);
 
-  const require = (id: string, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): RelayerRow => {
-    const row = repo.get(id);
+  const require = async (id: string, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): Promise<RelayerRow> => {
+    const row = await repo.get(id);
     if (!row) throw new NotFoundError(notFound, { params: { id }, reason: `relayer '${id}' not found` });
     return row;
   };
 
   return {
-    list(page, perPage) {
-      const items = perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage).map(toRelayerView);
-      return { items, pagination: { current_page: page, per_page: perPage, total_items: repo.count() } };
+    async list(page, perPage) {
+      const [rows, total] = await Promise.all([perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage), repo.count()]);
+      return { items: rows.map(toRelayerView), pagination: { current_page: page, per_page: perPage, total_items: total } };
     },
-    get: (id) => toRelayerView(require(id)),
-    update(id, changes) {
-      require(id);
+    get: async (id) => toRelayerView(await require(id)),
+    async update(id, changes) {
+      await require(id);
       const target = changes.notification_id;
-      if (typeof target === 'string' && !repo.notificationExists(target)) {
+      if (typeof target === 'string' && !(await repo.notificationExists(target))) {
         throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
       }
-      repo.update(id, changes);
-      return toRelayerView(require(id));
+      await repo.update(id, changes);
+      return toRelayerView(await require(id));
     },
     require,
     signer(relayerId) {
@@ -75,6 +81,7 @@ export function createRelayerService(deps: { repo: RelayersRepo; config: Config;
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
       return signer;
     },
-    network: (relayer) => networks.get(relayer.network)!,
+    network: (relayer) => networks.get(networkKey(relayer.network_type, relayer.network))!,
+    chain: (relayer) => deps.chains.evm(relayer.network),
   };
 }

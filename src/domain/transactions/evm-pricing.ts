@@ -1,8 +1,11 @@
-// EVM fee pricing: the request's pricing mode, speed prices from config, and the 10% replacement bump.
-import type { NetworkConfig } from '../../config.ts';
+// EVM fee pricing: the request's pricing mode, speed prices from the chain, and the 10% replacement bump.
 import { ValidationError } from '../../errors.ts';
+import type { FeeSuggestions, Speed } from '../chains/ports.ts';
 
-export type Speed = 'fastest' | 'fast' | 'average' | 'safeLow';
+export type { Speed };
+
+/** The network's current suggestions (the chain port's `fees`), asked only for a `speed` request. */
+export type FeeSource = () => Promise<FeeSuggestions>;
 
 export type Pricing =
   | { type: 'legacy'; gasPrice: bigint }
@@ -44,16 +47,10 @@ export function checkPricingMode(input: PricingInput): void {
   }
 }
 
-/**
- * Speed prices come from the network's configured fee table: EIP-1559 when the network lists
- * priority fees (the gas_price row is then the fee cap), legacy otherwise.
- */
-export function speedPricing(speed: Speed, network: NetworkConfig): Pricing {
-  const cap = BigInt(network.fees?.gas_price?.[speed] ?? '0');
-  const tipRow = network.fees?.max_priority_fee_per_gas;
-  if (!tipRow) return { type: 'legacy', gasPrice: cap };
-  const tip = BigInt(tipRow[speed]);
-  return { type: 'eip1559', maxFeePerGas: cap > tip ? cap : tip, maxPriorityFeePerGas: tip };
+/** Speed prices from the network: EIP-1559 on networks with the `eip1559` feature, legacy otherwise. */
+export function speedPricing(speed: Speed, fees: FeeSuggestions): Pricing {
+  if (fees.type === 'legacy') return { type: 'legacy', gasPrice: fees.speeds[speed].gasPrice };
+  return { type: 'eip1559', ...fees.speeds[speed] };
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -72,9 +69,9 @@ function tooLow(field: string, given: bigint, minimum: bigint, old: bigint): Val
  * bump or the request fails; speed prices are raised to it. The fee cap is compared with the
  * previous cap (gas price for legacy), the tip with the previous tip when there was one.
  */
-export function resolvePricing(input: PricingInput, network: NetworkConfig, previous?: PreviousPrices): Pricing {
+export async function resolvePricing(input: PricingInput, fees: FeeSource, previous?: PreviousPrices): Promise<Pricing> {
   checkPricingMode(input);
-  const pricing = input.speed !== undefined ? speedPricing(input.speed, network) : explicitPricing(input);
+  const pricing = input.speed !== undefined ? speedPricing(input.speed, await fees()) : explicitPricing(input);
   if (!previous) return pricing;
   const oldCap = BigInt(previous.max_fee_per_gas ?? previous.gas_price ?? '0');
   const oldTip = previous.max_priority_fee_per_gas === null ? undefined : BigInt(previous.max_priority_fee_per_gas);

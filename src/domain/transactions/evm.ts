@@ -1,9 +1,8 @@
 // EVM transactions (request shape A): semantic checks, real signing with viem, and the record fields.
 import { bytesToHex, getAddress, hexToBytes, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
 import secp256k1 from 'secp256k1';
-import type { NetworkConfig } from '../../config.ts';
 import { ValidationError } from '../../errors.ts';
-import { resolvePricing, type PreviousPrices, type Pricing, type Speed } from './evm-pricing.ts';
+import { resolvePricing, type FeeSource, type PreviousPrices, type Pricing, type Speed } from './evm-pricing.ts';
 import { checkValidUntil } from './valid-until.ts';
 
 /** Shape A after schema validation: integers are JSON numbers or decimal strings. */
@@ -50,14 +49,14 @@ function checkTo(to: string): Hex {
   return getAddress(to);
 }
 
-export function prepareEvm(body: EvmBody, network: NetworkConfig, previous?: PreviousPrices, now = Date.now()): EvmPrepared {
+export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: PreviousPrices, now = Date.now()): Promise<EvmPrepared> {
   if (body.to === undefined && body.data === undefined) throw new ValidationError("at least one of 'to' and 'data' is required");
   const to = body.to === undefined ? null : checkTo(body.to);
   const data = body.data === undefined ? null : (body.data.toLowerCase() as Hex);
   const validUntil = body.valid_until === undefined ? null : checkValidUntil(body.valid_until, now);
-  const pricing = resolvePricing(
+  const pricing = await resolvePricing(
     { gas_price: big(body.gas_price), max_fee_per_gas: big(body.max_fee_per_gas), max_priority_fee_per_gas: big(body.max_priority_fee_per_gas), speed: body.speed },
-    network,
+    fees,
     previous,
   );
   const gasLimit = body.gas_limit === undefined || body.gas_limit === null ? defaultGasLimit(data) : BigInt(body.gas_limit);

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, TransactionEvents, TransactionRecord, TransactionStatus } from '../types.ts';
-import type { Atomically, RelayerRow, RelayersRepo, TransactionsRepo } from '../relayers/ports.ts';
+import type { RelayerRow } from '../relayers/ports.ts';
+import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import type { KeyedLock } from '../relayers/keyed-lock.ts';
 import { evmRecordFields, prepareEvm, signEvm, type EvmBody } from './evm.ts';
@@ -13,8 +14,8 @@ export type TransactionBody = EvmBody | SolanaBody | StellarBody;
 
 export interface TransactionService {
   send(relayer: RelayerRow, body: TransactionBody): Promise<TransactionRecord>;
-  get(relayer: RelayerRow, id: string): TransactionRecord;
-  list(relayer: RelayerRow, page: number, perPage: number, status?: TransactionStatus): Page<TransactionRecord>;
+  get(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
+  list(relayer: RelayerRow, page: number, perPage: number, status?: TransactionStatus): Promise<Page<TransactionRecord>>;
   replace(relayer: RelayerRow, id: string, body: TransactionBody): Promise<TransactionRecord>;
   cancel(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
 }
@@ -28,13 +29,12 @@ const REPLACEABLE: Record<RelayerRow['network_type'], ReadonlySet<TransactionSta
 
 export function createTransactionService(deps: {
   relayers: RelayerService;
-  relayersRepo: RelayersRepo;
-  transactions: TransactionsRepo;
-  atomically: Atomically;
+  store: Pick<Store, 'repos' | 'atomically'>;
   events: TransactionEvents;
   lock: KeyedLock;
 }): TransactionService {
-  const { relayers, relayersRepo, transactions, atomically, events, lock } = deps;
+  const { relayers, events, lock } = deps;
+  const { repos, atomically } = deps.store;
 
   const notFound = (relayer: RelayerRow, id: string) => new NotFoundError('NOT_FOUND', { reason: `transaction '${id}' not found for relayer '${relayer.id}'` });
   const refusePaused = (relayer: RelayerRow) => {
@@ -45,7 +45,7 @@ export function createTransactionService(deps: {
   async function networkFields(relayer: RelayerRow, body: TransactionBody, nonce: number, previous?: TransactionRecord) {
     const network = relayers.network(relayer);
     if (relayer.network_type === 'evm') {
-      const prepared = prepareEvm(body as EvmBody, network, previous as never);
+      const prepared = await prepareEvm(body as EvmBody, () => relayers.chain(relayer).fees(), previous as never);
       const signed = signEvm(relayers.signer(relayer.id).privateKey!, network.chain_id!, nonce, prepared);
       return evmRecordFields(prepared, signed, nonce, relayer.address);
     }
@@ -53,12 +53,12 @@ export function createTransactionService(deps: {
     return stellarRecordFields(body as StellarBody, relayer.network, network, relayer.address);
   }
 
-  function commitUpdate(record: TransactionRecord, previousStatus: TransactionStatus, version: number): TransactionRecord {
-    atomically(() => {
-      if (!transactions.update(record, previousStatus, version)) {
+  async function commitUpdate(record: TransactionRecord, previousStatus: TransactionStatus, version: number): Promise<TransactionRecord> {
+    await atomically(async (tx) => {
+      if (!(await tx.transactions.update(record, previousStatus, version))) {
         throw new AppError('INTERNAL', { reason: `transaction '${record.id}' was changed by another writer; retry` });
       }
-      events.transactionChanged(record);
+      await events.transactionChanged(tx, record);
     });
     return record;
   }
@@ -68,7 +68,7 @@ export function createTransactionService(deps: {
       refusePaused(relayer);
       return lock.run(relayer.id, async () => {
         // Re-read under the lock: the nonce and clock of the previous send are now committed.
-        const current = relayers.require(relayer.id);
+        const current = await relayers.require(relayer.id);
         refusePaused(current);
         const evm = current.network_type === 'evm';
         const nonce = current.next_nonce;
@@ -86,33 +86,37 @@ export function createTransactionService(deps: {
           ...fields,
           ...(evm ? { hashes: [(fields as { hash: string }).hash] } : {}),
         };
-        atomically(() => {
-          if (!relayersRepo.advance(current.id, nonce, evm ? nonce + 1 : nonce, createdMs)) {
+        await atomically(async (tx) => {
+          if (!(await tx.relayers.advance(current.id, nonce, evm ? nonce + 1 : nonce, createdMs))) {
             throw new AppError('INTERNAL', { reason: `relayer '${current.id}' nonce moved under another writer; retry` });
           }
-          transactions.insert(record, createdMs, evm ? nonce : null);
-          events.transactionChanged(record);
+          await tx.transactions.insert(record, createdMs, evm ? nonce : null);
+          await events.transactionChanged(tx, record);
         });
         return record;
       });
     },
 
-    get(relayer, id) {
-      const stored = transactions.get(relayer.id, id);
+    async get(relayer, id) {
+      const stored = await repos.transactions.get(relayer.id, id);
       if (!stored) throw notFound(relayer, id);
       return stored.record;
     },
 
-    list(relayer, page, perPage, status) {
-      const items = perPage === 0 ? [] : transactions.list(relayer.id, status, perPage, (page - 1) * perPage);
-      return { items, pagination: { current_page: page, per_page: perPage, total_items: transactions.count(relayer.id, status) } };
+    async list(relayer, page, perPage, status) {
+      // Asked at once: one wait instead of two (on SQLite they also run back to back, so they agree).
+      const [items, total] = await Promise.all([
+        perPage === 0 ? [] : repos.transactions.list(relayer.id, status, perPage, (page - 1) * perPage),
+        repos.transactions.count(relayer.id, status),
+      ]);
+      return { items, pagination: { current_page: page, per_page: perPage, total_items: total } };
     },
 
     replace(relayer, id, body) {
       return lock.run(relayer.id, async () => {
-        const stored = transactions.get(relayer.id, id);
+        const stored = await repos.transactions.get(relayer.id, id);
         if (!stored) throw notFound(relayer, id);
-        const current = relayers.require(relayer.id, 'NOT_FOUND');
+        const current = await relayers.require(relayer.id, 'NOT_FOUND');
         refusePaused(current);
         const old = stored.record;
         if (!REPLACEABLE[current.network_type].has(old.status)) {
@@ -128,7 +132,7 @@ export function createTransactionService(deps: {
 
     cancel(relayer, id) {
       return lock.run(relayer.id, async () => {
-        const stored = transactions.get(relayer.id, id);
+        const stored = await repos.transactions.get(relayer.id, id);
         if (!stored) throw notFound(relayer, id);
         const old = stored.record;
         // Only what has not left the service can be withdrawn; sent/submitted may already be on chain.

@@ -39,6 +39,9 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let unsubscribe: (() => void) | undefined;
+  // One fill at a time: two would read the same due rows (the in-flight set is filled after the read).
+  let filling: Promise<void> | undefined;
+  let refill = false;
 
   const schedule = (delayMs: number) => {
     if (shutdown.signal.aborted) return;
@@ -49,20 +52,31 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
 
   function tick() {
     if (shutdown.signal.aborted) return;
-    try {
-      fill();
-    } catch (err) {
-      // A store error (busy, disk full) must not take the process down from a timer: try again later.
-      logger.error({ err }, 'webhook dispatcher could not read the outbox');
-      schedule(settings.pollIntervalMs);
+    if (filling) {
+      refill = true;
+      return;
     }
+    filling = fill()
+      .catch((err: unknown) => {
+        // A store error (busy, disk full) must not take the process down from a timer: try again later.
+        logger.error({ err }, 'webhook dispatcher could not read the outbox');
+        schedule(settings.pollIntervalMs);
+      })
+      .finally(() => {
+        filling = undefined;
+        if (refill) {
+          refill = false;
+          schedule(0);
+        }
+      });
   }
 
-  function fill() {
+  async function fill() {
     const now = Date.now();
     const free = settings.concurrency - inFlight.size;
     if (free > 0) {
-      for (const row of events.due(now, free, new Set(inFlight.keys()))) {
+      for (const row of await events.due(now, free, new Set(inFlight.keys()))) {
+        if (shutdown.signal.aborted) return;
         const run = deliver(row)
           .catch((err: unknown) => logger.error({ err, eventId: row.id }, 'webhook delivery crashed'))
           .finally(() => {
@@ -73,7 +87,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
       }
     }
     // Sleep until the next retry falls due, but never longer than the poll interval.
-    const next = events.nextDueAt();
+    const next = await events.nextDueAt();
+    if (shutdown.signal.aborted) return;
     schedule(next === null ? settings.pollIntervalMs : Math.min(settings.pollIntervalMs, Math.max(next - now, 5)));
   }
 
@@ -85,9 +100,9 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
   async function deliver(row: WebhookEventRow): Promise<void> {
     const startedAt = Date.now();
     const attempts = row.attempts + 1;
-    const target = notifications.get(row.notification_id);
+    const target = await notifications.get(row.notification_id);
     if (!target) {
-      events.markFailed(row.seq, row.attempts, 'notification deleted', new Date().toISOString());
+      await events.markFailed(row.seq, row.attempts, 'notification deleted', new Date().toISOString());
       observe(row, 'failed', startedAt);
       logger.warn({ eventId: row.id, notificationId: row.notification_id, transactionId: row.transaction_id }, 'webhook event dropped: its notification was deleted');
       return;
@@ -104,7 +119,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
         key = secrets.open(target.signing_key, target.id);
       } catch (err) {
         logger.error({ eventId: row.id, notificationId: target.id, reason: (err as Error).message }, 'webhook not sent: signing key unavailable');
-        return failed(row, attempts, (err as Error).message, startedAt);
+        return await failed(row, attempts, (err as Error).message, startedAt);
       }
       headers['x-signature'] = sign(key, row.body);
     }
@@ -123,24 +138,24 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
     }
     const now = new Date().toISOString();
     if (outcome === undefined) {
-      events.markDelivered(row.seq, attempts, now);
+      await events.markDelivered(row.seq, attempts, now);
       observe(row, 'delivered', startedAt);
       logger.debug({ eventId: row.id, notificationId: target.id, attempts }, 'webhook delivered');
       return;
     }
-    failed(row, attempts, outcome, startedAt);
+    await failed(row, attempts, outcome, startedAt);
   }
 
-  function failed(row: WebhookEventRow, attempts: number, reason: string, startedAt: number): void {
+  async function failed(row: WebhookEventRow, attempts: number, reason: string, startedAt: number): Promise<void> {
     const now = new Date();
     if (attempts >= settings.maxAttempts) {
-      events.markFailed(row.seq, attempts, reason, now.toISOString());
+      await events.markFailed(row.seq, attempts, reason, now.toISOString());
       observe(row, 'failed', startedAt);
       logger.warn({ eventId: row.id, notificationId: row.notification_id, attempts, reason }, 'webhook delivery failed for good');
       return;
     }
     const delay = backoffDelay({ baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, attempts);
-    events.markRetry(row.seq, attempts, reason, now.getTime() + delay, now.toISOString());
+    await events.markRetry(row.seq, attempts, reason, now.getTime() + delay, now.toISOString());
     observe(row, 'retry', startedAt);
     logger.info({ eventId: row.id, notificationId: row.notification_id, attempts, reason, retryInMs: delay }, 'webhook delivery failed; will retry');
   }
@@ -156,6 +171,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
       shutdown.abort();
       clearTimeout(timer);
       unsubscribe?.();
+      await filling;
       await Promise.allSettled([...inFlight.values()]);
     },
   };

@@ -1,7 +1,7 @@
-// Transactional outbox: turns a transaction change into a transaction_update event row, in the caller's SQLite transaction.
+// Transactional outbox: turns a transaction change into a transaction_update event row, in the caller's store transaction.
 import { randomUUID } from 'node:crypto';
 import type { TransactionEvents, TransactionRecord } from '../types.ts';
-import type { WakeSignal, WebhookEventsRepo } from '../notifications/ports.ts';
+import type { WakeSignal } from '../notifications/ports.ts';
 
 export const TRANSACTION_UPDATE = 'transaction_update';
 
@@ -11,19 +11,19 @@ export function eventBody(id: string, timestamp: string, record: TransactionReco
 }
 
 /**
- * `transactionChanged` is synchronous and must be called inside the transactions repository's
- * SQLite transaction: the change and its event commit together or not at all.
+ * `transactionChanged(tx, record)` writes through `tx`, the transaction of the state change: the
+ * change and its event commit together or not at all. The dispatcher is rung once it has committed.
  */
-export function createOutbox(deps: { events: WebhookEventsRepo; signal?: WakeSignal }): TransactionEvents {
-  const { events, signal } = deps;
+export function createOutbox(deps: { signal?: WakeSignal } = {}): TransactionEvents {
+  const { signal } = deps;
   return {
-    transactionChanged(record) {
-      const notificationId = events.notificationOfRelayer(record.relayer_id);
+    async transactionChanged(tx, record) {
+      const notificationId = await tx.webhookEvents.notificationOfRelayer(record.relayer_id);
       if (!notificationId) return;
       const id = randomUUID();
       const now = new Date();
       const timestamp = now.toISOString();
-      events.insert({
+      await tx.webhookEvents.insert({
         id,
         notification_id: notificationId,
         event: TRANSACTION_UPDATE,
@@ -37,7 +37,7 @@ export function createOutbox(deps: { events: WebhookEventsRepo; signal?: WakeSig
         updated_at: timestamp,
         delivered_at: null,
       });
-      signal?.notify();
+      if (signal) tx.afterCommit(signal.notify);
     },
   };
 }

@@ -1,4 +1,4 @@
-// In-process doorbell between the outbox (rings after writing) and the dispatcher (delivers at once).
+// In-process doorbell between the outbox (rings after its commit) and the dispatcher (delivers at once).
 import type { WakeSignal } from '../notifications/ports.ts';
 
 export function createWakeSignal(): WakeSignal {
@@ -6,8 +6,7 @@ export function createWakeSignal(): WakeSignal {
   let queued = false;
   return {
     notify() {
-      // Rung inside a SQLite transaction: setImmediate runs after it has committed (better-sqlite3 is
-      // synchronous), and many writes in one tick ring once.
+      // Rung after commits: many commits in one tick ring once.
       if (queued) return;
       queued = true;
       setImmediate(() => {

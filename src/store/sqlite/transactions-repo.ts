@@ -1,16 +1,21 @@
 // SQLite repository for transactions: JSON records, indexed columns, and per-status counters.
-import type { Db } from './db.ts';
-import type { StoredTransaction, TransactionsRepo } from '../domain/relayers/ports.ts';
-import type { TransactionRecord, TransactionStatus } from '../domain/types.ts';
+import type { Db } from '../db.ts';
+import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
+import type { TransactionRecord, TransactionStatus } from '../../domain/types.ts';
+import type { SyncOf } from './sync-ops.ts';
+
+const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
+  row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
 
 /**
  * Listing uses a deferred join: the offset walks the (relayer_id, [status,] created_ms, id)
  * index, which holds the rowid, and only the page's rows are then read from the table.
  * total_items comes from transaction_counts, kept in the same SQLite transaction as each write.
  */
-export function createTransactionsRepo(db: Db): TransactionsRepo {
+export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
   const getOne = db.prepare<[string, string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?');
+  const findOne = db.prepare<[string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ?');
   const update = db.prepare('UPDATE transactions SET status = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
   const bump = db.prepare(`
     INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
@@ -35,10 +40,8 @@ export function createTransactionsRepo(db: Db): TransactionsRepo {
       insert.run(record.id, record.relayer_id, record.status, createdMs, nonce, JSON.stringify(record));
       bump.run(record.relayer_id, record.status, 1);
     },
-    get(relayerId, id): StoredTransaction | undefined {
-      const row = getOne.get(id, relayerId);
-      return row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
-    },
+    get: (relayerId, id) => stored(getOne.get(id, relayerId)),
+    find: (id) => stored(findOne.get(id)),
     update(record, previousStatus, expectedVersion) {
       if (update.run(record.status, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
       if (previousStatus !== record.status) {

@@ -1,6 +1,7 @@
 // SQLite repository for relayers (seeded from config) and the notification lookup PATCH needs.
-import type { Db } from './db.ts';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from '../domain/relayers/ports.ts';
+import type { Db } from '../db.ts';
+import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
+import type { SyncOf } from './sync-ops.ts';
 
 interface Row extends Omit<RelayerRow, 'paused'> {
   paused: number;
@@ -10,12 +11,8 @@ const COLUMNS = 'id, name, network, network_type, signer_id, address, paused, no
 
 const toRelayer = (row: Row): RelayerRow => ({ ...row, paused: row.paused === 1 });
 
-/**
- * Seeding policy: the config owns name, network, signer and address (rewritten at every start);
- * the database keeps `paused` and `notification_id` once a relayer exists (they change through
- * the API), and the nonce only ever moves forward (a higher `initial_nonce` takes effect).
- */
-export function createRelayersRepo(db: Db): RelayersRepo {
+/** Every statement is prepared here, once. Seeding policy: see RelayersRepo.seed. */
+export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
   const upsert = db.prepare(`
     INSERT INTO relayers (id, name, network, network_type, signer_id, address, paused, notification_id, active, next_nonce, created_at, updated_at)
     VALUES (@id, @name, @network, @network_type, @signer_id, @address, @paused, @notification_id, 1, @initial_nonce, @now, @now)
@@ -41,6 +38,11 @@ export function createRelayersRepo(db: Db): RelayersRepo {
   return {
     seed: (seeds) => seedAll(seeds),
     get(id) {
+      const row = getOne.get(id);
+      return row && toRelayer(row);
+    },
+    // The transaction's BEGIN IMMEDIATE already holds SQLite's one write lock: no other writer can move the row.
+    getForUpdate(id) {
       const row = getOne.get(id);
       return row && toRelayer(row);
     },

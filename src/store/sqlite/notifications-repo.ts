@@ -1,14 +1,12 @@
 // Repository for the notifications table; also answers "does a relayer still point at it".
-import type { Db } from './db.ts';
-import type { NotificationRow, NotificationsRepo } from '../domain/notifications/ports.ts';
+import type { Db } from '../db.ts';
+import type { NotificationRow, NotificationsRepo } from '../../domain/notifications/ports.ts';
+import type { SyncOf } from './sync-ops.ts';
 
 const COLUMNS = 'id, type, url, signing_key, seed_hash, created_at, updated_at';
 
-/**
- * Builds the repository; every statement is prepared here, once.
- * @example const repo = createNotificationsRepo(db); repo.insertIfAbsent(row) || conflict();
- */
-export function createNotificationsRepo(db: Db): NotificationsRepo {
+/** Builds the repository; every statement is prepared here, once. */
+export function createNotificationsRepo(db: Db): SyncOf<NotificationsRepo> {
   // ON CONFLICT DO NOTHING makes check-and-insert one statement: a concurrent duplicate sees changes = 0.
   const insert = db.prepare(
     `INSERT INTO notifications (${COLUMNS}) VALUES (@id, @type, @url, @signing_key, @seed_hash, @created_at, @updated_at) ON CONFLICT (id) DO NOTHING`,

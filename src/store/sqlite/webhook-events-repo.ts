@@ -1,14 +1,12 @@
 // Repository for the webhook outbox: written inside transaction changes, read by the dispatcher.
-import type { Db } from './db.ts';
-import type { WebhookEventRow, WebhookEventsRepo } from '../domain/notifications/ports.ts';
+import type { Db } from '../db.ts';
+import type { WebhookEventRow, WebhookEventsRepo } from '../../domain/notifications/ports.ts';
+import type { SyncOf } from './sync-ops.ts';
 
 const COLUMNS = 'seq, id, notification_id, event, transaction_id, body, status, attempts, last_error, next_attempt_at, created_at, updated_at, delivered_at';
 
-/**
- * Builds the repository; every statement is prepared here, once. `notificationOfRelayer` and
- * `insert` are called inside the transactions repository's SQLite transaction.
- */
-export function createWebhookEventsRepo(db: Db): WebhookEventsRepo {
+/** Builds the repository; every statement is prepared here, once. */
+export function createWebhookEventsRepo(db: Db): SyncOf<WebhookEventsRepo> {
   const relayerNotification = db.prepare('SELECT notification_id FROM relayers WHERE id = ?').pluck();
   const insert = db.prepare(
     `INSERT INTO webhook_events (id, notification_id, event, transaction_id, body, status, attempts, last_error, next_attempt_at, created_at, updated_at, delivered_at)

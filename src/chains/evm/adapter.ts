@@ -1,0 +1,195 @@
+// The EVM chain adapter: the EvmChain port over a viem public client and the failover transport.
+import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
+import type { EvmNetworkConfig } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RevertReason } from '../../domain/chains/ports.ts';
+import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';
+import { classifyBroadcast, isNodeAnswer, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
+import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
+import { decodeRevert } from './revert.ts';
+
+export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
+
+export const RPC_DEFAULTS: RpcSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
+
+export interface EvmChainOptions {
+  rpc?: Partial<RpcSettings>;
+  observer?: RpcObserver | undefined;
+}
+
+/** The node serves another chain than the config names: nothing may be signed or sent for this network. */
+export class ChainIdMismatchError extends AppError {
+  constructor(network: string, configured: number, answered: number) {
+    super('CHAIN_UNAVAILABLE', { reason: `network '${network}' is configured with chain_id ${configured}, but its RPC answers chain id ${answered}` });
+  }
+}
+
+// Node answers as JSON: quantities are hex strings.
+interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null }
+interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
+
+/** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
+interface Rpc {
+  client: PublicClient;
+  read<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  /** Raw JSON-RPC, where viem's action would throw on "not found" instead of answering null. */
+  raw<T>(method: string, params: unknown[]): Promise<T | null>;
+  unavailable(what: string, err: unknown): AppError;
+}
+
+function createRpc(name: string, client: PublicClient): Rpc {
+  // No `cause`: viem's error texts name the URL, which may carry an API key, and 5xx causes are logged.
+  const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${nodeMessage(err)}` });
+  const read = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw unavailable(what, err);
+    }
+  };
+  return { client, read, unavailable, raw: (method, params) => read(method, () => client.request({ method, params } as never)) };
+}
+
+/** Fee suggestions are reused this long: a fraction of a block, or the network's gas_price_cache setting. */
+function feeCacheMs(network: EvmNetworkConfig): number {
+  const cache = network.gas_price_cache;
+  if (cache?.enabled) return cache.stale_after_ms ?? 20_000;
+  return Math.min(Math.max(network.average_blocktime_ms / 2, 250), 6_000);
+}
+
+/** Suggestions from the node, shared by concurrent callers and reused for `cacheMs`; a failure is not kept. */
+function createFees(rpc: Rpc, eip1559: boolean, cacheMs: number): () => Promise<FeeSuggestions> {
+  const { client, read, raw } = rpc;
+  const fetchFees = async (): Promise<FeeSuggestions> => {
+    if (!eip1559) return legacySuggestions(await read('eth_gasPrice', () => client.getGasPrice()));
+    const [history, nodeTip] = await Promise.all([
+      read('eth_feeHistory', () => client.getFeeHistory({ blockCount: HISTORY_BLOCKS, rewardPercentiles: REWARD_PERCENTILES, blockTag: 'latest' })),
+      // Only a fallback for blocks without tips; a node that lacks the method still prices from history.
+      raw<Hex>('eth_maxPriorityFeePerGas', []).then((tip) => (tip ? hexToBigInt(tip) : 0n), () => 0n),
+    ]);
+    return eip1559Suggestions(history, nodeTip);
+  };
+  let cached: { at: number; value: Promise<FeeSuggestions> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (cached && now - cached.at < cacheMs) return cached.value;
+    const entry = (cached = { at: now, value: fetchFees() });
+    entry.value.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return entry.value;
+  };
+}
+
+async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized: Hex): Promise<BroadcastOutcome> {
+  const hash = keccak256(serialized);
+  const submitted = (alreadyKnown: boolean): BroadcastOutcome => ({ status: 'submitted', hash, alreadyKnown });
+  try {
+    await checkChainId();
+  } catch (err) {
+    return { status: 'unavailable', message: (err as AppError).reason };
+  }
+  try {
+    await rpc.client.sendRawTransaction({ serializedTransaction: serialized });
+    return submitted(false);
+  } catch (err) {
+    const message = nodeMessage(err);
+    const kind = classifyBroadcast(message);
+    if (kind === 'already_known') return submitted(true);
+    if (kind === 'other' && !isNodeAnswer(err)) return { status: 'unavailable', message };
+    // The pool (or the chain) may hold this very transaction: then it was submitted, not refused.
+    if (kind === 'replacement_underpriced' || kind === 'nonce_too_low') {
+      const known = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]).catch(() => null);
+      if (known) return submitted(true);
+    }
+    return { status: 'rejected', reason: kind, message, code: rpcCode(err) ?? null };
+  }
+}
+
+async function estimateGas(rpc: Rpc, call: CallRequest): Promise<GasEstimate> {
+  try {
+    const gas = await rpc.client.estimateGas({ account: call.from, ...(call.to ? { to: call.to } : {}), ...(call.data ? { data: call.data } : {}), value: call.value });
+    return { ok: true, gas };
+  } catch (err) {
+    if (!isNodeAnswer(err)) throw rpc.unavailable('eth_estimateGas', err);
+    const reason = nodeMessage(err);
+    const data = revertData(err);
+    return { ok: false, reason, revert: data !== undefined || /revert/i.test(reason) ? decodeRevert(data, reason) : null };
+  }
+}
+
+async function revertReason(rpc: Rpc, hash: Hex): Promise<RevertReason | null> {
+  const [tx, receipt] = await Promise.all([rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]), rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash])]);
+  if (!tx || !receipt || hexToNumber(receipt.status) === 1) return null;
+  const block = hexToBigInt(receipt.blockNumber);
+  try {
+    // The parent block's state is what the transaction started from (earlier transactions of its own block aside).
+    await rpc.client.call({ account: tx.from, ...(tx.to ? { to: tx.to } : {}), data: tx.input, value: hexToBigInt(tx.value), gas: hexToBigInt(tx.gas), blockNumber: block > 0n ? block - 1n : 0n });
+    return { kind: 'unknown', message: 'reverted on chain, but the replay on the parent block did not revert', data: null };
+  } catch (err) {
+    if (!isNodeAnswer(err)) throw rpc.unavailable('eth_call', err);
+    return decodeRevert(revertData(err), nodeMessage(err));
+  }
+}
+
+/** Lookups that answer null for what the node does not know. */
+function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockNumber' | 'blockHash'> {
+  return {
+    async transaction(hash) {
+      const tx = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]);
+      if (!tx) return null;
+      return { hash: tx.hash, from: tx.from, nonce: hexToNumber(tx.nonce), blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null, blockHash: tx.blockHash ?? null };
+    },
+    async receipt(hash) {
+      const r = await rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]);
+      if (!r) return null;
+      return {
+        hash: r.transactionHash,
+        status: hexToNumber(r.status) === 1 ? 'success' : 'reverted',
+        blockNumber: hexToBigInt(r.blockNumber),
+        blockHash: r.blockHash,
+        gasUsed: hexToBigInt(r.gasUsed),
+        effectiveGasPrice: r.effectiveGasPrice ? hexToBigInt(r.effectiveGasPrice) : 0n,
+      };
+    },
+    blockNumber: () => rpc.read('eth_blockNumber', () => rpc.client.getBlockNumber({ cacheTime: 0 })),
+    async blockHash(number) {
+      const block = await rpc.raw<{ hash: Hex }>('eth_getBlockByNumber', [numberToHex(number), false]);
+      return block?.hash ?? null;
+    },
+  };
+}
+
+export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptions = {}): EvmChain {
+  const name = network.network;
+  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer });
+  const rpc = createRpc(name, createPublicClient({ transport: transport.transport, cacheTime: 0 }));
+  const { client, read } = rpc;
+
+  let chainIdChecked = false;
+  const checkChainId = async (): Promise<void> => {
+    if (chainIdChecked) return;
+    const id = await read('eth_chainId', () => client.getChainId());
+    if (id !== network.chain_id) throw new ChainIdMismatchError(name, network.chain_id, id);
+    chainIdChecked = true;
+  };
+
+  return {
+    network: name,
+    chainId: network.chain_id,
+    checkChainId,
+    balance: (address) => read('eth_getBalance', () => client.getBalance({ address })),
+    async nonces(address) {
+      const [latest, pending] = await Promise.all(
+        (['latest', 'pending'] as const).map((blockTag) => read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag }))),
+      );
+      return { latest: latest!, pending: pending! };
+    },
+    fees: createFees(rpc, network.features?.includes('eip1559') ?? false, feeCacheMs(network)),
+    estimateGas: (call) => estimateGas(rpc, call),
+    broadcast: (serialized) => broadcast(rpc, checkChainId, serialized),
+    ...lookups(rpc),
+    revertReason: (hash) => revertReason(rpc, hash),
+    health: transport.health,
+  };
+}

@@ -1,0 +1,121 @@
+// The RPC transport of one network: viem's fallback over http transports, with a health gate per URL so a dead URL is skipped.
+import { BaseError, fallback, http, type Transport } from 'viem';
+import type { RpcUrlConfig } from '../../config.ts';
+import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
+import { errorLabel, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
+
+/** Where RPC traffic is reported (src/metrics.ts implements it). `url` is always masked. */
+export interface RpcObserver {
+  /** One request to one URL; `error` is set (a code label) when it failed. */
+  rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
+  /** A URL went up or down (also called once per URL at start, as up). */
+  rpcUrlHealth(network: string, url: string, up: boolean): void;
+}
+
+export interface RpcTransportOptions {
+  network: string;
+  urls: readonly RpcUrlConfig[];
+  /** Per request and URL. */
+  timeoutMs: number;
+  /** Whole rounds over every URL after the first, with exponential backoff from retryDelayMs. */
+  retryCount: number;
+  retryDelayMs: number;
+  /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
+  cooldownMs: number;
+  observer?: RpcObserver | undefined;
+}
+
+interface UrlState {
+  url: string;
+  label: string;
+  up: boolean;
+  failures: number;
+  retryAt: number;
+  lastError: string | null;
+  latencyMs: number | null;
+  checkedAt: number | null;
+}
+
+/** Scheme, host and port only: RPC URLs often carry an API key in the path or query. */
+export function maskUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const hidden = (u.pathname !== '/' && u.pathname !== '') || u.search !== '';
+    return `${u.protocol}//${u.host}${hidden ? '/***' : ''}`;
+  } catch {
+    return '***';
+  }
+}
+
+class UrlSkippedError extends BaseError {
+  constructor(label: string) {
+    super(`${label} is marked down; trying the next URL`, { name: 'UrlSkippedError' });
+  }
+}
+
+export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; health(): RpcUrlHealth[] } {
+  const { network, observer } = options;
+  // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
+  const states: UrlState[] = [...options.urls]
+    .sort((a, b) => b.weight - a.weight)
+    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, lastError: null, latencyMs: null, checkedAt: null }));
+  for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
+
+  const available = (s: UrlState, now: number) => s.up || now >= s.retryAt;
+  // A down URL is skipped only while another one may answer, so a total outage still tries every URL.
+  const skip = (s: UrlState, now: number) => !available(s, now) && states.some((o) => o !== s && available(o, now));
+
+  const setUp = (s: UrlState, up: boolean) => {
+    if (s.up === up) return;
+    s.up = up;
+    observer?.rpcUrlHealth(network, s.label, up);
+  };
+  const answered = (s: UrlState, ms: number) => {
+    s.latencyMs = Math.round(ms);
+    s.checkedAt = Date.now();
+    s.failures = 0;
+    setUp(s, true);
+  };
+  const failed = (s: UrlState, err: unknown) => {
+    s.checkedAt = Date.now();
+    s.lastError = nodeMessage(err);
+    s.failures += 1;
+    s.retryAt = s.checkedAt + options.cooldownMs * Math.min(2 ** (s.failures - 1), 30);
+    setUp(s, false);
+  };
+
+  const gated = (s: UrlState): Transport => {
+    const base = http(s.url, { timeout: options.timeoutMs, retryCount: 0 });
+    return (params) => {
+      const inner = base(params);
+      const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {
+        if (skip(s, Date.now())) throw new UrlSkippedError(s.label);
+        const started = performance.now();
+        try {
+          const result = await inner.request(args, opts);
+          answered(s, performance.now() - started);
+          observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000 });
+          return result;
+        } catch (err) {
+          if (isNodeAnswer(err)) answered(s, performance.now() - started);
+          else failed(s, err);
+          observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000, error: errorLabel(err) });
+          throw err;
+        }
+      }) as typeof inner.request;
+      return { ...inner, request };
+    };
+  };
+
+  const transport = fallback(states.map(gated), {
+    retryCount: options.retryCount,
+    retryDelay: options.retryDelayMs,
+    // A node's own answer (nonce too low, reverted…) would be the same elsewhere: no failover.
+    shouldThrow: (err) => isNodeAnswer(err),
+  });
+  return {
+    transport,
+    health: () =>
+      states.map((s) => ({ url: s.label, up: s.up, lastError: s.lastError, latencyMs: s.latencyMs, checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString() })),
+  };
+}

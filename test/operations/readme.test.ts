@@ -1,0 +1,30 @@
+// The README and the docs stay true to the code they describe: every setting documented, every link alive.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config.ts';
+
+const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
+// Passed through to the runtime process, never settings of ours.
+const NOT_SETTINGS = new Set(['PATH', 'TMPDIR', 'NODE_ENV']);
+
+test("every environment variable the service reads is in the README's Operating table", () => {
+  const names = new Set<string>();
+  for (const match of read('src/config.ts').matchAll(/env\.([A-Z_]+)|env, '([A-Z_]+)'/g)) names.add(match[1] ?? match[2]!);
+  for (const name of NOT_SETTINGS) names.delete(name);
+  assert.ok(names.has('SHUTDOWN_GRACE_MS') && names.size > 10, [...names].join(', '));
+  const operating = read('README.md').split('## Operating')[1] ?? '';
+  const table = operating.split('\n').filter((l) => l.startsWith('| `'));
+  for (const name of names) assert.ok(table.some((row) => row.includes(`\`${name}\``)), `${name} is not in the README's Operating table`);
+});
+
+test('every relative link in the README and docs/ points at a file that exists', () => {
+  const pages = ['README.md', ...readdirSync(path.join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  for (const page of pages) {
+    for (const [, target] of read(page).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      assert.ok(existsSync(path.join(PROJECT_ROOT, path.dirname(page), target!)), `${page} links to ${target}, which does not exist`);
+    }
+  }
+});

@@ -1,0 +1,75 @@
+// Contract: the relayers repository (seeding policy, listing, nonce compare-and-set).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { StoreFactory } from './index.ts';
+import { notificationRow, relayerSeed } from './fixtures.ts';
+
+export function relayersContract(factory: StoreFactory): void {
+  test('seeded relayers are listed by id with counts of active ones only', async (t) => {
+    const { repos } = await factory(t);
+    await repos.relayers.seed([relayerSeed('b'), relayerSeed('a'), relayerSeed('c')]);
+    assert.deepEqual((await repos.relayers.list(10, 0)).map((r) => r.id), ['a', 'b', 'c']);
+    assert.deepEqual((await repos.relayers.list(1, 1)).map((r) => r.id), ['b']);
+    assert.equal(await repos.relayers.count(), 3);
+    await repos.relayers.seed([relayerSeed('a'), relayerSeed('c')]);
+    assert.equal(await repos.relayers.get('b'), undefined, 'a relayer that left the config is hidden');
+    assert.equal(await repos.relayers.count(), 2);
+    await repos.relayers.seed([relayerSeed('a'), relayerSeed('b'), relayerSeed('c')]);
+    assert.ok(await repos.relayers.get('b'), 'and visible again once configured again');
+  });
+
+  test('re-seeding rewrites config fields, keeps API changes, and moves the nonce only forward', async (t) => {
+    const { repos } = await factory(t);
+    await repos.relayers.seed([relayerSeed('r1', { initial_nonce: 5 })]);
+    const first = (await repos.relayers.get('r1'))!;
+    assert.equal(first.next_nonce, 5);
+    assert.equal(first.paused, false);
+    assert.equal(first.last_created_ms, 0);
+    await repos.notifications.insertIfAbsent(notificationRow('hook'));
+    await repos.relayers.update('r1', { paused: true, notification_id: 'hook' });
+    await repos.relayers.seed([relayerSeed('r1', { name: 'renamed', initial_nonce: 3 })]);
+    let row = (await repos.relayers.get('r1'))!;
+    assert.equal(row.name, 'renamed');
+    assert.equal(row.paused, true);
+    assert.equal(row.notification_id, 'hook');
+    assert.equal(row.next_nonce, 5, 'a lower initial_nonce does not move it back');
+    await repos.relayers.seed([relayerSeed('r1', { initial_nonce: 9 })]);
+    row = (await repos.relayers.get('r1'))!;
+    assert.equal(row.next_nonce, 9, 'a higher initial_nonce takes effect');
+    await repos.relayers.update('r1', { notification_id: null });
+    assert.equal((await repos.relayers.get('r1'))!.notification_id, null);
+  });
+
+  test('advance is a compare-and-set on the nonce: a stale expected nonce changes nothing', async (t) => {
+    const { repos } = await factory(t);
+    await repos.relayers.seed([relayerSeed('r1')]);
+    assert.equal(await repos.relayers.advance('r1', 0, 1, 1000), true);
+    assert.equal(await repos.relayers.advance('r1', 0, 1, 2000), false);
+    assert.equal(await repos.relayers.advance('unknown', 0, 1, 2000), false);
+    // A send that takes no nonce (Solana, Stellar) moves only the clock.
+    assert.equal(await repos.relayers.advance('r1', 1, 1, 3000), true);
+    const row = (await repos.relayers.get('r1'))!;
+    assert.equal(row.next_nonce, 1);
+    assert.equal(row.last_created_ms, 3000);
+  });
+
+  test('getForUpdate reads the row inside a transaction, and the nonce it read can be allocated there', async (t) => {
+    const store = await factory(t);
+    await store.repos.relayers.seed([relayerSeed('r1', { initial_nonce: 7 })]);
+    const nonce = await store.atomically(async (tx) => {
+      const row = await tx.relayers.getForUpdate('r1');
+      assert.equal(await tx.relayers.getForUpdate('nope'), undefined);
+      assert.equal(await tx.relayers.advance('r1', row!.next_nonce, row!.next_nonce + 1, 1), true);
+      return row!.next_nonce;
+    });
+    assert.equal(nonce, 7);
+    assert.equal((await store.repos.relayers.get('r1'))!.next_nonce, 8);
+  });
+
+  test('notificationExists answers for existing notifications only', async (t) => {
+    const { repos } = await factory(t);
+    await repos.notifications.insertIfAbsent(notificationRow('hook'));
+    assert.equal(await repos.relayers.notificationExists('hook'), true);
+    assert.equal(await repos.relayers.notificationExists('other'), false);
+  });
+}
