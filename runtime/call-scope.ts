@@ -10,11 +10,13 @@
 // A call whose scope ended with no hold and no entry outstanding leaves its context provably idle (reusable);
 // otherwise the context is discarded.
 //
-//   const scope = createCallScope();
-//   const hold = scope.hold(() => clearTimeout(timer));          // e.g. a sandbox setTimeout
-//   const timer = setTimeout(() => { if (hold.release()) scope.enter(() => fireTimer(id)); }, ms);
-//   …
-//   scope.end();                                                 // call answered: the timer is cleared
+// Work that completes queues its result for the isolate, then releases its hold; the call's owner
+// (runtime/call-run.ts) hears of it through onChange and delivers it in its next entry. A sandbox setTimeout,
+// say, is a request the worker answers itself:
+//
+//   const hold = scope.hold(() => clearTimeout(timer));                       // cancelled if the call ends first
+//   const timer = setTimeout(() => { replies.push(id, 'null'); hold.release(); }, ms);
+//   fetch(url, { signal: scope.signal }).then((r) => { replies.push(id, json(r)); hold.release(); });
 
 export interface Hold {
   /** Marks the held work done. False when the scope already ended (the work was cancelled: do not enter). */
@@ -31,7 +33,7 @@ export interface CallScope {
   readonly entering: number;
   /** Takes a hold; `cancel` runs if the scope ends first. Undefined when the scope has already ended. */
   hold(cancel?: () => void): Hold | undefined;
-  /** Runs `fn`, an entry into the isolate, unless the scope has ended; `onSettled` hears of every entry's end. */
+  /** Runs `fn`, an entry into the isolate, unless the scope has ended; `onChange` hears of every entry's end. */
   enter<T>(fn: () => Promise<T>): Promise<T> | undefined;
   /** Called after each entry settles (with its error, if any) and after each hold is released. */
   onChange(listener: (error?: unknown) => void): void;
