@@ -11,6 +11,8 @@ import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
 import { figuresSection, table, updateFigures, writeResults, type Row } from './report.ts';
+import { noisyNeighbour } from './neighbour.ts';
+import { runtimeRestart } from './restart.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -161,6 +163,8 @@ try {
 
   svc = await startService({ API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, CONFIG_PATH: benchConfig(root), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', PLUGIN_CONTEXT_MODE: process.env.PLUGIN_CONTEXT_MODE ?? 'warm' });
   for (const { plugin } of PLUGIN_SCENARIOS) await waitForPlugin(svc.url, plugin);
+  // The standby runtime process boots 5 s after the runtime is ready: let it, so it does not land in a measurement.
+  if (mode !== 'smoke') await new Promise((r) => setTimeout(r, 8000));
   const rssBefore = svc.rssMiB();
   const rssBreakdownBefore = svc.rssBreakdownMiB();
   const cpuBefore = svc.cpuSeconds();
@@ -183,6 +187,10 @@ try {
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
+  // Last: its hangers keep their slots until the service stops.
+  const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
+  rows.push(...neighbour.rows);
+  rows.push(await runtimeRestart(svc.url, AUTH, svc.child.pid!, pluginsDir, mode === 'full' ? 3 : 1, log));
 
   const record = {
     mode,
@@ -191,6 +199,7 @@ try {
     node: process.version,
     commit: gitCommit(),
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
+    noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
     service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
     driverCpuSeconds: driverCpu,
     rows,

@@ -2,10 +2,24 @@
 // and rebuilds on any change in the directory (fs.watch plus a slow poll as a safety net).
 import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { bundlePlugin } from './bundler.ts';
-import { PLUGIN_ID, type ConfiguredPlugin, type ErrorData, type InspectResult, type InspectTask, type PluginInfo, type PluginSettings } from './protocol.ts';
+import { bundlePlugin, unchanged } from './bundler.ts';
+import {
+  OPERATOR_SETTINGS,
+  PLUGIN_ID,
+  type CachedPlugin,
+  type ConfiguredPlugin,
+  type ErrorData,
+  type InspectResult,
+  type InspectTask,
+  type OperatorSettings,
+  type PluginDefaults,
+  type PluginInfo,
+  type PluginSettings,
+  type Quarantined,
+} from './protocol.ts';
 
-export const DEFAULT_SETTINGS: PluginSettings = Object.freeze({
+/** What a plugin file may set for itself. The operator-only settings come from the config entry or the environment. */
+export const DEFAULT_SETTINGS = Object.freeze({
   timeout: 30,
   memory_mb: 64,
   emit_logs: false,
@@ -13,14 +27,17 @@ export const DEFAULT_SETTINGS: PluginSettings = Object.freeze({
   allow_get_invocation: false,
   raw_response: false,
   config: {},
-}) as PluginSettings;
+}) as Omit<PluginSettings, keyof OperatorSettings>;
 
 const ENTRY_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'];
 const INSPECT_TIMEOUT_MS = 5000;
 
 export interface LoadedPlugin extends PluginInfo {
-  code?: string;
   configJson: string;
+  /** The bundle's input files and their stamps: while unchanged, the plugin is not bundled again. */
+  inputs?: Array<[string, string]>;
+  /** The plugin file's own `settings` as inspected (JSON). */
+  fileSettings?: string;
 }
 
 export interface Loader {
@@ -34,9 +51,14 @@ export interface Loader {
 export interface LoaderDeps {
   pluginsDir: string;
   configured: ConfiguredPlugin[];
-  quarantine: Record<string, string>;
+  defaults: PluginDefaults;
+  quarantine: Record<string, Quarantined>;
+  /** The previous runtime's registry: plugins whose inputs are unchanged load without esbuild or inspection. */
+  cache: CachedPlugin[];
   inspect(task: InspectTask): Promise<InspectResult>;
   onChange(plugins: PluginInfo[]): void;
+  /** Plugins (re)bundled, for the next runtime's warm start; `code` omitted where the receiver has it. */
+  onCache(plugins: CachedPlugin[]): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void;
 }
 
@@ -77,11 +99,20 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
   return found;
 }
 
-function checkSettings(raw: unknown, where: string): Partial<PluginSettings> {
+/** Validates settings; the operator-only ones are taken from the config entry only (`operator`), never from a file. */
+function checkSettings(raw: unknown, where: string, operator = false): Partial<PluginSettings> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${where} must be an object`);
   const s = raw as Record<string, unknown>;
   const out: Partial<PluginSettings> = {};
+  if (operator) {
+    for (const key of OPERATOR_SETTINGS) {
+      if (s[key] === undefined) continue;
+      const min = key === 'max_queued_calls' ? 0 : 1;
+      if (!Number.isSafeInteger(s[key]) || (s[key] as number) < min) throw new Error(`${where}.${key} must be an integer >= ${min}`);
+      out[key] = s[key] as number;
+    }
+  }
   for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response'] as const) {
     if (s[key] === undefined) continue;
     if (typeof s[key] !== 'boolean') throw new Error(`${where}.${key} must be a boolean`);
@@ -118,32 +149,63 @@ export function createLoader(deps: LoaderDeps): Loader {
     const entry = configured.get(id);
     if (!entry) return {};
     const { id: _id, path: _path, forward_logs: _f, ...rest } = entry;
-    return checkSettings(rest, `plugins[${id}]`);
+    return checkSettings(rest, `plugins[${id}]`, true);
   };
+  const seeds = new Map(deps.cache.map((c) => [c.id, c]));
+  for (const c of deps.cache) if (c.code !== undefined) codes.set(c.hash, c.code);
+  /** Hashes whose code the HTTP process already holds (it sent them): cache messages omit their code. */
+  const sent = new Set(deps.cache.map((c) => c.hash));
+  let fresh: CachedPlugin[] = [];
+
+  /** A bundle that loaded (or was refused) on its own merits: its effective settings, quarantine and state. */
+  function settle(id: string, file: string, hash: string, inputs: Array<[string, string]>, fileSettings: string): LoadedPlugin {
+    const base = { id, path: file, hash, inputs, fileSettings };
+    let settings: PluginSettings;
+    try {
+      const overrides = configOverrides(id);
+      const own = checkSettings(JSON.parse(fileSettings), 'settings');
+      for (const key of OPERATOR_SETTINGS) {
+        if (own[key] !== undefined) deps.log('warn', `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`, { plugin: id });
+        delete own[key];
+      }
+      settings = { ...DEFAULT_SETTINGS, ...deps.defaults, ...own, ...overrides };
+    } catch (err) {
+      return { ...base, hash: undefined, state: 'error', error: { code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, settings: fallbackSettings(id), configJson: '{}' };
+    }
+    const quarantined = deps.quarantine[id];
+    if (quarantined?.hash === hash) {
+      return { ...base, hash: undefined, state: 'error', error: { code: 'PLUGIN_QUARANTINED', message: quarantined.reason, status: 503 }, settings, configJson: '{}' };
+    }
+    if (!sent.has(hash)) {
+      sent.add(hash);
+      fresh.push({ id, path: file, hash, code: codes.get(hash), inputs, fileSettings });
+    } else fresh.push({ id, path: file, hash, inputs, fileSettings });
+    return { ...base, state: 'ready', settings, configJson: JSON.stringify(settings.config) };
+  }
+
+  const fallbackSettings = (id: string): PluginSettings => ({ ...DEFAULT_SETTINGS, ...deps.defaults, ...safe(() => configOverrides(id)) });
 
   async function load(id: string, file: string): Promise<LoadedPlugin> {
-    const base: Omit<LoadedPlugin, 'state' | 'settings' | 'configJson'> = { id, path: file };
-    const fail = (error: ErrorData, settings: PluginSettings = { ...DEFAULT_SETTINGS, ...safe(() => configOverrides(id)) }): LoadedPlugin => ({
-      ...base,
-      state: 'error',
-      error,
-      settings,
-      configJson: JSON.stringify(settings.config),
-    });
+    const previous = plugins.get(id);
+    if (previous?.path === file && previous.inputs && unchanged(previous.inputs)) return previous;
+    const seed = seeds.get(id);
+    seeds.delete(id);
+    if (seed && seed.path === file && codes.has(seed.hash) && unchanged(seed.inputs)) return settle(id, file, seed.hash, seed.inputs, seed.fileSettings);
+    const fail = (error: ErrorData, settings = fallbackSettings(id)): LoadedPlugin => ({ id, path: file, state: 'error', error, settings, configJson: JSON.stringify(settings.config) });
     const bundled = await bundlePlugin(file, deps.pluginsDir);
     if (!bundled.ok) return fail({ code: 'COMPILE_ERROR', message: bundled.message, status: 500 });
-    const previous = plugins.get(id);
-    if (previous?.hash === bundled.hash) return previous;
-    codes.set(bundled.hash, bundled.code);
-    if (deps.quarantine[id] === bundled.hash) {
-      return fail({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exhausted the sandbox memory while loading; fix it and save again', status: 500 });
+    if (previous?.hash === bundled.hash && previous.fileSettings !== undefined) {
+      previous.inputs = bundled.inputs;
+      return previous;
     }
+    codes.set(bundled.hash, bundled.code);
     let overrides: Partial<PluginSettings>;
     try {
       overrides = configOverrides(id);
     } catch (err) {
-      return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, DEFAULT_SETTINGS);
+      return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, { ...DEFAULT_SETTINGS, ...deps.defaults });
     }
+    if (deps.quarantine[id]?.hash === bundled.hash) return settle(id, file, bundled.hash, bundled.inputs, 'null');
     const inspected = await deps.inspect({
       kind: 'inspect',
       plugin: id,
@@ -153,13 +215,7 @@ export function createLoader(deps: LoaderDeps): Loader {
     });
     if (!inspected.ok) return fail(inspected.error);
     if (!inspected.hasHandler) return fail({ code: 'LOAD_ERROR', message: 'Plugin does not export a handler function (export async function handler(context) { … })', status: 500 });
-    let settings: PluginSettings;
-    try {
-      settings = { ...DEFAULT_SETTINGS, ...checkSettings(JSON.parse(inspected.settings), 'settings'), ...overrides };
-    } catch (err) {
-      return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 });
-    }
-    return { ...base, state: 'ready', hash: bundled.hash, settings, configJson: JSON.stringify(settings.config) };
+    return settle(id, file, bundled.hash, bundled.inputs, inspected.settings);
   }
 
   async function scanOnce(): Promise<void> {
@@ -188,6 +244,11 @@ export function createLoader(deps: LoaderDeps): Loader {
     for (const [id, p] of next) plugins.set(id, p);
     const live = new Set([...plugins.values()].map((p) => p.hash));
     for (const hash of codes.keys()) if (!live.has(hash)) codes.delete(hash);
+    seeds.clear();
+    if (fresh.length > 0) {
+      deps.onCache(fresh);
+      fresh = [];
+    }
     if (changed) deps.onChange(list());
   }
 
@@ -243,7 +304,7 @@ export function createLoader(deps: LoaderDeps): Loader {
   }
 
   function list(): PluginInfo[] {
-    return [...plugins.values()].map(({ code: _c, configJson: _j, ...info }) => info);
+    return [...plugins.values()].map(({ configJson: _j, inputs: _i, fileSettings: _f, ...info }) => info);
   }
 
   return {

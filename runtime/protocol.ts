@@ -6,7 +6,12 @@
 //   ◀─ ChildMessage 'host-call' ───────────────── ◀── WorkerHostRequest (BroadcastChannel) ──── api.* / kv.* from the sandbox
 //   ── ParentMessage 'host-reply' ──────────────▶ ── reply on the worker's own channel ───────▶ resolves in the isolate
 //   ◀─ ChildMessage 'result' ──────────────────── ◀── WorkerResult ───────────────────────────── result JSON + logs + traces
+//   ◀─ ChildMessage 'host-cancel' ─────────────── ◀── 'cancel' when a call ends with host calls still out
+//   ◀─ ChildMessage 'health' (every second) ───── ◀── 'pong' answers to the watchdog's pings ─── event loop alive
 //   ◀─ fd 4 line { oom } written synchronously by a worker right before the process kills itself on a catastrophic OOM
+//
+// Inside a worker, the isolate is entered only by the host (runtime/sandbox.ts: `run`, `deliver`, each an async
+// apply with a CPU timeout); the isolate talks back only with fire-and-forget messages of primitives.
 
 /** An error crossing a boundary. `status` is the HTTP status the client should answer. */
 export interface ErrorData {
@@ -40,7 +45,18 @@ export interface PluginSettings {
   allow_get_invocation: boolean;
   raw_response: boolean;
   config: Record<string, unknown>;
+  /** Operator-only (config file entry or environment, never the plugin file): calls of this plugin running at once. */
+  max_concurrent_calls: number;
+  /** Operator-only: calls of this plugin waiting for a slot; beyond, calls answer PLUGIN_BUSY. */
+  max_queued_calls: number;
+  /** Operator-only: KV quota of this plugin's namespace (keys, and bytes of keys + values). */
+  kv_max_keys: number;
+  kv_max_bytes: number;
 }
+
+/** The operator-only settings: a plugin file cannot raise its own share. */
+export const OPERATOR_SETTINGS = ['max_concurrent_calls', 'max_queued_calls', 'kv_max_keys', 'kv_max_bytes'] as const;
+export type OperatorSettings = Pick<PluginSettings, (typeof OPERATOR_SETTINGS)[number]>;
 
 /** What the runtime reports about one plugin (GET /api/v1/plugins). */
 export interface PluginInfo {
@@ -64,10 +80,18 @@ export interface ConfiguredPlugin {
   forward_logs?: boolean;
   memory_mb?: number;
   config?: Record<string, unknown>;
+  max_concurrent_calls?: number;
+  max_queued_calls?: number;
+  kv_max_keys?: number;
+  kv_max_bytes?: number;
 }
 
 export type ContextMode = 'warm' | 'fresh';
 
+/**
+ * Every bound on what crosses out of an isolate. Each is checked inside the sandbox before the copy (by the
+ * prelude, with intrinsics captured before plugin code ran) and again on the host side, on what actually arrived.
+ */
 export interface RuntimeLimits {
   maxResultBytes: number;
   maxLogLines: number;
@@ -76,6 +100,39 @@ export interface RuntimeLimits {
   maxApiCalls: number;
   /** JSON text of one kv value; checked in the sandbox before it is copied out (the store checks bytes again). */
   maxKvValueBytes: number;
+  maxKvKeyLength: number;
+  /** JSON text of one host call's arguments. */
+  maxHostArgBytes: number;
+  /** All host-call arguments of one plugin call together. */
+  maxHostArgBytesPerCall: number;
+  maxErrorMessageChars: number;
+  maxErrorDetailsBytes: number;
+  /** One trace entry's payload (JSON); larger payloads are replaced by `{ truncated: true, bytes }`. */
+  maxTraceEntryBytes: number;
+  /** All trace payloads of one call; past it, payloads are replaced the same way. */
+  maxTraceBytes: number;
+}
+
+/** Defaults of the operator-only per-plugin settings (environment), used where the config entry is silent. */
+export type PluginDefaults = OperatorSettings;
+
+/** A plugin that crashed the runtime too often: calls answer PLUGIN_QUARANTINED until its bundle changes. */
+export interface Quarantined {
+  hash: string;
+  reason: string;
+}
+
+/** What the runtime keeps of a loaded plugin across its own restarts (held by the HTTP process meanwhile). */
+export interface CachedPlugin {
+  id: string;
+  path: string;
+  hash: string;
+  /** Omitted when the HTTP process already holds this hash's code. */
+  code?: string;
+  /** Every file the bundle was built from, with what it looked like then: unchanged stamps skip esbuild. */
+  inputs: Array<[file: string, stamp: string]>;
+  /** The plugin file's own `settings`, as inspected in the sandbox (JSON). */
+  fileSettings: string;
 }
 
 export interface RuntimeOptions {
@@ -86,8 +143,13 @@ export interface RuntimeOptions {
   concurrency: number;
   maxQueue: number;
   limits: RuntimeLimits;
-  /** Plugins whose load killed the runtime (catastrophic OOM): id → bundle hash. */
-  quarantine: Record<string, string>;
+  defaults: PluginDefaults;
+  /** Plugins that crashed the runtime too often (or while loading): id → bundle hash and why. */
+  quarantine: Record<string, Quarantined>;
+  /** The registry of the previous runtime process: unchanged plugins are served at once, without esbuild or inspection. */
+  cache: CachedPlugin[];
+  /** Fault injection for tests only: the worker that gets a call of this plugin blocks its event loop. */
+  faultStallWorkerOn?: string;
 }
 
 /** The call as the plugin sees it, minus `api`/`kv`/`config`; JSON-encoded once by the client. */
@@ -102,6 +164,8 @@ export interface CallInput {
 
 // ── HTTP process → runtime process ────────────────────────────────────────────
 export type ParentMessage =
+  /** A standby process: boot the pool now, serve later (its 'init' carries the registry). */
+  | { t: 'prepare'; options: RuntimeOptions }
   | { t: 'init'; options: RuntimeOptions }
   | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string }
   | { t: 'host-reply'; id: number; reply: string }
@@ -136,8 +200,35 @@ export type ChildMessage =
   | ({ t: 'result'; id: number } & CallOutcome)
   /** `args` is JSON; the reply is the JSON text `{"ok":true,"value":…}` or `{"ok":false,"error":ErrorData}`. */
   | { t: 'host-call'; id: number; plugin: string; op: HostOp; args: string; deadline: number }
+  /** The call that made host call `id` has ended: stop its work (pollers), its reply would be dropped anyway. */
+  | { t: 'host-cancel'; id: number }
+  /** Sent every second: the pool can serve when at least one worker answers its pings. */
+  | { t: 'health'; workers: number; responsive: number }
+  /** A worker stopped answering its pings and is being replaced. */
+  | { t: 'worker-stalled' }
+  /** Plugins (re)bundled since the last message, for the next runtime process's warm start. */
+  | { t: 'cache'; plugins: CachedPlugin[] }
   | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; data?: Record<string, unknown> }
   | { t: 'batch'; msgs: ChildMessage[] };
+
+/** Host operations a plugin may ask for; anything else coming out of an isolate is dropped. */
+export const HOST_OPS: ReadonlySet<string> = new Set<HostOp>([
+  'relayer.getRelayer',
+  'relayer.sendTransaction',
+  'relayer.getTransaction',
+  'relayer.listTransactions',
+  'relayer.replaceTransaction',
+  'relayer.cancelTransaction',
+  'relayer.waitTransaction',
+  'kv.get',
+  'kv.set',
+  'kv.del',
+  'kv.exists',
+  'kv.listKeys',
+  'kv.clear',
+  'kv.lock',
+  'kv.unlock',
+]);
 
 /** Line written on fd 4 by a worker right before the runtime process kills itself. */
 export interface OomReport {
@@ -158,7 +249,9 @@ export const OOM_FD = 4;
 export const RUNTIME_PROCESS = {
   // isolated-vm needs --no-node-snapshot on the process command line; it cannot go in a Worker's execArgv.
   execArgv: ['--no-node-snapshot', '--max-semi-space-size=2'],
-  env: { MALLOC_ARENA_MAX: '2' },
+  // A fixed mmap threshold: large blocks are always mapped, so they return to the system when freed, and the
+  // sandbox's memory "ballasts" (runtime/prelude/guards.ts), calloc'ed and never touched, cost no resident memory.
+  env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
 } as const;
 /** Young generation of each sandbox worker thread (Piscina `resourceLimits`); worker threads ignore the flag above. */
 export const WORKER_YOUNG_GENERATION_MB = 6;
@@ -200,18 +293,20 @@ export interface WorkerData {
   contextMode: ContextMode;
   concurrency: number;
   limits: RuntimeLimits;
+  faultStallWorkerOn?: string;
 }
 
 /** Worker → main on HOST_CHANNEL. */
 export type WorkerHostRequest =
   | { t: 'host'; worker: number; id: number; plugin: string; op: HostOp; args: string; deadline: number }
-  | { t: 'code'; worker: number; id: number; hash: string };
+  | { t: 'code'; worker: number; id: number; hash: string }
+  /** The call that made these requests ended: nobody waits for their replies any more. */
+  | { t: 'cancel'; worker: number; ids: number[] }
+  /** `tid`: the worker's OS thread id, so its event loop keeps normal CPU priority (runtime/priorities.ts). */
+  | { t: 'pong'; worker: number; seq: number; tid: number };
 
-/** Main → worker on replyChannel(worker). `reply` is the JSON text handed to the sandbox (or the code). */
-export interface WorkerHostReply {
-  id: number;
-  reply: string;
-}
+/** Main → worker on replyChannel(worker): a reply (the JSON text handed to the sandbox, or the code), or a ping. */
+export type WorkerHostReply = { id: number; reply: string } | { ping: number };
 
 export const HOST_CHANNEL = 'relaybox:runtime:host';
 export const replyChannel = (worker: number) => `relaybox:runtime:reply:${worker}`;

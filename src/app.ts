@@ -84,7 +84,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     config,
     logger,
     host: { relayers, db },
-    observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth },
+    observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
   });
   const plugins = createPluginService({ runtime, observer: metrics });
 
@@ -98,7 +98,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   });
   app.get('/api/v1/ready', readinessHandler([
     { name: 'store', check: storeProbes.answers },
-    { name: 'runtime', check: () => runtime.pid !== undefined },
+    { name: 'runtime', check: () => runtime.serving() },
   ]));
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
   app.get('/metrics', requireApiKey(config.apiKey), metricsHandler(metrics));

@@ -58,6 +58,11 @@ export interface PluginConfig {
   forward_logs?: boolean;
   memory_mb?: number;
   config?: Record<string, unknown>;
+  /** Operator-only limits of this plugin; defaults from PLUGIN_MAX_CONCURRENT_CALLS, … (see PluginRuntimeConfig). */
+  max_concurrent_calls?: number;
+  max_queued_calls?: number;
+  kv_max_keys?: number;
+  kv_max_bytes?: number;
 }
 
 export interface ConfigFile {
@@ -102,7 +107,7 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
   webhooks: WebhookSettings;
-  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE. */
+  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
   file: ConfigFile;
 }
@@ -113,8 +118,44 @@ export interface PluginRuntimeConfig {
   threads: number;
   /** Calls one worker runs at once (they interleave while awaiting api/kv). */
   concurrency: number;
-  /** Calls waiting for a worker before new ones answer 503. */
+  /** Calls waiting for a slot, all plugins together, before new ones answer 503. */
   maxQueue: number;
+  /** Per-plugin defaults (a config `plugins` entry overrides each): calls running at once, calls waiting. */
+  maxConcurrentCalls: number;
+  maxQueuedCalls: number;
+  /** Per-plugin KV quota defaults: keys, and bytes of keys + values. */
+  kvMaxKeys: number;
+  kvMaxBytes: number;
+  /** A plugin that crashes the runtime this many times within the window is quarantined until its file changes. */
+  quarantineCrashes: number;
+  quarantineWindowSec: number;
+  /** PLUGIN_RUNTIME_STANDBY (default on): keep a booted runtime process in reserve for fast restarts. */
+  standby: boolean;
+  /** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): the worker running this plugin's call stops answering. */
+  faultStallWorkerOn: string | undefined;
+}
+
+function pluginRuntime(env: NodeJS.ProcessEnv): PluginRuntimeConfig {
+  const threads = intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4)));
+  // Calls interleave while they await the host; isolate CPU is serialized per plugin, so slots are cheap, and
+  // plenty of them keep idle calls (awaiting the host, or hanging) from starving other plugins.
+  const concurrency = intFromEnv(env, 'PLUGIN_CONCURRENCY', 32);
+  const maxQueue = intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024);
+  return {
+    contextMode: pluginContextMode(env),
+    threads,
+    concurrency,
+    maxQueue,
+    // A quarter of the pool's slots: four busy plugins cannot take every slot from a fifth.
+    maxConcurrentCalls: intFromEnv(env, 'PLUGIN_MAX_CONCURRENT_CALLS', Math.max(1, Math.floor((threads * concurrency) / 4))),
+    maxQueuedCalls: intFromEnv(env, 'PLUGIN_MAX_QUEUED_CALLS', Math.min(256, maxQueue), 0),
+    kvMaxKeys: intFromEnv(env, 'PLUGIN_KV_MAX_KEYS', 10_000),
+    kvMaxBytes: intFromEnv(env, 'PLUGIN_KV_MAX_BYTES', 64 * 1024 * 1024, 1024),
+    quarantineCrashes: intFromEnv(env, 'PLUGIN_QUARANTINE_CRASHES', 3),
+    quarantineWindowSec: intFromEnv(env, 'PLUGIN_QUARANTINE_WINDOW_SEC', 600),
+    standby: booleanFromEnv(env, 'PLUGIN_RUNTIME_STANDBY', true),
+    faultStallWorkerOn: env.PLUGIN_FAULT_STALL_WORKER || undefined,
+  };
 }
 
 function pluginContextMode(env: NodeJS.ProcessEnv): 'warm' | 'fresh' {
@@ -131,6 +172,13 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min 
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
   return n;
+}
+
+function booleanFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') throw new Error(`${name} must be 0, 1, true or false, got '${raw}'`);
+  return raw === '1' || raw === 'true';
 }
 
 function deepFreeze<T>(value: T): T {
@@ -228,12 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
-    pluginRuntime: {
-      contextMode: pluginContextMode(env),
-      threads: intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4))),
-      concurrency: intFromEnv(env, 'PLUGIN_CONCURRENCY', 8),
-      maxQueue: intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024),
-    },
+    pluginRuntime: pluginRuntime(env),
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
       backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),

@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   NOTIFICATION_EXISTS: { status: 409, message: 'Notification with this ID already exists' },
   RATE_LIMITED: { status: 429, message: 'Too Many Requests' },
+  PLUGIN_BUSY: { status: 429, message: 'Plugin {id} has too many calls in progress; retry shortly' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   RUNTIME_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
   NOT_READY: { status: 503, message: 'Service Unavailable' },

@@ -23,6 +23,10 @@ export interface MetricsRecorder {
   runtimeRestart(): void;
   /** Calls waiting in the runtime's queue, now. */
   setRuntimeQueueDepth(depth: number): void;
+  /** A sandbox worker thread stopped answering and was replaced. */
+  runtimeWorkerStall(): void;
+  /** A plugin was quarantined for crashing the runtime. */
+  pluginQuarantined(pluginId: string): void;
   /** One finished webhook attempt: its own duration, and the event's age (recorded → now) when it ended. */
   webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number, ageSeconds: number): void;
   /** One JSON-RPC request to one URL (masked); `error` is its code label when it failed. */
@@ -85,6 +89,17 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
   const runtimeQueue = new Gauge({
     name: 'relaybox_runtime_queue_depth',
     help: 'Plugin calls handed to the runtime and not answered yet (queued or running there)',
+    registers,
+  });
+  const workerStalls = new Counter({
+    name: 'relaybox_runtime_worker_stalls_total',
+    help: 'Sandbox worker threads whose event loop stopped answering, detected and replaced',
+    registers,
+  });
+  const quarantines = new Counter({
+    name: 'relaybox_plugin_quarantines_total',
+    help: 'Plugins quarantined for crashing the plugin runtime, by plugin',
+    labelNames: ['plugin'] as const,
     registers,
   });
   const webhookAttempts = new Counter({
@@ -162,6 +177,12 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
     setRuntimeQueueDepth(depth) {
       runtimeQueue.set(depth);
+    },
+    runtimeWorkerStall() {
+      workerStalls.inc();
+    },
+    pluginQuarantined(pluginId) {
+      quarantines.inc({ plugin: pluginId });
     },
     webhookAttempt(outcome, seconds, ageSeconds) {
       webhookAttempts.inc({ outcome });

@@ -1,6 +1,7 @@
 // The only door from src/ into runtime/: forks and supervises the runtime process, speaks runtime/protocol.ts,
 // and serves the sandbox's calls back into the relayer API and the KV store.
 import { fork, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -8,14 +9,16 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './store/db.ts';
-import type { RelayerOperations, TransactionRecord } from './domain/types.ts';
-import { FINAL_STATUSES } from './domain/types.ts';
-import { AppError, PluginError, ValidationError } from './errors.ts';
-import { createKvRepo, KV_MAX_VALUE_BYTES, type KvRepo } from './store/kv-repo.ts';
+import type { RelayerOperations } from './domain/types.ts';
+import { AppError, PluginError } from './errors.ts';
+import { createKvRepo, KV_MAX_VALUE_BYTES, type KvQuota } from './store/kv-repo.ts';
+import { createHostCallSession, type HostCallSession } from './runtime-host-calls.ts';
+import { createCrashLedger } from './runtime-crashes.ts';
 import {
   OOM_FD,
   RUNTIME_PROCESS,
   createBatcher,
+  type CachedPlugin,
   type CallInput,
   type ChildMessage,
   type ErrorData,
@@ -23,6 +26,7 @@ import {
   type OomReport,
   type ParentMessage,
   type PluginInfo,
+  type RuntimeLimits,
   type RuntimeOptions,
   type TraceEntry,
 } from '../runtime/protocol.ts';
@@ -32,6 +36,29 @@ export type { CallInput, LogEntry, PluginInfo, PluginSettings, TraceEntry } from
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'runtime', 'server.ts');
 const STARTUP_TIMEOUT_MS = 20_000;
 const RETRY_AFTER_SECONDS = 1;
+/** The standby runtime is forked this long after the active one is ready, so as not to slow its start. */
+const STANDBY_DELAY_MS = 5_000;
+/** Health reports come every second; this long without one means the runtime's main thread is stuck. */
+const HEALTH_STALE_MS = 3_000;
+
+/** Every bound on what crosses out of the sandbox (documented in docs/plugins.md, "Limits"). */
+export const RUNTIME_LIMITS: RuntimeLimits = Object.freeze({
+  maxResultBytes: 1024 * 1024,
+  maxLogLines: 200,
+  maxLogBytes: 64 * 1024,
+  maxLogLineBytes: 4096,
+  maxApiCalls: 100,
+  maxKvValueBytes: KV_MAX_VALUE_BYTES,
+  maxKvKeyLength: 512,
+  maxHostArgBytes: KV_MAX_VALUE_BYTES + 64 * 1024,
+  maxHostArgBytesPerCall: 8 * 1024 * 1024,
+  maxErrorMessageChars: 4096,
+  maxErrorDetailsBytes: 64 * 1024,
+  maxTraceEntryBytes: 16 * 1024,
+  maxTraceBytes: 256 * 1024,
+});
+/** Bytes of one host call's reply handed back into the sandbox (a listKeys of 10,000 long keys fits). */
+const MAX_HOST_REPLY_BYTES = 8 * 1024 * 1024;
 
 export interface PluginCallResult {
   /** The plugin's result as JSON text, serialized and size-checked inside the sandbox. */
@@ -55,6 +82,10 @@ export interface RuntimeClient {
   plugins(): PluginInfo[];
   /** Resolves once the runtime process is up and has loaded the plugins directory. */
   ready(): Promise<void>;
+  /** True when the runtime is up and at least one of its workers answers (readiness). */
+  serving(): boolean;
+  /** Host calls (api/kv) running now on behalf of plugin calls; they end when their plugin call ends. */
+  hostCallsInFlight(): number;
   /**
    * Stops supervising at once (no restart from here on), keeps serving calls until `drained` settles (the app passes
    * "the HTTP requests in flight have ended"), then stops the runtime process.
@@ -75,93 +106,46 @@ function unavailable(reason: string): AppError {
   return new AppError('RUNTIME_UNAVAILABLE', { reason, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The runtime's verdict as the client sees it. Re-checked here, field by field, whatever the runtime process sent:
+ * an error status outside 400–599 becomes 500, a Retry-After is an integer of seconds or nothing.
+ */
 function toPluginFailure(pluginId: string, error: ErrorData, logs?: LogEntry[], traces?: TraceEntry[]): Error {
+  const retryAfter = Number.isInteger(error.retryAfter) && error.retryAfter! >= 1 && error.retryAfter! <= 3600 ? String(error.retryAfter) : undefined;
   switch (error.code) {
     case 'PLUGIN_NOT_FOUND':
       return new AppError('PLUGIN_NOT_FOUND', { params: { id: pluginId } });
     case 'METHOD_NOT_ALLOWED':
-      return new AppError('METHOD_NOT_ALLOWED', { reason: error.message });
+      return new AppError('METHOD_NOT_ALLOWED', { reason: String(error.message).slice(0, 500) });
+    case 'PLUGIN_BUSY':
+      return new AppError('PLUGIN_BUSY', { params: { id: pluginId }, reason: String(error.message).slice(0, 500), headers: { 'Retry-After': retryAfter ?? String(RETRY_AFTER_SECONDS) } });
     case 'RUNTIME_BUSY':
     case 'RUNTIME_UNAVAILABLE':
-      return new AppError('RUNTIME_UNAVAILABLE', { reason: error.message, headers: { 'Retry-After': String(error.retryAfter ?? RETRY_AFTER_SECONDS) } });
+      return new AppError('RUNTIME_UNAVAILABLE', { reason: String(error.message).slice(0, 500), headers: { 'Retry-After': retryAfter ?? String(RETRY_AFTER_SECONDS) } });
   }
   return new PluginError({
-    code: error.code,
-    message: error.message,
-    status: error.status >= 400 && error.status <= 599 ? error.status : 500,
-    details: error.details ?? {},
-    logs,
-    traces,
-    headers: error.retryAfter ? { 'Retry-After': String(error.retryAfter) } : undefined,
+    code: typeof error.code === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(error.code) ? error.code : 'PLUGIN_ERROR',
+    message: typeof error.message === 'string' ? error.message.slice(0, RUNTIME_LIMITS.maxErrorMessageChars + 16) : 'Plugin execution failed',
+    status: Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : 500,
+    details: isPlainObject(error.details) ? error.details : {},
+    logs: Array.isArray(logs) ? logs : undefined,
+    traces: Array.isArray(traces) ? traces : undefined,
+    headers: retryAfter ? { 'Retry-After': retryAfter } : undefined,
   });
 }
 
-/** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
-function toErrorData(err: unknown, logger: Logger): ErrorData {
-  if (err instanceof AppError) return { code: err.code, message: err.reason, status: err.status, details: err.details ?? {} };
-  logger.error({ err }, 'plugin host call failed');
-  return { code: 'INTERNAL', message: 'Internal Server Error', status: 500, details: {} };
-}
-
-function str(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value === '') throw new ValidationError(`${name} must be a non-empty string`);
-  return value;
-}
-
-/** Executes one host call from the sandbox; returns the JSON text of its value. */
-async function dispatch(msg: HostCall, relayers: RelayerOperations, kv: KvRepo): Promise<string> {
-  const args = JSON.parse(msg.args) as Record<string, any>;
-  const p = (args.payload ?? {}) as Record<string, any>;
-  const plugin = msg.plugin;
-  switch (msg.op) {
-    case 'relayer.getRelayer':
-      return JSON.stringify(await relayers.getRelayer(str(args.relayerId, 'relayerId')));
-    case 'relayer.sendTransaction':
-      return JSON.stringify(await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload));
-    case 'relayer.getTransaction':
-      return JSON.stringify(await relayers.getTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
-    case 'relayer.listTransactions':
-      return JSON.stringify(await relayers.listTransactions(str(args.relayerId, 'relayerId'), p));
-    case 'relayer.replaceTransaction':
-      return JSON.stringify(await relayers.replaceTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId'), p.request));
-    case 'relayer.cancelTransaction':
-      return JSON.stringify(await relayers.cancelTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
-    case 'relayer.waitTransaction':
-      return JSON.stringify(await waitForFinal(relayers, str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId'), p, msg.deadline));
-    case 'kv.get':
-      return kv.get(plugin, args.key) ?? 'null';
-    case 'kv.set':
-      kv.set(plugin, args.key, JSON.stringify(args.value ?? null), args.ttlSec ?? undefined);
-      return 'true';
-    case 'kv.del':
-      return String(kv.del(plugin, args.key));
-    case 'kv.exists':
-      return String(kv.exists(plugin, args.key));
-    case 'kv.listKeys':
-      return JSON.stringify(kv.listKeys(plugin, args.pattern));
-    case 'kv.clear':
-      return String(kv.clear(plugin));
-    case 'kv.lock':
-      return JSON.stringify(kv.lock(plugin, args.key, args.ttlSec));
-    case 'kv.unlock':
-      return String(kv.unlock(plugin, args.key, args.token));
+/** A call's answer from the runtime, checked once more on this side of the process boundary. */
+function outcomeOf(pluginId: string, msg: Extract<ChildMessage, { t: 'result' }>): PluginCallResult | Error {
+  const logs = Array.isArray(msg.logs) ? msg.logs : undefined;
+  const traces = Array.isArray(msg.traces) ? msg.traces : undefined;
+  if (!msg.ok) return toPluginFailure(pluginId, isPlainObject(msg.error) ? msg.error : { code: 'INTERNAL', message: 'malformed runtime answer', status: 500 }, logs, traces);
+  if (typeof msg.result !== 'string' || msg.result.length > RUNTIME_LIMITS.maxResultBytes) {
+    return new PluginError({ code: 'RESULT_TOO_LARGE', message: `Plugin result exceeds ${RUNTIME_LIMITS.maxResultBytes} bytes`, status: 500, details: {} });
   }
-  throw new ValidationError(`unknown host operation '${String(msg.op)}'`);
-}
-
-/** `api.transactionWait`: polls the record until a final status, bounded by the caller's deadline. */
-async function waitForFinal(relayers: RelayerOperations, relayerId: string, transactionId: string, opts: Record<string, unknown>, deadline: number): Promise<TransactionRecord> {
-  const interval = typeof opts.interval === 'number' && opts.interval >= 50 ? opts.interval : 1000;
-  const timeout = typeof opts.timeout === 'number' && opts.timeout > 0 ? opts.timeout : 300_000;
-  const until = Math.min(Date.now() + timeout, deadline);
-  for (;;) {
-    const tx = await relayers.getTransaction(relayerId, transactionId);
-    if (FINAL_STATUSES.has(tx.status)) return tx;
-    if (Date.now() + interval > until) {
-      throw new AppError('INTERNAL', { reason: `transaction ${transactionId} did not reach a final status in time (last status: ${tx.status})` });
-    }
-    await new Promise((r) => setTimeout(r, interval));
-  }
+  const metadata = logs || traces ? { ...(logs ? { logs } : {}), ...(traces ? { traces } : {}) } : undefined;
+  return { result: msg.result, raw: msg.raw === true, metadata };
 }
 
 /** What the supervisor reports as it goes (metrics); plain callbacks, so this file needs no metrics library. */
@@ -169,6 +153,10 @@ export interface RuntimeObserver {
   restarted(): void;
   /** Calls handed to the runtime and not answered yet (queued or running there). */
   inFlight(count: number): void;
+  /** A sandbox worker stopped answering and was replaced. */
+  workerStalled?(): void;
+  /** A plugin was quarantined for crashing the runtime. */
+  quarantined?(pluginId: string): void;
 }
 
 export async function createRuntimeClient(deps: {
@@ -182,7 +170,18 @@ export async function createRuntimeClient(deps: {
   const logger = deps.logger.child({ component: 'plugin-runtime' });
   const kv = createKvRepo(host.db);
   const pending = new Map<number, Pending>();
-  const quarantine: Record<string, string> = {};
+  const rt = config.pluginRuntime;
+  const crashes = createCrashLedger({ crashes: rt.quarantineCrashes, windowSec: rt.quarantineWindowSec });
+  const configured = new Map(config.file.plugins.map((p) => [p.id, p]));
+  const quotaOf = (pluginId: string): KvQuota => ({
+    maxKeys: configured.get(pluginId)?.kv_max_keys ?? rt.kvMaxKeys,
+    maxBytes: configured.get(pluginId)?.kv_max_bytes ?? rt.kvMaxBytes,
+  });
+  const hostCalls = (): HostCallSession =>
+    createHostCallSession({ relayers: host.relayers, kv, logger, quotaOf, limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES } });
+  /** The runtime's registry as last reported, for the next runtime process's warm start. */
+  const cache = new Map<string, CachedPlugin>();
+  let health = { at: 0, responsive: 0 };
   let registry: PluginInfo[] = [];
   let child: ChildProcess | undefined;
   let up = false;
@@ -191,18 +190,33 @@ export async function createRuntimeClient(deps: {
   let failures = 0;
   let readyAt = 0;
   let restartTimer: NodeJS.Timeout | undefined;
+  let standby: ChildProcess | undefined;
+  const sessions = new Set<HostCallSession>();
+  let standbyTimer: NodeJS.Timeout | undefined;
   let readyWaiters: Array<() => void> = [];
 
   const options = (): RuntimeOptions => ({
     pluginsDir: config.pluginsDir,
     plugins: config.file.plugins.map((p) => ({ ...p })),
-    contextMode: config.pluginRuntime.contextMode,
-    threads: config.pluginRuntime.threads,
-    concurrency: config.pluginRuntime.concurrency,
-    maxQueue: config.pluginRuntime.maxQueue,
-    limits: { maxResultBytes: 1024 * 1024, maxLogLines: 200, maxLogBytes: 64 * 1024, maxLogLineBytes: 4096, maxApiCalls: 100, maxKvValueBytes: KV_MAX_VALUE_BYTES },
-    quarantine,
+    contextMode: rt.contextMode,
+    threads: rt.threads,
+    concurrency: rt.concurrency,
+    maxQueue: rt.maxQueue,
+    limits: RUNTIME_LIMITS,
+    defaults: { max_concurrent_calls: rt.maxConcurrentCalls, max_queued_calls: rt.maxQueuedCalls, kv_max_keys: rt.kvMaxKeys, kv_max_bytes: rt.kvMaxBytes },
+    quarantine: crashes.quarantined(),
+    cache: [...cache.values()],
+    faultStallWorkerOn: rt.faultStallWorkerOn,
   });
+
+  /** Keeps the newest bundle of each plugin; an entry without code reuses the code held for its hash. */
+  function remember(plugins: CachedPlugin[]): void {
+    for (const p of plugins) {
+      const code = p.code ?? [...cache.values()].find((c) => c.hash === p.hash)?.code;
+      if (code === undefined) cache.delete(p.id);
+      else cache.set(p.id, { ...p, code });
+    }
+  }
 
   function send(target: ChildProcess, msg: ParentMessage): void {
     if (target.connected) target.send(msg);
@@ -214,44 +228,55 @@ export async function createRuntimeClient(deps: {
     batched.send(msg);
   }
 
-  function onHostCall(from: ChildProcess, msg: HostCall): void {
-    dispatch(msg, host.relayers, kv).then(
-      (value) => sendBatched(from, { t: 'host-reply', id: msg.id, reply: `{"ok":true,"value":${value}}` }),
-      (err: unknown) => sendBatched(from, { t: 'host-reply', id: msg.id, reply: JSON.stringify({ ok: false, error: toErrorData(err, logger) }) }),
-    );
+  function onHostCall(from: ChildProcess, session: HostCallSession, msg: HostCall): void {
+    session.run(msg).then((reply) => {
+      if (reply !== undefined) sendBatched(from, { t: 'host-reply', id: msg.id, reply });
+    });
   }
 
-  function onMessage(from: ChildProcess, msg: ChildMessage): void {
+  function onMessage(from: ChildProcess, session: HostCallSession, msg: ChildMessage): void {
     switch (msg.t) {
       case 'batch':
-        for (const m of msg.msgs) onMessage(from, m);
+        for (const m of msg.msgs) onMessage(from, session, m);
         return;
       case 'result': {
         const call = pending.get(msg.id);
         if (!call) return;
         pending.delete(msg.id);
         observer.inFlight(pending.size);
-        if (msg.ok) {
-          const metadata = msg.logs || msg.traces ? { ...(msg.logs ? { logs: msg.logs } : {}), ...(msg.traces ? { traces: msg.traces } : {}) } : undefined;
-          call.resolve({ result: msg.result, raw: msg.raw, metadata });
-        } else {
-          call.reject(toPluginFailure(call.plugin, msg.error, msg.logs, msg.traces));
-        }
+        const outcome = outcomeOf(call.plugin, msg);
+        if (outcome instanceof Error) call.reject(outcome);
+        else call.resolve(outcome);
         return;
       }
       case 'host-call':
-        onHostCall(from, msg);
+        onHostCall(from, session, msg);
+        return;
+      case 'host-cancel':
+        session.cancel(msg.id);
+        return;
+      case 'health':
+        health = { at: Date.now(), responsive: msg.responsive };
+        return;
+      case 'worker-stalled':
+        observer.workerStalled?.();
+        return;
+      case 'cache':
+        remember(msg.plugins);
         return;
       case 'plugins':
         registry = msg.plugins;
+        for (const id of cache.keys()) if (!registry.some((p) => p.id === id && p.hash)) cache.delete(id);
         return;
       case 'ready':
         registry = msg.plugins;
         up = true;
         readyAt = Date.now();
+        health = { at: readyAt, responsive: rt.threads };
         logger.info({ pid: from.pid, plugins: registry.length, mode: config.pluginRuntime.contextMode }, 'plugin runtime ready');
         for (const w of readyWaiters) w();
         readyWaiters = [];
+        prepareStandby();
         return;
       case 'log':
         logger[msg.level]({ ...msg.data }, msg.msg);
@@ -259,31 +284,43 @@ export async function createRuntimeClient(deps: {
     }
   }
 
-  function start(): void {
+  /** Forks a runtime process and supervises it; it serves once sent 'init' (a standby gets 'prepare' first). */
+  function spawn(): ChildProcess {
     const oomCalls = new Set<number>();
+    const session = hostCalls();
+    sessions.add(session);
     const proc = fork(SERVER_PATH, [], {
       execArgv: [...RUNTIME_PROCESS.execArgv],
       serialization: 'advanced',
       // fd 4: OOM reports, written synchronously by a worker right before the process ends.
       stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       // Plugins cannot read the environment anyway; the runtime itself needs none of our secrets either.
-      env: { ...RUNTIME_PROCESS.env, PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NODE_ENV: process.env.NODE_ENV ?? '' },
+      env: {
+        ...RUNTIME_PROCESS.env,
+        PATH: process.env.PATH ?? '',
+        TMPDIR: process.env.TMPDIR ?? '/tmp',
+        NODE_ENV: process.env.NODE_ENV ?? '',
+        // Node's on-disk cache of compiled (and type-stripped) modules: a restart skips most of its boot work.
+        NODE_COMPILE_CACHE: path.join(tmpdir(), 'relaybox-compile-cache'),
+      },
     });
-    child = proc;
     const oomStream = proc.stdio[OOM_FD] as Readable | null;
     if (oomStream) {
       createInterface({ input: oomStream }).on('line', (line) => {
         try {
           const report = JSON.parse(line) as OomReport;
           for (const id of report.calls) oomCalls.add(id);
-          if (report.inspect) quarantine[report.plugin] = report.hash;
           logger.error({ plugin: report.plugin, calls: report.calls.length }, 'plugin exhausted sandbox memory: the runtime process is restarting');
+          if (typeof report.plugin === 'string' && typeof report.hash === 'string' && crashes.record(report.plugin, report.hash, report.inspect === true)) {
+            logger.error({ plugin: report.plugin }, 'plugin quarantined: it crashed the runtime too often; it stays so until its file changes');
+            observer.quarantined?.(report.plugin);
+          }
         } catch {
           // not a report
         }
       });
     }
-    proc.on('message', (msg: ChildMessage) => onMessage(proc, msg));
+    proc.on('message', (msg: ChildMessage) => onMessage(proc, session, msg));
     proc.on('error', (err) => logger.error({ err }, 'plugin runtime process error'));
     // 'close' comes after 'exit' and after fd 4 is drained, so OOM reports are already read; a grandchild
     // holding the inherited pipe could delay it, hence the fallback shortly after 'exit'.
@@ -293,6 +330,12 @@ export async function createRuntimeClient(deps: {
     const onGone = (code: number | null, signal: NodeJS.Signals | null) => {
       if (gone) return;
       gone = true;
+      session.close();
+      sessions.delete(session);
+      if (proc === standby) {
+        standby = undefined;
+        return;
+      }
       if (child === proc) {
         child = undefined;
         up = false;
@@ -311,7 +354,31 @@ export async function createRuntimeClient(deps: {
       observer.restarted();
       restartTimer = setTimeout(start, delay);
     };
+    return proc;
+  }
+
+  /**
+   * Starts serving: promotes the standby if there is one (booted, its workers already up: a restart then takes
+   * a fraction of a second with any number of plugins), else forks a process.
+   */
+  function start(): void {
+    const proc = standby?.connected ? standby : spawn();
+    if (proc !== standby) standby?.kill('SIGKILL');
+    standby = undefined;
+    child = proc;
     send(proc, { t: 'init', options: options() });
+  }
+
+  /** Keeps one booted runtime process in reserve, made once the active one has settled. */
+  function prepareStandby(): void {
+    clearTimeout(standbyTimer);
+    if (!rt.standby) return;
+    standbyTimer = setTimeout(() => {
+      if (closing || standby || !up) return;
+      standby = spawn();
+      send(standby, { t: 'prepare', options: options() });
+    }, STANDBY_DELAY_MS);
+    standbyTimer.unref();
   }
 
   /** Fails the calls still waiting on `proc` (every call when undefined). */
@@ -350,9 +417,13 @@ export async function createRuntimeClient(deps: {
     },
     plugins: () => registry,
     ready,
+    hostCallsInFlight: () => [...sessions].reduce((n, x) => n + x.running, 0),
+    serving: () => up && child !== undefined && Date.now() - health.at < HEALTH_STALE_MS && health.responsive > 0,
     async close(drained) {
       closing = true;
       clearTimeout(restartTimer);
+      clearTimeout(standbyTimer);
+      standby?.kill('SIGKILL');
       await drained?.catch(() => {});
       // A call still running here outlived the grace period (its request is gone): say so, not "worker terminated".
       rejectCalls(undefined, () => unavailable('the service is shutting down; the call did not finish within the grace period'));

@@ -15,7 +15,7 @@ const call = {
   params: pluginIdParams,
   data: anyValue,
   pluginFailures: true,
-  errors: ['PLUGIN_NOT_FOUND', 'RUNTIME_UNAVAILABLE'],
+  errors: ['PLUGIN_NOT_FOUND', 'PLUGIN_BUSY', 'RUNTIME_UNAVAILABLE'],
   examples: { data: { hello: 'world' } },
 } as const satisfies Partial<RouteDoc>;
 

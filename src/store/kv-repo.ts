@@ -1,4 +1,5 @@
-// Repository of the plugin KV store (tables plugin_kv, plugin_kv_locks): one namespace per plugin, optional TTL.
+// Repository of the plugin KV store (tables plugin_kv, plugin_kv_locks, plugin_kv_usage): one namespace per plugin,
+// optional TTL, and a per-plugin quota of keys and bytes.
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db.ts';
 import { ValidationError } from '../errors.ts';
@@ -7,13 +8,20 @@ export const KV_KEY = /^[A-Za-z0-9:_-]{1,512}$/;
 export const KV_MAX_VALUE_BYTES = 1024 * 1024;
 const MAX_TTL_SEC = 10 * 365 * 24 * 3600;
 
+/** A plugin namespace's limits: keys, and bytes of keys + values (UTF-8). */
+export interface KvQuota {
+  maxKeys: number;
+  maxBytes: number;
+}
+
 /**
  * Values are stored as JSON text, exactly as the sandbox produced them.
- * @example kv.set('counter', 'calls', '3', undefined); kv.get('counter', 'calls') // '3'
+ * @example kv.set('counter', 'calls', '3', undefined, { maxKeys: 10_000, maxBytes: 64 << 20 }); kv.get('counter', 'calls') // '3'
  */
 export interface KvRepo {
   get(pluginId: string, key: string): string | null;
-  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined): void;
+  /** Throws VALIDATION_FAILED when the write would take the namespace past `quota` (expired entries are purged first). */
+  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined, quota: KvQuota): void;
   del(pluginId: string, key: string): boolean;
   exists(pluginId: string, key: string): boolean;
   /** `pattern` is a glob (`*`, `?`, `[…]`), as Redis SCAN MATCH. */
@@ -29,8 +37,9 @@ export function checkKey(key: unknown): string {
   return key;
 }
 
+/** Absent (`undefined`) means no expiry; anything else must be a finite, positive number (null is NaN sent as JSON). */
 function checkTtl(ttlSec: unknown): number | undefined {
-  if (ttlSec === undefined || ttlSec === null) return undefined;
+  if (ttlSec === undefined) return undefined;
   if (typeof ttlSec !== 'number' || !Number.isFinite(ttlSec) || ttlSec <= 0 || ttlSec > MAX_TTL_SEC) {
     throw new ValidationError(`invalid ttlSec: must be a positive number of seconds up to ${MAX_TTL_SEC}`);
   }
@@ -51,14 +60,45 @@ export function createKvRepo(db: Db): KvRepo {
     'INSERT INTO plugin_kv_locks (plugin_id, key, token, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at WHERE plugin_kv_locks.expires_at <= ?',
   );
   const releaseLock = db.prepare('DELETE FROM plugin_kv_locks WHERE plugin_id = ? AND key = ? AND token = ?');
+  const usage = db.prepare('SELECT keys, bytes FROM plugin_kv_usage WHERE plugin_id = ?');
+  const sizeOf = db.prepare('SELECT length(CAST(key AS BLOB)) + length(CAST(value AS BLOB)) FROM plugin_kv WHERE plugin_id = ? AND key = ?').pluck();
+
+  const usageOf = (pluginId: string) => (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
+  /** Usage after writing `bytes` under `key`, exactly (the old entry's size subtracted). */
+  const after = (pluginId: string, key: string, bytes: number) => {
+    const now = usageOf(pluginId);
+    const old = sizeOf.get(pluginId, key) as number | undefined;
+    return { keys: now.keys + (old === undefined ? 1 : 0), bytes: now.bytes - (old ?? 0) + bytes };
+  };
+  const over = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
+  // Synchronous from the read of the usage to the write: nothing else runs on this connection in between.
+  const write = (pluginId: string, key: string, valueJson: string, expiresAt: number | null, quota: KvQuota) => {
+    const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
+    const now = usageOf(pluginId);
+    // Fast path: even as a new key, the write stays within the quota.
+    if (over({ keys: now.keys + 1, bytes: now.bytes + bytes }, quota)) {
+      let u = after(pluginId, key, bytes);
+      if (over(u, quota)) {
+        purge.run(pluginId, Date.now());
+        u = after(pluginId, key, bytes);
+        if (over(u, quota)) {
+          throw new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
+            max_keys: quota.maxKeys,
+            max_bytes: quota.maxBytes,
+          });
+        }
+      }
+    }
+    upsert.run(pluginId, key, valueJson, expiresAt);
+  };
 
   return {
     get: (pluginId, key) => (get.get(pluginId, checkKey(key), now()) as string | undefined) ?? null,
-    set(pluginId, key, valueJson, ttlSec) {
+    set(pluginId, key, valueJson, ttlSec, quota) {
       checkKey(key);
       const ttl = checkTtl(ttlSec);
       if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
-      upsert.run(pluginId, key, valueJson, ttl === undefined ? null : now() + Math.round(ttl * 1000));
+      write(pluginId, key, valueJson, ttl === undefined ? null : now() + Math.max(1, Math.round(ttl * 1000)), quota);
     },
     del: (pluginId, key) => del.run(pluginId, checkKey(key), now()).changes > 0,
     exists: (pluginId, key) => get.get(pluginId, checkKey(key), now()) !== undefined,

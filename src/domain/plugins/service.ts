@@ -15,7 +15,7 @@ function outcomeOf(err: unknown): PluginCallOutcome | undefined {
     if (err.code === 'MEMORY_LIMIT_EXCEEDED') return 'memory';
     return 'plugin_error';
   }
-  if (err instanceof AppError && err.code === 'RUNTIME_UNAVAILABLE') return 'overload';
+  if (err instanceof AppError && (err.code === 'RUNTIME_UNAVAILABLE' || err.code === 'PLUGIN_BUSY')) return 'overload';
   return undefined;
 }
 
