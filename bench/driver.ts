@@ -1,13 +1,25 @@
 // Load driver process: keeps N requests in flight against one URL with undici and reports latency.
 // Runs as its own process so its CPU never competes with the measured service's event loop.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 
 export interface DriverSpec {
   url: string;
   method: 'GET' | 'POST';
   path: string;
+  /** When given, requests go to these paths in turn (e.g. one per relayer) instead of `path`. */
+  paths?: string[];
   headers: Record<string, string>;
   body?: string;
+  /** One body per request, in order (e.g. signed transactions, each usable once); `count` at most their number. */
+  bodies?: string[];
+  /** How a successful answer begins. Default: the service's envelope, `{"success":true`. */
+  okPrefix?: string;
   inflight: number;
   durationMs?: number;
   count?: number;
@@ -42,12 +54,17 @@ export async function drive(spec: DriverSpec): Promise<DriverResult> {
   let recording = false;
   let stop = false;
   let issued = 0;
+  let turn = 0;
+  const nextPath = () => (spec.paths ? spec.paths[turn++ % spec.paths.length]! : spec.path);
+  let nextBody = 0;
+  const okPrefix = spec.okPrefix ?? '{"success":true';
   const one = async () => {
     const t0 = performance.now();
     try {
-      const res = await pool.request({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body });
+      const body = spec.bodies ? spec.bodies[nextBody++ % spec.bodies.length] : spec.body;
+      const res = await pool.request({ method: spec.method, path: nextPath(), headers: spec.headers, body });
       const text = await res.body.text();
-      if (res.statusCode >= 300 || !text.startsWith('{"success":true')) {
+      if (res.statusCode >= 300 || !text.startsWith(okPrefix)) {
         if (recording) errors++;
         firstError ??= `${res.statusCode} ${text.slice(0, 200)}`;
       }
@@ -70,6 +87,8 @@ export async function drive(spec: DriverSpec): Promise<DriverResult> {
       await one();
     }
   };
+  // No warm-up: every request counts from the first (with `bodies`, each body is sent exactly once).
+  if (!spec.warmupMs) recording = true;
   const workers = Array.from({ length: spec.inflight }, loop);
   if (spec.warmupMs) await new Promise((r) => setTimeout(r, spec.warmupMs));
   recording = true;
@@ -100,8 +119,28 @@ export async function drive(spec: DriverSpec): Promise<DriverResult> {
   };
 }
 
+/** Runs the driver in a process of its own for exactly this spec. */
+export async function spawnDriver(spec: DriverSpec): Promise<DriverResult> {
+  // A large spec (many bodies) goes through a file: an argument list has a size limit.
+  let arg = JSON.stringify(spec);
+  let file: string | undefined;
+  if (arg.length > 64_000) {
+    file = path.join(mkdtempSync(path.join(tmpdir(), 'relaybox-driver-')), 'spec.json');
+    writeFileSync(file, arg);
+    arg = `@${file}`;
+  }
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const [code] = await once(child, 'exit');
+  if (file) rmSync(path.dirname(file), { recursive: true, force: true });
+  if (code !== 0) throw new Error(`driver failed for ${spec.label} (exit ${code})`);
+  return JSON.parse(out) as DriverResult;
+}
+
 // As a process: the spec arrives as JSON in argv[2]; the result leaves as JSON on stdout.
 if (import.meta.main) {
-  const spec = JSON.parse(process.argv[2]!) as DriverSpec;
+  const arg = process.argv[2]!;
+  const spec = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as DriverSpec;
   process.stdout.write(JSON.stringify(await drive(spec)) + '\n');
 }

@@ -7,12 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { DriverResult, DriverSpec } from './driver.ts';
+import { spawnDriver, type DriverResult, type DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
 import { figuresSection, table, updateFigures, writeResults, type Row } from './report.ts';
 import { noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
+import { chainSends } from './chain-sends.ts';
+import { chainScenario, type ChainSummary } from './chain.ts';
+import { instanceScenarios } from './instances.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -27,11 +30,13 @@ const DEFAULT_OUT = path.join(HERE, 'results');
 const outDir = path.resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? DEFAULT_OUT);
 
 const PLAN = {
-  full: { durationMs: 8000, warmupMs: 1500, inflights: [1, 16, 64], listRows: 1_000_000, listPage: 10_000, listCount: 300 },
-  quick: { durationMs: 1500, warmupMs: 300, inflights: [1, 16, 64], listRows: 100_000, listPage: 1_000, listCount: 100 },
+  full: { durationMs: 8000, warmupMs: 1500, inflights: [1, 16, 64], listRows: 1_000_000, listPage: 10_000, listCount: 300, chainSends: 200 },
+  quick: { durationMs: 1500, warmupMs: 300, inflights: [1, 16, 64], listRows: 100_000, listPage: 1_000, listCount: 100, chainSends: 50 },
   // The plumbing check run by the test suite: a handful of requests, no timing meaning.
-  smoke: { count: 20, warmupMs: 0, inflights: [1, 4], listRows: 200, listPage: 2, listCount: 5 },
+  smoke: { count: 20, warmupMs: 0, inflights: [1, 4], listRows: 200, listPage: 2, listCount: 5, chainSends: 4 },
 }[mode];
+/** The chain scenario: sends measured against anvil's raw intake, and pending transactions tracked. */
+const CHAIN = { full: { sends: 2_000, pending: 10_000, monitorMs: 20_000 }, quick: { sends: 500, pending: 2_000, monitorMs: 5_000 }, smoke: { sends: 10, pending: 20, monitorMs: 500 } }[mode];
 
 const PLUGIN_SCENARIOS = [
   { scenario: 'echo plugin', plugin: 'echo' },
@@ -44,17 +49,11 @@ const PLUGIN_SCENARIOS = [
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 async function drive(spec: Omit<DriverSpec, 'durationMs' | 'count' | 'warmupMs'> & { count?: number }): Promise<DriverResult> {
-  const full: DriverSpec = {
+  return spawnDriver({
     ...spec,
     warmupMs: PLAN.warmupMs,
     ...('count' in PLAN ? { count: spec.count ?? PLAN.count } : spec.count ? { count: spec.count } : { durationMs: PLAN.durationMs }),
-  };
-  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(full)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const [code] = await once(child, 'exit');
-  if (code !== 0) throw new Error(`driver failed for ${spec.label} (exit ${code})`);
-  return JSON.parse(out) as DriverResult;
+  });
 }
 
 function row(scenario: string, inflight: number, r: DriverResult, floor?: number, note?: string): Row {
@@ -187,10 +186,22 @@ try {
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
+  // Its own devnet and service process (chain load must not share the plugin service's figures); no warm-up: every raw transaction is usable once.
+  const chain = await chainScenario({ root, apiKey: API_KEY, ...CHAIN, drive: (spec) => spawnDriver({ ...spec, warmupMs: 0 }), log });
+  rows.push(...chain.rows);
   // Last: its hangers keep their slots until the service stops.
   const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
   rows.push(...neighbour.rows);
   rows.push(await runtimeRestart(svc.url, AUTH, svc.child.pid!, pluginsDir, mode === 'full' ? 3 : 1, log));
+  // Its own service process, relaying to the simulated Solana and Stellar networks.
+  rows.push(...(await chainSends(PLAN.chainSends, 16, log)));
+  await svc.stop();
+  // Several instances on PostgreSQL + Redis against SQLite (their own services; skipped without a PostgreSQL server).
+  // Not in smoke runs: starting five services is minutes of plumbing on a small machine.
+  if (mode !== 'smoke') {
+    const inst = mode === 'full' ? { durationMs: PLAN.durationMs, warmupMs: PLAN.warmupMs, inflight: 32, events: 5000 } : { durationMs: PLAN.durationMs, warmupMs: PLAN.warmupMs, inflight: 32, events: 1000 };
+    rows.push(...(await instanceScenarios(inst, log)));
+  }
 
   const record = {
     mode,
@@ -202,6 +213,7 @@ try {
     noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
     service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
     driverCpuSeconds: driverCpu,
+    chain: chain.summary satisfies ChainSummary,
     rows,
   };
   const files = writeResults(outDir, record.date.replace(/[:.]/g, '-'), record);

@@ -66,7 +66,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the service at warn level (as a tuned deployment would) and waits until /api/v1/health answers. */
-export async function startService(env: Record<string, string>): Promise<RunningService> {
+export async function startService(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningService> {
+  const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
   const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
@@ -79,7 +80,11 @@ export async function startService(env: Record<string, string>): Promise<Running
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
-    if (i > 300) throw new Error(`service did not answer within 30 s:\n${output}`);
+    if (i > attempts) {
+      // Not left running behind a failed bench.
+      child.kill('SIGKILL');
+      throw new Error(`service did not answer within ${attempts / 10} s:\n${output}`);
+    }
     const up = await fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false);
     if (up) break;
     await new Promise((r) => setTimeout(r, 100));

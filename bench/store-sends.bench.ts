@@ -1,15 +1,18 @@
-// Bench: sendTransaction through the relayer operations and the SQLite store, in process (no HTTP, no plugin):
-// the store's cost per send (nonce compare-and-set, record, counters, outbox row), as sends/s and CPU µs per send.
-// Run: node bench/store-sends.bench.ts  (BENCH_SENDS=<n per round>, default 5000)
+// Bench: sendTransaction through the relayer operations and the store, in process (no HTTP, no plugin):
+// the store's cost per send (nonce under the row lock, record, counters, outbox row), as sends/s and CPU µs per send.
+// Run: node bench/store-sends.bench.ts  (BENCH_SENDS=<n per round>, default 5000; DATABASE_URL=postgres://… for
+// PostgreSQL: a database of its own is created on that server and dropped at the end)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/store/db.ts';
-import { createSqliteStore } from '../src/store/sqlite/store.ts';
+import { openStore } from '../src/store/open.ts';
+import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createRelayerOperations } from '../src/api/relayers/operations.ts';
+import { createManagementServices } from '../src/domain/management.ts';
+import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
 import { startChains } from '../src/chains/index.ts';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 5000);
@@ -32,14 +35,32 @@ writeFileSync(
     notifications: [{ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
   }),
 );
+const server = process.env.DATABASE_URL;
+const dbName = `relaybox_bench_${process.pid}`;
+const admin = async (text: string) => {
+  const c = new pg.Client({ connectionString: server });
+  await c.connect();
+  await c.query(text).finally(() => c.end());
+};
+let databaseUrl: string | undefined;
+if (server) {
+  await admin(`CREATE DATABASE ${dbName}`);
+  const u = new URL(server);
+  u.pathname = `/${dbName}`;
+  databaseUrl = u.toString();
+}
 const config = loadConfig({ API_KEY: 'b'.repeat(32), CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins') });
-const db = openDatabase(config.dataDir);
-const store = createSqliteStore(db);
-db.prepare("INSERT INTO notifications (id, url, created_at, updated_at) VALUES ('hook', 'http://127.0.0.1:9/hook', '', '')").run();
-// No dispatcher: the outbox rows are written (that is the cost measured) and left pending.
 const logger = pino({ level: 'warn' });
+const opened = openStore({ databaseUrl, dataDir: config.dataDir, instanceId: 'bench', storageKeyVerifier: 'none', outboxLeaseMs: 15_000, logger });
+const { store } = opened;
+await opened.prepare();
+// No dispatcher: the outbox rows are written (that is the cost measured) and left pending.
 const chains = await startChains(config.file, { logger });
-const ops = await createRelayerOperations({ store, config, logger, events: createOutbox(), chains });
+const ops = await opened.startup(async () => {
+  await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
+  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger });
+  return createRelayerOperations({ store, config, logger, events: createOutbox(), chains, ...management });
+});
 
 async function round(relayer: string, inflight: number): Promise<{ rps: number; cpuUs: number }> {
   let issued = 0;
@@ -55,7 +76,7 @@ async function round(relayer: string, inflight: number): Promise<{ rps: number; 
   return { rps: SENDS / seconds, cpuUs: (cpu.user + cpu.system) / SENDS };
 }
 
-console.log(`node ${process.version}, ${SENDS} sends per round, best of ${ROUNDS}`);
+console.log(`node ${process.version}, ${opened.kind}, ${SENDS} sends per round, best of ${ROUNDS}`);
 console.log('| relayer | in flight | sends/s | CPU µs/send |\n|---|---:|---:|---:|');
 await round('quiet', 16);
 for (const relayer of ['quiet', 'hooked']) {
@@ -69,4 +90,5 @@ for (const relayer of ['quiet', 'hooked']) {
 }
 await store.close();
 await chains.close();
+if (server) await admin(`DROP DATABASE ${dbName} WITH (FORCE)`);
 rmSync(root, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // Example: counts its calls in the plugin's KV store (SQLite); `{"params":{"reset":true}}` starts over.
 import type { PluginContext } from '@openzeppelin/relayer-sdk';
 
-export async function handler({ kv, params }: PluginContext<{ reset?: boolean; key?: string }>) {
+export async function handler({ kv, params }: PluginContext) {
   const key = `counter:${params?.key ?? 'default'}`;
   if (params?.reset) await kv.del(key);
   const count = await kv.withLock(key, async () => {

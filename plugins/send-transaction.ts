@@ -6,10 +6,11 @@ export const settings = { emit_logs: true, emit_traces: true, timeout: 30 };
 interface Params {
   relayerId?: string;
   to?: string;
-  value?: number | string;
+  value?: number;
 }
 
-export async function handler({ api, params }: PluginContext<Params>) {
+export async function handler({ api, params: raw }: PluginContext) {
+  const params = raw as Params | undefined;
   const relayerId = params?.relayerId ?? 'sepolia-example';
   const to = params?.to ?? '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
   console.log(`sending ${params?.value ?? 1} wei to ${to} with relayer ${relayerId}`);

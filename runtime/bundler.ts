@@ -1,14 +1,28 @@
 // Bundles one plugin entry (TS or JS, relative imports, npm packages next to the plugins) into one CommonJS script.
 // Runs in the runtime main thread; never executes plugin code.
-import type { Message, Plugin } from 'esbuild';
+import type { BuildOptions, Message, Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { existsSync, statSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SDK_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sdk', 'relayer-sdk.ts');
-const SDK_NAMES = new Set(['@openzeppelin/relayer-sdk', '@relaybox/plugin-sdk']);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+/** The real `@openzeppelin/relayer-sdk` (a dependency of ours), its ES module build so unused exports are dropped. */
+const REAL_SDK_DIR = path.dirname(require.resolve('@openzeppelin/relayer-sdk/package.json'));
+const REAL_SDK = path.join(REAL_SDK_DIR, 'dist', 'esm', 'index.js');
+/** Our additions for the legacy forms (`runPlugin`), re-exporting the real SDK. */
+const COMPAT_SDK = path.join(HERE, 'sdk', 'relayer-sdk.ts');
+/** Node built-ins published plugins import, mapped to sandbox-safe implementations. */
+const BUILTINS: Record<string, string> = {
+  crypto: path.join(HERE, 'sdk', 'node-crypto.ts'),
+  buffer: require.resolve('buffer/'),
+};
+const GLOBALS = path.join(HERE, 'sdk', 'globals.ts');
+const PROCESS = path.join(HERE, 'sdk', 'process.ts');
+/** The reference's `plugins/lib/plugin` module, imported by its legacy examples as "../lib/plugin". */
+const LEGACY_LIB = /(^|\/)lib\/plugin(\.[cm]?[jt]s)?$/;
 
 export type BundleOutcome = { ok: true; code: string; hash: string; inputs: Array<[string, string]> } | { ok: false; message: string };
 
@@ -30,18 +44,46 @@ export function unchanged(inputs: ReadonlyArray<readonly [string, string]>): boo
 // Loaded on first use: a runtime restarted with an unchanged plugins directory never needs esbuild.
 let esbuild: Promise<typeof import('esbuild')> | undefined;
 
-/** `import … from '@openzeppelin/relayer-sdk'` → our in-sandbox implementation; Node built-ins fail the build clearly. */
+/**
+ * The inject files a first bundle needs: `Buffer`/`URL`/`URLSearchParams`, or `process`, used as a free identifier
+ * somewhere (not a property or a quoted name; a false positive, such as an object key, costs only a second build).
+ */
+const FREE = (names: string) => new RegExp(`(?<![.\\w$'"\`])(?:${names})(?![\\w$'"\`])`);
+const FREE_GLOBALS = FREE('Buffer|URL|URLSearchParams');
+const FREE_PROCESS = FREE('process');
+function injectionsFor(text: string): string[] {
+  const out: string[] = [];
+  if (FREE_GLOBALS.test(text)) out.push(GLOBALS);
+  if (FREE_PROCESS.test(text)) out.push(PROCESS);
+  return out;
+}
+
+const legacyLibMissing = (args: { path: string; resolveDir: string }) =>
+  args.path.startsWith('.') && LEGACY_LIB.test(args.path) && !['', '.ts', '.js', '.mts', '.mjs', '.cjs'].some((ext) => existsSync(path.resolve(args.resolveDir, args.path + ext)));
+
+/**
+ * `@openzeppelin/relayer-sdk` → the real package (one copy, ours, whatever version a plugin's own node_modules holds);
+ * the legacy `../lib/plugin` and `@relaybox/plugin-sdk` → our compat module; `crypto` and `buffer` → sandbox-safe
+ * implementations; any other Node built-in fails the build clearly.
+ */
 const sandboxResolver: Plugin = {
   name: 'relaybox-sandbox',
   setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => {
-      if (SDK_NAMES.has(args.path)) return { path: SDK_PATH };
-      if (args.kind !== 'entry-point' && (args.path.startsWith('node:') || isBuiltin(args.path))) {
-        return {
-          errors: [{ text: `"${args.path}" is a Node.js built-in module; plugins run in a sandbox without Node APIs (use the context's api and kv instead)` }],
-        };
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === 'inner') return undefined;
+      if (args.path === '@openzeppelin/relayer-sdk') return { path: REAL_SDK, sideEffects: false };
+      if (args.path === '@relaybox/plugin-sdk' || legacyLibMissing(args)) return { path: COMPAT_SDK };
+      // The SDK's generated API clients and axios, and the injected globals, are kept only if the plugin uses them.
+      if ((args.importer.startsWith(REAL_SDK_DIR) && !isBuiltin(args.path)) || (args.importer === GLOBALS && args.path === 'whatwg-url')) {
+        const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        return r.errors.length ? undefined : { path: r.path, sideEffects: false };
       }
-      return undefined;
+      if (args.kind === 'entry-point' || !(args.path.startsWith('node:') || isBuiltin(args.path))) return undefined;
+      const target = BUILTINS[args.path.replace(/^node:/, '')];
+      if (target) return { path: target, sideEffects: args.importer !== GLOBALS };
+      return {
+        errors: [{ text: `"${args.path}" is a Node.js built-in module; plugins run in a sandbox without Node APIs (use the context's api and kv, fetch, crypto; "crypto" and "buffer" are provided)` }],
+      };
     });
   },
 };
@@ -58,15 +100,17 @@ export async function bundlePlugin(entry: string, pluginsDir: string): Promise<B
   try {
     esbuild ??= import('esbuild');
     const { build } = await esbuild;
-    const result = await build({
+    const options = {
       entryPoints: [entry],
       bundle: true,
       write: false,
       format: 'cjs',
       platform: 'neutral',
       target: 'es2022',
-      mainFields: ['module', 'main'],
-      conditions: ['import', 'require', 'default'],
+      // Packages' browser builds: the sandbox has web APIs (fetch, crypto, TextEncoder…), not Node's.
+      mainFields: ['browser', 'module', 'main'],
+      conditions: ['browser', 'import', 'require', 'default'],
+      define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
       // The service's own tsconfig (verbatimModuleSyntax) must not decide how plugin imports are erased.
       tsconfigRaw: {},
       logLevel: 'silent',
@@ -75,7 +119,11 @@ export async function bundlePlugin(entry: string, pluginsDir: string): Promise<B
       sourcemap: false,
       legalComments: 'none',
       metafile: true,
-    });
+    } satisfies BuildOptions;
+    let result = await build(options);
+    // The injected globals are parsed only for bundles that mention them (whatwg-url alone is ~800 KB to parse).
+    const inject = injectionsFor(result.outputFiles[0]!.text);
+    if (inject.length) result = await build({ ...options, inject });
     const code = `(function (module, exports) {${result.outputFiles[0]!.text}\n})`;
     const inputs = Object.keys(result.metafile.inputs).map((f): [string, string] => {
       const file = path.resolve(pluginsDir, f);

@@ -3,10 +3,12 @@
 // then ends, which cancels the host calls it still has out, and its context goes back only if left idle.
 import { workerData } from 'node:worker_threads';
 import { createCallScope, type CallScope } from './call-scope.ts';
+import { createCallTimers, type CallTimers } from './call-timers.ts';
 import { afterCall, heapNow, retire } from './generations.ts';
 import { createTraceBook, failure, readLogs, readPluginError, readResult, tooLarge } from './outcome.ts';
 import { HOST_OPS, type CallTask, type HostOp, type WorkerData, type WorkerResult } from './protocol.ts';
-import { createSlot, disposeGeneration, enter, LoadError, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+import { createSlot, disposeGeneration, enter, LoadError, randomSeed, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+import { createLocalOps, startLocal, type LocalOps } from './local-ops.ts';
 import { ask, cancelRequests } from './worker-bridge.ts';
 
 const { limits } = workerData as WorkerData;
@@ -35,12 +37,24 @@ interface CallRun {
   answered: boolean;
   apiCalls: number;
   argBytes: number;
-  /** The runtime refused an api/kv call of this call: API_CALL_LIMIT may stand in its answer. */
-  limited: boolean;
+  /** Reserved codes really given to this call (API_CALL_LIMIT, a transactionWait's TIMEOUT): they may stand in its answer. */
+  granted: Set<string>;
   timer: NodeJS.Timeout | undefined;
+  /** The plugin's pending timers (setTimeout/setInterval). */
+  timers: CallTimers;
+  /** fetch and crypto.subtle requests the worker answers itself (runtime/local-ops.ts). */
+  local: LocalOps;
   resolve(result: WorkerResult): void;
 }
 
+type Refusal = { code: string; message: string; status: number };
+/** Notes a refusal by API_CALL_LIMIT: then, and only then, the call may answer with that reserved code. */
+function limited(run: { granted: Set<string> }, refused: Refusal | undefined): Refusal | undefined {
+  if (refused?.code === 'API_CALL_LIMIT') run.granted.add('API_CALL_LIMIT');
+  return refused;
+}
+/** How the host answers a transactionWait past its timeout (src/runtime-host-calls.ts): 504 TIMEOUT, as the reference. */
+const WAIT_TIMED_OUT = '{"ok":false,"error":{"code":"TIMEOUT"';
 const remaining = (run: CallRun) => Math.max(1, run.deadline - Date.now());
 const memoryExceeded = (task: { memoryMb: number }) =>
   failure('MEMORY_LIMIT_EXCEEDED', `Plugin exceeded its memory limit of ${task.memoryMb} MB`, 500, { details: { memory_mb: task.memoryMb } });
@@ -62,12 +76,12 @@ function classify(err: unknown, gen: Generation, task: CallTask): WorkerResult {
 }
 
 /** What the prelude reported, read and bounded on this side. */
-function verdict(done: Done, task: CallTask, apiCallLimited: boolean): WorkerResult {
+function verdict(done: Done, task: CallTask, granted: ReadonlySet<string>): WorkerResult {
   switch (done.kind) {
     case 'ok':
       return readResult(done.text, limits);
     case 'error':
-      return { ok: false, error: readPluginError(done.text, limits, apiCallLimited) };
+      return { ok: false, error: readPluginError(done.text, limits, granted) };
     case 'invalid':
       return failure('INVALID_RESULT', `Plugin result is not JSON-serializable: ${typeof done.text === 'string' ? done.text.slice(0, limits.maxErrorMessageChars) : 'unknown reason'}`, 500);
     case 'too-large':
@@ -85,7 +99,9 @@ function conclude(run: CallRun): void {
   if (!run.timedOut && run.fault === undefined && (done === undefined || scope.entering > 0)) return;
   run.answered = true;
   clearTimeout(run.timer);
-  const idle = !run.timedOut && run.fault === undefined && scope.entering === 0 && scope.held === 0 && run.replies.length === 0;
+  // Pending timers do not make the context unsafe to reuse: ending the scope clears them, so no reply of theirs
+  // can ever arrive. Any other hold (a host call, a fetch) might.
+  const idle = !run.timedOut && run.fault === undefined && scope.entering === 0 && scope.held === run.timers.size && run.replies.length === 0;
   scope.end();
   const heap = heapNow(gen);
   let result: WorkerResult;
@@ -95,7 +111,7 @@ function conclude(run: CallRun): void {
     // V8 lets a large string or array past the heap limit until its next collection: over the cap all the same.
     result = memoryExceeded(task);
     retire(gen);
-  } else result = verdict(done!, task, run.limited);
+  } else result = verdict(done!, task, run.granted);
   if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
   if (run.traces) result.traces = run.traces.entries;
   run.resolve(result);
@@ -121,8 +137,8 @@ function reply(run: CallRun, id: number, text: string): void {
 }
 
 /** Why a host call may not go out (checked on what arrived, whatever the prelude checked), or undefined. */
-function refusal(run: CallRun, op: unknown, args: unknown): { code: string; message: string; status: number } | undefined {
-  if (typeof op !== 'string' || !HOST_OPS.has(op)) return { code: 'VALIDATION_FAILED', message: 'unknown host operation', status: 400 };
+function refusal(run: CallRun, op: unknown, args: unknown): Refusal | undefined {
+  if (typeof op !== 'string' || (!HOST_OPS.has(op) && op !== 'fetch')) return { code: 'VALIDATION_FAILED', message: 'unknown host operation', status: 400 };
   if (typeof args !== 'string' || Buffer.byteLength(args) > limits.maxHostArgBytes) {
     return { code: 'VALIDATION_FAILED', message: `api/kv arguments exceed ${limits.maxHostArgBytes} bytes`, status: 400 };
   }
@@ -157,9 +173,13 @@ function traceOf(traces: ReturnType<typeof createTraceBook>, op: string, args: s
 /** An api/kv call from the isolate: checked, traced, sent to the host under a hold of the call's scope. */
 function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
   if (typeof id !== 'number' || !Number.isSafeInteger(id)) return;
+  if (op === 'fetch' || op === 'crypto.subtle') {
+    startLocal(run.local, { id, op, args, deadline: run.deadline, scope: run.scope, traces: run.traces, limits, deliver: (text) => run.replies.push(id, text), countApiCall: () => limited(run, refusal(run, 'fetch', args)) });
+    return;
+  }
   const refused = refusal(run, op, args);
   if (refused) {
-    if (refused.code === 'API_CALL_LIMIT') run.limited = true;
+    limited(run, refused);
     reply(run, id, JSON.stringify({ ok: false, error: { ...refused, details: {} } }));
     return;
   }
@@ -168,6 +188,7 @@ function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
   const hold = run.scope.hold(() => cancelRequests([request.id]));
   request.reply.then((text) => {
     if (run.scope.ended || !hold) return;
+    if (op === 'relayer.waitTransaction' && text.startsWith(WAIT_TIMED_OUT)) run.granted.add('TIMEOUT');
     run.replies.push(id, text);
     hold.release();
   });
@@ -176,6 +197,9 @@ function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
 function onMessage(run: CallRun, kind: unknown, seq: unknown, a: unknown, b: unknown, c: unknown, d: unknown): void {
   if (seq !== run.seq || run.answered) return;
   if (kind === 'call') hostCall(run, a, b, c);
+  else if (kind === 'timer') run.timers.start(a, b);
+  else if (kind === 'untimer') run.timers.stop(a);
+  else if (kind === 'abort') run.local.abort(a);
   else if (kind === 'done' && run.done === undefined) {
     run.done = { kind: a, text: b, logs: c, reserved: d };
     conclude(run);
@@ -184,25 +208,26 @@ function onMessage(run: CallRun, kind: unknown, seq: unknown, a: unknown, b: unk
 
 async function start(run: CallRun): Promise<void> {
   const { gen, task } = run;
-  const slot = gen.free.pop() ?? (await createSlot(gen, limits, remaining(run))).slot;
+  const slot = gen.free.pop() ?? (await createSlot(gen, limits, remaining(run), task.env)).slot;
   if (run.answered) {
     releaseSlot(slot);
     return;
   }
   run.slot = slot;
   slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
-  run.scope.enter(() => enter(gen, slot.run, [run.seq, task.input, task.config, task.emitLogs], remaining(run)));
+  run.scope.enter(() => enter(gen, slot.run, [run.seq, task.input, task.config, task.emitLogs, randomSeed()], remaining(run)));
 }
 
 /** One call in `gen`: resolves with its answer once nothing it started can run any more. */
 export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> {
   return new Promise<WorkerResult>((resolve) => {
+    const scope = createCallScope();
     const run: CallRun = {
       task,
       gen,
       deadline: Date.now() + task.timeoutMs,
       seq: ++nextSeq,
-      scope: createCallScope(),
+      scope,
       traces: task.emitTraces ? createTraceBook(limits, task.requestId) : undefined,
       replies: [],
       slot: undefined,
@@ -212,8 +237,10 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       answered: false,
       apiCalls: 0,
       argBytes: 0,
-      limited: false,
+      granted: new Set(),
       timer: undefined,
+      timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
+      local: createLocalOps(task),
       resolve,
     };
     run.timer = setTimeout(() => {

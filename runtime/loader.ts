@@ -20,13 +20,16 @@ import {
 
 /** What a plugin file may set for itself. The operator-only settings come from the config entry or the environment. */
 export const DEFAULT_SETTINGS = Object.freeze({
-  timeout: 30,
+  timeout: 300,
   memory_mb: 64,
   emit_logs: false,
   emit_traces: false,
   allow_get_invocation: false,
   raw_response: false,
+  forward_logs: false,
   config: {},
+  allowed_origins: [],
+  env: {},
 }) as Omit<PluginSettings, keyof OperatorSettings>;
 
 const ENTRY_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'];
@@ -45,6 +48,8 @@ export interface Loader {
   get(id: string): LoadedPlugin | undefined;
   code(hash: string): string | undefined;
   list(): PluginInfo[];
+  /** Replaces the operator's entries and settles every loaded plugin again with them (no rebundling). */
+  reconfigure(entries: ConfiguredPlugin[]): void;
   close(): void;
 }
 
@@ -99,6 +104,34 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
   return found;
 }
 
+/** The egress policy: absolute http(s) origins (a path, query or credentials would suggest a finer rule than we apply). */
+function checkOrigins(raw: unknown, where: string): string[] {
+  if (!Array.isArray(raw)) throw new Error(`${where} must be an array of origins such as "https://api.example.com"`);
+  return raw.map((entry, i) => {
+    let u: URL | undefined;
+    try {
+      u = typeof entry === 'string' ? new URL(entry) : undefined;
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash) {
+      throw new Error(`${where}[${i}] must be an http(s) origin such as "https://api.example.com" (scheme, host and optional port; no path)`);
+    }
+    return u.origin;
+  });
+}
+
+/** A plugin's process.env: names and string values, as an environment has (at most 256 entries, 64 KiB). */
+function checkEnv(raw: unknown, where: string): Record<string, string> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${where} must be an object of string values`);
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length > 256 || JSON.stringify(raw).length > 64 * 1024) throw new Error(`${where} must hold at most 256 entries and 64 KiB`);
+  for (const [k, v] of entries) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(k) || typeof v !== 'string') throw new Error(`${where}.${k} must be a string (names: letters, digits, underscores)`);
+  }
+  return { ...(raw as Record<string, string>) };
+}
+
 /** Validates settings; the operator-only ones are taken from the config entry only (`operator`), never from a file. */
 function checkSettings(raw: unknown, where: string, operator = false): Partial<PluginSettings> {
   if (raw === null || raw === undefined) return {};
@@ -113,7 +146,9 @@ function checkSettings(raw: unknown, where: string, operator = false): Partial<P
       out[key] = s[key] as number;
     }
   }
-  for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response'] as const) {
+  if (operator && s.allowed_origins !== undefined) out.allowed_origins = checkOrigins(s.allowed_origins, `${where}.allowed_origins`);
+  if (operator && s.env !== undefined) out.env = checkEnv(s.env, `${where}.env`);
+  for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response', 'forward_logs'] as const) {
     if (s[key] === undefined) continue;
     if (typeof s[key] !== 'boolean') throw new Error(`${where}.${key} must be a boolean`);
     out[key] = s[key];
@@ -148,7 +183,7 @@ export function createLoader(deps: LoaderDeps): Loader {
   const configOverrides = (id: string): Partial<PluginSettings> => {
     const entry = configured.get(id);
     if (!entry) return {};
-    const { id: _id, path: _path, forward_logs: _f, ...rest } = entry;
+    const { id: _id, path: _path, ...rest } = entry;
     return checkSettings(rest, `plugins[${id}]`, true);
   };
   const seeds = new Map(deps.cache.map((c) => [c.id, c]));
@@ -164,8 +199,9 @@ export function createLoader(deps: LoaderDeps): Loader {
     try {
       const overrides = configOverrides(id);
       const own = checkSettings(JSON.parse(fileSettings), 'settings');
-      for (const key of OPERATOR_SETTINGS) {
-        if (own[key] !== undefined) deps.log('warn', `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`, { plugin: id });
+      for (const key of [...OPERATOR_SETTINGS, 'allowed_origins', 'env'] as const) {
+        const set = key === 'allowed_origins' || key === 'env' ? (JSON.parse(fileSettings) as Record<string, unknown> | null)?.[key] : own[key];
+        if (set !== undefined) deps.log('warn', `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`, { plugin: id });
         delete own[key];
       }
       settings = { ...DEFAULT_SETTINGS, ...deps.defaults, ...own, ...overrides };
@@ -307,7 +343,20 @@ export function createLoader(deps: LoaderDeps): Loader {
     return [...plugins.values()].map(({ configJson: _j, inputs: _i, fileSettings: _f, ...info }) => info);
   }
 
+  function reconfigure(entries: ConfiguredPlugin[]): void {
+    configured.clear();
+    for (const e of entries) configured.set(e.id, e);
+    for (const [id, p] of plugins) {
+      if (p.hash && p.inputs && p.fileSettings !== undefined) plugins.set(id, settle(id, p.path, p.hash, p.inputs, p.fileSettings));
+    }
+    fresh = [];
+    deps.onChange(list());
+    // An entry may name a new path, or settle a plugin that failed on its settings: scan too.
+    schedule();
+  }
+
   return {
+    reconfigure,
     async start() {
       signature = currentSignature();
       await scan();

@@ -59,9 +59,10 @@ export function tooLarge(limits: RuntimeLimits): { ok: false; error: ErrorData }
 
 /**
  * A plugin's error: `{ code, message, status, details }` as JSON text made by the prelude, re-checked field by field.
- * `apiCallLimited`: the runtime really refused an api/kv call in this call, so API_CALL_LIMIT may stand.
+ * `granted`: reserved codes the runtime or host really gave this call (API_CALL_LIMIT when an api/kv call was refused,
+ * TIMEOUT when a transactionWait timed out): those may stand when the plugin lets them through.
  */
-export function readPluginError(text: unknown, limits: RuntimeLimits, apiCallLimited: boolean): ErrorData {
+export function readPluginError(text: unknown, limits: RuntimeLimits, granted: ReadonlySet<string>): ErrorData {
   const cap = limits.maxErrorMessageChars * 6 + limits.maxErrorDetailsBytes + 1024;
   let parsed: unknown;
   try {
@@ -72,7 +73,7 @@ export function readPluginError(text: unknown, limits: RuntimeLimits, apiCallLim
   if (!isPlainObject(parsed)) return { code: 'PLUGIN_ERROR', message: 'Plugin execution failed', status: 500, details: {} };
   const { code, message, status, details } = parsed;
   let safeCode = typeof code === 'string' && PLUGIN_CODE.test(code) ? code : 'PLUGIN_ERROR';
-  if (RESERVED_CODES.has(safeCode) && !(safeCode === 'API_CALL_LIMIT' && apiCallLimited)) safeCode = 'PLUGIN_ERROR';
+  if (RESERVED_CODES.has(safeCode) && !granted.has(safeCode)) safeCode = 'PLUGIN_ERROR';
   let safeDetails: Record<string, unknown> = {};
   if (isPlainObject(details) && byteLength(JSON.stringify(details)) <= limits.maxErrorDetailsBytes) safeDetails = details;
   return {

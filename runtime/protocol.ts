@@ -44,7 +44,13 @@ export interface PluginSettings {
   emit_traces: boolean;
   allow_get_invocation: boolean;
   raw_response: boolean;
+  /** Writes the call's console lines to the service log (the reference's forward_logs), whatever emit_logs says. */
+  forward_logs: boolean;
   config: Record<string, unknown>;
+  /** Operator-only (config file entry only): origins the plugin's `fetch` may reach; none by default. */
+  allowed_origins: string[];
+  /** Operator-only (config file entry only): the plugin's `process.env` (never the service's environment). */
+  env: Record<string, string>;
   /** Operator-only (config file entry or environment, never the plugin file): calls of this plugin running at once. */
   max_concurrent_calls: number;
   /** Operator-only: calls of this plugin waiting for a slot; beyond, calls answer PLUGIN_BUSY. */
@@ -84,6 +90,8 @@ export interface ConfiguredPlugin {
   max_queued_calls?: number;
   kv_max_keys?: number;
   kv_max_bytes?: number;
+  allowed_origins?: string[];
+  env?: Record<string, string>;
 }
 
 export type ContextMode = 'warm' | 'fresh';
@@ -111,6 +119,16 @@ export interface RuntimeLimits {
   maxTraceEntryBytes: number;
   /** All trace payloads of one call; past it, payloads are replaced the same way. */
   maxTraceBytes: number;
+  /** Timers (setTimeout/setInterval) pending at once in one call. */
+  maxTimers: number;
+  /** One fetch's request body (bytes; base64 on the wire, so it fits maxHostArgBytes). */
+  maxFetchRequestBytes: number;
+  /** One fetch's response body. */
+  maxFetchResponseBytes: number;
+  /** All fetch response bodies of one call together. */
+  maxFetchBytesPerCall: number;
+  /** crypto.subtle operations of one call (they do not count as api calls). */
+  maxCryptoOps: number;
 }
 
 /** Defaults of the operator-only per-plugin settings (environment), used where the config entry is silent. */
@@ -167,6 +185,8 @@ export type ParentMessage =
   /** A standby process: boot the pool now, serve later (its 'init' carries the registry). */
   | { t: 'prepare'; options: RuntimeOptions }
   | { t: 'init'; options: RuntimeOptions }
+  /** The operator's plugin entries changed (PATCH /api/v1/plugins/{id}): settle every loaded plugin again. */
+  | { t: 'configure'; plugins: ConfiguredPlugin[] }
   | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string }
   | { t: 'host-reply'; id: number; reply: string }
   | { t: 'shutdown' }
@@ -179,6 +199,9 @@ export type CallOutcome =
 
 export type HostOp =
   | 'relayer.getRelayer'
+  | 'relayer.getRelayerStatus'
+  | 'relayer.rpc'
+  | 'relayer.signTransaction'
   | 'relayer.sendTransaction'
   | 'relayer.getTransaction'
   | 'relayer.listTransactions'
@@ -214,6 +237,9 @@ export type ChildMessage =
 /** Host operations a plugin may ask for; anything else coming out of an isolate is dropped. */
 export const HOST_OPS: ReadonlySet<string> = new Set<HostOp>([
   'relayer.getRelayer',
+  'relayer.getRelayerStatus',
+  'relayer.rpc',
+  'relayer.signTransaction',
   'relayer.sendTransaction',
   'relayer.getTransaction',
   'relayer.listTransactions',
@@ -269,6 +295,10 @@ export interface CallTask {
   memoryMb: number;
   emitLogs: boolean;
   emitTraces: boolean;
+  /** The egress policy: origins `fetch` may reach (operator-only `allowed_origins`). */
+  allowedOrigins: string[];
+  /** JSON of the plugin's `process.env` (operator-only `env`); the same for every call of one bundle. */
+  env: string;
 }
 
 export interface InspectTask {

@@ -8,6 +8,7 @@
 // - a synchronous isolated-vm call is made only while that count is zero and only for our own code (the prelude,
 //   the module wrapper); plugin code always runs in an async entry.
 import ivm from 'isolated-vm';
+import { randomBytes } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { PRELUDE } from './prelude.ts';
 import { OOM_FD, type OomReport, type RuntimeLimits } from './protocol.ts';
@@ -48,12 +49,19 @@ export interface Generation {
   dead: 'TIMEOUT' | 'MEMORY' | 'RETIRED' | 'ROGUE' | undefined;
   inspect: boolean;
   lastUsed: number;
+  /** Characters of the bundle: a large one is never compiled synchronously on the worker thread. */
+  codeSize: number;
 }
+
+const SYNC_CODE_LIMIT = 256 * 1024;
 
 export interface LoadInfo {
   hasHandler: boolean;
   settings: string;
 }
+
+/** 32 bytes of the host's CSPRNG, as hex: keys the isolate's crypto.getRandomValues (runtime/prelude/crypto.ts). */
+export const randomSeed = () => randomBytes(32).toString('hex');
 
 export function createGeneration(plugin: string, hash: string, code: string, memoryMb: number, inspect = false): Generation {
   const gen = {} as Generation;
@@ -86,6 +94,7 @@ export function createGeneration(plugin: string, hash: string, code: string, mem
     dead: undefined,
     inspect,
     lastUsed: Date.now(),
+    codeSize: code.length,
   });
   // Avoid an unhandled rejection if nobody awaits the script (e.g. the generation is disposed first).
   gen.script.catch(() => {});
@@ -153,15 +162,17 @@ function hostReference(slot: { listener: SandboxListener | null }): ivm.Referenc
 }
 
 /**
- * Creates a context, runs the prelude and the plugin module in it. Our own code (prelude, module wrapper) runs
+ * Creates a context, runs the prelude and the plugin module in it (`envJson`: the operator's `env` for process.env). Our own code (prelude, module wrapper) runs
  * synchronously when the isolate is idle, else asynchronously; the module's top-level code always runs in an
  * async entry bounded by `timeoutMs`.
  */
-export async function createSlot(gen: Generation, limits: RuntimeLimits, timeoutMs: number): Promise<{ slot: Slot; info: LoadInfo }> {
+export async function createSlot(gen: Generation, limits: RuntimeLimits, timeoutMs: number, envJson = '{}'): Promise<{ slot: Slot; info: LoadInfo }> {
   const script = await gen.script;
   const slot = { gen, listener: null, reservedAtLoad: 0 } as unknown as Slot;
   const args = [hostReference(slot), new ivm.ExternalCopy(limits).copyInto(), gen.memoryMb];
-  const idle = gen.running === 0;
+  // Synchronous only for small bundles: creating the factory parses the whole bundle, and a 2 MB one (a published
+  // plugin with the Stellar SDK) would hold the worker thread past its watchdog.
+  const idle = gen.running === 0 && gen.codeSize < SYNC_CODE_LIMIT;
   try {
     let factory: ivm.Reference;
     let init: ivm.Reference;
@@ -186,7 +197,7 @@ export async function createSlot(gen: Generation, limits: RuntimeLimits, timeout
       exported.release();
       factory = (await script.run(slot.context, { reference: true, timeout: 1000 })) as ivm.Reference;
     }
-    const text = await enter(gen, init, [factory.derefInto()], timeoutMs);
+    const text = await enter(gen, init, [factory.derefInto(), randomSeed(), envJson], timeoutMs);
     init.release();
     factory.release();
     const info = readLoadInfo(text);

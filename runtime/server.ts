@@ -13,6 +13,7 @@ import {
   createBatcher,
   type ChildMessage,
   type ErrorData,
+  type LogEntry,
   type ParentMessage,
   type RuntimeOptions,
   type WorkerHostReply,
@@ -124,6 +125,14 @@ function start(options: RuntimeOptions): void {
   );
 }
 
+/** forward_logs: each console line of the call in the service log, levels mapped as the reference maps them. */
+function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void {
+  for (const line of lines) {
+    const level = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : line.level === 'debug' ? 'debug' : 'info';
+    log(level, line.message, { plugin, requestId, source: 'plugin' });
+  }
+}
+
 const fail = (id: number, error: ErrorData) => send({ t: 'result', id, ok: false, error });
 
 function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
@@ -131,7 +140,7 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
   const plugin = loader?.get(msg.plugin);
   if (!plugin || !pool || !scheduler) return fail(msg.id, { code: 'PLUGIN_NOT_FOUND', message: `Plugin with ID ${msg.plugin} not found`, status: 404 });
   const s = plugin.settings;
-  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, { code: 'METHOD_NOT_ALLOWED', message: 'GET invocation is not allowed for this plugin', status: 405 });
+  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, { code: 'METHOD_NOT_ALLOWED', message: "GET requests are not enabled for this plugin. Set 'allow_get_invocation: true' in plugin configuration to enable.", status: 405 });
   if (plugin.state === 'error' || !plugin.hash) return fail(msg.id, plugin.error!);
   const timeoutMs = Math.max(1, Math.round(s.timeout * 1000));
   const p = pool;
@@ -157,11 +166,16 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         // The deadline counts from arrival: time spent waiting for a slot is part of the call's timeout.
         timeoutMs: Math.max(1, receivedAt + timeoutMs - Date.now()),
         memoryMb: s.memory_mb,
-        emitLogs: s.emit_logs,
+        // forward_logs needs the lines even when the client does not get them.
+        emitLogs: s.emit_logs || s.forward_logs,
         emitTraces: s.emit_traces,
+        allowedOrigins: s.allowed_origins,
+        env: JSON.stringify(s.env),
       });
-      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs: result.logs, traces: result.traces });
-      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs: result.logs, traces: result.traces });
+      if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
+      const logs = s.emit_logs ? result.logs : undefined;
+      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces });
+      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
     },
   });
   if (admission === 'plugin-busy') {
@@ -197,6 +211,9 @@ function onMessage(msg: ParentMessage): void {
       break;
     case 'init':
       start(msg.options);
+      break;
+    case 'configure':
+      loader?.reconfigure(msg.plugins);
       break;
     case 'shutdown':
       shutdown();

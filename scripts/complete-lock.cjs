@@ -29,6 +29,25 @@ function missing(lock) {
   return out;
 }
 
+/**
+ * Some packages write a note instead of a version range in `engines` (@openzeppelin/relayer-sdk: `"npm": "use pnpm"`).
+ * With engine-strict (.npmrc) `npm ci` would refuse the lock over that note, so such fields are dropped from the
+ * lock; real ranges (node) are kept and still checked.
+ */
+function relaxEngineNotes(lock) {
+  const relaxed = [];
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    if (!entry.engines || typeof entry.engines !== 'object') continue;
+    for (const [engine, range] of Object.entries(entry.engines)) {
+      if (typeof range === 'string' && /^use /i.test(range.trim())) {
+        delete entry.engines[engine];
+        relaxed.push(`${key.replace(/^.*node_modules\//, '')} engines.${engine}`);
+      }
+    }
+  }
+  return relaxed;
+}
+
 function complete(lock) {
   const added = [];
   for (const { parent, name, version } of missing(lock)) {
@@ -42,6 +61,7 @@ function complete(lock) {
     lock.packages[`node_modules/${name}`] = entry;
     added.push(name);
   }
+  added.push(...relaxEngineNotes(lock));
   const [root, ...rest] = Object.entries(lock.packages);
   lock.packages = Object.fromEntries([root, ...rest.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   return added;

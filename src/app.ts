@@ -5,13 +5,15 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { openDatabase, type Db } from './store/db.ts';
+import type { Db } from './store/db.ts';
+import { openStore } from './store/open.ts';
+import { openRedis, type RedisHandle } from './store/redis.ts';
+import { createRedisKvRepo } from './store/redis-kv-repo.ts';
 import { requestContext } from './http/request-context.ts';
 import { requireApiKey } from './http/auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { jsonBody } from './http/json-body.ts';
 import { errorHandler, notFoundRoute } from './http/error-handler.ts';
-import { success } from './http/envelope.ts';
 import { createRelayerOperations } from './api/relayers/operations.ts';
 import { createRelayersRouter } from './api/relayers/routes.ts';
 import { createNotificationService } from './domain/notifications/service.ts';
@@ -19,29 +21,35 @@ import { createNotificationsRouter } from './api/notifications/routes.ts';
 import { createOutbox } from './domain/webhooks/outbox.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
-import { createSecretBox } from './domain/notifications/secret-box.ts';
-import { createSqliteStore } from './store/sqlite/store.ts';
+import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
 import { createRuntimeClient, type RuntimeClient } from './runtime-client.ts';
-import { createPluginService } from './domain/plugins/service.ts';
+import { createPluginService, operatorEntries } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
 import { createMetrics, type MetricsRecorder } from './metrics.ts';
-import { createStoreProbes } from './store/probes.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
-import { listenMetrics, metricsHandler } from './http/metrics-endpoint.ts';
+import { createMetricsRouter, listenMetrics } from './http/metrics-endpoint.ts';
 import { closeGracefully } from './http/graceful-close.ts';
 import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
 import { startChains, type ChainRegistry } from './chains/index.ts';
+import { createManagementServices } from './domain/management.ts';
+import { applyNetworkOverrides } from './domain/networks/service.ts';
+import { createApiKeyService } from './domain/api-keys/service.ts';
+import { createSignersRouter } from './api/signers/routes.ts';
+import { createNetworksRouter } from './api/networks/routes.ts';
+import { createApiKeysRouter } from './api/api-keys/routes.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 export interface App {
   express: Express;
-  /** The SQLite connection under `store` (tests and tools read it directly). */
-  db: Db;
+  /** The SQLite connection under `store` (tests and tools read it directly); throws on PostgreSQL (DATABASE_URL). */
+  readonly db: Db;
+  /** Unique per process run: names the job and outbox leases this instance holds. */
+  instanceId: string;
   store: Store;
   /** The one background job scheduler: handlers are registered per job kind. */
   jobs: JobScheduler;
@@ -63,53 +71,115 @@ export interface App {
 }
 
 export async function createApp(config: Config, logger: Logger): Promise<App> {
-  const db = openDatabase(config.dataDir);
-  const store = createSqliteStore(db);
+  const instanceId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const opened = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    instanceId,
+    storageKeyVerifier: storageKeyVerifier(config.storageEncryptionKey),
+    // Longer than one delivery attempt, so a live instance keeps its events; a dead one's come back this soon.
+    outboxLeaseMs: config.webhooks.timeoutMs + 5_000,
+    logger,
+  });
+  const { store } = opened;
   const { repos } = store;
-  const storeProbes = createStoreProbes(store);
-  const metrics = createMetrics({ transactionCounts: storeProbes.transactionCounts });
-  const chains = await startChains(config.file, { logger, observer: metrics }).catch((err: unknown) => {
-    db.close();
+  const redis: RedisHandle | undefined = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const closeStores = async () => {
+    await redis?.close();
+    await store.close();
+  };
+  await opened.prepare().catch(async (err: unknown) => {
+    await closeStores();
+    throw err;
+  });
+  const metrics = createMetrics({ transactionCounts: opened.probes.transactionCounts, store: opened.kind });
+  // RPC URLs changed through the API replace the config file's (the store wins; a drift is logged). Read once the
+  // schema is migrated (on PostgreSQL that happens under the start-up lock).
+  const overrides = await opened.startup(() => repos.networkOverrides.all()).catch(async (err: unknown) => {
+    await closeStores();
+    throw err;
+  });
+  const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
+  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics }).catch(async (err: unknown) => {
+    await closeStores();
     throw err;
   });
 
   const secrets = createSecretBox(config.storageEncryptionKey);
   const webhookSignal = createWakeSignal();
-  const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
   const outbox = createOutbox({ signal: webhookSignal });
-  const relayers = await createRelayerOperations({ store, config, logger, events: outbox, chains });
+  // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).
+  const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
+  // Seeding from the config under the start-up lock: instances starting together write one after the other.
+  const { notifications, relayers, management } = await opened
+    .startup(async () => {
+      const management = await createManagementServices({ store, config, networks, chains, secrets, logger });
+      return {
+        management,
+        notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
+        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked }, ...management }),
+      };
+    })
+    .catch(async (err: unknown) => {
+      await chains.close();
+      await closeStores();
+      throw err;
+    });
+  // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
+  const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
   const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
-  const jobs = createJobScheduler({ jobs: repos.jobs, owner: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`, logger, wakeups: store.onJobsScheduled });
+  // Plugin settings changed through the API apply over the config file's entries (the store wins).
+  const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));
+  for (const id of pluginOverrides.keys()) logger.warn({ pluginId: id }, "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)");
   const runtime = await createRuntimeClient({
     config,
     logger,
-    host: { relayers, db },
+    plugins: operatorEntries(config.file.plugins, pluginOverrides),
+    // Several instances: plugin KV on Redis when there is one (measured: bench/kv-store.bench.ts, docs/operating.md).
+    host: { relayers, kv: redis && opened.kind === 'postgres' ? createRedisKvRepo(redis.client) : opened.kv },
     observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
   });
-  const plugins = createPluginService({ runtime, observer: metrics });
+  const plugins = createPluginService({
+    runtime,
+    observer: metrics,
+    pluginsDir: config.pluginsDir,
+    configured: config.file.plugins,
+    overrides: pluginOverrides,
+    repo: repos.pluginOverrides,
+    logger,
+  });
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(logger));
   app.use(requestMetrics(metrics, createRouteMatcher([...routeTemplates(ROUTE_GROUPS), '/docs/{asset}'])));
+  // The reference's liveness answer: plain `OK` (its client reads a string); readiness keeps the component detail.
   app.get('/api/v1/health', (_req, res) => {
-    res.json(success({ status: 'ok' }));
+    res.type('text/plain').send('OK');
   });
   app.get('/api/v1/ready', readinessHandler([
-    { name: 'store', check: storeProbes.answers },
+    { name: 'store', check: opened.probes.answers },
+    ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
     { name: 'runtime', check: () => runtime.serving() },
   ]));
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
-  app.get('/metrics', requireApiKey(config.apiKey), metricsHandler(metrics));
+  const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger });
+  // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
+  app.use(createMetricsRouter(metrics, requireApiKey(config.apiKey, apiKeys.find), 'when-asked'));
 
   const api = express.Router();
-  api.use(requireApiKey(config.apiKey));
-  api.use(jsonBody());
-  const limited = rateLimit(config.rateLimit);
+  api.use(requireApiKey(config.apiKey, apiKeys.find));
+  api.use(jsonBody({ untypedIsJson: (req) => /^\/plugins\/[^/]+\/call(\/|$)/.test(req.path) }));
+  // The reference's API scope: /api/v1/metrics is the JSON list of names.
+  api.use(createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
+  const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, redis?.client);
   api.use('/relayers', limited, createRelayersRouter(relayers));
   api.use('/plugins', limited, createPluginsRouter(plugins));
   api.use('/notifications', createNotificationsRouter(notifications));
+  api.use('/signers', createSignersRouter(management.signers));
+  api.use('/networks', createNetworksRouter(management.networks));
+  api.use('/api-keys', createApiKeysRouter(apiKeys));
   app.use('/api/v1', api);
 
   app.use(notFoundRoute);
@@ -122,7 +192,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   let metricsServer: Server | undefined;
   return {
     express: app,
-    db,
+    get db(): Db {
+      if (!opened.sqlite) throw new Error('app.db is the SQLite connection; this app runs on PostgreSQL (DATABASE_URL)');
+      return opened.sqlite;
+    },
+    instanceId,
     store,
     jobs,
     runtime,
@@ -149,9 +223,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       // The runtime stops restarting at once but keeps serving the calls of the requests still in flight.
       const runtimeStopped = runtime.close(http);
       if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
+      stopOutboxWakeups();
       await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
       await chains.close();
-      await store.close();
+      await closeStores();
     },
   };
 }

@@ -68,6 +68,99 @@ export const networkFileSchema = {
   properties: { $comment: { type: 'string' }, networks: { type: 'array', items: networkSchema } },
 } as const;
 
+/** `{ "type": "env", "value": "NAME" }` (read from the environment at start) or `{ "type": "plain", "value": "…" }`. */
+export const secretRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'value'],
+  properties: { type: { enum: ['env', 'plain'] }, value: { type: 'string', minLength: 1 } },
+} as const;
+
+const nullable = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const u64 = { type: 'integer', minimum: 0 } as const;
+
+/**
+ * Relayer policies in the OpenZeppelin Relayer's shape, one schema per network type. EVM policies are enforced
+ * (src/domain/relayers/policies.ts); Solana and Stellar ones are accepted and stored (see docs/compatibility.md).
+ */
+export const evmPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    min_balance: nullable(u64, 'a non-negative integer (wei)'),
+    gas_price_cap: nullable(u64, 'a non-negative integer (wei)'),
+    gas_limit_estimation: nullable({ type: 'boolean' }, 'a boolean'),
+    whitelist_receivers: nullable({ type: 'array', items: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } }, 'an array of 0x-prefixed 20-byte hex addresses'),
+    eip1559_pricing: nullable({ type: 'boolean' }, 'a boolean'),
+    private_transactions: nullable({ type: 'boolean' }, 'a boolean'),
+    include_revert_data: nullable({ type: 'boolean' }, 'a boolean'),
+  },
+} as const;
+
+const looseObject = { type: 'object' } as const;
+const numberOrNull = nullable({ type: 'number' }, 'a number');
+const stringsOrNull = nullable({ type: 'array', items: { type: 'string' } }, 'an array of strings');
+const intOrNull = nullable(u64, 'a non-negative integer');
+const boolOrNull = nullable({ type: 'boolean' }, 'a boolean');
+const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
+const objectOrNull = nullable(looseObject, 'an object');
+
+export const solanaPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allowed_accounts: stringsOrNull,
+    allowed_programs: stringsOrNull,
+    disallowed_accounts: stringsOrNull,
+    allowed_tokens: nullable({
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['mint'],
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: looseObject },
+      },
+    }, 'an array of { "mint", … }'),
+    fee_margin_percentage: numberOrNull,
+    fee_payment_strategy: strategy,
+    max_allowed_fee_lamports: intOrNull,
+    max_signatures: intOrNull,
+    max_tx_data_size: intOrNull,
+    min_balance: intOrNull,
+    swap_config: objectOrNull,
+  },
+} as const;
+
+export const stellarPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allowed_tokens: nullable({
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['asset'],
+        properties: { asset: { type: 'string', minLength: 1 }, max_allowed_fee: u64, metadata: looseObject, swap_config: looseObject },
+      },
+    }, 'an array of { "asset", … }'),
+    concurrent_transactions: boolOrNull,
+    fee_margin_percentage: numberOrNull,
+    fee_payment_strategy: strategy,
+    max_fee: intOrNull,
+    min_balance: intOrNull,
+    slippage_percentage: numberOrNull,
+    swap_config: objectOrNull,
+    timeout_seconds: intOrNull,
+  },
+} as const;
+
+/** `custom_rpc_urls` of a relayer: the same entries as a network's `rpc_urls`. */
+export const customRpcUrlsSchema = { type: 'array', items: rpcUrl } as const;
+
+/** A notification's `url`: http(s); the empty string is accepted (the reference's example has one) and never delivered to. */
+const webhookUrl = { 'x-expect': 'an http(s) URL', anyOf: [httpUrl, { const: '' }] } as const;
+
 export const configFileSchema = {
   type: 'object',
   additionalProperties: false,
@@ -95,6 +188,13 @@ export const configFileSchema = {
           private_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
           address: { type: 'string', minLength: 1 },
           development: { type: 'boolean' },
+          // The reference's local signer: a Web3 Secret Storage v3 keystore file and its passphrase.
+          config: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['path', 'passphrase'],
+            properties: { path: { type: 'string', minLength: 1 }, passphrase: secretRef },
+          },
         },
       },
     },
@@ -113,6 +213,9 @@ export const configFileSchema = {
           paused: { type: 'boolean' },
           notification_id: { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }] },
           initial_nonce: { type: 'integer', minimum: 0 },
+          // Checked against the network type's policy schema once the type is known (config.ts).
+          policies: { type: 'object' },
+          custom_rpc_urls: customRpcUrlsSchema,
         },
       },
     },
@@ -126,8 +229,8 @@ export const configFileSchema = {
         properties: {
           id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' },
           type: { const: 'webhook' },
-          url: { type: 'string', format: 'uri', pattern: '^https?://' },
-          signing_key: { type: 'string', minLength: 32 },
+          url: webhookUrl,
+          signing_key: { 'x-expect': 'a string of at least 32 characters, or { "type": "env" | "plain", "value" }', anyOf: [{ type: 'string', minLength: 32 }, secretRef] },
           signing_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
         },
         not: { required: ['signing_key', 'signing_key_env'] },
@@ -155,6 +258,10 @@ export const configFileSchema = {
           max_queued_calls: { type: 'integer', minimum: 0, maximum: 1000000 },
           kv_max_keys: { type: 'integer', minimum: 1, maximum: 100000000 },
           kv_max_bytes: { type: 'integer', minimum: 1024, maximum: 1099511627776 },
+          // The plugin's egress policy: origins its fetch may reach (checked as origins by the runtime's loader).
+          allowed_origins: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 2048 } },
+          // The plugin's process.env (the reference's plugins read their settings from the environment).
+          env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 16384 } },
         },
       },
     },

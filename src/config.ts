@@ -1,12 +1,13 @@
 // Configuration: environment plus the JSON config file, validated once at start-up, then frozen.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from './validation.ts';
 import { configFileSchema } from './config-schema.ts';
-import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType } from './config-networks.ts';
+import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type RpcUrlConfig } from './config-networks.ts';
+import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
 
 export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './config-networks.ts';
 
@@ -23,6 +24,14 @@ export interface SignerConfig {
   /** Solana/Stellar signers: the public address the relayer reports. */
   address?: string;
   development?: boolean;
+  /** The reference's local signer: a Web3 Secret Storage v3 keystore (path relative to the config file, else the working directory). */
+  config?: { path: string; passphrase: SecretRef };
+}
+
+/** A secret given by the environment variable it is in, or (development) in plain. */
+export interface SecretRef {
+  type: 'env' | 'plain';
+  value: string;
 }
 
 export interface RelayerConfig {
@@ -37,12 +46,18 @@ export interface RelayerConfig {
   notification_id?: string | null;
   /** EVM: first nonce used for this relayer when it has no transactions yet. */
   initial_nonce?: number;
+  /** The reference's policies for the relayer's network type, nulls dropped (see relayer-policies.ts). */
+  policies?: RelayerPolicies;
+  /** As written (strings or `{ url, weight }`); normalized by the relayer service. */
+  custom_rpc_urls?: Array<string | RpcUrlConfig>;
 }
 
 export interface NotificationConfig {
   id: string;
   type?: 'webhook';
+  /** '' is accepted (the reference's example has it): events are recorded, not delivered, until a URL is set. */
   url: string;
+  /** After load: the key itself (the file may give `{ type, value }`, resolved at start). */
   signing_key?: string;
   signing_key_env?: string;
 }
@@ -63,6 +78,8 @@ export interface PluginConfig {
   max_queued_calls?: number;
   kv_max_keys?: number;
   kv_max_bytes?: number;
+  allowed_origins?: string[];
+  env?: Record<string, string>;
 }
 
 export interface ConfigFile {
@@ -106,6 +123,10 @@ export interface Config {
   shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
+  /** DATABASE_URL (postgres://…): the shared PostgreSQL store of several instances; unset: SQLite in DATA_DIR. */
+  databaseUrl: string | undefined;
+  /** REDIS_URL (redis://…): rate limits shared by every instance; unset: per process. */
+  redisUrl: string | undefined;
   webhooks: WebhookSettings;
   /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
@@ -202,12 +223,28 @@ export function loadConfigFile(configPath: string): ConfigFile {
     file.networks = loadNetworks(file.networks, path.dirname(configPath));
     file.notifications ??= [];
     file.plugins ??= [];
+    resolveKeystorePaths(file, path.dirname(configPath));
     checkReferences(file);
     return file;
   } catch (err) {
     const reason = (err as { reason?: string }).reason ?? (err as Error).message;
     throw new Error(`invalid config file ${configPath}: ${reason}`, { cause: err });
   }
+}
+
+/**
+ * A keystore path is taken relative to the config file, then to the working directory (the reference's example says
+ * "config/keys/local-signer.json" from its repository root); it becomes absolute here.
+ */
+function resolveKeystorePaths(file: ConfigFile, configDir: string): void {
+  file.signers.forEach((s, i) => {
+    if (!s.config) return;
+    if (s.private_key !== undefined || s.private_key_env !== undefined) throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
+    const candidates = [...new Set([path.resolve(configDir, s.config.path), path.resolve(s.config.path)])];
+    const found = candidates.find((p) => existsSync(p));
+    if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${candidates.join(' and ')})`);
+    s.config.path = found;
+  });
 }
 
 function checkReferences(file: ConfigFile): void {
@@ -229,19 +266,49 @@ function checkReferences(file: ConfigFile): void {
     if (r.notification_id && !notifications.has(r.notification_id)) {
       throw new Error(`relayers.${i}.notification_id: unknown notification '${r.notification_id}'`);
     }
+    if (r.policies !== undefined) {
+      try {
+        r.policies = parsePolicies(r.network_type, r.policies);
+      } catch (err) {
+        throw new Error(`relayers.${i}: ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
+      }
+    }
   });
 }
 
-/** Reads `signing_key_env` of each notification from the environment into `signing_key`. */
+/** The value of a `{ type: env|plain, value }` secret; throws naming `at` when the variable is unset. */
+export function resolveSecret(ref: SecretRef, env: NodeJS.ProcessEnv, at: string): string {
+  if (ref.type === 'plain') return ref.value;
+  const value = env[ref.value];
+  if (!value) throw new Error(`${at}: environment variable ${ref.value} is not set`);
+  return value;
+}
+
+/** Reads `signing_key_env` or a `{ type, value }` signing key of each notification into a plain `signing_key`. */
 function resolveNotificationKeys(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
   file.notifications = file.notifications.map((n, i) => {
-    if (!n.signing_key_env) return n;
-    const key = env[n.signing_key_env];
-    if (!key) throw new Error(`notifications.${i}.signing_key_env: environment variable ${n.signing_key_env} is not set`);
-    if (key.length < 32) throw new Error(`notifications.${i}.signing_key_env: ${n.signing_key_env} must hold at least 32 characters`);
+    const { signing_key_env: name, signing_key: written, ...entry } = n;
+    const given = written as string | SecretRef | undefined;
+    let key: string | undefined;
+    if (name) key = resolveSecret({ type: 'env', value: name }, env, `notifications.${i}.signing_key_env`);
+    else if (given !== undefined && typeof given === 'object') key = resolveSecret(given, env, `notifications.${i}.signing_key`);
+    else key = given;
+    if (key !== undefined && key.length < 32) {
+      const source = name ?? (typeof given === 'object' && given.type === 'env' ? given.value : undefined);
+      throw new Error(`notifications.${i}.${name ? 'signing_key_env' : 'signing_key'}: ${source ?? 'the key'} must hold at least 32 characters`);
+    }
     // The resolved entry carries the key itself, so it passes the file schema again (test helper).
-    const { signing_key_env: _name, ...entry } = n;
-    return { ...entry, signing_key: key };
+    return key === undefined ? entry : { ...entry, signing_key: key };
+  });
+  return file;
+}
+
+/** Reads each keystore passphrase given as `{ type: "env" }` from the environment (the signer opens the keystore later). */
+function resolveKeystorePassphrases(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
+  file.signers.forEach((s, i) => {
+    if (s.config?.passphrase.type !== 'env') return;
+    const value = resolveSecret(s.config.passphrase, env, `signers.${i}.config.passphrase`);
+    s.config.passphrase = { type: 'plain', value };
   });
   return file;
 }
@@ -251,6 +318,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configPath = path.resolve(env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
   let apiKey = env.API_KEY ?? '';
   let apiKeyGenerated = false;
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database)');
+  }
+  // Several instances share one database: a key generated per process would differ on each of them.
+  if (apiKey === '' && databaseUrl !== undefined) throw new Error('API_KEY is required when DATABASE_URL is set (every instance must use the same key)');
   if (apiKey === '') {
     apiKey = randomBytes(24).toString('base64url');
     apiKeyGenerated = true;
@@ -276,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
     pluginRuntime: pluginRuntime(env),
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
@@ -285,6 +360,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: intFromEnv(env, 'WEBHOOK_CONCURRENCY', 16),
       pollIntervalMs: intFromEnv(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000),
     },
-    file: resolveNotificationKeys(loadConfigFile(configPath), env),
+    file: resolveKeystorePassphrases(resolveNotificationKeys(loadConfigFile(configPath), env), env),
   });
 }

@@ -12,6 +12,10 @@ export const REDACTED_PATHS = [
   '*.signing_key',
   'private_key',
   '*.private_key',
+  'passphrase',
+  '*.passphrase',
+  'config.key',
+  '*.config.key',
   'secret',
 ];
 
@@ -22,13 +26,27 @@ const CENSOR = '[redacted]';
  * and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
  * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
  */
+/** The password in a database or Redis URL, if any. */
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = [config.apiKey, config.storageEncryptionKey];
-  for (const s of config.file.signers) values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
+  const values = [config.apiKey, config.storageEncryptionKey, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
+  for (const s of config.file.signers) {
+    values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
+    const passphrase = s.config?.passphrase;
+    if (passphrase) values.push(passphrase.type === 'plain' ? passphrase.value : env[passphrase.value]);
+  }
   for (const n of config.file.notifications) values.push(n.signing_key);
   const out = new Set<string>();
   for (const v of values) {
-    // Short values would scrub ordinary words; every secret the config accepts is longer.
+    // Short values would scrub ordinary words; every secret the config accepts is longer (a short keystore passphrase is not scrubbed, only redacted by field).
     if (!v || v.length < 16) continue;
     // As written in a JSON line: raw, JSON-escaped, percent-encoded (a URL), and hex without 0x.
     out.add(v).add(JSON.stringify(v).slice(1, -1)).add(encodeURIComponent(v));

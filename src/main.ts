@@ -30,7 +30,14 @@ const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
   }
 });
 
-const app = await createApp(config, logger);
+let app;
+try {
+  app = await createApp(config, logger);
+} catch (err) {
+  // A refusal to start (storage key mismatch, database unreachable…) is one clear line, not a stack trace.
+  logger.fatal({ err }, `relaybox cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}
 if (!signalled) {
   const server = await app.listen(config.port, config.host);
   logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');

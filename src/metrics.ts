@@ -33,11 +33,19 @@ export interface MetricsRecorder {
   rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
   /** An RPC URL's health changed (up: it answers; down: failover skips it for a while). */
   rpcUrlHealth(network: string, url: string, up: boolean): void;
+  /** A committed transaction status change (`from` null: a new transaction). */
+  transactionTransition(networkType: string, from: string | null, to: string): void;
+  /** Non-final transactions of a relayer that nothing moves (it left the config). */
+  transactionsUntracked(relayerId: string, count: number): void;
 }
 
 export interface Metrics extends MetricsRecorder {
   /** The exposition body, Prometheus text format. */
   render(): Promise<string>;
+  /** Every metric's name (the reference's `GET /metrics` list). */
+  names(): string[];
+  /** One metric's exposition text; null for an unknown name. */
+  renderOne(name: string): Promise<string | null>;
   readonly contentType: string;
 }
 
@@ -50,7 +58,8 @@ const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
-export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]> }): Metrics {
+export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]>; store?: 'sqlite' | 'postgres' }): Metrics {
+  const store = deps.store ?? 'sqlite';
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -142,10 +151,23 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     labelNames: ['network', 'url'] as const,
     registers,
   });
+  const transitions = new Counter({
+    name: 'relaybox_transaction_transitions_total',
+    help: 'Committed transaction status changes, by network type, previous status (`new` for a new transaction) and status',
+    labelNames: ['network_type', 'from', 'to'] as const,
+    registers,
+  });
+  const untracked = new Gauge({
+    name: 'relaybox_transactions_untracked',
+    help: 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute',
+    labelNames: ['relayer'] as const,
+    registers,
+  });
   new Gauge({
     name: 'relaybox_transactions',
-    help: 'Transactions in the store, by relayer and status',
-    labelNames: ['relayer', 'status'] as const,
+    // Global by nature: with a shared store (store="postgres") every instance reports the same figures.
+    help: 'Transactions in the store, by relayer and status; store="postgres" is shared by all instances: aggregate with max(), not sum()',
+    labelNames: ['relayer', 'status', 'store'] as const,
     registers,
     async collect() {
       this.reset();
@@ -156,13 +178,15 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
         // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
         return;
       }
-      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status }, row.count);
+      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status, store }, row.count);
     },
   });
 
   return {
     contentType: registry.contentType,
     render: () => registry.metrics(),
+    names: () => registry.getMetricsAsArray().map((m) => m.name),
+    renderOne: async (name) => (registry.getSingleMetric(name) ? registry.getSingleMetricAsString(name) : null),
     httpRequest(route, method, status, seconds) {
       const labels = { route, method, status: String(status) };
       httpRequests.inc(labels);
@@ -195,6 +219,12 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
     rpcUrlHealth(network, url, up) {
       rpcUp.set({ network, url }, up ? 1 : 0);
+    },
+    transactionsUntracked(relayerId, count) {
+      untracked.set({ relayer: relayerId }, count);
+    },
+    transactionTransition(networkType, from, to) {
+      transitions.inc({ network_type: networkType, from: from ?? 'new', to });
     },
   };
 }

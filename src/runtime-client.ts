@@ -8,10 +8,9 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { Db } from './store/db.ts';
 import type { RelayerOperations } from './domain/types.ts';
 import { AppError, PluginError } from './errors.ts';
-import { createKvRepo, KV_MAX_VALUE_BYTES, type KvQuota } from './store/kv-repo.ts';
+import { KV_MAX_VALUE_BYTES, type KvQuota, type KvRepo } from './store/kv-repo.ts';
 import { createHostCallSession, type HostCallSession } from './runtime-host-calls.ts';
 import { createCrashLedger } from './runtime-crashes.ts';
 import {
@@ -21,6 +20,7 @@ import {
   type CachedPlugin,
   type CallInput,
   type ChildMessage,
+  type ConfiguredPlugin,
   type ErrorData,
   type LogEntry,
   type OomReport,
@@ -31,7 +31,7 @@ import {
   type TraceEntry,
 } from '../runtime/protocol.ts';
 
-export type { CallInput, LogEntry, PluginInfo, PluginSettings, TraceEntry } from '../runtime/protocol.ts';
+export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, TraceEntry } from '../runtime/protocol.ts';
 
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'runtime', 'server.ts');
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -56,6 +56,11 @@ export const RUNTIME_LIMITS: RuntimeLimits = Object.freeze({
   maxErrorDetailsBytes: 64 * 1024,
   maxTraceEntryBytes: 16 * 1024,
   maxTraceBytes: 256 * 1024,
+  maxTimers: 1000,
+  maxFetchRequestBytes: 768 * 1024,
+  maxFetchResponseBytes: 4 * 1024 * 1024,
+  maxFetchBytesPerCall: 16 * 1024 * 1024,
+  maxCryptoOps: 1000,
 });
 /** Bytes of one host call's reply handed back into the sandbox (a listKeys of 10,000 long keys fits). */
 const MAX_HOST_REPLY_BYTES = 8 * 1024 * 1024;
@@ -86,6 +91,11 @@ export interface RuntimeClient {
   serving(): boolean;
   /** Host calls (api/kv) running now on behalf of plugin calls; they end when their plugin call ends. */
   hostCallsInFlight(): number;
+  /**
+   * New operator entries for the plugins (settings changed through the API): applied at once, and at every restart.
+   * Resolves once the runtime has reported its registry settled with them (or after 5 s, or at once when it is down).
+   */
+  configure(plugins: ConfiguredPlugin[]): Promise<void>;
   /**
    * Stops supervising at once (no restart from here on), keeps serving calls until `drained` settles (the app passes
    * "the HTTP requests in flight have ended"), then stops the runtime process.
@@ -162,17 +172,22 @@ export interface RuntimeObserver {
 export async function createRuntimeClient(deps: {
   config: Config;
   logger: Logger;
-  host: { relayers: RelayerOperations; db: Db };
+  host: { relayers: RelayerOperations; kv: KvRepo };
   observer?: RuntimeObserver;
+  /** The operator's plugin entries (default: the config file's; the app passes them with the stored API changes applied). */
+  plugins?: ConfiguredPlugin[];
 }): Promise<RuntimeClient> {
   const { config, host } = deps;
   const observer = deps.observer ?? { restarted() {}, inFlight() {} };
   const logger = deps.logger.child({ component: 'plugin-runtime' });
-  const kv = createKvRepo(host.db);
+  const { kv } = host;
   const pending = new Map<number, Pending>();
   const rt = config.pluginRuntime;
   const crashes = createCrashLedger({ crashes: rt.quarantineCrashes, windowSec: rt.quarantineWindowSec });
   const configured = new Map(config.file.plugins.map((p) => [p.id, p]));
+  let entries: ConfiguredPlugin[] = deps.plugins ?? config.file.plugins;
+  /** configure() callers waiting for the runtime's next registry report. */
+  const registryWaiters: Array<() => void> = [];
   const quotaOf = (pluginId: string): KvQuota => ({
     maxKeys: configured.get(pluginId)?.kv_max_keys ?? rt.kvMaxKeys,
     maxBytes: configured.get(pluginId)?.kv_max_bytes ?? rt.kvMaxBytes,
@@ -197,7 +212,7 @@ export async function createRuntimeClient(deps: {
 
   const options = (): RuntimeOptions => ({
     pluginsDir: config.pluginsDir,
-    plugins: config.file.plugins.map((p) => ({ ...p })),
+    plugins: entries.map((p) => ({ ...p })),
     contextMode: rt.contextMode,
     threads: rt.threads,
     concurrency: rt.concurrency,
@@ -267,6 +282,7 @@ export async function createRuntimeClient(deps: {
       case 'plugins':
         registry = msg.plugins;
         for (const id of cache.keys()) if (!registry.some((p) => p.id === id && p.hash)) cache.delete(id);
+        for (const settled of registryWaiters.splice(0)) settled();
         return;
       case 'ready':
         registry = msg.plugins;
@@ -416,6 +432,21 @@ export async function createRuntimeClient(deps: {
       });
     },
     plugins: () => registry,
+    configure(plugins) {
+      entries = plugins;
+      const proc = child;
+      if (!up || !proc?.connected) return Promise.resolve();
+      // The runtime answers a 'configure' with its settled registry; a runtime that does not within 5 s gets the entries at its next start anyway.
+      const reported = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5_000);
+        registryWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      send(proc, { t: 'configure', plugins: entries.map((p) => ({ ...p })) });
+      return reported;
+    },
     ready,
     hostCallsInFlight: () => [...sessions].reduce((n, x) => n + x.running, 0),
     serving: () => up && child !== undefined && Date.now() - health.at < HEALTH_STALE_MS && health.responsive > 0,

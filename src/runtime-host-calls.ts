@@ -42,6 +42,24 @@ export interface HostCallDeps {
 }
 
 const MIN_WAIT_INTERVAL_MS = 100;
+/** The reference's transactionWait defaults: a check every 5 s, for at most 60 s. */
+const WAIT_INTERVAL_MS = 5000;
+const WAIT_TIMEOUT_MS = 60_000;
+/** We check at most this far apart whatever `interval` says: a check is a store read, and an answer sooner is better. */
+const MAX_CHECK_GAP_MS = 500;
+
+/** A host-call failure that is not one of the service's AppErrors (the plugin API's own verdicts). */
+class HostCallError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  constructor(code: string, message: string, status: number, details: Record<string, unknown> = {}) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.details = details;
+  }
+}
 
 function str(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new ValidationError(`${name} must be a non-empty string`);
@@ -52,6 +70,7 @@ const record = (v: unknown): Record<string, any> => (v !== null && typeof v === 
 
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
 function errorReply(err: unknown, logger: Logger): string {
+  if (err instanceof HostCallError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, details: err.details } });
   if (err instanceof AppError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.reason, status: err.status, details: err.details ?? {} } });
   logger.error({ err }, 'plugin host call failed');
   return JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: 'Internal Server Error', status: 500, details: {} } });
@@ -70,18 +89,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `api.transactionWait`: polls the record until a final status, bounded by the caller's deadline and its lifetime. */
+/**
+ * `api.transactionWait` / `sendTransaction(…).wait()`: resolves once the transaction is mined or final, as the
+ * reference does; past `timeout` it fails as the reference's does, 504 TIMEOUT. Bounded by the plugin call's deadline
+ * and lifetime (cancelled with the call).
+ */
 async function waitForFinal(relayers: RelayerOperations, relayerId: string, transactionId: string, opts: Record<string, unknown>, deadline: number, signal: AbortSignal): Promise<TransactionRecord | undefined> {
-  const interval = typeof opts.interval === 'number' && Number.isFinite(opts.interval) ? Math.max(MIN_WAIT_INTERVAL_MS, opts.interval) : 1000;
-  const timeout = typeof opts.timeout === 'number' && opts.timeout > 0 ? opts.timeout : 300_000;
-  const until = Math.min(Date.now() + timeout, deadline);
+  const interval = typeof opts.interval === 'number' && Number.isFinite(opts.interval) ? Math.max(MIN_WAIT_INTERVAL_MS, opts.interval) : WAIT_INTERVAL_MS;
+  const timeout = typeof opts.timeout === 'number' && Number.isFinite(opts.timeout) && opts.timeout > 0 ? opts.timeout : WAIT_TIMEOUT_MS;
+  const until = Date.now() + timeout;
   for (;;) {
     const tx = await relayers.getTransaction(relayerId, transactionId);
-    if (FINAL_STATUSES.has(tx.status)) return tx;
-    if (Date.now() + interval > until) {
-      throw new AppError('INTERNAL', { reason: `transaction ${transactionId} did not reach a final status in time (last status: ${tx.status})` });
-    }
-    await sleep(interval, signal);
+    if (tx.status === 'mined' || FINAL_STATUSES.has(tx.status)) return tx;
+    const left = Math.min(until, deadline) - Date.now();
+    if (left <= 0) throw new HostCallError('TIMEOUT', `Transaction ${transactionId} timed out after ${timeout}ms`, 504, { transactionId, timeout, status: tx.status });
+    await sleep(Math.min(interval, MAX_CHECK_GAP_MS, left), signal);
     if (signal.aborted) return undefined;
   }
 }
@@ -96,6 +118,12 @@ async function dispatch(req: HostCallRequest, deps: HostCallDeps, signal: AbortS
   switch (req.op) {
     case 'relayer.getRelayer':
       return JSON.stringify(await relayers.getRelayer(str(args.relayerId, 'relayerId')));
+    case 'relayer.getRelayerStatus':
+      return JSON.stringify(await relayers.getRelayerStatus(str(args.relayerId, 'relayerId')));
+    case 'relayer.rpc':
+      return JSON.stringify(await relayers.rpc(str(args.relayerId, 'relayerId'), args.payload));
+    case 'relayer.signTransaction':
+      return JSON.stringify(await relayers.signTransaction(str(args.relayerId, 'relayerId'), args.payload));
     case 'relayer.sendTransaction':
       return JSON.stringify(await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload));
     case 'relayer.getTransaction':

@@ -21,11 +21,13 @@ export function noteNonIntegerNotation(holder: object, key: string): void {
   keys.add(key);
 }
 const I64_MAX = (1n << 63n) - 1n;
+const U64_MAX = (1n << 64n) - 1n;
 
 function configure(ajv: Ajv): Ajv {
   addFormats(ajv);
   // Big integers arrive as digit strings (see src/http/json-body.ts); these formats bound them.
   ajv.addFormat('u128', { type: 'string', validate: (s: string) => /^\d{1,39}$/.test(s) && BigInt(s) <= U128_MAX });
+  ajv.addFormat('u64', { type: 'string', validate: (s: string) => /^\d{1,20}$/.test(s) && BigInt(s) <= U64_MAX });
   ajv.addFormat('int64', { type: 'string', validate: (s: string) => /^\d{1,19}$/.test(s) && BigInt(s) <= I64_MAX });
   // `x-expect` is a human phrase for anyOf/oneOf failures ("a non-negative integer (u128)").
   ajv.addVocabulary(['x-expect', 'example']);

@@ -132,13 +132,14 @@ function apiError(code, message, status, details) {
 const invalid = (message, details) => rejected(apiError('VALIDATION_FAILED', message, 400, details || {}));
 
 /** One host call: its arguments are serialized and size-checked here, before anything crosses. */
-function call(op, args) {
+function call(op, args, box) {
   if (finished) return rejected(apiError('CALL_ENDED', 'the plugin call this request belongs to has already finished', 409, {}));
   let json;
   try { json = toJson(args); } catch (e) { return rejected(e); }
   if (json.length > limits.maxHostArgBytes) return invalid('api/kv arguments exceed ' + limits.maxHostArgBytes + ' bytes', { limit: limits.maxHostArgBytes });
   const id = ++nextRequest;
   const seq = current;
+  if (box) box.id = id;
   return new PromiseC((resolve, reject) => {
     pending[id] = [resolve, reject];
     send('call', seq, id, op, json);
@@ -187,7 +188,9 @@ const api = ObjectFreeze({
     const r = (op, payload) => call('relayer.' + op, { relayerId, payload });
     return ObjectFreeze({
       getRelayer: () => r('getRelayer', {}),
-      getRelayerStatus: () => r('getRelayer', {}),
+      getRelayerStatus: () => r('getRelayerStatus', {}),
+      rpc: (req) => r('rpc', req),
+      signTransaction: (req) => r('signTransaction', req),
       sendTransaction: (req) => r('sendTransaction', req).then(withWait),
       getTransaction: (req) => r('getTransaction', { transactionId: req && typeof req === 'object' ? req.transactionId : req }),
       listTransactions: (req) => r('listTransactions', req || {}),

@@ -4,15 +4,26 @@
 
 export const ENTRIES = String.raw`
 let handler;
+let legacyMain;
+// The legacy form: \`runPlugin(main)\` (runtime/sdk/relayer-sdk.ts) registers \`main\` while the module loads.
+define(G, Symbol.for('relaybox.runPlugin'), function runPlugin(main) { if (typeof main === 'function') legacyMain = main; });
+const LEGACY_WARNING = '[DEPRECATED] Plugin uses the deprecated runPlugin pattern. Please migrate to the handler export pattern.';
 
 /** Entry at load time: evaluates the plugin module (a CommonJS factory); returns JSON text made here, by hand. */
-function init(factory) {
+function init(factory, seed, envJson) {
+  reseed(seed);
+  setProcess(envJson);
   const module = { exports: {} };
   factory(module, module.exports);
   const ns = module.exports;
   handler = ns && (typeof ns.handler === 'function' ? ns.handler
     : ns.default && typeof ns.default.handler === 'function' ? ns.default.handler
     : typeof ns.default === 'function' ? ns.default : undefined);
+  if (typeof handler !== 'function' && typeof legacyMain === 'function') {
+    const main = legacyMain;
+    // Two parameters: called as (api, params), as the reference's executor calls a runPlugin function.
+    handler = function legacy(api, params) { push('warn', [LEGACY_WARNING]); return main(api, params); };
+  }
   let settings = 'null';
   try { settings = toJson(ns && ns.settings); } catch { settings = 'null'; }
   if (settings.length > limits.maxErrorDetailsBytes) settings = 'null';
@@ -39,11 +50,14 @@ function errorJson(e) {
         if (typeof rawCode === 'string' && rawCode) code = rawCode;
         status = NumberIsInteger(rawStatus) && rawStatus >= 400 && rawStatus <= 599 ? rawStatus : 400;
         details = e.details;
-      } else if (e instanceof ErrorC) {
-        code = name === 'TypeError' ? 'TYPE_ERROR' : name === 'ReferenceError' ? 'REFERENCE_ERROR' : name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'PLUGIN_ERROR';
       } else {
+        // As the reference's executor: the kind of a built-in error names it; otherwise the error's own code; and
+        // any error's own status and details are honoured.
+        const byName = name === 'TypeError' ? 'TYPE_ERROR' : name === 'ReferenceError' ? 'REFERENCE_ERROR' : name === 'SyntaxError' ? 'SYNTAX_ERROR' : '';
         const rawCode = e.code;
-        if (typeof rawCode === 'string' && rawCode) code = rawCode;
+        const rawStatus = e.status;
+        code = byName || (typeof rawCode === 'string' && rawCode ? rawCode : 'PLUGIN_ERROR');
+        if (NumberIsInteger(rawStatus) && rawStatus >= 400 && rawStatus <= 599) status = rawStatus;
         details = e.details;
       }
     } catch {
@@ -110,7 +124,8 @@ async function invoke(seq, context) {
   let value;
   try {
     if (typeof handler !== 'function') throw new TypeErrorC('plugin does not export a handler function');
-    value = handler.length === 2 ? await handler(api, context.params) : await handler(context);
+    // As the reference decides: one declared parameter gets the context, any other count (api, params).
+    value = handler.length === 1 ? await handler(context) : await handler(api, context.params);
   } catch (e) {
     settle(seq, false, e);
     return;
@@ -121,11 +136,13 @@ async function invoke(seq, context) {
 let emitLogs = false;
 
 /** Entry: starts call \`seq\`. Returns nothing; the outcome leaves in the 'done' message. */
-function run(seq, inputJson, configJson, emit) {
+function run(seq, inputJson, configJson, emit, seed) {
+  reseed(seed);
   current = seq;
   finished = false;
   pending = { __proto__: null };
   logText = ''; logCount = 0; logBytes = 0; dropped = 0; lastProblem = '';
+  resetTimers();
   memoryRefused = false;
   emitLogs = emit === true;
   let context;

@@ -5,13 +5,14 @@ import { DEFAULT_RPC_WEIGHT } from '../config-networks.ts';
 import type { Chains, EvmChain, RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { SolanaChain, SolanaChains } from '../domain/chains/solana/ports.ts';
 import type { StellarChain, StellarChains } from '../domain/chains/stellar/ports.ts';
+import type { RpcUrlSwitch } from '../domain/networks/ports.ts';
 import { ChainIdMismatchError, createEvmChain, type RpcSettings } from './evm/adapter.ts';
 import { startDevnet, type Devnet } from './evm/devnet.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
 import { createSolanaChain } from './solana/adapter.ts';
 import { createStellarChain, NetworkPassphraseMismatchError } from './stellar/adapter.ts';
 
-export interface ChainRegistry extends Chains, SolanaChains, StellarChains {
+export interface ChainRegistry extends Chains, SolanaChains, StellarChains, RpcUrlSwitch {
   /** The devnets started for `devnet` networks, by network name. */
   readonly devnets: ReadonlyMap<string, Devnet>;
   /** Every network's RPC URL health, by network name (`solana:`/`stellar:` before a name an EVM network also uses). */
@@ -87,6 +88,8 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
     await Promise.all([...devnets.values()].map((d) => d.stop()));
   };
   const chains = new Map<string, EvmChain>();
+  /** Adapters for relayers' custom_rpc_urls, by network and URL list. */
+  const custom = new Map<string, EvmChain>();
   for (const n of evmNetworks) {
     const devnet = devnets.get(n.network);
     const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] } : n;
@@ -120,6 +123,26 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       const chain = stellar.get(name);
       if (!chain) throw new Error(`no Stellar network named '${name}'`);
       return chain;
+    },
+    evmVia(name, urls) {
+      const key = `${name}\0${JSON.stringify(urls)}`;
+      let chain = custom.get(key);
+      if (!chain) {
+        const network = evmNetworks.find((n) => n.network === name);
+        if (!network) throw new Error(`no EVM network named '${name}'`);
+        chain = createEvmChain({ ...network, rpc_urls: urls.map((u) => ({ ...u })) }, { rpc: options.rpc, observer: options.observer });
+        custom.set(key, chain);
+      }
+      return chain;
+    },
+    // A changed network gets a new adapter (its own RPC pool and health); calls in flight finish on the old one.
+    setRpcUrls(type, name, urls) {
+      const network = file.networks.find((n) => n.type === type && n.network === name);
+      if (!network) throw new Error(`no ${type} network named '${name}'`);
+      const changed = { ...network, rpc_urls: urls.map((u) => ({ ...u })) };
+      if (type === 'evm') chains.set(name, createEvmChain(changed as EvmNetworkConfig, { rpc: options.rpc, observer: options.observer }));
+      else if (type === 'solana') solana.set(name, createSolanaChain(changed, rpc));
+      else stellar.set(name, createStellarChain(changed, rpc));
     },
     health() {
       const key = (type: string, name: string) => (chains.has(name) ? `${type}:${name}` : name);

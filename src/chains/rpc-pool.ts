@@ -1,7 +1,8 @@
 // JSON-RPC over HTTP to one network's URLs, with the same per-URL health rules as the EVM transport (src/chains/evm/rpc-transport.ts): weights, cooldown, failover.
 import type { RpcUrlConfig } from '../config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
-import { maskUrl, type RpcObserver } from './evm/rpc-transport.ts';
+import type { RpcObserver } from './evm/rpc-transport.ts';
+import { createUrlHealth, type UrlState } from './url-health.ts';
 
 export interface JsonRpcError {
   code: number;
@@ -50,17 +51,6 @@ export class RpcUnavailableError extends Error {
   }
 }
 
-interface UrlState {
-  url: string;
-  label: string;
-  up: boolean;
-  failures: number;
-  retryAt: number;
-  lastError: string | null;
-  latencyMs: number | null;
-  checkedAt: number | null;
-}
-
 /** One URL did not answer (the next URL is tried); `label` is the metric's code: timeout, network, http_<status>. */
 export class RpcAttemptError extends Error {
   readonly label: string;
@@ -106,33 +96,7 @@ export interface RpcPool<Req, Res> {
 export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcPool<Req, Res> {
   const { network, observer } = options;
   const serverSide = options.serverSideCodes ?? new Set<number>();
-  // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
-  const states: UrlState[] = [...options.urls]
-    .sort((a, b) => b.weight - a.weight)
-    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, lastError: null, latencyMs: null, checkedAt: null }));
-  for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
-
-  const available = (s: UrlState, now: number) => s.up || now >= s.retryAt;
-  // A down URL is skipped only while another one may answer, so a total outage still tries every URL.
-  const skip = (s: UrlState, now: number) => !available(s, now) && states.some((o) => o !== s && available(o, now));
-  const setUp = (s: UrlState, up: boolean) => {
-    if (s.up === up) return;
-    s.up = up;
-    observer?.rpcUrlHealth(network, s.label, up);
-  };
-  const answered = (s: UrlState, ms: number) => {
-    s.latencyMs = Math.round(ms);
-    s.checkedAt = Date.now();
-    s.failures = 0;
-    setUp(s, true);
-  };
-  const failed = (s: UrlState, message: string) => {
-    s.checkedAt = Date.now();
-    s.lastError = message;
-    s.failures += 1;
-    s.retryAt = s.checkedAt + options.cooldownMs * Math.min(2 ** (s.failures - 1), 30);
-    setUp(s, false);
-  };
+  const { states, skip, answered, failed, health } = createUrlHealth(options);
 
   async function attempt(s: UrlState, method: string, req: Req, signal?: AbortSignal): Promise<Res> {
     const started = performance.now();
@@ -175,10 +139,6 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
       }
     }
     throw new RpcUnavailableError(`no RPC URL answered ${method} (last: ${last})`);
-  }
-
-  function health(): RpcUrlHealth[] {
-    return states.map((s) => ({ url: s.label, up: s.up, lastError: s.lastError, latencyMs: s.latencyMs, checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString() }));
   }
 
   return { request, health };

@@ -3,6 +3,10 @@
 import type { RelayersRepo, TransactionsRepo } from './relayers/ports.ts';
 import type { NotificationsRepo, WebhookEventsRepo } from './notifications/ports.ts';
 import type { JobsRepo } from './jobs/ports.ts';
+import type { SignersRepo } from './signers/ports.ts';
+import type { NetworkOverridesRepo } from './networks/ports.ts';
+import type { ApiKeysRepo } from './api-keys/ports.ts';
+import type { PluginOverridesRepo } from './plugins/ports.ts';
 
 export interface Repositories {
   relayers: RelayersRepo;
@@ -10,6 +14,10 @@ export interface Repositories {
   notifications: NotificationsRepo;
   webhookEvents: WebhookEventsRepo;
   jobs: JobsRepo;
+  signers: SignersRepo;
+  networkOverrides: NetworkOverridesRepo;
+  pluginOverrides: PluginOverridesRepo;
+  apiKeys: ApiKeysRepo;
 }
 
 /** The repositories bound to one open transaction. Valid only until the callback's promise settles. */

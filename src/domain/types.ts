@@ -1,5 +1,6 @@
 // Shared domain types: the records the API returns and the contracts between parts.
 import type { Tx } from './ports.ts';
+import type { RelayerChainOperations } from './relayers/chain-types.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
@@ -14,8 +15,15 @@ export interface RelayerView {
   network: string;
   network_type: NetworkType;
   paused: boolean;
+  signer_id: string;
   address: string;
   notification_id: string | null;
+  /** The policies given for the relayer (the reference's shape for its network type), or null. */
+  policies: Record<string, unknown> | null;
+  /** Masked: scheme and host shown, path and query hidden (they often hold provider keys). */
+  custom_rpc_urls: Array<{ url: string; weight: number }> | null;
+  system_disabled: boolean;
+  disabled_reason: { type: string; details: string | string[] } | null;
 }
 
 /**
@@ -46,18 +54,30 @@ export interface Page<T> {
 
 /**
  * The relayer operations, with validation included: the HTTP routes and the plugin sandbox's
- * `api.useRelayer(id)` both call these, so both get the same rules, store and webhooks.
+ * `api.useRelayer(id)` both call these, so both get the same rules, store and webhooks. The chain
+ * operations (status, balance, rpc, signing) are listed in relayers/chain-types.ts.
  * Inputs are raw (as received); failures are AppErrors with the same reason the HTTP API gives.
  */
-export interface RelayerOperations {
+export interface RelayerOperations extends RelayerChainOperations {
   listRelayers(query?: unknown): Promise<Page<RelayerView>>;
   getRelayer(relayerId: string): Promise<RelayerView>;
   updateRelayer(relayerId: string, body: unknown): Promise<RelayerView>;
+  createRelayer(body: unknown): Promise<RelayerView>;
+  deleteRelayer(relayerId: string): Promise<void>;
   sendTransaction(relayerId: string, body: unknown): Promise<TransactionRecord>;
   getTransaction(relayerId: string, transactionId: string): Promise<TransactionRecord>;
   listTransactions(relayerId: string, query: unknown): Promise<Page<TransactionRecord>>;
   replaceTransaction(relayerId: string, transactionId: string, body: unknown): Promise<TransactionRecord>;
   cancelTransaction(relayerId: string, transactionId: string): Promise<TransactionRecord>;
+  getTransactionByNonce(relayerId: string, nonce: string): Promise<TransactionRecord>;
+  deletePendingTransactions(relayerId: string): Promise<DeletePendingResult>;
+}
+
+/** The reference's DeletePendingTransactionsResponse. */
+export interface DeletePendingResult {
+  queued_for_cancellation_transaction_ids: string[];
+  failed_to_queue_transaction_ids: string[];
+  total_processed: number;
 }
 
 /**

@@ -30,12 +30,26 @@ export function recordFailure(err: AppError) {
   return { success: false, data: null, error: err.reason, message: err.message };
 }
 
+// Plugin-route failures whose precise reason is the text: a plugin route has no `message` field to carry it,
+// and the reference's text for a refused method is the reason itself.
+const REASON_IN_ERROR = new Set(['VALIDATION_FAILED', 'INVALID_JSON', 'METHOD_NOT_ALLOWED']);
+
 /**
- * Failure of a plugin operation: the text is in `error`. Validation failures keep their precise
- * reason there, since a plugin route has no `message` field to carry it.
+ * 401, on every route: the reference's body (`code`, `error` and `message` all say Unauthorized) with the
+ * envelope's `data: null`. The precise reason goes in `WWW-Authenticate` (RFC 6750), see unauthorizedHeader.
  */
+export function unauthorizedFailure() {
+  return { success: false, code: 401, data: null, error: 'Unauthorized', message: 'Unauthorized' };
+}
+
+/** `Bearer error="invalid_token", error_description="<reason>"`; the reason is ours (no client text), quotes escaped anyway. */
+export function unauthorizedHeader(reason: string): string {
+  return `Bearer error="invalid_token", error_description="${reason.replace(/["\\]/g, "'")}"`;
+}
+
+/** Failure of a plugin operation: the text is in `error` (the precise reason for the codes above). */
 export function pluginRouteFailure(err: AppError) {
-  return { success: false, data: null, error: err.code === 'VALIDATION_FAILED' || err.code === 'INVALID_JSON' ? err.reason : err.message };
+  return { success: false, data: null, error: REASON_IN_ERROR.has(err.code) ? err.reason : err.message };
 }
 
 /** A plugin's own failure: `data` holds `{ code, details }`, `error` the derived message. */

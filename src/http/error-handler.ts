@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, PluginError } from '../errors.ts';
-import { pluginFailure, pluginRouteFailure, recordFailure } from './envelope.ts';
+import { pluginFailure, pluginRouteFailure, recordFailure, unauthorizedFailure, unauthorizedHeader } from './envelope.ts';
 
 /** Maps anything thrown to an AppError; unknown errors become a generic 500. */
 export function normalize(err: unknown): AppError | PluginError {
@@ -41,6 +41,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.status(err.status).json(pluginFailure(err));
       return;
     }
+    if (err.code === 'UNAUTHORIZED') {
+      res.status(401).setHeader('WWW-Authenticate', unauthorizedHeader(err.reason)).json(unauthorizedFailure());
+      return;
+    }
     res.status(err.status).json(isPluginRoute(req) ? pluginRouteFailure(err) : recordFailure(err));
   };
 }
@@ -48,4 +52,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 /** Unknown routes answer 404 in the envelope. */
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
   next(new AppError('ROUTE_NOT_FOUND', { reason: `no route for ${req.method} ${req.path}` }));
+};
+
+/** A known path asked with a method it does not serve: 405 in the envelope. */
+export const methodNotAllowed: RequestHandler = (req, _res, next) => {
+  next(new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on ${req.baseUrl}${req.path}` }));
 };

@@ -1,5 +1,5 @@
 // JSON body parsing that keeps big integers exact and refuses anything that is not JSON.
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import { noteNonIntegerNotation } from '../validation.ts';
 
@@ -53,8 +53,12 @@ const raw = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
 // Non-streaming decode() keeps no state between calls, so one fatal decoder serves every request.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Reads the body (1 MiB cap), requires a JSON content type when there is one, and parses it. */
-export function jsonBody(): RequestHandler {
+/**
+ * Reads the body (1 MiB cap), requires a JSON content type, and parses it. `untypedIsJson` names the
+ * requests whose body may come without any Content-Type and is then read as JSON (the reference's
+ * plugin call reads its body as JSON whatever the headers say); a wrong type is still refused.
+ */
+export function jsonBody(options: { untypedIsJson?: (req: Request) => boolean } = {}): RequestHandler {
   return (req, res, next) => {
     raw(req, res, (err?: unknown) => {
       if (err) return next(err);
@@ -64,7 +68,8 @@ export function jsonBody(): RequestHandler {
         return next();
       }
       const type = req.headers['content-type'] ?? '';
-      if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+      const untyped = type === '' && options.untypedIsJson?.(req) === true;
+      if (!untyped && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
         return next(new AppError('UNSUPPORTED_MEDIA_TYPE', { reason: `Content-Type must be application/json, got '${type || 'none'}'` }));
       }
       let decoded: string;

@@ -51,7 +51,8 @@ function errorCodesOf(group: RouteGroup, route: RouteDoc, auth: boolean): ErrorC
   const codes: ErrorCode[] = [];
   if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');
   if (route.body) codes.push(...BODY_ERRORS);
-  if (auth) codes.push('UNAUTHORIZED');
+  // A key created through /api/v1/api-keys may lack the permission (the API_KEY admin key never does).
+  if (auth) codes.push('UNAUTHORIZED', 'FORBIDDEN');
   codes.push(...(route.errors ?? []));
   if (group.rateLimited) codes.push('RATE_LIMITED');
   codes.push('INTERNAL');
@@ -71,8 +72,11 @@ function errorResponses(codes: ErrorCode[], envelope: 'record' | 'plugin'): Reco
       list.map((code) => {
         const text = ERROR_CATALOGUE[code].message.replace('{id}', 'my-id');
         // Plugin routes keep the precise reason only for validation failures (see pluginRouteFailure).
+        // 401 is the reference's body on every route (the reason is in WWW-Authenticate).
         const value: Json =
-          envelope === 'plugin'
+          code === 'UNAUTHORIZED'
+            ? { success: false, code: 401, data: null, error: text, message: text }
+            : envelope === 'plugin'
             ? { success: false, data: null, error: code === 'VALIDATION_FAILED' ? (exampleReason(code) ?? text) : text }
             : { success: false, data: null, error: exampleReason(code) ?? text, message: text };
         return [code, { summary: `${code}: ${text}`, value }];
@@ -120,7 +124,8 @@ function parameters(route: RouteDoc, template: string, convert: (s: unknown) => 
 function successResponse(route: RouteDoc, convert: (s: unknown) => Json): Json {
   const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (route.produces) {
-    const schema = route.produces === 'application/json' ? { type: 'object' } : { type: 'string' };
+    // A raw JSON answer (no envelope): `data` then describes the whole body.
+    const schema = route.produces === 'application/json' ? (route.data ? convert(route.data) : { type: 'object' }) : { type: 'string' };
     return { description: route.summary, headers, content: { [route.produces]: { schema } } };
   }
   const properties: SchemaObject = {

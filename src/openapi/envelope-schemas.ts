@@ -6,7 +6,6 @@ import type { SchemaObject } from './schema-convert.ts';
 const REASONS: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: "missing required field 'url'",
   INVALID_JSON: 'request body is not valid JSON',
-  UNAUTHORIZED: 'missing Authorization header',
   PAYLOAD_TOO_LARGE: 'request body exceeds 1 MiB',
   RATE_LIMITED: 'rate limit exceeded; retry in 1 s',
   NOT_READY: 'not ready: store is down',

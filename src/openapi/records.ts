@@ -3,17 +3,56 @@
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: 'null' }] });
 
+const rpcUrlRecord = { type: 'object', required: ['url', 'weight'], properties: { url: { type: 'string' }, weight: { type: 'integer', minimum: 0, maximum: 100 } } } as const;
+
 export const relayerRecord = {
   type: 'object',
-  required: ['id', 'name', 'network', 'network_type', 'paused', 'address', 'notification_id'],
+  required: ['id', 'name', 'network', 'network_type', 'paused', 'signer_id', 'address', 'notification_id', 'policies', 'custom_rpc_urls', 'system_disabled', 'disabled_reason'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
     network: { type: 'string' },
     network_type: { enum: ['evm', 'solana', 'stellar'] },
     paused: { type: 'boolean' },
+    signer_id: { type: 'string' },
     address: { type: 'string' },
     notification_id: nullable({ type: 'string' }),
+    policies: nullable({ type: 'object', description: "the reference's policies for the network type, as given" }),
+    custom_rpc_urls: nullable({ type: 'array', items: rpcUrlRecord, description: 'path and query masked (they often hold provider keys)' }),
+    system_disabled: { type: 'boolean' },
+    disabled_reason: nullable({ type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } }),
+  },
+} as const;
+
+export const signerRecord = {
+  type: 'object',
+  required: ['id', 'type', 'config'],
+  properties: { id: { type: 'string' }, type: { enum: ['local'] }, config: { type: 'object', description: 'nothing of a local signer is public: always {}' } },
+} as const;
+
+export const networkRecord = {
+  type: 'object',
+  required: ['id', 'name', 'network_type', 'rpc_urls'],
+  properties: {
+    id: { type: 'string', description: '<network_type>:<name>' },
+    name: { type: 'string' },
+    network_type: { enum: ['evm', 'solana', 'stellar'] },
+    rpc_urls: { type: 'array', items: rpcUrlRecord, description: 'path and query masked' },
+    chain_id: { type: 'integer' },
+    symbol: { type: 'string' },
+    passphrase: { type: 'string' },
+  },
+} as const;
+
+export const apiKeyRecord = {
+  type: 'object',
+  required: ['id', 'name', 'permissions', 'allowed_origins', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+    allowed_origins: { type: 'array', items: { type: 'string' } },
+    created_at: timestamp,
   },
 } as const;
 
@@ -73,13 +112,30 @@ export const deliveryRecord = {
 
 export const pluginRecord = {
   type: 'object',
-  required: ['id', 'path', 'state', 'error', 'settings'],
+  required: ['id', 'path', 'timeout', 'emit_logs', 'emit_traces', 'raw_response', 'allow_get_invocation', 'forward_logs', 'config_keys', 'state', 'content_hash', 'error'],
   properties: {
     id: { type: 'string' },
-    path: { type: 'string' },
+    path: { type: 'string', description: 'relative to the plugins directory' },
+    timeout: { type: 'number', description: 'seconds' },
+    emit_logs: { type: 'boolean' },
+    emit_traces: { type: 'boolean' },
+    raw_response: { type: 'boolean' },
+    allow_get_invocation: { type: 'boolean' },
+    forward_logs: { type: 'boolean' },
+    config_keys: { type: 'array', items: { type: 'string' }, description: '`config` values stay private: only their keys are listed' },
+    env_keys: { type: 'array', items: { type: 'string' }, description: "the plugin's `process.env` (operator-only `env`): values stay private, only the names are listed" },
+    allowed_origins: { type: 'array', items: { type: 'string' }, description: 'the egress policy: origins the plugin may fetch (operator-only)' },
+    memory_mb: { type: 'integer' },
+    max_concurrent_calls: { type: 'integer' },
+    max_queued_calls: { type: 'integer' },
+    kv_max_keys: { type: 'integer' },
+    kv_max_bytes: { type: 'integer' },
     state: { enum: ['ready', 'error'] },
+    content_hash: nullable({
+      type: 'string',
+      description: 'sha256 of the bundled plugin code (first 32 hex digits); instances serving the same plugin show the same hash. null when it could not be loaded',
+    }),
     error: nullable({ type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } }),
-    settings: { type: 'object', description: 'the plugin settings; `config` values stay private, only `config_keys` are listed' },
   },
 } as const;
 

@@ -4,7 +4,10 @@ import { relayerRouteDocs } from '../api/relayers/routes.ts';
 import { evmBody, solanaBody, stellarBody, updateRelayerBody } from '../api/relayers/schemas.ts';
 import { notificationRouteDocs } from '../api/notifications/routes.ts';
 import { createBody, updateBody } from '../api/notifications/schemas.ts';
-import { deliveryRecord, notificationRecord, pluginRecord, relayerRecord, transactionRecord } from './records.ts';
+import { apiKeyRecord, deliveryRecord, networkRecord, notificationRecord, pluginRecord, relayerRecord, signerRecord, transactionRecord } from './records.ts';
+import { signerRouteDocs } from '../api/signers/routes.ts';
+import { networkRouteDocs } from '../api/networks/routes.ts';
+import { apiKeyRouteDocs } from '../api/api-keys/routes.ts';
 import { pluginCallBody, pluginRouteDocs } from './plugin-routes.ts';
 import { serviceApiRouteDocs, serviceRootRouteDocs } from './service-routes.ts';
 import type { RouteGroup } from './route-doc.ts';
@@ -17,6 +20,9 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   { prefix: '/api/v1/relayers', tag: 'relayers', rateLimited: true, routes: relayerRouteDocs },
   { prefix: '/api/v1/notifications', tag: 'notifications', routes: notificationRouteDocs },
   { prefix: '/api/v1/plugins', tag: 'plugins', rateLimited: true, envelope: 'plugin', routes: pluginRouteDocs },
+  { prefix: '/api/v1/signers', tag: 'signers', routes: signerRouteDocs },
+  { prefix: '/api/v1/networks', tag: 'networks', routes: networkRouteDocs },
+  { prefix: '/api/v1/api-keys', tag: 'api-keys', routes: apiKeyRouteDocs },
 ];
 
 // Listed once under components.schemas; wherever the same object appears in a route it becomes a $ref.
@@ -26,6 +32,9 @@ const COMPONENTS = {
   Notification: notificationRecord,
   Delivery: deliveryRecord,
   Plugin: pluginRecord,
+  Signer: signerRecord,
+  Network: networkRecord,
+  ApiKey: apiKeyRecord,
   UpdateRelayerRequest: updateRelayerBody,
   EvmTransactionRequest: evmBody,
   SolanaTransactionRequest: solanaBody,

@@ -18,7 +18,7 @@ export interface RouteDoc {
   body?: Schema;
   /** Default 200. */
   status?: number;
-  /** Schema of the envelope's `data` on success. */
+  /** Schema of the envelope's `data` on success (of the whole body with `produces: 'application/json'`). */
   data?: Schema;
   /** Lists carry `pagination`. */
   paginated?: boolean;

@@ -2,15 +2,33 @@
 import type { RouteDoc } from './route-doc.ts';
 
 const components = { type: 'object', additionalProperties: { enum: ['up', 'down'] } } as const;
+const metricParams = { type: 'object', required: ['metric_name'], properties: { metric_name: { type: 'string', pattern: '^[A-Za-z_:][A-Za-z0-9_:]*$' } } } as const;
+const metricNames = { type: 'array', items: { type: 'string' } } as const;
+
+/** The reference's metrics routes, served under /api/v1 and at the root (and on METRICS_PORT). */
+const metricRoutes = (namesAlways: boolean): RouteDoc[] => [
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: namesAlways ? "Every metric's name (JSON)" : 'Prometheus metrics (text exposition format); the JSON list of names for a client that asks for JSON',
+    description: namesAlways
+      ? 'The reference\'s list of metric names.'
+      : 'Text unless the `Accept` header names `application/json` and ranks it above text (the reference\'s client does; scrapers and curl get the text). Behind the API key here; with METRICS_PORT set, also served without authentication on that port.',
+    produces: namesAlways ? 'application/json' : 'text/plain',
+    ...(namesAlways ? { data: metricNames } : {}),
+    auth: true,
+  },
+  { method: 'get', path: '/metrics/:metric_name', summary: 'One metric, Prometheus text format', params: metricParams, produces: 'text/plain', errors: ['NOT_FOUND'], auth: true },
+  { method: 'get', path: '/debug/metrics/scrape', summary: 'Every metric, Prometheus text format (the reference\'s scrape route)', produces: 'text/plain', auth: true },
+];
 
 export const serviceApiRouteDocs: RouteDoc[] = [
   {
     method: 'get',
     path: '/health',
     summary: 'Liveness: the process answers HTTP',
-    description: 'Cheap on purpose: it checks nothing else. Use /api/v1/ready for traffic decisions.',
-    data: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
-    examples: { data: { status: 'ok' } },
+    description: 'Answers 200 with the text `OK`, as the reference does. Cheap on purpose: it checks nothing else. Use /api/v1/ready for traffic decisions.',
+    produces: 'text/plain',
   },
   {
     method: 'get',
@@ -22,16 +40,10 @@ export const serviceApiRouteDocs: RouteDoc[] = [
     examples: { data: { status: 'ready', components: { store: 'up', runtime: 'up' } } },
   },
   { method: 'get', path: '/openapi.json', summary: 'This API reference, OpenAPI 3.1', produces: 'application/json' },
+  ...metricRoutes(true),
 ];
 
 export const serviceRootRouteDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/metrics',
-    summary: 'Prometheus metrics (text exposition format)',
-    description: 'Behind the API key here; with METRICS_PORT set, also served without authentication on that port.',
-    produces: 'text/plain',
-    auth: true,
-  },
+  ...metricRoutes(false),
   { method: 'get', path: '/docs', summary: 'The interactive API reference (HTML)', produces: 'text/html' },
 ];

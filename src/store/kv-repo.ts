@@ -14,23 +14,30 @@ export interface KvQuota {
   maxBytes: number;
 }
 
+/** A result now (SQLite) or later (PostgreSQL): callers always `await` it. */
+export type Awaitable<T> = T | Promise<T>;
+
 /**
- * Values are stored as JSON text, exactly as the sandbox produced them.
+ * Values are stored as JSON text, exactly as the sandbox produced them. Two implementations: this file's
+ * (SQLite, answers synchronously) and src/store/postgres/kv-repo.ts (shared by every instance).
  * @example kv.set('counter', 'calls', '3', undefined, { maxKeys: 10_000, maxBytes: 64 << 20 }); kv.get('counter', 'calls') // '3'
  */
 export interface KvRepo {
-  get(pluginId: string, key: string): string | null;
+  get(pluginId: string, key: string): Awaitable<string | null>;
   /** Throws VALIDATION_FAILED when the write would take the namespace past `quota` (expired entries are purged first). */
-  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined, quota: KvQuota): void;
-  del(pluginId: string, key: string): boolean;
-  exists(pluginId: string, key: string): boolean;
+  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined, quota: KvQuota): Awaitable<void>;
+  del(pluginId: string, key: string): Awaitable<boolean>;
+  exists(pluginId: string, key: string): Awaitable<boolean>;
   /** `pattern` is a glob (`*`, `?`, `[…]`), as Redis SCAN MATCH. */
-  listKeys(pluginId: string, pattern: string): string[];
-  clear(pluginId: string): number;
+  listKeys(pluginId: string, pattern: string): Awaitable<string[]>;
+  clear(pluginId: string): Awaitable<number>;
   /** Takes the lock if free (or expired): returns its token, or null when another holder has it. */
-  lock(pluginId: string, key: string, ttlSec: number): string | null;
-  unlock(pluginId: string, key: string, token: string): boolean;
+  lock(pluginId: string, key: string, ttlSec: number): Awaitable<string | null>;
+  unlock(pluginId: string, key: string, token: string): Awaitable<boolean>;
 }
+
+/** The SQLite repository's own type: every answer is immediate. */
+export type SyncKvRepo = { [K in keyof KvRepo]: (...args: Parameters<KvRepo[K]>) => Awaited<ReturnType<KvRepo[K]>> };
 
 export function checkKey(key: unknown): string {
   if (typeof key !== 'string' || !KV_KEY.test(key)) throw new ValidationError(`invalid kv key: must match ${KV_KEY.source}`);
@@ -38,7 +45,7 @@ export function checkKey(key: unknown): string {
 }
 
 /** Absent (`undefined`) means no expiry; anything else must be a finite, positive number (null is NaN sent as JSON). */
-function checkTtl(ttlSec: unknown): number | undefined {
+export function checkTtl(ttlSec: unknown): number | undefined {
   if (ttlSec === undefined) return undefined;
   if (typeof ttlSec !== 'number' || !Number.isFinite(ttlSec) || ttlSec <= 0 || ttlSec > MAX_TTL_SEC) {
     throw new ValidationError(`invalid ttlSec: must be a positive number of seconds up to ${MAX_TTL_SEC}`);
@@ -46,7 +53,31 @@ function checkTtl(ttlSec: unknown): number | undefined {
   return ttlSec;
 }
 
-export function createKvRepo(db: Db): KvRepo {
+export function checkValue(valueJson: string): void {
+  if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
+}
+
+export function checkPattern(pattern: unknown): string {
+  if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512) throw new ValidationError('invalid kv pattern');
+  return pattern;
+}
+
+export const overQuota = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
+
+export function quotaExceeded(quota: KvQuota): ValidationError {
+  return new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
+    max_keys: quota.maxKeys,
+    max_bytes: quota.maxBytes,
+  });
+}
+
+/** Expiry time of a write with `ttlSec` (validated), or null for none. */
+export function expiresAt(ttlSec: unknown, now: number): number | null {
+  const ttl = checkTtl(ttlSec);
+  return ttl === undefined ? null : now + Math.max(1, Math.round(ttl * 1000));
+}
+
+export function createKvRepo(db: Db): SyncKvRepo {
   const now = () => Date.now();
   const get = db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)').pluck();
   const upsert = db.prepare(
@@ -70,7 +101,7 @@ export function createKvRepo(db: Db): KvRepo {
     const old = sizeOf.get(pluginId, key) as number | undefined;
     return { keys: now.keys + (old === undefined ? 1 : 0), bytes: now.bytes - (old ?? 0) + bytes };
   };
-  const over = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
+  const over = overQuota;
   // Synchronous from the read of the usage to the write: nothing else runs on this connection in between.
   const write = (pluginId: string, key: string, valueJson: string, expiresAt: number | null, quota: KvQuota) => {
     const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
@@ -81,12 +112,7 @@ export function createKvRepo(db: Db): KvRepo {
       if (over(u, quota)) {
         purge.run(pluginId, Date.now());
         u = after(pluginId, key, bytes);
-        if (over(u, quota)) {
-          throw new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
-            max_keys: quota.maxKeys,
-            max_bytes: quota.maxBytes,
-          });
-        }
+        if (over(u, quota)) throw quotaExceeded(quota);
       }
     }
     upsert.run(pluginId, key, valueJson, expiresAt);
@@ -96,14 +122,14 @@ export function createKvRepo(db: Db): KvRepo {
     get: (pluginId, key) => (get.get(pluginId, checkKey(key), now()) as string | undefined) ?? null,
     set(pluginId, key, valueJson, ttlSec, quota) {
       checkKey(key);
-      const ttl = checkTtl(ttlSec);
-      if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
-      write(pluginId, key, valueJson, ttl === undefined ? null : now() + Math.max(1, Math.round(ttl * 1000)), quota);
+      const at = expiresAt(ttlSec, now());
+      checkValue(valueJson);
+      write(pluginId, key, valueJson, at, quota);
     },
     del: (pluginId, key) => del.run(pluginId, checkKey(key), now()).changes > 0,
     exists: (pluginId, key) => get.get(pluginId, checkKey(key), now()) !== undefined,
     listKeys(pluginId, pattern) {
-      if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512) throw new ValidationError('invalid kv pattern');
+      checkPattern(pattern);
       purge.run(pluginId, now());
       return list.all(pluginId, pattern, now()) as string[];
     },

@@ -38,7 +38,7 @@ for (const file of files) {
 
 test('the import graph was read', () => {
   assert.ok(graph.size > 10);
-  assert.ok(graph.get('src/app.ts')!.local.includes('src/store/db.ts'));
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/store/open.ts'));
 });
 
 test('runtime/ never imports src/', () => {
@@ -76,11 +76,12 @@ test('ports are types only: src/domain/**/ports.ts import no code', () => {
   }
 });
 
-test('only the store opens SQLite, and only app.ts picks the store adapter', () => {
+test('only the store opens SQLite, PostgreSQL and Redis, and only app.ts (through src/store/open.ts) picks the store adapter', () => {
   for (const [file, { local, packages }] of graph) {
     if (packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
+    for (const p of packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
     if (file.startsWith('src/store/')) continue;
-    for (const t of local.filter((t) => t.startsWith('src/store/sqlite/'))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
+    for (const t of local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
   }
 });
 

@@ -11,7 +11,8 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 test('the bench harness runs every scenario and writes its JSON record and chart', async (t) => {
   const out = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-out-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 120_000 });
+  // The chain scenario starts a devnet and a second service process: smoke size, but start-up time.
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 240_000 });
   assert.match(stdout, /\| echo plugin \| 1 \|/);
   const files = readdirSync(out);
   const json = files.find((f) => f.endsWith('.json'));
@@ -25,6 +26,9 @@ test('the bench harness runs every scenario and writes its JSON record and chart
   }
   assert.ok(record.rows.some((r) => r.scenario.startsWith('cold start')));
   assert.ok(record.rows.some((r) => r.scenario.startsWith('list transactions')));
+  for (const chain of ['anvil raw eth_sendRawTransaction', 'EVM send → submitted', 'EVM send → confirmed', 'tracking ', 'Solana send → confirmed', 'Stellar send → confirmed']) {
+    assert.ok(record.rows.some((r) => r.scenario.startsWith(chain)), `missing chain scenario ${chain}`);
+  }
   for (const r of record.rows) {
     assert.equal(r.errors, 0, `${r.scenario} @${r.inflight} had errors`);
     assert.ok(r.requests > 0, `${r.scenario} ran no request`);

@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from '../helper.ts';
 
-test('the health endpoint is public and answers in the envelope', async (t) => {
+test('the health endpoint is public and answers the text OK, as the reference', async (t) => {
   const s = await build(t);
   const res = await s.request('GET', '/api/v1/health', { auth: false });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { success: true, data: { status: 'ok' }, error: null });
+  assert.equal(res.text, 'OK');
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
   assert.ok(res.headers.get('x-request-id'));
 });
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { build, request, type TestServer } from '../helper.ts';
-import { buildWithRelayers, evmBody, txPath } from '../transactions/fixtures.ts';
+import { buildWithRelayers, evmBody, stellarBody, txPath } from '../transactions/fixtures.ts';
 import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';
 import { eventually, fixture } from '../fixtures/plugin-fixtures.ts';
 
@@ -59,13 +59,19 @@ test('HTTP requests are counted and timed by route pattern, method and status, n
 
 test('transactions are counted by relayer and status from the store on each scrape', async (t) => {
   const s = await buildWithRelayers(t);
-  const first = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
-  await s.request('POST', txPath('evm'), { body: evmBody() });
-  await s.request('DELETE', txPath('evm', first.id));
+  // Stellar transactions stay pending here, and a pending one is canceled at once.
+  const first = (await s.request('POST', txPath('stellar'), { body: stellarBody() })).body.data;
+  await s.request('POST', txPath('stellar'), { body: stellarBody() });
+  await s.request('DELETE', txPath('stellar', first.id));
+  const evm = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
+  await waitFor(async () => (await s.request('GET', txPath('evm', evm.id))).body.data.status === 'submitted', 'the EVM send submitted');
   const text = await scrape(s);
-  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'evm', status: 'pending' }), 1);
-  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'evm', status: 'canceled' }), 1);
-  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'solana', status: 'pending' }), undefined);
+  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'stellar', status: 'pending', store: 'sqlite' }), 1);
+  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'stellar', status: 'canceled', store: 'sqlite' }), 1);
+  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'evm', status: 'submitted', store: 'sqlite' }), 1);
+  assert.equal(sample(text, 'relaybox_transaction_transitions_total', { network_type: 'evm', from: 'sent', to: 'submitted' }), 1);
+  assert.equal(sample(text, 'relaybox_transaction_transitions_total', { network_type: 'stellar', from: 'pending', to: 'canceled' }), 1);
+  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'solana', status: 'pending', store: 'sqlite' }), undefined);
 });
 
 test('webhook deliveries are counted by outcome, with attempt duration and delivery latency', async (t) => {
@@ -73,8 +79,9 @@ test('webhook deliveries are counted by outcome, with attempt duration and deliv
   const receiver = await startReceiver(t, () => (++calls === 1 ? 500 : 200));
   const s = await buildWithRelayers(t, { env: FAST_WEBHOOKS });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'm-hook', url: receiver.url } });
-  await s.request('PATCH', '/api/v1/relayers/evm', { body: { notification_id: 'm-hook' } });
-  await s.request('POST', txPath('evm'), { body: evmBody() });
+  // A Stellar send here is one event (it stays pending): exactly one delivery to count.
+  await s.request('PATCH', '/api/v1/relayers/stellar', { body: { notification_id: 'm-hook' } });
+  await s.request('POST', txPath('stellar'), { body: stellarBody() });
   const text = await waitFor(async () => {
     const t = await scrape(s);
     return sample(t, 'relaybox_webhook_deliveries_total', { outcome: 'delivered' }) === 1 ? t : undefined;
@@ -121,7 +128,7 @@ test('Node process defaults are collected', async (t) => {
   }
 });
 
-test('with METRICS_PORT set, a second listener serves only /metrics, without the API key', async (t) => {
+test('with METRICS_PORT set, a second listener serves only the metrics routes, without the API key', async (t) => {
   const s = await build(t, { env: { METRICS_PORT: '0' } });
   const server = s.app.metricsServer;
   assert.ok(server, 'the metrics listener is up');

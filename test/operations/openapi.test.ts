@@ -250,12 +250,23 @@ test('real answers match the documented response schemas', async (t) => {
   const sent = await check('POST', txPath('evm'), '/api/v1/relayers/{relayer_id}/transactions', { body: evmBody() });
   await check('POST', txPath('stellar'), '/api/v1/relayers/{relayer_id}/transactions', { body: stellarBody() });
   await check('GET', txPath('evm'), '/api/v1/relayers/{relayer_id}/transactions');
-  await check('PUT', txPath('evm', sent.data.id), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', { body: evmBody({ max_fee_per_gas: 2_200_000_000, max_priority_fee_per_gas: 1_100_000_000 }) });
+  // A replacement bids 10% above what the relay actually used (it may have raised the request's prices to the chain's).
+  const bump = (wei: string) => String((BigInt(wei) * 12n) / 10n);
+  await check('PUT', txPath('evm', sent.data.id), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', { body: evmBody({ max_fee_per_gas: bump(sent.data.max_fee_per_gas), max_priority_fee_per_gas: bump(sent.data.max_priority_fee_per_gas) }) });
   await check('PUT', txPath('evm', 'missing'), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', { body: evmBody(), status: 404 });
   await check('POST', '/api/v1/notifications', '/api/v1/notifications', { body: { id: 'doc-hook', url: 'https://example.com/hook' }, status: 201 });
   await check('POST', '/api/v1/notifications', '/api/v1/notifications', { body: { id: 'doc-hook', url: 'https://example.com/hook' }, status: 409 });
   await check('GET', '/api/v1/notifications/doc-hook/deliveries', '/api/v1/notifications/{id}/deliveries');
   await check('GET', '/api/v1/plugins', '/api/v1/plugins');
   await check('GET', '/api/v1/ready', '/api/v1/ready');
-  await check('GET', '/api/v1/health', '/api/v1/health');
+  const health = await s.request('GET', '/api/v1/health');
+  assert.equal(health.text, 'OK');
+  assert.ok(doc.paths['/api/v1/health'].get.responses['200'].content['text/plain'], 'health is documented as text');
+  await check('GET', '/api/v1/relayers/evm/status', '/api/v1/relayers/{relayer_id}/status');
+  await check('GET', '/api/v1/relayers/evm/balance', '/api/v1/relayers/{relayer_id}/balance');
+  await check('POST', '/api/v1/relayers/evm/sign', '/api/v1/relayers/{relayer_id}/sign', { body: { message: 'hello' } });
+  await check('POST', '/api/v1/relayers/evm/sign-typed-data', '/api/v1/relayers/{relayer_id}/sign-typed-data', { body: { domain_separator: 'ab'.repeat(32), hash_struct_message: 'cd'.repeat(32) } });
+  await check('POST', '/api/v1/relayers/evm/rpc', '/api/v1/relayers/{relayer_id}/rpc', { body: { id: 1, method: 'eth_chainId' } });
+  await check('POST', '/api/v1/relayers/evm/sign-transaction', '/api/v1/relayers/{relayer_id}/sign-transaction', { body: [1], status: 400 });
+  await check('POST', '/api/v1/relayers/evm-paused/sign', '/api/v1/relayers/{relayer_id}/sign', { body: { message: 'x' }, status: 403 });
 });

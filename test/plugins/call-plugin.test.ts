@@ -124,12 +124,15 @@ test('plugins are listed with their settings, state and source path', async (t) 
   assert.equal(list.status, 200);
   const byId = Object.fromEntries(list.body.data.map((p: { id: string }) => [p.id, p]));
   assert.equal(byId.good.state, 'ready');
-  assert.equal(byId.good.settings.timeout, 2);
-  assert.equal(byId.good.settings.memory_mb, 64);
-  assert.deepEqual(byId.good.settings.config_keys, ['secret']);
-  assert.ok(byId.good.path.endsWith('good.ts'));
+  assert.equal(byId.good.timeout, 2);
+  assert.equal(byId.good.memory_mb, 64);
+  assert.deepEqual(byId.good.config_keys, ['secret']);
+  // The content hash lets an operator see that every instance serves the same code.
+  assert.match(byId.good.content_hash, /^[0-9a-f]{32}$/);
+  assert.equal(byId.good.path, 'good.ts', 'relative to the plugins directory');
   assert.equal(byId.broken.state, 'error');
   assert.equal(byId.broken.error.code, 'COMPILE_ERROR');
+  assert.equal(byId.broken.content_hash, null);
   const one = await s.request('GET', '/api/v1/plugins/good');
   assert.equal(one.body.data.id, 'good');
   const none = await s.request('GET', '/api/v1/plugins/nope');

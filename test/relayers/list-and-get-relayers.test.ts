@@ -9,7 +9,20 @@ test('relayers are listed by id with their network type and signer address', asy
   assert.deepEqual(res.body.pagination, { current_page: 1, per_page: 10, total_items: 6 });
   assert.deepEqual(res.body.data.map((r: { id: string }) => r.id), ['evm', 'evm-env', 'evm-legacy', 'evm-paused', 'solana', 'stellar']);
   const byId = Object.fromEntries(res.body.data.map((r: { id: string }) => [r.id, r]));
-  assert.deepEqual(byId.evm, { id: 'evm', name: 'EVM relayer', network: 'sepolia', network_type: 'evm', paused: false, address: EVM_ADDRESS, notification_id: null });
+  assert.deepEqual(byId.evm, {
+    id: 'evm',
+    name: 'EVM relayer',
+    network: 'sepolia',
+    network_type: 'evm',
+    paused: false,
+    signer_id: 'evm-signer',
+    address: EVM_ADDRESS,
+    notification_id: null,
+    policies: null,
+    custom_rpc_urls: null,
+    system_disabled: false,
+    disabled_reason: null,
+  });
   assert.equal(byId.solana.address, SOLANA_ADDRESS);
   assert.equal(byId.solana.network_type, 'solana');
   assert.equal(byId.stellar.address, STELLAR_ADDRESS);

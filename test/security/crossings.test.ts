@@ -90,6 +90,6 @@ test('a plugin KV namespace has a quota of keys and bytes (config entry, else th
   assert.equal(other.k1, 'ok');
   assert.match(other.k2, /^VALIDATION_FAILED: kv quota exceeded: this plugin may store at most 2 keys/);
   const listed = await s.request('GET', '/api/v1/plugins/quota');
-  assert.equal(listed.body.data.settings.kv_max_keys, 5);
-  assert.equal(listed.body.data.settings.kv_max_bytes, 4096);
+  assert.equal(listed.body.data.kv_max_keys, 5);
+  assert.equal(listed.body.data.kv_max_bytes, 4096);
 });

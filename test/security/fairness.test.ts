@@ -46,8 +46,8 @@ test('a plugin runs and queues at most its share of calls; past it, 429 PLUGIN_B
   const defaults = (await Promise.all(Array.from({ length: 3 }, () => s.request('POST', '/api/v1/plugins/uncapped/call', { body: {} })))).map((r) => r.status).sort();
   assert.deepEqual(defaults, [429, 504, 504]);
   const listed = await s.request('GET', '/api/v1/plugins/capped');
-  assert.equal(listed.body.data.settings.max_concurrent_calls, 1);
-  assert.equal(listed.body.data.settings.max_queued_calls, 1);
+  assert.equal(listed.body.data.max_concurrent_calls, 1);
+  assert.equal(listed.body.data.max_queued_calls, 1);
 });
 
 test('idle hangers of several plugins and CPU burners never hold back another plugin', async (t) => {

@@ -1,7 +1,7 @@
 // Hostile numbers in bodies and query strings: negative, fractional, exponent notation, 40 digits, repeated parameters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildWithRelayers, evmBody, payment, stellarBody, txPath } from '../transactions/fixtures.ts';
+import { buildWithRelayers, evmBody, fundWithoutLimit, payment, stellarBody, txPath } from '../transactions/fixtures.ts';
 import { parseJson } from '../../src/http/json-body.ts';
 import { assertRejected, storeCounts } from './support.ts';
 
@@ -62,6 +62,7 @@ test('40-digit numbers and u128 max + 1 answer 400; u128 max itself is kept exac
   }
   assert.deepEqual(storeCounts(s), before);
 
+  await fundWithoutLimit(s);
   const exact = await s.request('POST', txPath('evm'), { rawBody: withLiteral(evmBody(), 'value', U128_MAX), headers: JSON_TYPE });
   assert.equal(exact.status, 200, exact.text);
   assert.equal(exact.body.data.value, U128_MAX);

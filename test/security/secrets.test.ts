@@ -26,7 +26,9 @@ test('the API key check hashes both sides and compares with timingSafeEqual', ()
   const source = readFileSync(path.join(PROJECT_ROOT, 'src/http/auth.ts'), 'utf8');
   // Equal-length digests make the comparison independent of the token's length and content.
   assert.match(source, /const expected = createHash\('sha256'\)\.update\(apiKey\)\.digest\(\)/);
-  assert.match(source, /const given = createHash\('sha256'\)\.update\(match\[1\]!\)\.digest\(\)/);
+  assert.match(source, /const given = createHash\('sha256'\)\.update\(token\)\.digest\(\)/);
+  // Stored keys are found by the SHA-256 of the presented secret (an index lookup), never compared in plain.
+  assert.match(readFileSync(path.join(PROJECT_ROOT, 'src/domain/api-keys/service.ts'), 'utf8'), /findByHash\(hashApiKey\(secret\)\)/);
   assert.match(source, /timingSafeEqual\(given, expected\)/);
   assert.doesNotMatch(source, /===\s*apiKey|apiKey\s*===/);
 });
@@ -36,9 +38,28 @@ test('tokens of every length, and non-ASCII tokens, answer 401 without throwing'
   for (const token of ['x', API_KEY.slice(0, 1), API_KEY.slice(0, -1), `${API_KEY}0`, API_KEY.toUpperCase(), 'k'.repeat(8000), 'clé-ÿ'.repeat(10), '%00%00']) {
     const res = await rawRequest(s.url, 'GET', '/api/v1/relayers', [['Authorization', `Bearer ${token}`]]);
     assert.equal(res.status, 401, token.slice(0, 20));
-    assert.deepEqual(res.body, { success: false, data: null, error: 'invalid API key', message: 'Unauthorized' });
+    assert.deepEqual(res.body, { success: false, code: 401, data: null, error: 'Unauthorized', message: 'Unauthorized' });
+    assert.match(res.headers.get('www-authenticate') ?? '', /invalid API key/);
   }
   assert.ok(!s.logs.some((l) => (l.level as number) >= 50), 'no error was logged');
+});
+
+test('signer keys, keystore passphrases and API key secrets never reach an answer or a log line, even in refused requests', async (t) => {
+  const s = await buildWithRelayers(t);
+  const signerKey = '0x' + '7a'.repeat(32);
+  const answers: string[] = [];
+  const post = async (p: string, body: unknown) => answers.push((await s.request('POST', p, { body })).text);
+  await post('/api/v1/signers', { id: 'leak-test', type: 'plain', config: { key: signerKey, extra: true } });
+  await post('/api/v1/signers', { id: 'leak-test', type: 'plain', config: { key: signerKey.slice(0, -2) } });
+  await post('/api/v1/signers', { id: 'leak-test', type: 'plain', config: { key: signerKey } });
+  await post('/api/v1/signers', { id: 'leak-test', type: 'plain', config: { key: signerKey } });
+  answers.push((await s.request('GET', '/api/v1/signers/leak-test')).text);
+  const created = await s.request('POST', '/api/v1/api-keys', { body: { name: 'leak', permissions: ['relayer:all:read'] } });
+  const secret = created.body.data.value as string;
+  answers.push((await s.request('GET', '/api/v1/api-keys')).text);
+  answers.push((await request(s.url, 'POST', '/api/v1/relayers/evm/transactions', { auth: `Bearer ${secret}`, body: evmBody() })).text);
+  assertNoSecrets(answers.join('\n'), 'an answer', [signerKey, secret]);
+  assertNoSecrets(s.rawLogs(), 'the log', [signerKey, signerKey.slice(0, -2), secret]);
 });
 
 /** A mix of good and failing requests carrying the secrets in the URL, the query, the body and headers. */

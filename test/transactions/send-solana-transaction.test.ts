@@ -1,14 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getBase64Encoder, getTransactionDecoder, type Address } from '@solana/kit';
+import { verifySignature } from '../../src/chains/solana/wire.ts';
 import { buildWithRelayers, SOLANA_ADDRESS, solanaTransaction, txPath } from './fixtures.ts';
 
-test('a real serialized Solana transaction in base64 is accepted and recorded as pending', async (t) => {
+// The Solana network here is SIMULATED (the real SVM behind a JSON-RPC stand-in; see fixtures.ts).
+test('a real serialized Solana transaction in base64 is signed by the relayer as fee payer and recorded as pending', async (t) => {
   const s = await buildWithRelayers(t);
+  await s.app.jobs.close(); // only the send is under test: nothing moves it on
   const encoded = solanaTransaction();
   const res = await s.request('POST', txPath('solana'), { body: { transaction: encoded } });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.status, 'pending');
-  assert.equal(res.body.data.transaction, encoded);
+  const decode = (wire: string) => getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(wire)));
+  const signed = decode(res.body.data.transaction);
+  assert.deepEqual(signed.messageBytes, decode(encoded).messageBytes, 'the same message');
+  assert.ok(verifySignature(SOLANA_ADDRESS, signed.messageBytes, signed.signatures[SOLANA_ADDRESS as Address]!), 'signed by the relayer');
+  assert.equal(res.body.data.signature.length > 80, true);
   assert.equal(res.body.data.from, SOLANA_ADDRESS);
   assert.equal(res.body.data.fee_payer, SOLANA_ADDRESS);
   assert.equal(res.body.data.nonce, undefined);
@@ -32,11 +40,11 @@ test('a transaction that does not decode as a Solana transaction is refused', as
   }
 });
 
-test('shape B takes exactly one string field, transaction', async (t) => {
+test('shape B takes a string transaction or the instructions form, nothing else', async (t) => {
   const s = await buildWithRelayers(t);
   const missing = await s.request('POST', txPath('solana'), { body: {} });
   assert.equal(missing.status, 400);
-  assert.match(missing.body.error, /missing required field 'transaction'/);
+  assert.match(missing.body.error, /Must provide either transaction or instructions/);
   const extra = await s.request('POST', txPath('solana'), { body: { transaction: solanaTransaction(), fee: 1 } });
   assert.equal(extra.status, 400);
   assert.match(extra.body.error, /unknown field 'fee'/);

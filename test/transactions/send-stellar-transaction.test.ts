@@ -31,7 +31,7 @@ test('a transaction_xdr must decode as an envelope; fee_bump needs it signed', a
   const s = await buildWithRelayers(t);
   const unsigned = await s.request('POST', txPath('stellar'), { body: { network: 'stellar-testnet', transaction_xdr: stellarXdr() } });
   assert.equal(unsigned.status, 200, unsigned.text);
-  assert.match(unsigned.body.data.hash, /^[0-9a-f]{64}$/);
+  assert.equal(unsigned.body.data.hash, null, 'hashed once signed with the sequence number of its turn');
   assert.equal(unsigned.body.data.fee_bump, false);
 
   const bumpUnsigned = await s.request('POST', txPath('stellar'), { body: { network: 'stellar-testnet', transaction_xdr: stellarXdr(), fee_bump: true } });
@@ -56,7 +56,11 @@ test('shape C rules are enforced, each naming the field', async (t) => {
     [stellarBody({ transaction_xdr: stellarXdr() }), /exactly one of 'operations' and 'transaction_xdr'/],
     [stellarBody({ operations: [] }), /'operations' must NOT have fewer than 1 items/],
     [stellarBody({ operations: Array.from({ length: 101 }, () => payment()) }), /'operations' must NOT have more than 100 items/],
-    [stellarBody({ operations: [payment({ type: 'create_account' })] }), /'operations.0.type' must be one of: payment, invoke_contract/],
+    [stellarBody({ operations: [payment({ type: 'create_account' })] }), /missing required field 'operations.0.starting_balance'/],
+    [stellarBody({ operations: [payment({ type: 'mint' })] }), /'operations.0.type' must be one of: payment, create_account, change_trust, invoke_contract/],
+    [stellarBody({ operations: [{ type: 'change_trust', asset: { type: 'native' } }] }), /'operations.0.asset' must be a credit asset/],
+    [stellarBody({ operations: [{ type: 'create_account', destination: 'GNOPE', starting_balance: 1 }] }), /'operations.0.destination' must be a valid Stellar account/],
+    [{ network: 'stellar-testnet', transaction_xdr: stellarXdr({ signed: true }) }, /'transaction_xdr' is signed: send it with fee_bump: true/],
     [stellarBody({ operations: [payment({ destination: 'GABC' })] }), /'operations.0.destination' must be a valid Stellar account/],
     [stellarBody({ operations: [payment({ amount: 0 })] }), /'operations.0.amount' must be greater than 0/],
     [stellarBody({ operations: [payment({ amount: -5 })] }), /'operations.0.amount'/],
@@ -71,14 +75,16 @@ test('shape C rules are enforced, each naming the field', async (t) => {
     [stellarBody({ memo: { type: 'text', value: 'é'.repeat(15) } }), /'memo.value' must be at most 28 bytes/],
     [stellarBody({ memo: { type: 'id', value: -1 } }), /'memo.value'/],
     [stellarBody({ memo: { type: 'id', value: '9223372036854775808' } }), /'memo.value' must be a non-negative integer \(int64\)/],
-    [stellarBody({ memo: { type: 'hash', value: bytes(31) } }), /'memo.value' must NOT have fewer than 32 items/],
-    [stellarBody({ memo: { type: 'return', value: [...bytes(31), 256] } }), /'memo.value.31' must be <= 255/],
+    [stellarBody({ memo: { type: 'hash', value: bytes(31) } }), /'memo.value' must be 32 bytes: an array of 32 integers 0-255, or 64 hex digits/],
+    [stellarBody({ memo: { type: 'return', value: [...bytes(31), 256] } }), /'memo.value' must be 32 bytes/],
+    [stellarBody({ memo: { type: 'hash', value: 'ab'.repeat(31) } }), /'memo.value' must be 32 bytes/],
     [stellarBody({ memo: { type: 'note', value: 'x' } }), /'memo.type' must be one of: none, text, id, hash, return/],
     [stellarBody({ memo: { type: 'none', value: 'x' } }), /unknown field 'memo.value'/],
     [stellarBody({ fee_bump: true }), /'fee_bump' is only valid with a signed 'transaction_xdr'/],
     [{ network: 'stellar-testnet', transaction_xdr: stellarXdr(), memo: { type: 'none' } }, /'memo' applies to 'operations' only/],
     [stellarBody({ max_fee: -1 }), /'max_fee'/],
     [stellarBody({ source_account: 'GNOPE' }), /'source_account' must be a valid Stellar account/],
+    [stellarBody({ source_account: ISSUER }), /'source_account' \S+ does not match the relayer's address/],
     [stellarBody({ valid_until: '2001-01-01T00:00:00Z' }), /'valid_until' must be in the future/],
     [stellarBody({ extra: 1 }), /unknown field 'extra'/],
     [{ operations: [payment()] }, /missing required field 'network'/],
@@ -93,7 +99,7 @@ test('shape C rules are enforced, each naming the field', async (t) => {
 test('memo hash/return of 32 bytes, memo none and null optional fields are accepted', async (t) => {
   const s = await buildWithRelayers(t);
   const hash = Array.from({ length: 32 }, (_, i) => 255 - i);
-  for (const memo of [{ type: 'hash', value: hash }, { type: 'return', value: hash }, { type: 'none' }, null]) {
+  for (const memo of [{ type: 'hash', value: hash }, { type: 'return', value: hash }, { type: 'hash', value: 'ab'.repeat(32) }, { type: 'none' }, null]) {
     const res = await s.request('POST', txPath('stellar'), { body: stellarBody({ memo, transaction_xdr: null, fee_bump: null, max_fee: null }) });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.data.memo, memo);

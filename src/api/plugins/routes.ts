@@ -3,8 +3,10 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
-import type { PluginService } from '../../domain/plugins/service.ts';
-import { PLUGIN_ID_PATTERN, pluginIdParams } from './schemas.ts';
+import type { PluginChanges, PluginService } from '../../domain/plugins/service.ts';
+import type { PageRequest } from '../../domain/types.ts';
+import { pageQuery } from '../paging.ts';
+import { PLUGIN_ID_PATTERN, pluginIdParams, updatePluginBody } from './schemas.ts';
 
 /** Headers a plugin never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -34,12 +36,24 @@ function paramsOf(body: unknown): unknown {
   return body;
 }
 
+/**
+ * The route handed to the plugin: the path after `/call`, else the first `route` query value (the
+ * reference's rule; its client sends `?route=`), else empty.
+ */
+function routeOf(segments: string[] | undefined, req: Request): string {
+  if (segments?.length) return '/' + segments.join('/');
+  return queryOf(req).route?.[0] ?? '';
+}
+
 export function createPluginsRouter(service: PluginService): Router {
   const router = Router();
   const input = validator<{ plugin_id: string }>({ params: pluginIdParams });
+  const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
+  const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({ params: pluginIdParams, body: updatePluginBody });
 
-  router.get('/', (_req, res) => {
-    res.json(success(service.list()));
+  router.get('/', (req, res) => {
+    const { items, pagination } = service.list(listInput(req).query);
+    res.json(success(items, { pagination }));
   });
 
   router.get('/:plugin_id', (req, res) => {
@@ -47,15 +61,21 @@ export function createPluginsRouter(service: PluginService): Router {
     res.json(success(service.get(plugin_id)));
   });
 
+  router.patch('/:plugin_id', async (req, res) => {
+    const { plugin_id } = input(req).params;
+    service.get(plugin_id);
+    res.json(success(await service.update(plugin_id, updateInput(req).body)));
+  });
+
   const call = async (req: Request, res: Response) => {
     // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
     const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
     if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
-    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported; use POST` });
+    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
     const out = await service.call(plugin_id, {
       params: paramsOf(req.body),
       headers: headersOf(req),
-      route: route?.length ? '/' + route.join('/') : '',
+      route: routeOf(route, req),
       method: req.method,
       query: queryOf(req),
       requestId: String(res.locals.requestId ?? ''),

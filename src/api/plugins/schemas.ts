@@ -8,3 +8,21 @@ export const pluginIdParams = {
 } as const;
 
 export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+const maybe = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+
+/** The reference's UpdatePluginRequest: every field optional; null puts it back to the config file's (config: null clears it). */
+export const updatePluginBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    timeout: maybe({ type: 'integer', minimum: 1, maximum: 3600 }, 'an integer number of seconds in [1, 3600]'),
+    emit_logs: maybe({ type: 'boolean' }, 'a boolean'),
+    emit_traces: maybe({ type: 'boolean' }, 'a boolean'),
+    raw_response: maybe({ type: 'boolean' }, 'a boolean'),
+    allow_get_invocation: maybe({ type: 'boolean' }, 'a boolean'),
+    forward_logs: maybe({ type: 'boolean' }, 'a boolean'),
+    config: maybe({ type: 'object' }, 'an object'),
+  },
+} as const;

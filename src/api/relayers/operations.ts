@@ -5,12 +5,26 @@ import type { NetworkType, PageRequest, RelayerOperations, TransactionEvents, Tr
 import type { Store } from '../../domain/ports.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation.ts';
-import type { Chains } from '../../domain/chains/ports.ts';
+import type { AllChains } from '../../domain/relayers/chain-reads.ts';
+import { createRelayerChainService } from '../../domain/relayers/chain-service.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
-import { createRelayerService } from '../../domain/relayers/service.ts';
+import { createRelayerService, type CreateRelayerInput } from '../../domain/relayers/service.ts';
+import type { RelayerChanges, RpcUrl } from '../../domain/relayers/ports.ts';
+import { normalizeRpcUrls } from '../../domain/relayers/seeding.ts';
+import type { NetworkService } from '../../domain/networks/service.ts';
+import type { SignerService } from '../../domain/signers/service.ts';
+import type { Log } from '../../domain/notifications/ports.ts';
+import { parsePolicies } from '../../relayer-policies.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
-import { evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
+import { createEvmFamily } from '../../domain/transactions/evm-relay.ts';
+import { createSolanaFamily } from '../../domain/transactions/solana-relay.ts';
+import { createStellarFamily } from '../../domain/transactions/stellar-relay.ts';
+import type { RelayFamily, TransitionObserver } from '../../domain/transactions/relay.ts';
+import type { JobHandler } from '../../domain/jobs/scheduler.ts';
+import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { checkShape } from './shapes.ts';
+import { createChainOperations } from './chain-operations.ts';
 
 /** Query values arrive as strings (or arrays when repeated); a repeated parameter is ambiguous, so refused. */
 function queryCopy(raw: unknown): Record<string, unknown> {
@@ -35,18 +49,62 @@ function withoutNulls(body: unknown): unknown {
   return record;
 }
 
-/** Builds the operations and seeds the configured relayers into the store. */
-export async function createRelayerOperations(deps: { store: Store; config: Config; logger: Logger; events: TransactionEvents; chains: Chains }): Promise<RelayerOperations> {
+type RawRpcUrls = Array<string | { url: string; weight?: number }> | null;
+type UpdateBody = Omit<RelayerChanges, 'custom_rpc_urls'> & { custom_rpc_urls?: RawRpcUrls };
+type CreateBody = Omit<CreateRelayerInput, 'custom_rpc_urls'> & { custom_rpc_urls?: RawRpcUrls };
+
+/** Policies checked for the relayer's network type; an empty object or null clears them. */
+function policiesFor(networkType: NetworkType, raw: Record<string, unknown> | null | undefined): Record<string, unknown> | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  const parsed = parsePolicies(networkType, raw);
+  return Object.keys(parsed).length ? parsed : null;
+}
+
+export interface RelayerOperationsDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  events: TransactionEvents;
+  chains: AllChains;
+  networks: NetworkService;
+  signers: SignerService;
+  /** The job scheduler: the network families register their background jobs with it. */
+  jobs?: { register(kind: string, handler: JobHandler): void };
+  observer?: TransitionObserver;
+}
+
+/**
+ * Builds the operations and seeds the configured relayers into the store. With `jobs`, the families' background
+ * work is registered and resumed (every non-final transaction gets its job back).
+ */
+export async function createRelayerOperations(deps: RelayerOperationsDeps): Promise<RelayerOperations> {
   const { store, config, events } = deps;
-  // Signer keys named by private_key_env are read from the process environment at start.
-  const relayers = await createRelayerService({ repo: store.repos.relayers, config, env: process.env, chains: deps.chains });
-  const transactions = createTransactionService({ relayers, store, events, lock: createKeyedLock() });
+  const relayers = await createRelayerService({ repo: store.repos.relayers, config, chains: deps.chains, networks: deps.networks, signers: deps.signers, logger: deps.logger as Log });
+  const writer = createRecordWriter({ events, observer: deps.observer });
+  const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger: deps.logger };
+  const families: Record<NetworkType, RelayFamily> = {
+    evm: createEvmFamily({ relayers, store, writer, logger: deps.logger, observer: deps.observer }),
+    solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
+    stellar: createStellarFamily({ ...ed25519, chains: deps.chains }),
+  };
+  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock() });
+  if (deps.jobs) {
+    for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);
+    for (const family of Object.values(families)) await family.resume();
+  }
+  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions });
 
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');
+  const nonce = compile<string>(nonceSchema, 'nonce');
   const relayersQuery = compile<PageRequest>(listRelayersQuery, 'query', { coerce: true });
   const transactionsQuery = compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true });
-  const updateBody = compile<{ paused?: boolean; notification_id?: string | null }>(updateRelayerBody, 'body');
+  const updateBody = compile<UpdateBody>(updateRelayerBody, 'body');
+  const createBody = compile<CreateBody>(createRelayerBody, 'body');
+  const activeCount = async (id: string) => {
+    const counts = await Promise.all((['pending', 'sent', 'submitted'] as const).map((status) => store.repos.transactions.count(id, status)));
+    return counts.reduce((a, b) => a + b, 0);
+  };
   const bodies: Record<NetworkType, Validator<TransactionBody>> = {
     evm: compile(evmBody, 'body'),
     solana: compile(solanaBody, 'body'),
@@ -59,6 +117,7 @@ export async function createRelayerOperations(deps: { store: Store; config: Conf
   };
 
   return {
+    ...createChainOperations({ relayers, chain }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);
@@ -69,7 +128,20 @@ export async function createRelayerOperations(deps: { store: Store; config: Conf
     async updateRelayer(id, body) {
       const relayer = await relayers.require(relayerId(id));
       if (body === undefined) throw new ValidationError('a JSON request body is required');
-      return relayers.update(relayer.id, updateBody(body));
+      const { custom_rpc_urls, policies, ...rest } = updateBody(body);
+      const changes: RelayerChanges = { ...rest };
+      if (policies !== undefined) changes.policies = policiesFor(relayer.network_type, policies);
+      if (custom_rpc_urls !== undefined) changes.custom_rpc_urls = normalizeRpcUrls(custom_rpc_urls) as RpcUrl[] | null;
+      return relayers.update(relayer.id, changes);
+    },
+    async createRelayer(body) {
+      if (body === undefined) throw new ValidationError('a JSON request body is required');
+      const input = createBody(body);
+      return relayers.create({ ...input, policies: policiesFor(input.network_type, input.policies), custom_rpc_urls: normalizeRpcUrls(input.custom_rpc_urls) });
+    },
+    async deleteRelayer(id) {
+      const relayer = await relayers.require(relayerId(id));
+      await relayers.remove(relayer.id, await activeCount(relayer.id));
     },
     async sendTransaction(id, body) {
       const relayer = await relayers.require(relayerId(id));
@@ -92,6 +164,15 @@ export async function createRelayerOperations(deps: { store: Store; config: Conf
     async cancelTransaction(id, txId) {
       const relayer = await relayers.require(relayerId(id));
       return transactions.cancel(relayer, transactionId(txId));
+    },
+    async getTransactionByNonce(id, rawNonce) {
+      const checkedId = relayerId(id);
+      // Checked before the relayer is read, as the reference refuses the path first.
+      const value = BigInt(nonce(rawNonce));
+      return transactions.getByNonce(await relayers.require(checkedId), value);
+    },
+    async deletePendingTransactions(id) {
+      return transactions.cancelPending(await relayers.require(relayerId(id)));
     },
   };
 }

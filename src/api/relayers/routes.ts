@@ -1,15 +1,13 @@
 // /api/v1/relayers routes: each one calls exactly one RelayerOperations method and wraps the result.
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { RelayerOperations } from '../../domain/types.ts';
-import { AppError } from '../../errors.ts';
+import { methodNotAllowed } from '../../http/error-handler.ts';
+import { chainRouteDocs, mountChainRoutes } from './chain-routes.ts';
 import { success } from '../../http/envelope.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
-import { evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
-
-const methodNotAllowed: RequestHandler = (req, _res, next) => {
-  next(new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on ${req.baseUrl}${req.path}` }));
-};
+import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import { pendingRouteDocs } from './pending-docs.ts';
 
 /** Express 5 matches these with or without a trailing slash (non-strict routing). */
 export function createRelayersRouter(ops: RelayerOperations): Router {
@@ -20,6 +18,9 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     const page = await ops.listRelayers(req.query);
     res.json(success(page.items, { pagination: page.pagination }));
   });
+  router.post('/', async (req, res) => {
+    res.status(201).json(success(await ops.createRelayer(req.body)));
+  });
   router.all('/', methodNotAllowed);
 
   router.get('/:relayer_id', async (req, res) => {
@@ -28,7 +29,13 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
   router.patch('/:relayer_id', async (req, res) => {
     res.json(success(await ops.updateRelayer(p(req).relayer_id!, req.body)));
   });
+  router.delete('/:relayer_id', async (req, res) => {
+    await ops.deleteRelayer(p(req).relayer_id!);
+    res.json(success('Relayer deleted successfully'));
+  });
   router.all('/:relayer_id', methodNotAllowed);
+
+  mountChainRoutes(router, ops);
 
   router.get('/:relayer_id/transactions', async (req, res) => {
     const page = await ops.listTransactions(p(req).relayer_id!, req.query);
@@ -38,6 +45,15 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     res.json(success(await ops.sendTransaction(p(req).relayer_id!, req.body)));
   });
   router.all('/:relayer_id/transactions', methodNotAllowed);
+
+  // Before the `:transaction_id` routes: `pending` and `by-nonce` are never taken for a transaction id.
+  router.get('/:relayer_id/transactions/by-nonce/:nonce', async (req, res) => {
+    res.json(success(await ops.getTransactionByNonce(p(req).relayer_id!, p(req).nonce!)));
+  });
+  router.all('/:relayer_id/transactions/by-nonce/:nonce', methodNotAllowed);
+  router.delete('/:relayer_id/transactions/pending', async (req, res) => {
+    res.json(success(await ops.deletePendingTransactions(p(req).relayer_id!)));
+  });
 
   router.get('/:relayer_id/transactions/:transaction_id', async (req, res) => {
     res.json(success(await ops.getTransaction(p(req).relayer_id!, p(req).transaction_id!)));
@@ -60,7 +76,20 @@ const transactionBody = {
     'The shape is chosen by the relayer\'s network: A for EVM, B for Solana, C for Stellar. An optional field sent as null counts as absent.',
   oneOf: [evmBody, solanaBody, stellarBody],
 } as const;
-const exampleRelayer = { id: 'sepolia-example', name: 'Sepolia example', network: 'sepolia', network_type: 'evm', paused: false, address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', notification_id: null };
+const exampleRelayer = {
+  id: 'sepolia-example',
+  name: 'Sepolia example',
+  network: 'sepolia',
+  network_type: 'evm',
+  paused: false,
+  signer_id: 'local-signer',
+  address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  notification_id: null,
+  policies: { min_balance: 0 },
+  custom_rpc_urls: null,
+  system_disabled: false,
+  disabled_reason: null,
+};
 const exampleTransaction = {
   id: '6f1f0c3e-9a1f-4a52-9d0c-3b1f5e2a7c10',
   relayer_id: 'sepolia-example',
@@ -78,17 +107,40 @@ const exampleSend = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1
 /** The routes above, for the API reference: the schemas are the ones operations.ts compiles. */
 export const relayerRouteDocs: RouteDoc[] = [
   { method: 'get', path: '/', summary: 'List relayers', query: listRelayersQuery, data: { type: 'array', items: relayerRecord }, paginated: true, examples: { data: [exampleRelayer] } },
+  {
+    method: 'post',
+    path: '/',
+    summary: 'Create a relayer',
+    description: 'Its signer, network and notification must exist; `policies` follow the network type. Stored: it survives restarts.',
+    body: createRelayerBody,
+    status: 201,
+    data: relayerRecord,
+    errors: ['RELAYER_EXISTS', 'SIGNER_NOT_FOUND'],
+    examples: { body: { id: 'sepolia-example', name: 'Sepolia example', network: 'sepolia', network_type: 'evm', paused: false, signer_id: 'local-signer', policies: { min_balance: 0 } }, data: exampleRelayer },
+  },
+  {
+    method: 'delete',
+    path: '/:relayer_id',
+    summary: 'Delete a relayer',
+    description: 'Refused (400) while it has pending, sent or submitted transactions. Answers the text `Relayer deleted successfully`.',
+    params: relayerParams,
+    data: { type: 'string' },
+    errors: ['RELAYER_NOT_FOUND', 'BAD_REQUEST'],
+    examples: { data: 'Relayer deleted successfully' },
+  },
   { method: 'get', path: '/:relayer_id', summary: 'Get a relayer', params: relayerParams, data: relayerRecord, errors: ['RELAYER_NOT_FOUND'], examples: { data: exampleRelayer } },
   {
     method: 'patch',
     path: '/:relayer_id',
-    summary: 'Update a relayer (pause it, point it at a notification)',
+    summary: 'Update a relayer (name, pause, notification, policies, custom RPC URLs)',
     params: relayerParams,
     body: updateRelayerBody,
     data: relayerRecord,
     errors: ['RELAYER_NOT_FOUND'],
     examples: { body: { notification_id: 'my-hook' }, data: { ...exampleRelayer, notification_id: 'my-hook' } },
   },
+  ...chainRouteDocs,
+  ...pendingRouteDocs,
   {
     method: 'get',
     path: '/:relayer_id/transactions',

@@ -1,5 +1,6 @@
 // JSON Schemas for the relayer and transaction requests: path ids, list queries, PATCH, shapes A, B, C.
 import { schemas } from '../../validation.ts';
+import { customRpcUrlsSchema } from '../../config-schema.ts';
 import { pageQuery, pagingProperties } from '../paging.ts';
 
 const STATUSES = ['pending', 'sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired', 'canceled'];
@@ -9,19 +10,51 @@ export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as cons
 
 export const listRelayersQuery = pageQuery;
 
+/** A path segment: the reference takes a u64 there. */
+export const nonceSchema = {
+  'x-expect': 'a non-negative integer (u64) in decimal digits',
+  anyOf: [{ type: 'string', format: 'u64' }],
+} as const;
+
 export const listTransactionsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { ...pagingProperties, status: { enum: STATUSES } },
 } as const;
 
+const notificationId = { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }], 'x-expect': 'a notification id (1-36 of A-Z a-z 0-9 _ -) or null' } as const;
+const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+/** Checked against the schema of the relayer's network type once it is known (src/relayer-policies.ts). */
+const policies = { type: 'object', description: "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)" } as const;
+const rpcUrls = { ...customRpcUrlsSchema, description: 'RPC URLs for this relayer instead of its network\'s: strings or { url, weight }' } as const;
+
 export const updateRelayerBody = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: {
+    name: relayerName,
     paused: { type: 'boolean' },
-    notification_id: { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }], 'x-expect': 'a notification id (1-36 of A-Z a-z 0-9 _ -) or null' },
+    notification_id: notificationId,
+    policies: { anyOf: [policies, { type: 'null' }], 'x-expect': 'a policies object or null' },
+    custom_rpc_urls: { anyOf: [rpcUrls, { type: 'null' }], 'x-expect': 'an array of http(s) URLs or { "url", "weight" } (0-100), or null' },
+  },
+} as const;
+
+export const createRelayerBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'network', 'network_type', 'paused', 'signer_id'],
+  properties: {
+    id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    name: relayerName,
+    network: { type: 'string', minLength: 1, maxLength: 64 },
+    network_type: { enum: ['evm', 'solana', 'stellar'] },
+    paused: { type: 'boolean' },
+    signer_id: { type: 'string', minLength: 1, maxLength: 64 },
+    notification_id: notificationId,
+    policies,
+    custom_rpc_urls: rpcUrls,
   },
 } as const;
 
@@ -43,12 +76,38 @@ export const evmBody = {
   },
 } as const;
 
-/** Shape B: Solana; the encoded serialized transaction is a base64 string. */
+const solanaInstruction = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['program_id', 'accounts', 'data'],
+  properties: {
+    program_id: { type: 'string', maxLength: 64 },
+    accounts: {
+      type: 'array',
+      maxItems: 256,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['pubkey', 'is_signer', 'is_writable'],
+        properties: { pubkey: { type: 'string', maxLength: 64 }, is_signer: { type: 'boolean' }, is_writable: { type: 'boolean' } },
+      },
+    },
+    data: { type: 'string', maxLength: 4096 },
+  },
+} as const;
+
+/**
+ * Shape B: Solana; `transaction` is the base64 wire transaction, or the reference's `instructions` form
+ * (exactly one of them: the domain says which is missing, with the reference's texts).
+ */
 export const solanaBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['transaction'],
-  properties: { transaction: { type: 'string', minLength: 1, maxLength: 8192 } },
+  properties: {
+    transaction: { type: 'string', minLength: 1, maxLength: 8192 },
+    instructions: { type: 'array', maxItems: 256, items: solanaInstruction },
+    valid_until: { type: 'string', format: 'date-time' },
+  },
 } as const;
 
 const asset = {
@@ -77,7 +136,20 @@ const stroops = {
   ],
 } as const;
 
-export const OPERATION_TYPES = ['payment', 'invoke_contract'];
+export const OPERATION_TYPES = ['payment', 'create_account', 'change_trust', 'invoke_contract'];
+
+const contractAuth = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['none', 'source_account', 'xdr'] } },
+  allOf: [
+    { if: { properties: { type: { enum: ['none', 'source_account'] } } }, then: { type: 'object', additionalProperties: false, properties: { type: true } } },
+    {
+      if: { properties: { type: { const: 'xdr' } } },
+      then: { type: 'object', additionalProperties: false, required: ['entries'], properties: { type: true, entries: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 65_536 } } } },
+    },
+  ],
+} as const;
 
 const operation = {
   type: 'object',
@@ -94,6 +166,24 @@ const operation = {
       },
     },
     {
+      if: { properties: { type: { const: 'create_account' } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['destination', 'starting_balance'],
+        properties: { type: true, destination: { type: 'string' }, starting_balance: stroops },
+      },
+    },
+    {
+      if: { properties: { type: { const: 'change_trust' } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['asset'],
+        properties: { type: true, asset, limit: stroops },
+      },
+    },
+    {
       if: { properties: { type: { const: 'invoke_contract' } } },
       then: {
         type: 'object',
@@ -103,8 +193,8 @@ const operation = {
           type: true,
           contract_address: { type: 'string' },
           function_name: { type: 'string', minLength: 1, maxLength: 32 },
-          args: { type: 'array' },
-          auth: {},
+          args: { type: 'array', maxItems: 64 },
+          auth: contractAuth,
         },
       },
     },
@@ -123,7 +213,12 @@ const memo = {
     { if: { properties: { type: { const: 'id' } } }, then: { type: 'object', additionalProperties: false, required: ['value'], properties: { type: true, value: schemas.int64 } } },
     {
       if: { properties: { type: { enum: ['hash', 'return'] } } },
-      then: { type: 'object', additionalProperties: false, required: ['value'], properties: { type: true, value: byteArray32 } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['value'],
+        properties: { type: true, value: { 'x-expect': '32 bytes: an array of 32 integers 0-255, or 64 hex digits', anyOf: [byteArray32, { type: 'string', pattern: '^[0-9a-fA-F]{64}$' }] } },
+      },
     },
   ],
 } as const;

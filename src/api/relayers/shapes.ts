@@ -4,7 +4,7 @@ import { ValidationError } from '../../errors.ts';
 
 const SHAPES: Record<NetworkType, { name: string; keys: readonly string[] }> = {
   evm: { name: 'A', keys: ['value', 'to', 'data', 'gas_limit', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'speed'] },
-  solana: { name: 'B', keys: ['transaction'] },
+  solana: { name: 'B', keys: ['transaction', 'instructions'] },
   stellar: { name: 'C', keys: ['network', 'operations', 'transaction_xdr', 'source_account', 'memo', 'fee_bump', 'max_fee'] },
 };
 

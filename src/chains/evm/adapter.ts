@@ -2,9 +2,9 @@
 import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
 import type { EvmNetworkConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RevertReason } from '../../domain/chains/ports.ts';
+import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
 import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';
-import { classifyBroadcast, isNodeAnswer, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
+import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
 import { decodeRevert } from './revert.ts';
 
@@ -132,8 +132,27 @@ async function revertReason(rpc: Rpc, hash: Hex): Promise<RevertReason | null> {
   }
 }
 
+/** A request passed through as given: the node's result or its own error object; no URL answering is CHAIN_UNAVAILABLE. */
+async function rawRequest(rpc: Rpc, method: string, params: unknown): Promise<RawRpcAnswer> {
+  try {
+    return { result: await rpc.client.request({ method, params } as never) };
+  } catch (err) {
+    const error = nodeError(err);
+    if (!error) throw rpc.unavailable(method, err);
+    return { error };
+  }
+}
+const toReceipt = (r: RawReceipt): Receipt => ({
+  hash: r.transactionHash,
+  status: hexToNumber(r.status) === 1 ? 'success' : 'reverted',
+  blockNumber: hexToBigInt(r.blockNumber),
+  blockHash: r.blockHash,
+  gasUsed: hexToBigInt(r.gasUsed),
+  effectiveGasPrice: r.effectiveGasPrice ? hexToBigInt(r.effectiveGasPrice) : 0n,
+});
+
 /** Lookups that answer null for what the node does not know. */
-function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockNumber' | 'blockHash'> {
+function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockReceipts' | 'blockNumber' | 'blockHash'> {
   return {
     async transaction(hash) {
       const tx = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]);
@@ -142,15 +161,11 @@ function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockNum
     },
     async receipt(hash) {
       const r = await rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]);
-      if (!r) return null;
-      return {
-        hash: r.transactionHash,
-        status: hexToNumber(r.status) === 1 ? 'success' : 'reverted',
-        blockNumber: hexToBigInt(r.blockNumber),
-        blockHash: r.blockHash,
-        gasUsed: hexToBigInt(r.gasUsed),
-        effectiveGasPrice: r.effectiveGasPrice ? hexToBigInt(r.effectiveGasPrice) : 0n,
-      };
+      return r ? toReceipt(r) : null;
+    },
+    async blockReceipts(number) {
+      const all = await rpc.raw<RawReceipt[]>('eth_getBlockReceipts', [numberToHex(number)]);
+      return all ? all.map(toReceipt) : null;
     },
     blockNumber: () => rpc.read('eth_blockNumber', () => rpc.client.getBlockNumber({ cacheTime: 0 })),
     async blockHash(number) {
@@ -190,6 +205,7 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
     broadcast: (serialized) => broadcast(rpc, checkChainId, serialized),
     ...lookups(rpc),
     revertReason: (hash) => revertReason(rpc, hash),
+    rawRequest: (method, params) => rawRequest(rpc, method, params),
     health: transport.health,
   };
 }

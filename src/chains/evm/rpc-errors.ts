@@ -33,6 +33,19 @@ export function revertData(err: unknown): `0x${string}` | undefined {
   return (nested?.data as { data?: `0x${string}` } | undefined)?.data;
 }
 
+/**
+ * The JSON-RPC error object a node answered with (code, its own message, its `data`), for answers
+ * passed through as they are; null when no node answered (timeout, refused, HTTP 5xx/429/408/403).
+ */
+export function nodeError(err: unknown): { code: number; message: string; data?: unknown } | null {
+  const status = httpStatus(err);
+  if (status !== undefined && (status >= 500 || status === 429 || status === 408 || status === 403)) return null;
+  const code = rpcCode(err);
+  if (code === undefined || code === -1) return null;
+  const data = find(err, (e) => typeof e.code === 'number' && e.data !== undefined)?.data;
+  return { code, message: nodeMessage(err), ...(data !== undefined ? { data } : {}) };
+}
+
 // Codes that say "this node cannot serve now" rather than "your request is wrong": try another URL.
 const SERVER_SIDE_CODES = new Set([-1, -32603, -32005, -32007, 429]);
 

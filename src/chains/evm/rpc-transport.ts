@@ -3,6 +3,7 @@ import { BaseError, fallback, http, type Transport } from 'viem';
 import type { RpcUrlConfig } from '../../config.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
 import { errorLabel, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
+import { createUrlHealth, maskUrl, type UrlState } from '../url-health.ts';
 
 /** Where RPC traffic is reported (src/metrics.ts implements it). `url` is always masked. */
 export interface RpcObserver {
@@ -25,27 +26,7 @@ export interface RpcTransportOptions {
   observer?: RpcObserver | undefined;
 }
 
-interface UrlState {
-  url: string;
-  label: string;
-  up: boolean;
-  failures: number;
-  retryAt: number;
-  lastError: string | null;
-  latencyMs: number | null;
-  checkedAt: number | null;
-}
-
-/** Scheme, host and port only: RPC URLs often carry an API key in the path or query. */
-export function maskUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    const hidden = (u.pathname !== '/' && u.pathname !== '') || u.search !== '';
-    return `${u.protocol}//${u.host}${hidden ? '/***' : ''}`;
-  } catch {
-    return '***';
-  }
-}
+export { maskUrl };
 
 class UrlSkippedError extends BaseError {
   constructor(label: string) {
@@ -55,34 +36,8 @@ class UrlSkippedError extends BaseError {
 
 export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; health(): RpcUrlHealth[] } {
   const { network, observer } = options;
-  // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
-  const states: UrlState[] = [...options.urls]
-    .sort((a, b) => b.weight - a.weight)
-    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, lastError: null, latencyMs: null, checkedAt: null }));
-  for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
-
-  const available = (s: UrlState, now: number) => s.up || now >= s.retryAt;
-  // A down URL is skipped only while another one may answer, so a total outage still tries every URL.
-  const skip = (s: UrlState, now: number) => !available(s, now) && states.some((o) => o !== s && available(o, now));
-
-  const setUp = (s: UrlState, up: boolean) => {
-    if (s.up === up) return;
-    s.up = up;
-    observer?.rpcUrlHealth(network, s.label, up);
-  };
-  const answered = (s: UrlState, ms: number) => {
-    s.latencyMs = Math.round(ms);
-    s.checkedAt = Date.now();
-    s.failures = 0;
-    setUp(s, true);
-  };
-  const failed = (s: UrlState, err: unknown) => {
-    s.checkedAt = Date.now();
-    s.lastError = nodeMessage(err);
-    s.failures += 1;
-    s.retryAt = s.checkedAt + options.cooldownMs * Math.min(2 ** (s.failures - 1), 30);
-    setUp(s, false);
-  };
+  const { states, skip, answered, failed: markFailed, health } = createUrlHealth(options);
+  const failed = (s: UrlState, err: unknown) => markFailed(s, nodeMessage(err));
 
   const gated = (s: UrlState): Transport => {
     const base = http(s.url, { timeout: options.timeoutMs, retryCount: 0 });
@@ -115,7 +70,6 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
   });
   return {
     transport,
-    health: () =>
-      states.map((s) => ({ url: s.label, up: s.up, lastError: s.lastError, latencyMs: s.latencyMs, checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString() })),
+    health,
   };
 }

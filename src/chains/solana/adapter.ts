@@ -1,14 +1,15 @@
 // The Solana chain adapter: the SolanaChain port over kit's RPC and the failover pool, plus building and signing for the relayer.
-import type { Address, Base64EncodedWireTransaction, Blockhash, Signature, TransactionMessageBytesBase64 } from '@solana/kit';
+import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Signature, TransactionMessageBytesBase64 } from '@solana/kit';
 import type { NetworkConfig } from '../../config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
+import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
 import type { SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { RPC_POOL_DEFAULTS, type RpcPoolSettings } from '../rpc-pool.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
 import { compileInstructions, parseInstructions } from './instructions.ts';
 import { createSolanaRpc, type SolanaRpc } from './rpc.ts';
-import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, signAsFeePayer, toBase58, withBlockhash, type DecodedTransaction } from './wire.ts';
+import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, messageFacts, signAsFeePayer, toBase58, withBlockhash, type DecodedTransaction } from './wire.ts';
 
 export interface SolanaChainOptions {
   rpc?: Partial<RpcPoolSettings> | undefined;
@@ -46,7 +47,7 @@ async function send(rpc: SolanaRpc, wire: string): Promise<SolanaSendOutcome> {
   }
 }
 
-function reads(rpc: SolanaRpc, read: Read): Omit<SolanaChain, 'network' | 'send' | 'signTransaction' | 'buildAndSign' | 'resign' | 'health'> {
+function reads(rpc: SolanaRpc, read: Read): Omit<SolanaChain, 'network' | 'send' | 'signTransaction' | 'buildAndSign' | 'resign' | 'rawRequest' | 'health'> {
   const latestBlockhash = async (commitment: SolanaCommitment = 'confirmed'): Promise<SolanaBlockhash> => {
     const { value } = await read('getLatestBlockhash', () => rpc.getLatestBlockhash({ commitment }).send());
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
@@ -84,11 +85,70 @@ function reads(rpc: SolanaRpc, read: Read): Omit<SolanaChain, 'network' | 'send'
   };
 }
 
-/** Building and signing: each needs the fee from the node, and building a fresh blockhash. */
+/**
+ * The latest blockhash, reused for BLOCKHASH_REUSE_MS: a blockhash stays valid for 150 blocks (about a minute), so a
+ * second-old one costs nothing, and a burst of sends then needs no read each. Re-signing after an expiry asks afresh.
+ */
+const BLOCKHASH_REUSE_MS = 1_000;
+
+function cachedBlockhash(read: () => Promise<SolanaBlockhash>): () => Promise<SolanaBlockhash> {
+  let cached: { at: number; value: Promise<SolanaBlockhash> } | undefined;
+  return () => {
+    if (cached && Date.now() - cached.at < BLOCKHASH_REUSE_MS) return cached.value;
+    const entry = (cached = { at: Date.now(), value: read() });
+    entry.value.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return entry.value;
+  };
+}
+
+/** How long a message the relayer built is remembered (beyond any blockhash's life), and how long a build waits for a new blockhash. */
+const ISSUED_MEMORY_MS = 180_000;
+const NEW_BLOCKHASH_WAIT_MS = 5_000;
+
+/**
+ * Messages this process built, so it never hands out the same one twice: two identical requests in one blockhash's
+ * time would otherwise be one transaction (same signature) on chain, landing once for two records.
+ */
+function createIssued() {
+  const issued = new Map<string, number>();
+  let prunedAt = 0;
+  return (message: string): boolean => {
+    const now = Date.now();
+    if (now - prunedAt > 10_000) {
+      prunedAt = now;
+      // Insertion order is age order: the old ones are at the front.
+      for (const [m, at] of issued) {
+        if (now - at <= ISSUED_MEMORY_MS) break;
+        issued.delete(m);
+      }
+    }
+    if (issued.has(message)) return false;
+    issued.set(message, now);
+    return true;
+  };
+}
+
+/** Building and signing: each needs the fee from the node, and building a recent blockhash. */
 function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign'> {
+  const recentBlockhash = cachedBlockhash(() => chain.latestBlockhash());
+  const claim = createIssued();
   const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean): Promise<SignedSolanaTransaction> => {
     const [signed, fee] = await Promise.all([signAsFeePayer(decoded.transaction, decoded.feePayer, signer), chain.feeForMessage(messageBase64(decoded.transaction))]);
-    return { signature: signed.signature, transaction: signed.wire, feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee };
+    const facts = messageFacts(decoded.transaction.messageBytes);
+    const size = Buffer.byteLength(signed.wire, 'base64');
+    return { signature: signed.signature, transaction: signed.wire, feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...facts, size };
+  };
+  /** Compiles with a recent blockhash; a message already handed out waits for the next blockhash. */
+  const unique = async (compile: (blockhash: SolanaBlockhash) => Transaction, first: SolanaBlockhash) => {
+    const deadline = Date.now() + NEW_BLOCKHASH_WAIT_MS;
+    for (let blockhash = first; ; blockhash = await chain.latestBlockhash()) {
+      const transaction = compile(blockhash);
+      if (claim(messageBase64(transaction))) return { transaction, blockhash };
+      if (Date.now() > deadline) throw new AppError('CHAIN_UNAVAILABLE', { reason: 'the network has not produced a new blockhash; an identical transaction was just built with the current one' });
+      await new Promise((r) => setTimeout(r, 50));
+    }
   };
   return {
     async signTransaction(wire, signer) {
@@ -98,8 +158,7 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
     },
     async buildAndSign(specs, signer) {
       const instructions = parseInstructions(specs, signer.address);
-      const blockhash = await chain.latestBlockhash();
-      const transaction = compileInstructions(instructions, signer.address, blockhash);
+      const { transaction, blockhash } = await unique((bh) => compileInstructions(instructions, signer.address, bh), await recentBlockhash());
       return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
     },
     async resign(wire, signer) {
@@ -108,21 +167,50 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       if (decoded.signers.length > 1) {
         throw new ValidationError(`the transaction needs ${decoded.signers.length - 1} signature(s) besides the relayer's; it cannot be re-signed with a fresh blockhash`);
       }
-      const blockhash = await chain.latestBlockhash();
-      return finish({ transaction: withBlockhash(decoded, blockhash.blockhash), feePayer: decoded.feePayer }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
+      const { transaction, blockhash } = await unique((bh) => withBlockhash(decoded, bh.blockhash), await chain.latestBlockhash());
+      return finish({ transaction, feePayer: decoded.feePayer }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
     },
   };
 }
 
+type JsonRaw = (source: string) => unknown;
+const rawJson = (JSON as unknown as { rawJSON: JsonRaw }).rawJSON;
+
+/**
+ * kit's transport reads the integers of known methods' answers as bigints: those are written back
+ * as the exact JSON integers the node sent (JSON.rawJSON), so a u64 above 2^53 passes through unrounded.
+ */
+function jsonSafe(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : rawJson(value.toString());
+  if (Array.isArray(value)) return value.map(jsonSafe);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
+  return value;
+}
+
+async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>['raw'], method: string, params: unknown): Promise<RawRpcAnswer> {
+  let answer: Awaited<ReturnType<typeof raw>>;
+  try {
+    answer = await raw(method, params);
+  } catch (err) {
+    throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${method} failed: ${(err as Error).message}` });
+  }
+  if (answer.error) {
+    const { code, message, data } = answer.error;
+    return { error: { code: Number(code), message, ...(data !== undefined ? { data: jsonSafe(data) } : {}) } };
+  }
+  return { result: jsonSafe(answer.result ?? null) };
+}
+
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
-  const { rpc, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer });
+  const { rpc, raw, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer });
   const base = reads(rpc, createRead(name));
   return {
     network: name,
     ...base,
     send: (wire) => send(rpc, wire),
     ...signing(base),
+    rawRequest: (method, params) => rawRequest(name, raw, method, params),
     health,
   };
 }

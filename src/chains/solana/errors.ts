@@ -27,12 +27,6 @@ export function parseTransactionError(raw: unknown): SolanaTransactionError | nu
   return { kind: 'transaction', error: String(raw), raw };
 }
 
-/** Human text: `instruction 0 failed: Custom(6001)` or `BlockhashNotFound`. */
-export function describeTransactionError(err: SolanaTransactionError): string {
-  if (err.kind === 'transaction') return err.error;
-  return `instruction ${err.index} failed: ${err.custom === null ? err.error : `Custom(${err.custom})`}`;
-}
-
 // JSON-RPC codes of sendTransaction (agave rpc/src/custom_error.rs).
 const PREFLIGHT_FAILURE = -32002;
 const SIGNATURE_VERIFICATION_FAILURE = -32003;

@@ -20,6 +20,7 @@ export class SolanaNodeError extends Error {
 const SERVER_SIDE_CODES = new Set([-32005, -32004, -32014, -32016]);
 
 interface RawResponse {
+  result?: unknown;
   error?: { code: number | bigint; message: string; data?: unknown };
 }
 
@@ -63,7 +64,9 @@ export function createSolanaRpc(options: SolanaRpcOptions) {
     if (response.error) throw new SolanaNodeError(response.error);
     return response;
   }) as RpcTransport;
-  return { rpc: createSolanaRpcFromTransport(transport), health: pool.health };
+  /** A request passed through as given; the node's error is part of the answer. Throws RpcUnavailableError when no URL answered. */
+  const raw = (method: string, params: unknown): Promise<RawResponse> => pool.request(method, { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
+  return { rpc: createSolanaRpcFromTransport(transport), raw, health: pool.health };
 }
 
 export type SolanaRpc = ReturnType<typeof createSolanaRpc>['rpc'];

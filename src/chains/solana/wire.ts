@@ -102,5 +102,15 @@ export function withBlockhash(decoded: DecodedTransaction, blockhash: string): T
   return { messageBytes, signatures: Object.fromEntries(decoded.signers.map((s) => [s, null])) } as Transaction;
 }
 
+/** What the message invokes and names, for the relayer's policies. */
+export function messageFacts(messageBytes: Uint8Array | ReadonlyUint8Array): { programs: string[]; accounts: string[]; requiredSignatures: number } {
+  const message = messageDecoder.decode(messageBytes as TransactionMessageBytes);
+  const accounts = [...message.staticAccounts] as string[];
+  // Legacy and v0 messages list instructions; v1 messages list instruction headers.
+  const indexes = 'instructions' in message ? message.instructions.map((ix) => ix.programAddressIndex) : message.instructionHeaders.map((h) => h.programAccountIndex);
+  const programs = [...new Set(indexes.map((i) => accounts[i]!))];
+  return { programs, accounts, requiredSignatures: message.header.numSignerAccounts };
+}
+
 /** Base64 of the compiled message, as `getFeeForMessage` takes it. */
 export const messageBase64 = (transaction: Transaction): string => toBase64(transaction.messageBytes);

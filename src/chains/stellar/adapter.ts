@@ -111,6 +111,10 @@ export function createStellarChain(network: NetworkConfig, options: StellarChain
     submit: (envelope) => submit(rpc, passphrase, reads.checkNetwork, envelope),
     transaction: (hash) => transaction(rpc, hash),
     ...createSigning({ passphrase, reads, feeCacheMs: network.average_blocktime_ms ?? 5_000 }),
+    async rawRequest(method, params) {
+      const answer = await rpc.raw(method, params);
+      return answer.error ? { error: answer.error } : { result: answer.result ?? null };
+    },
     health: rpc.health,
   };
 }

@@ -167,11 +167,11 @@ export function signedResult(tx: Transaction | FeeBumpTransaction): SignedStella
 }
 
 /** Parses a transaction_xdr with the network's passphrase (a wrong passphrase gives another hash, never an error). */
-export function parseEnvelope(envelope: string, passphrase: string): Transaction | FeeBumpTransaction {
+export function parseEnvelope(envelope: string, passphrase: string, field = "'transaction_xdr'"): Transaction | FeeBumpTransaction {
   try {
     return TransactionBuilder.fromXDR(envelope, passphrase);
   } catch (err) {
-    throw new ValidationError(`'transaction_xdr' is not a Stellar transaction envelope in base64 XDR: ${(err as Error).message}`);
+    throw new ValidationError(`${field} is not a Stellar transaction envelope in base64 XDR: ${(err as Error).message}`);
   }
 }
 

@@ -29,6 +29,8 @@ export interface StellarRpc {
   call<T>(method: string, params?: Record<string, unknown>): Promise<T>;
   /** `call`, with any failure turned into CHAIN_UNAVAILABLE naming the network and the method. */
   read<T>(method: string, params?: Record<string, unknown>): Promise<T>;
+  /** A request passed through as given: the node's answer, its error included. Throws CHAIN_UNAVAILABLE when no URL answered. */
+  raw(method: string, params: unknown): Promise<JsonRpcResponse>;
   health: ReturnType<typeof createRpcPool>['health'];
 }
 
@@ -51,5 +53,12 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
       throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${(err as Error).message}` });
     }
   };
-  return { call, read, health: pool.health };
+  const raw = async (method: string, params: unknown): Promise<JsonRpcResponse> => {
+    try {
+      return await pool.request(method, { method, params });
+    } catch (err) {
+      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${(err as Error).message}` });
+    }
+  };
+  return { call, read, raw, health: pool.health };
 }

@@ -1,7 +1,7 @@
 // Building and signing for the relayer, with the chain reads they need: sequence from the network, fees within max_fee, Soroban simulation.
 import { FeeBumpTransaction, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { ValidationError } from '../../errors.ts';
-import type { StellarChain, StellarFeeStats } from '../../domain/chains/stellar/ports.ts';
+import type { StellarChain, StellarFeeStats, StellarMemoSpec, StellarOperationSpec } from '../../domain/chains/stellar/ports.ts';
 import { BASE_FEE, buildTransaction, DEFAULT_VALIDITY_MS, feePerOperation, isSoroban, parseEnvelope, signedResult, signWith, toMemo, toOperation } from './build.ts';
 
 type Reads = Pick<StellarChain, 'account' | 'feeStats' | 'simulate'>;
@@ -35,7 +35,15 @@ function checkRelayerSource(source: string, relayer: string, field: string): voi
   if (source !== relayer) throw new ValidationError(`${field} ${source} does not match the relayer's address ${relayer}: the relayer signs and pays for this transaction`);
 }
 
-export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): Pick<StellarChain, 'buildAndSign' | 'signXdr' | 'feeBump'> {
+/** Operations built as buildAndSign builds them (with the Soroban one-operation rule) and the memo; no network. */
+export function checkOperations(operations: StellarOperationSpec[], memo?: StellarMemoSpec | null): xdr.Operation[] {
+  const built = operations.map(toOperation);
+  if (isSoroban(built) && built.length !== 1) throw new ValidationError('an invoke_contract operation must be the only operation of its transaction (a Soroban rule)');
+  toMemo(memo);
+  return built;
+}
+
+export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): Pick<StellarChain, 'buildAndSign' | 'signXdr' | 'feeBump' | 'checkOperations' | 'signEnvelope'> {
   const fees = createFeeCache(reads, feeCacheMs);
 
   const nextSequence = async (address: string, given?: bigint): Promise<bigint> => {
@@ -55,9 +63,8 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
   return {
     async buildAndSign(request, signer) {
       if (request.source_account != null) checkRelayerSource(request.source_account, signer.address, "'source_account'");
-      const operations = request.operations.map(toOperation);
+      const operations = checkOperations(request.operations, request.memo);
       const soroban = isSoroban(operations);
-      if (soroban && operations.length !== 1) throw new ValidationError('an invoke_contract operation must be the only operation of its transaction (a Soroban rule)');
       const [sequence, stats] = await Promise.all([nextSequence(signer.address, request.sequence), fees()]);
       const maxTime = Math.floor((request.validUntil?.getTime() ?? Date.now() + DEFAULT_VALIDITY_MS) / 1000);
       const suggested = soroban ? stats.soroban.p90 : stats.classic.p90;
@@ -76,8 +83,11 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
       return signedResult(tx);
     },
 
+    checkOperations: (operations, memo) => void checkOperations(operations, memo),
+
     async signXdr(envelope, signer, options) {
       const tx = parseEnvelope(envelope, passphrase);
+      if (options.resign && !(tx instanceof FeeBumpTransaction)) tx.signatures.splice(0);
       if (tx instanceof FeeBumpTransaction) throw new ValidationError("'transaction_xdr' is already a fee bump transaction; send the inner transaction with fee_bump: true");
       if (tx.signatures.length > 0) throw new ValidationError("'transaction_xdr' is signed: send it with fee_bump: true for the relayer to pay for it, or unsigned for the relayer to sign it");
       const env = tx.toEnvelope();
@@ -99,6 +109,13 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
       const signed = new Transaction(env, passphrase);
       await signWith(signed, signer);
       return signedResult(signed);
+    },
+
+    async signEnvelope(envelope, signer, field) {
+      const tx = parseEnvelope(envelope, passphrase, field);
+      const signature = await signer.sign(tx.hash());
+      tx.addSignature(signer.address, Buffer.from(signature).toString('base64'));
+      return { envelopeXdr: tx.toXDR(), signature: Buffer.from(signature).toString('base64') };
     },
 
     async feeBump(envelope, signer, options) {

@@ -76,6 +76,12 @@ export interface Receipt {
 }
 
 /** One RPC URL's state, as the failover sees it. `url` is masked (no path or key). */
+/**
+ * A node's answer to a raw JSON-RPC request (the relayer's `rpc` route): its `result`, or its JSON-RPC
+ * `error` as sent. Adapters throw CHAIN_UNAVAILABLE instead when no URL answered at all.
+ */
+export type RawRpcAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
 export interface RpcUrlHealth {
   url: string;
   up: boolean;
@@ -106,11 +112,15 @@ export interface EvmChain {
   /** null: the node does not know the hash (never arrived, dropped, or reorged out). */
   transaction(hash: Hex): Promise<ChainTransaction | null>;
   receipt(hash: Hex): Promise<Receipt | null>;
+  /** Every receipt of a block (`eth_getBlockReceipts`): one call for a block's worth of transactions. null past the head. */
+  blockReceipts(number: bigint): Promise<Receipt[] | null>;
   blockNumber(): Promise<bigint>;
   /** The canonical block hash at `number`, or null past the head. */
   blockHash(number: bigint): Promise<Hex | null>;
   /** Replays a mined transaction with `eth_call` on its block's parent state and decodes the revert data. */
   revertReason(hash: Hex): Promise<RevertReason | null>;
+  /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
+  rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];
 }
 
@@ -118,4 +128,6 @@ export interface EvmChain {
 export interface Chains {
   /** Throws when no EVM network has that name. */
   evm(network: string): EvmChain;
+  /** The network's chain reached through other RPC URLs (a relayer's `custom_rpc_urls`); one adapter per URL list. */
+  evmVia?(network: string, urls: ReadonlyArray<{ url: string; weight: number }>): EvmChain;
 }

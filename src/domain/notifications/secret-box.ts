@@ -44,3 +44,12 @@ export function createSecretBox(storageKey: string | undefined): SecretBox {
     },
   };
 }
+
+/**
+ * A fingerprint of STORAGE_ENCRYPTION_KEY that reveals nothing about it (HKDF with a label of its own), or `none`.
+ * Instances sharing a database store it once and compare: one sealing with another key would make keys unreadable.
+ */
+export function storageKeyVerifier(storageKey: string | undefined): string {
+  if (!storageKey) return 'none';
+  return `v1:${Buffer.from(hkdfSync('sha256', storageKey, 'relaybox', 'storage key verifier v1', 32)).toString('hex')}`;
+}

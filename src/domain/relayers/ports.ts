@@ -2,6 +2,18 @@
 // Every method is async and runs either on its own or, reached through `atomically`'s tx, inside that transaction.
 import type { NetworkType, TransactionRecord, TransactionStatus } from '../types.ts';
 
+/** An RPC endpoint: tried highest weight first (0-100). */
+export interface RpcUrl {
+  url: string;
+  weight: number;
+}
+
+/** Why the system took a relayer out of service (the reference's DisabledReason). */
+export interface DisabledReason {
+  type: string;
+  details: string | string[];
+}
+
 export interface RelayerRow {
   id: string;
   name: string;
@@ -11,21 +23,55 @@ export interface RelayerRow {
   address: string;
   paused: boolean;
   notification_id: string | null;
+  /** The reference's policies for the network type, as validated (nulls dropped); null when none were given. */
+  policies: Record<string, unknown> | null;
+  /** Replace the network's RPC URLs for this relayer; null: the network's. */
+  custom_rpc_urls: RpcUrl[] | null;
+  system_disabled: boolean;
+  disabled_reason: DisabledReason | null;
+  /** 'config': seeded from the config file; 'api': created through the API. */
+  source: 'config' | 'api';
   next_nonce: number;
   last_created_ms: number;
 }
 
-/** A relayer as the config file declares it, before the store tracks its nonce and clock. */
-export type RelayerSeed = Omit<RelayerRow, 'next_nonce' | 'last_created_ms'> & { initial_nonce: number };
+/**
+ * A relayer as the config file (or a create request) declares it, before the store tracks its nonce and clock.
+ * `seed_hash` fingerprints the config-owned fields (name, network, signer, address, policies, custom_rpc_urls).
+ */
+export type RelayerSeed = Omit<RelayerRow, 'next_nonce' | 'last_created_ms' | 'system_disabled' | 'disabled_reason' | 'source'> & {
+  initial_nonce: number;
+  seed_hash: string;
+};
+
+/** Fields PATCH /api/v1/relayers/{id} may change. */
+export interface RelayerChanges {
+  name?: string;
+  paused?: boolean;
+  notification_id?: string | null;
+  policies?: Record<string, unknown> | null;
+  custom_rpc_urls?: RpcUrl[] | null;
+}
 
 /** Relayers table. Only active relayers (present in the config) are visible. */
 export interface RelayersRepo {
   /**
-   * Upserts every configured relayer (atomically) and hides the ones no longer configured. The config
-   * owns name, network, signer and address; the store keeps `paused` and `notification_id` once a
-   * relayer exists, and the nonce only moves forward (a higher `initial_nonce` takes effect).
+   * Upserts every configured relayer (atomically) and hides the config relayers no longer configured;
+   * relayers created through the API (`source` 'api') are never touched. A stored config relayer's
+   * config-owned fields (name, network, signer, address, policies, custom_rpc_urls) are rewritten only
+   * when its `seed_hash` differs from the stored one (the file entry was edited): otherwise the store
+   * wins, API changes included. `paused` and `notification_id` are kept once a relayer exists; a relayer
+   * deleted through the API stays deleted unless its entry was edited; the nonce only moves forward
+   * (a higher `initial_nonce` takes effect).
    */
   seed(seeds: readonly RelayerSeed[]): Promise<void>;
+  /**
+   * Inserts a relayer created through the API (`source` 'api'); false when the id is taken by a relayer
+   * that is not deleted (one hidden because it left the config counts as taken).
+   */
+  create(seed: RelayerSeed): Promise<boolean>;
+  /** Hides the relayer for good (DELETE); false when there is no visible relayer with that id. */
+  remove(id: string): Promise<boolean>;
   get(id: string): Promise<RelayerRow | undefined>;
   /**
    * Inside a transaction: reads the relayer and keeps other writers off its row until the transaction
@@ -36,7 +82,11 @@ export interface RelayersRepo {
   /** Active relayers ordered by id. */
   list(limit: number, offset: number): Promise<RelayerRow[]>;
   count(): Promise<number>;
-  update(id: string, changes: { paused?: boolean; notification_id?: string | null }): Promise<void>;
+  update(id: string, changes: RelayerChanges): Promise<void>;
+  /** Marks the relayer disabled by the system (reason set) or back in service (null). */
+  setSystemDisabled(id: string, reason: DisabledReason | null): Promise<void>;
+  /** Active relayers using the signer (ids, at most 10), for refusing its deletion. */
+  usingSigner(signerId: string): Promise<string[]>;
   notificationExists(id: string): Promise<boolean>;
   /**
    * Moves the relayer's nonce and clock forward, but only if the nonce still holds the value read
@@ -58,8 +108,18 @@ export interface TransactionsRepo {
   get(relayerId: string, id: string): Promise<StoredTransaction | undefined>;
   /** By id alone: background jobs name a transaction by its id. */
   find(id: string): Promise<StoredTransaction | undefined>;
-  /** Writes `record` if the row is still at `expectedVersion`; false otherwise (optimistic check). */
+  /** The relayer's transaction holding `nonce` in the indexed column (EVM: at most one, the index is unique). */
+  getByNonce(relayerId: string, nonce: number): Promise<StoredTransaction | undefined>;
+  /**
+   * Writes `record` if the row is still at `expectedVersion`; false otherwise (optimistic check). The indexed
+   * nonce follows `record.nonce` when it is a number (an EVM transaction given a new nonce), else stays null.
+   */
   update(record: TransactionRecord, previousStatus: TransactionStatus, expectedVersion: number): Promise<boolean>;
+  /**
+   * The relayer's non-final transactions (pending, sent, submitted, mined) that have a nonce, lowest nonce first,
+   * at most `limit`: what background tracking walks, without reading the final ones.
+   */
+  listUnfinished(relayerId: string, limit: number): Promise<StoredTransaction[]>;
   /** Newest first (created_at, then id, both descending). */
   list(relayerId: string, status: TransactionStatus | undefined, limit: number, offset: number): Promise<TransactionRecord[]>;
   count(relayerId: string, status: TransactionStatus | undefined): Promise<number>;

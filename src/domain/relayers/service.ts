@@ -1,15 +1,38 @@
-// Relayer use cases: seed from config, list, get, update (paused, notification_id), and signer lookup.
+// Relayer use cases: seed from config, list, get, create, update, delete, and the signer, network and chain of a relayer.
+import { randomUUID } from 'node:crypto';
 import type { Config, NetworkConfig } from '../../config.ts';
 import type { Chains, EvmChain } from '../chains/ports.ts';
-import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView } from '../types.ts';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from './ports.ts';
-import { resolveSigner, type ResolvedSigner } from './signers.ts';
+import type { Log } from '../notifications/ports.ts';
+import type { NetworkService } from '../networks/service.ts';
+import { maskRpcUrls } from '../networks/mask.ts';
+import type { SignerService } from '../signers/service.ts';
+import type { RelayerChanges, RelayerRow, RelayersRepo, RpcUrl } from './ports.ts';
+import type { ResolvedSigner } from './signers.ts';
+import { reportRelayerDrift, seedOf } from './seeding.ts';
+import { seedHashOf } from './seed-hash.ts';
+
+/** POST /api/v1/relayers after validation (policies already checked for the network type). */
+export interface CreateRelayerInput {
+  id?: string;
+  name: string;
+  network: string;
+  network_type: NetworkConfig['type'];
+  paused: boolean;
+  signer_id: string;
+  notification_id?: string | null;
+  policies?: Record<string, unknown> | null;
+  custom_rpc_urls?: RpcUrl[] | null;
+}
 
 export interface RelayerService {
   list(page: number, perPage: number): Promise<Page<RelayerView>>;
   get(id: string): Promise<RelayerView>;
-  update(id: string, changes: { paused?: boolean; notification_id?: string | null }): Promise<RelayerView>;
+  create(input: CreateRelayerInput): Promise<RelayerView>;
+  update(id: string, changes: RelayerChanges): Promise<RelayerView>;
+  /** Refused (400) while the relayer has pending, sent or submitted transactions. */
+  remove(id: string, activeTransactions: number): Promise<void>;
   /** The relayer row, or a 404 with the given catalogue code (replace asks for plain `Not found`). */
   require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): Promise<RelayerRow>;
   signer(relayerId: string): ResolvedSigner;
@@ -24,40 +47,38 @@ export const toRelayerView = (r: RelayerRow): RelayerView => ({
   network: r.network,
   network_type: r.network_type,
   paused: r.paused,
+  signer_id: r.signer_id,
   address: r.address,
   notification_id: r.notification_id,
+  policies: r.policies,
+  custom_rpc_urls: r.custom_rpc_urls ? maskRpcUrls(r.custom_rpc_urls) : null,
+  system_disabled: r.system_disabled,
+  disabled_reason: r.disabled_reason,
 });
 
-/** Builds the service and seeds the configured relayers into the store. */
-export async function createRelayerService(deps: { repo: RelayersRepo; config: Config; env: NodeJS.ProcessEnv; chains: Chains }): Promise<RelayerService> {
-  const { repo, config } = deps;
-  // Names are unique per network type only; the config load filled in every relayer's network_type.
-  const networkKey = (type: string, name: string) => `${type}:${name}`;
-  const networks = new Map(config.file.networks.map((n) => [networkKey(n.type, n.network), n]));
-  const signerConfigs = new Map(config.file.signers.map((s) => [s.id, s]));
+export interface RelayerServiceDeps {
+  repo: RelayersRepo;
+  config: Config;
+  chains: Chains;
+  networks: NetworkService;
+  signers: SignerService;
+  logger: Log;
+}
+
+/** Builds the service, seeds the configured relayers into the store and resolves every relayer's signer. */
+export async function createRelayerService(deps: RelayerServiceDeps): Promise<RelayerService> {
+  const { repo, networks, signers: signerService, logger } = deps;
   const signers = new Map<string, ResolvedSigner>();
-  const seeds: RelayerSeed[] = config.file.relayers.map((r) => {
-    const network = networks.get(networkKey(r.network_type!, r.network))!;
-    const signer = resolveSigner(signerConfigs.get(r.signer_id)!, network.type, deps.env);
-    signers.set(r.id, signer);
-    return {
-      id: r.id,
-      name: r.name,
-      network: r.network,
-      network_type: network.type,
-      signer_id: r.signer_id,
-      address: signer.address,
-      paused: r.paused ?? false,
-      notification_id: r.notification_id ?? null,
-      initial_nonce: r.initial_nonce ?? 0,
-    };
-  });
-  await repo.seed(seeds);
+  await seedConfigRelayers(deps);
+  await resolveStoredSigners(deps, signers);
 
   const require = async (id: string, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): Promise<RelayerRow> => {
     const row = await repo.get(id);
     if (!row) throw new NotFoundError(notFound, { params: { id }, reason: `relayer '${id}' not found` });
     return row;
+  };
+  const checkNotification = async (target: string | null | undefined) => {
+    if (typeof target === 'string' && !(await repo.notificationExists(target))) throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
   };
 
   return {
@@ -66,14 +87,47 @@ export async function createRelayerService(deps: { repo: RelayersRepo; config: C
       return { items: rows.map(toRelayerView), pagination: { current_page: page, per_page: perPage, total_items: total } };
     },
     get: async (id) => toRelayerView(await require(id)),
+    async create(input) {
+      const conflict = (id: string) => new ConflictError('RELAYER_EXISTS', { reason: `a relayer with id '${id}' already exists` });
+      if (input.id !== undefined && (await repo.get(input.id))) throw conflict(input.id);
+      if (!networks.find(input.network_type, input.network)) {
+        throw new ValidationError(`Network '${input.network}' not found for network type '${input.network_type}'. Please ensure the network configuration exists.`);
+      }
+      await checkNotification(input.notification_id);
+      const signer = await signerService.resolve(input.signer_id, input.network_type);
+      await checkSignerFree(repo, input);
+      const fields = {
+        id: input.id ?? randomUUID(),
+        name: input.name,
+        network: input.network,
+        network_type: input.network_type,
+        signer_id: input.signer_id,
+        address: signer.address,
+        policies: input.policies && Object.keys(input.policies).length ? input.policies : null,
+        custom_rpc_urls: input.custom_rpc_urls ?? null,
+      };
+      const seed = { ...fields, paused: input.paused, notification_id: input.notification_id ?? null, initial_nonce: 0, seed_hash: seedHashOf(fields) };
+      if (!(await repo.create(seed))) throw conflict(seed.id);
+      signers.set(seed.id, signer);
+      logger.info({ relayerId: seed.id, network: `${seed.network_type}:${seed.network}` }, 'relayer created');
+      return toRelayerView(await require(seed.id));
+    },
     async update(id, changes) {
       await require(id);
-      const target = changes.notification_id;
-      if (typeof target === 'string' && !(await repo.notificationExists(target))) {
-        throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
-      }
+      await checkNotification(changes.notification_id);
       await repo.update(id, changes);
       return toRelayerView(await require(id));
+    },
+    async remove(id, activeTransactions) {
+      await require(id);
+      if (activeTransactions > 0) {
+        throw new AppError('BAD_REQUEST', {
+          reason: `Cannot delete relayer '${id}' because it has ${activeTransactions} transaction(s). Please wait for all transactions to complete or cancel them before deleting the relayer.`,
+        });
+      }
+      if (!(await repo.remove(id))) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
+      signers.delete(id);
+      logger.info({ relayerId: id }, 'relayer deleted');
     },
     require,
     signer(relayerId) {
@@ -81,7 +135,56 @@ export async function createRelayerService(deps: { repo: RelayersRepo; config: C
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
       return signer;
     },
-    network: (relayer) => networks.get(networkKey(relayer.network_type, relayer.network))!,
-    chain: (relayer) => deps.chains.evm(relayer.network),
+    network: (relayer) => networks.find(relayer.network_type, relayer.network)!,
+    chain: (relayer) =>
+      relayer.custom_rpc_urls?.length && deps.chains.evmVia ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls) : deps.chains.evm(relayer.network),
   };
+}
+
+/** One signer per network (as the reference): two relayers sending from one account would fight over its nonces. */
+async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput): Promise<void> {
+  for (const id of await repo.usingSigner(input.signer_id)) {
+    const other = await repo.get(id);
+    if (other && other.network === input.network && other.network_type === input.network_type) {
+      throw new ValidationError(
+        `Cannot create relayer: signer '${input.signer_id}' is already in use by relayer '${other.id}' on network '${input.network}'. Each signer can only be connected to one relayer per network; use a different signer or network.`,
+      );
+    }
+  }
+}
+
+/** Seeds the config relayers (their signers resolved: a bad key stops the start) and reports drift. */
+async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
+  const seeds = [];
+  for (const r of deps.config.file.relayers) {
+    let address: string;
+    try {
+      address = (await deps.signers.resolve(r.signer_id, r.network_type!)).address;
+    } catch (err) {
+      throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
+    }
+    seeds.push(seedOf(r, address));
+  }
+  await deps.repo.seed(seeds);
+  const stored = new Map<string, RelayerRow>();
+  for (const s of seeds) {
+    const row = await deps.repo.get(s.id);
+    if (row) stored.set(s.id, row);
+  }
+  reportRelayerDrift(seeds, stored, deps.logger);
+}
+
+/** Every visible relayer's signer, config or API; one that cannot be resolved takes its relayer out of service. */
+async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, ResolvedSigner>): Promise<void> {
+  const total = await deps.repo.count();
+  for (const row of await deps.repo.list(Math.max(total, 1), 0)) {
+    try {
+      signers.set(row.id, await deps.signers.resolve(row.signer_id, row.network_type));
+      if (row.disabled_reason?.type === 'SignerUnavailable') await deps.repo.setSystemDisabled(row.id, null);
+    } catch (err) {
+      const details = (err as { reason?: string }).reason ?? (err as Error).message;
+      deps.logger.error({ relayerId: row.id, reason: details }, 'relayer disabled: its signer cannot be resolved');
+      await deps.repo.setSystemDisabled(row.id, { type: 'SignerUnavailable', details });
+    }
+  }
 }

@@ -1,10 +1,12 @@
 // Resolves each configured relayer's signer: its public address and the key that signs (EVM private key, or an Ed25519 signer for Solana and Stellar).
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getAddressDecoder, getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfig } from '../../config.ts';
 import type { NetworkType } from '../types.ts';
+import { decryptKeystore } from './keystore.ts';
 
 /** Signs for a Solana or Stellar relayer (the ports' SolanaSigner and StellarSigner). */
 export interface Ed25519Signer {
@@ -24,8 +26,41 @@ const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 // PKCS#8 DER header of an Ed25519 private key (RFC 8410): the 32-byte seed follows.
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-/** The configured key: `private_key_env` (preferred) or a plain `private_key`; undefined when neither is set. */
+/** Keystores already opened, by path and passphrase: one scrypt run per signer, not per relayer using it. */
+const opened = new Map<string, string>();
+
+/** The 32-byte secret of a keystore signer (`config.path` + `config.passphrase`), as 0x-hex. */
+function keystoreKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string {
+  const { path, passphrase } = signer.config!;
+  const secret = passphrase.type === 'plain' ? passphrase.value : env[passphrase.value];
+  if (!secret) throw new Error(`signer '${signer.id}': environment variable ${passphrase.value} (the keystore passphrase) is not set`);
+  const cacheKey = `${path}\0${secret}`;
+  const known = opened.get(cacheKey);
+  if (known) return known;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`signer '${signer.id}': cannot read the keystore ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  let key: Buffer;
+  try {
+    key = decryptKeystore(json, secret);
+  } catch (err) {
+    throw new Error(`signer '${signer.id}': keystore ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  if (key.length !== 32) throw new Error(`signer '${signer.id}': keystore ${path} holds ${key.length} bytes; expected a 32-byte key`);
+  const hex = `0x${key.toString('hex')}`;
+  opened.set(cacheKey, hex);
+  return hex;
+}
+
+/**
+ * The configured key: a keystore (`config`), `private_key_env`, or a plain `private_key`; undefined when none is
+ * set. A keystore's 32 bytes are the EVM private key, or the Ed25519 seed for Solana and Stellar (as the reference).
+ */
 function configuredKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string | undefined {
+  if (signer.config) return keystoreKey(signer, env);
   if (!signer.private_key_env) return signer.private_key?.trim();
   const key = env[signer.private_key_env];
   if (!key) throw new Error(`signer '${signer.id}': environment variable ${signer.private_key_env} is not set`);
@@ -62,7 +97,8 @@ function solanaSeed(id: string, key: string): Uint8Array {
 }
 
 function stellarSeed(id: string, key: string): Uint8Array {
-  if (!StrKey.isValidEd25519SecretSeed(key)) throw new Error(`signer '${id}': the Stellar key must be a secret seed (S…)`);
+  if (PRIVATE_KEY.test(key)) return Buffer.from(key.replace(/^0x/, ''), 'hex');
+  if (!StrKey.isValidEd25519SecretSeed(key)) throw new Error(`signer '${id}': the Stellar key must be a secret seed (S…) or a 32-byte seed in hex`);
   return new Uint8Array(StrKey.decodeEd25519SecretSeed(key));
 }
 
@@ -85,8 +121,8 @@ function resolveEvm(signer: SignerConfig, env: NodeJS.ProcessEnv): ResolvedSigne
  * derived from it. Solana and Stellar: the same two fields give an Ed25519 key (see solanaSeed and
  * stellarSeed) and the address is derived; a configured `address` must then match. Without a key the
  * signer is address-only, as before: it reports the address and cannot sign.
- * Seam for issue 16: the reference's keystore signer (`config.path` + `config.passphrase`) resolves
- * here to the same ResolvedSigner (a seed for Ed25519, a private key for EVM).
+ * The reference's keystore signer (`config.path` + `config.passphrase`) resolves to the same ResolvedSigner:
+ * a private key for EVM, a seed for Ed25519.
  * Throws an Error naming the signer and the problem, so a bad config stops the start.
  */
 export function resolveSigner(signer: SignerConfig, networkType: NetworkType, env: NodeJS.ProcessEnv): ResolvedSigner {

@@ -49,7 +49,10 @@ function checkTo(to: string): Hex {
   return getAddress(to);
 }
 
-export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: PreviousPrices, now = Date.now()): Promise<EvmPrepared> {
+/** Gas for a call without a `gas_limit` (the chain's estimate); without one, defaultGasLimit. */
+export type GasSource = (call: { to: Hex | null; data: Hex | null; value: bigint }) => Promise<bigint>;
+
+export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: PreviousPrices, now = Date.now(), gas?: GasSource): Promise<EvmPrepared> {
   if (body.to === undefined && body.data === undefined) throw new ValidationError("at least one of 'to' and 'data' is required");
   const to = body.to === undefined ? null : checkTo(body.to);
   const data = body.data === undefined ? null : (body.data.toLowerCase() as Hex);
@@ -59,8 +62,10 @@ export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: Prev
     fees,
     previous,
   );
-  const gasLimit = body.gas_limit === undefined || body.gas_limit === null ? defaultGasLimit(data) : BigInt(body.gas_limit);
-  return { to, data, value: BigInt(body.value), gasLimit, pricing, speed: body.speed ?? null, validUntil };
+  const value = BigInt(body.value);
+  const given = body.gas_limit === undefined || body.gas_limit === null ? undefined : BigInt(body.gas_limit);
+  const gasLimit = given ?? (gas ? await gas({ to, data, value }) : defaultGasLimit(data));
+  return { to, data, value, gasLimit, pricing, speed: body.speed ?? null, validUntil };
 }
 
 /**
@@ -87,6 +92,11 @@ export function signEvm(privateKey: Hex, chainId: number, nonce: number, p: EvmP
 
 /** gas_limit is an integer in the record; above 2^53 it is kept exact as a decimal string. */
 const exactInteger = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
+
+/** Wei the sender may spend: value plus gas_limit at the highest price it offers. */
+export function maxCost(p: EvmPrepared): bigint {
+  return p.value + p.gasLimit * (p.pricing.type === 'legacy' ? p.pricing.gasPrice : p.pricing.maxFeePerGas);
+}
 
 export function evmRecordFields(p: EvmPrepared, signed: EvmSigned, nonce: number, from: string) {
   const legacy = p.pricing.type === 'legacy';

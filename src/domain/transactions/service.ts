@@ -1,16 +1,26 @@
-// Transaction use cases: send, get, list, replace and cancel, each state change atomic with its event.
+// Transaction use cases: send, get, list, replace and cancel. Each state change is one store transaction with its
+// event and the jobs that move it on; the network family's half (pricing, signing, relaying) is its RelayFamily.
 import { randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { Page, TransactionEvents, TransactionRecord, TransactionStatus } from '../types.ts';
-import type { RelayerRow } from '../relayers/ports.ts';
+import type { DeletePendingResult, NetworkType, Page, TransactionRecord, TransactionStatus } from '../types.ts';
+import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import type { KeyedLock } from '../relayers/keyed-lock.ts';
-import { evmRecordFields, prepareEvm, signEvm, type EvmBody } from './evm.ts';
-import { solanaRecordFields, type SolanaBody } from './solana.ts';
-import { stellarRecordFields, type StellarBody } from './stellar.ts';
+import type { PreparedSend, RelayFamily } from './relay.ts';
+import type { RecordWriter } from './record-writer.ts';
+import type { EvmBody } from './evm.ts';
+import type { SolanaBody } from './solana.ts';
+import type { StellarBody } from './stellar.ts';
+import { createPendingCancel } from './pending-cancel.ts';
 
 export type TransactionBody = EvmBody | SolanaBody | StellarBody;
+
+/** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
+interface PendingSend {
+  relayerId: string;
+  prepared: PreparedSend;
+}
 
 export interface TransactionService {
   send(relayer: RelayerRow, body: TransactionBody): Promise<TransactionRecord>;
@@ -18,89 +28,119 @@ export interface TransactionService {
   list(relayer: RelayerRow, page: number, perPage: number, status?: TransactionStatus): Promise<Page<TransactionRecord>>;
   replace(relayer: RelayerRow, id: string, body: TransactionBody): Promise<TransactionRecord>;
   cancel(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
+  /** The reference's by-nonce lookup: EVM relayers only (501 otherwise, as the reference). */
+  getByNonce(relayer: RelayerRow, nonce: bigint): Promise<TransactionRecord>;
+  /** Cancels every pending, sent or submitted transaction of the relayer, each through `cancel`. */
+  cancelPending(relayer: RelayerRow): Promise<DeletePendingResult>;
 }
-
-const REPLACEABLE: Record<RelayerRow['network_type'], ReadonlySet<TransactionStatus>> = {
-  evm: new Set(['pending', 'sent', 'submitted']),
-  // Solana and Stellar transactions are signed by the client; once sent they cannot be swapped.
-  solana: new Set(['pending']),
-  stellar: new Set(['pending']),
-};
 
 export function createTransactionService(deps: {
   relayers: RelayerService;
   store: Pick<Store, 'repos' | 'atomically'>;
-  events: TransactionEvents;
+  writer: RecordWriter;
+  families: Record<NetworkType, RelayFamily>;
   lock: KeyedLock;
 }): TransactionService {
-  const { relayers, events, lock } = deps;
+  const { relayers, writer, families, lock } = deps;
   const { repos, atomically } = deps.store;
 
   const notFound = (relayer: RelayerRow, id: string) => new NotFoundError('NOT_FOUND', { reason: `transaction '${id}' not found for relayer '${relayer.id}'` });
   const refusePaused = (relayer: RelayerRow) => {
     if (relayer.paused) throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
   };
+  const stored = async (relayer: RelayerRow, id: string) => {
+    const found = await repos.transactions.get(relayer.id, id);
+    if (!found) throw notFound(relayer, id);
+    return found;
+  };
 
-  /** Network-specific fields for a new transaction or a replacement (same nonce). */
-  async function networkFields(relayer: RelayerRow, body: TransactionBody, nonce: number, previous?: TransactionRecord) {
-    const network = relayers.network(relayer);
-    if (relayer.network_type === 'evm') {
-      const prepared = await prepareEvm(body as EvmBody, () => relayers.chain(relayer).fees(), previous as never);
-      const signed = signEvm(relayers.signer(relayer.id).privateKey!, network.chain_id!, nonce, prepared);
-      return evmRecordFields(prepared, signed, nonce, relayer.address);
-    }
-    if (relayer.network_type === 'solana') return solanaRecordFields(body as SolanaBody, relayer.address);
-    return stellarRecordFields(body as StellarBody, relayer.network, network, relayer.address);
-  }
-
-  async function commitUpdate(record: TransactionRecord, previousStatus: TransactionStatus, version: number): Promise<TransactionRecord> {
-    await atomically(async (tx) => {
-      if (!(await tx.transactions.update(record, previousStatus, version))) {
-        throw new AppError('INTERNAL', { reason: `transaction '${record.id}' was changed by another writer; retry` });
+  /**
+   * Reads the record, lets the family change it (replace, cancel) and writes the change with its event and jobs, then
+   * lets the family act on it. Background work (a broadcast answered, a receipt found) may write the record in
+   * between: the change is then worked out again from the newer record.
+   */
+  async function change(relayer: RelayerRow, id: string, fn: (previous: StoredTransaction) => Promise<TransactionRecord>): Promise<TransactionRecord> {
+    const family = families[relayer.network_type];
+    for (let attempt = 1; ; attempt++) {
+      const previous = await stored(relayer, id);
+      const record = await fn(previous);
+      const written = await atomically(async (tx) => {
+        if (!(await writer.update(tx, previous, record, relayer.network_type))) return false;
+        await family.schedule(tx, record);
+        return true;
+      });
+      if (written) {
+        family.afterCommit(record);
+        return record;
       }
-      await events.transactionChanged(tx, record);
-    });
-    return record;
+      if (attempt === 3) throw new AppError('INTERNAL', { reason: `transaction '${id}' was changed by another writer; retry` });
+    }
   }
 
-  return {
-    send(relayer, body) {
-      refusePaused(relayer);
-      return lock.run(relayer.id, async () => {
-        // Re-read under the lock: the nonce and clock of the previous send are now committed.
-        const current = await relayers.require(relayer.id);
-        refusePaused(current);
-        const evm = current.network_type === 'evm';
-        const nonce = current.next_nonce;
-        const fields = await networkFields(current, body, nonce);
+  const cancel = (relayer: RelayerRow, id: string) =>
+    lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
+
+  /**
+   * Writes every send queued for one relayer in one store transaction: the nonces are read under the relayer row's
+   * lock there (another instance sending for this relayer waits for this commit instead of taking the same nonces)
+   * and handed out in queue order, so a hot relayer pays one lock and one commit per batch, not per send.
+   */
+  async function writeSends(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
+    const relayerId = items[0]!.relayerId;
+    return atomically(async (tx) => {
+      const row = await tx.relayers.getForUpdate(relayerId);
+      if (!row) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
+      refusePaused(row);
+      const family = families[row.network_type];
+      let next = row;
+      const built = items.map((item): { record: TransactionRecord; createdMs: number; nonce: number | null } | Error => {
+        let b: ReturnType<PreparedSend['build']>;
+        try {
+          b = item.prepared.build(next);
+        } catch (err) {
+          return err instanceof Error ? err : new Error(String(err));
+        }
         // created_at strictly increases per relayer, so newest-first listing has a stable order.
-        const createdMs = Math.max(Date.now(), current.last_created_ms + 1);
+        const createdMs = Math.max(Date.now(), next.last_created_ms + 1);
+        next = { ...next, next_nonce: b.nextNonce, last_created_ms: createdMs };
         const record: TransactionRecord = {
           id: randomUUID(),
-          relayer_id: current.id,
-          status: 'pending',
+          relayer_id: row.id,
+          status: b.status,
           status_reason: null,
           created_at: new Date(createdMs).toISOString(),
           sent_at: null,
           confirmed_at: null,
-          ...fields,
-          ...(evm ? { hashes: [(fields as { hash: string }).hash] } : {}),
+          ...b.fields,
         };
-        await atomically(async (tx) => {
-          if (!(await tx.relayers.advance(current.id, nonce, evm ? nonce + 1 : nonce, createdMs))) {
-            throw new AppError('INTERNAL', { reason: `relayer '${current.id}' nonce moved under another writer; retry` });
-          }
-          await tx.transactions.insert(record, createdMs, evm ? nonce : null);
-          await events.transactionChanged(tx, record);
-        });
-        return record;
+        return { record, createdMs, nonce: b.nonce };
       });
+      if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
+        throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
+      }
+      for (const b of built) {
+        if (b instanceof Error) continue;
+        await writer.insert(tx, b.record, b.createdMs, b.nonce, row.network_type);
+        await family.schedule(tx, b.record);
+      }
+      return built.map((b) => (b instanceof Error ? b : b.record));
+    });
+  }
+
+  return {
+    async send(relayer, body) {
+      refusePaused(relayer);
+      const family = families[relayer.network_type];
+      // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
+      // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
+      const prepared = await family.prepareSend(relayer, body);
+      const record = await lock.batch(relayer.id, { relayerId: relayer.id, prepared }, writeSends);
+      family.afterCommit(record);
+      return record;
     },
 
     async get(relayer, id) {
-      const stored = await repos.transactions.get(relayer.id, id);
-      if (!stored) throw notFound(relayer, id);
-      return stored.record;
+      return (await stored(relayer, id)).record;
     },
 
     async list(relayer, page, perPage, status) {
@@ -114,33 +154,23 @@ export function createTransactionService(deps: {
 
     replace(relayer, id, body) {
       return lock.run(relayer.id, async () => {
-        const stored = await repos.transactions.get(relayer.id, id);
-        if (!stored) throw notFound(relayer, id);
+        await stored(relayer, id);
         const current = await relayers.require(relayer.id, 'NOT_FOUND');
         refusePaused(current);
-        const old = stored.record;
-        if (!REPLACEABLE[current.network_type].has(old.status)) {
-          const allowed = [...REPLACEABLE[current.network_type]].join(', ');
-          throw new ValidationError(`transaction '${id}' is ${old.status}; only ${allowed} ${current.network_type} transactions can be replaced`);
-        }
-        const fields = await networkFields(current, body, old.nonce as number, old);
-        const record: TransactionRecord = { ...old, ...fields };
-        if (current.network_type === 'evm') record.hashes = [...((old.hashes as string[] | undefined) ?? []), (fields as { hash: string }).hash];
-        return commitUpdate(record, old.status, stored.version);
+        return change(current, id, (previous) => families[current.network_type].replace(current, previous, body));
       });
     },
 
-    cancel(relayer, id) {
-      return lock.run(relayer.id, async () => {
-        const stored = await repos.transactions.get(relayer.id, id);
-        if (!stored) throw notFound(relayer, id);
-        const old = stored.record;
-        // Only what has not left the service can be withdrawn; sent/submitted may already be on chain.
-        if (old.status !== 'pending') {
-          throw new ValidationError(`transaction '${id}' is ${old.status}; only pending transactions can be canceled`);
-        }
-        return commitUpdate({ ...old, status: 'canceled', status_reason: 'canceled by request' }, old.status, stored.version);
-      });
+    cancel,
+
+    async getByNonce(relayer, nonce) {
+      if (relayer.network_type !== 'evm') throw new AppError('NOT_IMPLEMENTED', { reason: 'Nonce lookup only supported for EVM networks' });
+      // A nonce past 2^53 is a valid u64 for the reference but no transaction of ours holds one.
+      const found = nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? await repos.transactions.getByNonce(relayer.id, Number(nonce)) : undefined;
+      if (!found) throw new NotFoundError('NOT_FOUND', { reason: `Transaction with nonce ${nonce} not found` });
+      return found.record;
     },
+
+    cancelPending: createPendingCancel({ repo: repos.transactions, cancel }),
   };
 }

@@ -1,41 +1,26 @@
-// Solana transactions (request shape B): the base64 wire transaction must decode as one.
-import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
+// Solana requests (shape B and the reference's `instructions` form), pure: which form, and valid_until. The wire
+// transaction itself is decoded and checked by the Solana port when it signs (one decode, the reference's texts).
 import { ValidationError } from '../../errors.ts';
+import type { SolanaInstructionSpec } from '../chains/solana/ports.ts';
+import { checkValidUntil } from './valid-until.ts';
 
+/** After schema validation: exactly one of `transaction` and a non-empty `instructions` (checked here, with the reference's texts). */
 export interface SolanaBody {
-  transaction: string;
+  transaction?: string;
+  instructions?: SolanaInstructionSpec[];
+  valid_until?: string;
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const transactionDecoder = getTransactionDecoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
-const base64 = getBase64Encoder();
+export type SolanaRequest =
+  | { form: 'transaction'; transaction: string; validUntil: string | null }
+  | { form: 'instructions'; instructions: SolanaInstructionSpec[]; validUntil: string | null };
 
-/** Decodes the wire format (signatures + message) and the message itself; every byte must be used. */
-export function decodeSolanaTransaction(encoded: string): { feePayer: string; signatures: number } {
-  const invalid = (why: string) => new ValidationError(`'transaction' is not a serialized Solana transaction in base64: ${why}`);
-  if (encoded.length === 0 || !BASE64.test(encoded)) throw invalid('not canonical base64');
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(base64.encode(encoded));
-  } catch {
-    throw invalid('not canonical base64');
-  }
-  try {
-    const [tx, end] = transactionDecoder.read(bytes, 0);
-    if (end !== bytes.length) throw new Error(`${bytes.length - end} trailing bytes`);
-    const [message, messageEnd] = messageDecoder.read(new Uint8Array(tx.messageBytes), 0);
-    if (messageEnd !== tx.messageBytes.length) throw new Error('trailing bytes after the message');
-    const feePayer = message.staticAccounts[0];
-    if (!feePayer) throw new Error('the message has no accounts');
-    if (message.header.numSignerAccounts !== Object.keys(tx.signatures).length) throw new Error('signature count does not match the message header');
-    return { feePayer, signatures: Object.keys(tx.signatures).length };
-  } catch (err) {
-    throw invalid((err as Error).message);
-  }
-}
-
-export function solanaRecordFields(body: SolanaBody, from: string) {
-  const decoded = decodeSolanaTransaction(body.transaction);
-  return { from, fee_payer: decoded.feePayer, transaction: body.transaction };
+/** Which form the request uses (the reference's texts), its valid_until in the future. */
+export function parseSolanaRequest(body: SolanaBody, now = Date.now()): SolanaRequest {
+  const hasTransaction = body.transaction !== undefined;
+  const hasInstructions = (body.instructions?.length ?? 0) > 0;
+  if (hasTransaction && hasInstructions) throw new ValidationError('Cannot provide both transaction and instructions');
+  if (!hasTransaction && !hasInstructions) throw new ValidationError('Must provide either transaction or instructions');
+  const validUntil = body.valid_until === undefined ? null : checkValidUntil(body.valid_until, now);
+  return hasTransaction ? { form: 'transaction', transaction: body.transaction!, validUntil } : { form: 'instructions', instructions: body.instructions!, validUntil };
 }

@@ -123,6 +123,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher
       }
       headers['x-signature'] = sign(key, row.body);
     }
+    // The reference's example config has a notification with an empty URL: its events wait, retried, for one to be set.
+    if (target.url === '') return await failed(row, attempts, 'the notification has no URL; set one with PATCH /api/v1/notifications/{id}', startedAt);
     let outcome: string | undefined;
     const attempt = attemptSignal(settings.timeoutMs, shutdown.signal);
     try {

@@ -18,8 +18,8 @@ export function createNotificationsRepo(db: Db): SyncOf<NotificationsRepo> {
   const setUrl = db.prepare('UPDATE notifications SET url = ?, updated_at = ? WHERE id = ?');
   const setKey = db.prepare('UPDATE notifications SET signing_key = ?, updated_at = ? WHERE id = ?');
   const setSeed = db.prepare('UPDATE notifications SET seed_hash = ?, updated_at = ? WHERE id = ?');
-  // Relayers that left the config (active = 0) are hidden from the API and cannot be re-pointed, so they do not block.
-  const users = db.prepare('SELECT id FROM relayers WHERE notification_id = ? AND active = 1 ORDER BY id LIMIT 10').pluck();
+  // Relayers that left the config (active = 0) or were deleted are hidden from the API and cannot be re-pointed, so they do not block.
+  const users = db.prepare('SELECT id FROM relayers WHERE notification_id = ? AND active = 1 AND deleted_at IS NULL ORDER BY id LIMIT 10').pluck();
   const remove = db.prepare('DELETE FROM notifications WHERE id = ?');
 
   const update = db.transaction((id: string, fields: { url?: string; signing_key?: string | null; seed_hash?: string | null }, now: string) => {

@@ -9,6 +9,9 @@ import { createTransactionsRepo } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo } from './webhook-events-repo.ts';
 import { createJobsRepo } from './jobs-repo.ts';
+import { createSignersRepo } from './signers-repo.ts';
+import { createNetworkOverridesRepo, createPluginOverridesRepo } from './overrides-repos.ts';
+import { createApiKeysRepo } from './api-keys-repo.ts';
 
 export interface SqliteStore extends Store {
   readonly db: Db;
@@ -34,7 +37,17 @@ export function createSqliteStore(db: Db): SqliteStore {
     notifications: createNotificationsRepo(db),
     webhookEvents: createWebhookEventsRepo(db),
     jobs: createJobsRepo(db),
+    signers: createSignersRepo(db),
+    networkOverrides: createNetworkOverridesRepo(db),
+    pluginOverrides: createPluginOverridesRepo(db),
+    apiKeys: createApiKeysRepo(db),
   };
+  const plainViews = (invoke: Invoke) => ({
+    signers: viewOf(ops.signers, invoke),
+    networkOverrides: viewOf(ops.networkOverrides, invoke),
+    pluginOverrides: viewOf(ops.pluginOverrides, invoke),
+    apiKeys: viewOf(ops.apiKeys, invoke),
+  });
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -50,6 +63,7 @@ export function createSqliteStore(db: Db): SqliteStore {
     notifications: viewOf(ops.notifications, outside),
     webhookEvents: viewOf(ops.webhookEvents, outside),
     jobs: withWake(viewOf(ops.jobs, outside), jobsScheduled),
+    ...plainViews(outside),
   };
 
   // One set of transaction repositories for the store: a call is served only from the code of an open
@@ -68,6 +82,7 @@ export function createSqliteStore(db: Db): SqliteStore {
     notifications: viewOf(ops.notifications, inTx),
     webhookEvents: viewOf(ops.webhookEvents, inTx),
     jobs: withWake(viewOf(ops.jobs, inTx), () => tx.afterCommit(jobsScheduled)),
+    ...plainViews(inTx),
     afterCommit(hook) {
       const scope = gate.current();
       if (!scope) throw new Error(ENDED);

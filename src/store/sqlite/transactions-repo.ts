@@ -16,7 +16,13 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
   const getOne = db.prepare<[string, string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?');
   const findOne = db.prepare<[string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ?');
-  const update = db.prepare('UPDATE transactions SET status = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
+  const byNonce = db.prepare<[string, number], { record: string; version: number }>('SELECT record, version FROM transactions WHERE relayer_id = ? AND nonce = ?');
+  const update = db.prepare('UPDATE transactions SET status = ?, nonce = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
+  // The same WHERE as the partial index transactions_unfinished, so the planner uses it.
+  const unfinished = db.prepare<[string, number], { record: string; version: number }>(`
+    SELECT record, version FROM transactions
+    WHERE relayer_id = ? AND nonce IS NOT NULL AND status IN ('pending', 'sent', 'submitted', 'mined')
+    ORDER BY nonce LIMIT ?`);
   const bump = db.prepare(`
     INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
     ON CONFLICT (relayer_id, status) DO UPDATE SET count = count + excluded.count`);
@@ -42,14 +48,17 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     },
     get: (relayerId, id) => stored(getOne.get(id, relayerId)),
     find: (id) => stored(findOne.get(id)),
+    getByNonce: (relayerId, nonce) => stored(byNonce.get(relayerId, nonce)),
     update(record, previousStatus, expectedVersion) {
-      if (update.run(record.status, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
+      const nonce = typeof record.nonce === 'number' ? record.nonce : null;
+      if (update.run(record.status, nonce, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
       if (previousStatus !== record.status) {
         bump.run(record.relayer_id, previousStatus, -1);
         bump.run(record.relayer_id, record.status, 1);
       }
       return true;
     },
+    listUnfinished: (relayerId, limit) => unfinished.all(relayerId, limit).map((row) => stored(row)!),
     list(relayerId, status, limit, offset) {
       const rows = status === undefined ? pageAll.all(relayerId, limit, offset) : pageByStatus.all(relayerId, status, limit, offset);
       return rows.map((r) => JSON.parse(r) as TransactionRecord);

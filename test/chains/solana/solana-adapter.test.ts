@@ -106,8 +106,9 @@ test('shape B: the relayer signs a client transaction as fee payer; another fee 
 test('shape B with a co-signer: valid co-signature accepted (not resignable); a missing or forged one refused', async () => {
   const client = newSigner();
   sim.airdrop(client.address, 1_000_000_000n);
-  // Build a two-signer message (relayer pays, client transfers), then let the client sign it.
-  const two = await chain.buildAndSign([transfer(relayer.address, client.address, 1n)], relayer);
+  // Build a two-signer message (relayer pays, client transfers) on the network's current blockhash (read fresh: an
+  // earlier test expired every blockhash, and building reuses one for a second), then let the client sign it.
+  const two = await chain.latestBlockhash();
   const { compileInstructions, parseInstructions } = await import('../../../src/chains/solana/instructions.ts');
   const { signAsFeePayer } = await import('../../../src/chains/solana/wire.ts');
   const specs = [transfer(client.address, relayer.address, 500n)];
@@ -121,7 +122,8 @@ test('shape B with a co-signer: valid co-signature accepted (not resignable); a 
   const clientSigned = await signAsFeePayer(compiled, client.address, client);
   const signed = await chain.signTransaction(clientSigned.wire, relayer);
   assert.equal(signed.resignable, false);
-  assert.equal((await chain.send(signed.transaction)).status, 'submitted');
+  const sent = await chain.send(signed.transaction);
+  assert.equal(sent.status, 'submitted', JSON.stringify(sent));
   await assert.rejects(chain.resign(signed.transaction, relayer), (err: AppError) => /cannot be re-signed with a fresh blockhash/.test(err.reason));
 
   const forged = await signAsFeePayer(compiled, client.address, newSigner());
@@ -155,4 +157,14 @@ test('simulated network: a dead first RPC URL fails over, and its health shows i
   const none = createSolanaChain({ type: 'solana', network: 'none', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }] }, { rpc: { retryCount: 0 } });
   await assert.rejects(none.balance(relayer.address), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE' && /network 'none': getBalance failed/.test(err.reason));
   assert.equal((await none.send(signed.transaction)).status, 'unavailable');
+});
+
+test('simulated network: two identical instruction sets are never the same transaction (the second waits for the next blockhash)', async () => {
+  const dest = newSigner().address;
+  const first = await chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer);
+  const pending = chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer);
+  setTimeout(() => sim.advance(1), 100);
+  const second = await pending;
+  assert.notEqual(second.signature, first.signature, 'two transfers, two transactions');
+  assert.notEqual(second.blockhash, first.blockhash);
 });

@@ -1,21 +1,25 @@
 // Rows for the contract cases, built the way the domain builds them.
 import type { RelayerSeed } from '../../../src/domain/relayers/ports.ts';
+import { seedHashOf } from '../../../src/domain/relayers/seed-hash.ts';
 import type { NotificationRow, WebhookEventRow } from '../../../src/domain/notifications/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../../src/domain/types.ts';
 
 export function relayerSeed(id: string, extra: Partial<RelayerSeed> = {}): RelayerSeed {
-  return {
+  const seed = {
     id,
     name: `relayer ${id}`,
     network: 'sepolia',
-    network_type: 'evm',
+    network_type: 'evm' as const,
     signer_id: 'signer',
     address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     paused: false,
     notification_id: null,
+    policies: null,
+    custom_rpc_urls: null,
     initial_nonce: 0,
     ...extra,
   };
+  return { ...seed, seed_hash: extra.seed_hash ?? seedHashOf(seed) };
 }
 
 export function txRecord(relayerId: string, id: string, createdMs: number, status: TransactionStatus = 'pending'): TransactionRecord {

@@ -8,15 +8,19 @@ import { transactionsContract } from './transactions.ts';
 import { notificationsContract } from './notifications.ts';
 import { webhookEventsContract } from './webhook-events.ts';
 import { jobsContract } from './jobs.ts';
+import { managementContract } from './management.ts';
 
 /** A fresh, empty, migrated store for one test; the factory closes and removes it via t.after. */
 export type StoreFactory = (t: TestContext) => Promise<Store>;
 
-export function runStoreContract(adapter: string, factory: StoreFactory): void {
-  describe(`${adapter} store: atomically`, () => atomicallyContract(factory));
-  describe(`${adapter} store: relayers`, () => relayersContract(factory));
-  describe(`${adapter} store: transactions`, () => transactionsContract(factory));
-  describe(`${adapter} store: notifications`, () => notificationsContract(factory));
-  describe(`${adapter} store: webhook events (outbox)`, () => webhookEventsContract(factory));
-  describe(`${adapter} store: jobs`, () => jobsContract(factory));
+/** `skip`: why this adapter cannot run here (e.g. no database server); the cases are reported as skipped. */
+export function runStoreContract(adapter: string, factory: StoreFactory, skip?: string): void {
+  const opts = skip ? { skip } : {};
+  describe(`${adapter} store: atomically`, opts, () => atomicallyContract(factory));
+  describe(`${adapter} store: relayers`, opts, () => relayersContract(factory));
+  describe(`${adapter} store: transactions`, opts, () => transactionsContract(factory));
+  describe(`${adapter} store: notifications`, opts, () => notificationsContract(factory));
+  describe(`${adapter} store: webhook events (outbox)`, opts, () => webhookEventsContract(factory));
+  describe(`${adapter} store: jobs`, opts, () => jobsContract(factory));
+  describe(`${adapter} store: management (relayers through the API, signers, overrides, API keys)`, opts, () => managementContract(factory));
 }

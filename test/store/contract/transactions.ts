@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoreFactory } from './index.ts';
 import { relayerSeed, txRecord } from './fixtures.ts';
+import type { TransactionStatus } from '../../../src/domain/types.ts';
 
 export function transactionsContract(factory: StoreFactory): void {
   test('a record reads back whole, by relayer and id or by id alone', async (t) => {
@@ -66,5 +67,55 @@ export function transactionsContract(factory: StoreFactory): void {
     await repos.transactions.insert(txRecord('r1', 'd', 1003), 1003, null);
     await repos.transactions.insert(txRecord('r1', 'e', 1004), 1004, null);
     assert.equal(await repos.transactions.count('r1', undefined), 3, 'the refused insert left no count behind');
+  });
+
+  test('listUnfinished: non-final transactions with a nonce, lowest nonce first, limited; update moves the nonce', async (t) => {
+    const { repos } = await factory(t);
+    await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
+    const rows: Array<[string, number | null, TransactionStatus]> = [
+      ['a', 4, 'submitted'],
+      ['b', 1, 'confirmed'],
+      ['c', 2, 'sent'],
+      ['d', 0, 'mined'],
+      ['e', null, 'pending'],
+      ['f', 3, 'pending'],
+      ['g', 5, 'failed'],
+    ];
+    for (const [i, [id, nonce, status]] of rows.entries()) {
+      await repos.transactions.insert({ ...txRecord('r1', id, 1000 + i, status), ...(nonce === null ? {} : { nonce }) }, 1000 + i, nonce);
+    }
+    await repos.transactions.insert({ ...txRecord('r2', 'other', 2000, 'sent'), nonce: 0 }, 2000, 0);
+    const ids = async (limit: number) => (await repos.transactions.listUnfinished('r1', limit)).map((s) => s.record.id);
+    assert.deepEqual(await ids(10), ['d', 'c', 'f', 'a']);
+    assert.deepEqual(await ids(2), ['d', 'c']);
+    const [first] = await repos.transactions.listUnfinished('r1', 1);
+    assert.equal(first!.version, 1);
+    // A new nonce (EVM re-nonce) moves the row in the order and in the uniqueness index; a final status leaves the list.
+    assert.equal(await repos.transactions.update({ ...first!.record, nonce: 9 }, 'mined', 1), true);
+    assert.deepEqual(await ids(10), ['c', 'f', 'a', 'd']);
+    await repos.transactions.insert({ ...txRecord('r1', 'h', 3000, 'sent'), nonce: 0 }, 3000, 0);
+    await assert.rejects(repos.transactions.insert({ ...txRecord('r1', 'i', 3001, 'sent'), nonce: 9 }, 3001, 9), 'nonce 9 is taken by the moved row');
+    const a = (await repos.transactions.get('r1', 'a'))!;
+    assert.equal(await repos.transactions.update({ ...a.record, status: 'confirmed' }, 'submitted', a.version), true);
+    assert.deepEqual(await ids(10), ['h', 'c', 'f', 'd']);
+  });
+
+  test('getByNonce: the relayer\'s transaction holding that nonce, or nothing', async (t) => {
+    const { repos } = await factory(t);
+    await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
+    const a = { ...txRecord('r1', 'a', 1000, 'sent'), nonce: 0 };
+    const b = { ...txRecord('r1', 'b', 1001, 'confirmed'), nonce: 7 };
+    await repos.transactions.insert(a, 1000, 0);
+    await repos.transactions.insert(b, 1001, 7);
+    await repos.transactions.insert(txRecord('r1', 'c', 1002), 1002, null);
+    await repos.transactions.insert({ ...txRecord('r2', 'd', 1003), nonce: 1 }, 1003, 1);
+    assert.deepEqual(await repos.transactions.getByNonce('r1', 0), { record: a, version: 1 });
+    assert.deepEqual(await repos.transactions.getByNonce('r1', 7), { record: b, version: 1 }, 'final ones too');
+    assert.equal(await repos.transactions.getByNonce('r1', 1), undefined, "another relayer's nonce is not this relayer's");
+    assert.equal(await repos.transactions.getByNonce('r1', 2), undefined);
+    assert.equal(await repos.transactions.getByNonce('nobody', 0), undefined);
+    // An update keeps the row findable by its nonce, at the new version.
+    assert.equal(await repos.transactions.update({ ...a, status: 'submitted' }, 'sent', 1), true);
+    assert.equal((await repos.transactions.getByNonce('r1', 0))?.version, 2);
   });
 }

@@ -1,5 +1,5 @@
 // What the domain needs from a Solana network; src/chains/solana implements it over @solana/kit's RPC (types only).
-import type { RpcUrlHealth } from '../ports.ts';
+import type { RawRpcAnswer, RpcUrlHealth } from '../ports.ts';
 
 /** processed: executed by the node; confirmed: voted by a supermajority; finalized: 31+ blocks deep, cannot roll back. */
 export type SolanaCommitment = 'processed' | 'confirmed' | 'finalized';
@@ -88,6 +88,14 @@ export interface SignedSolanaTransaction {
   resignable: boolean;
   /** Lamports the network charges for the message (signatures and priority fee), when the node told. */
   fee: bigint | null;
+  /** Program ids the message's instructions invoke (the allowed-programs policy reads them). */
+  programs: string[];
+  /** Every account the message names (static keys), fee payer first. */
+  accounts: string[];
+  /** Signatures the message requires (fee payer included). */
+  requiredSignatures: number;
+  /** Bytes of the wire transaction (the max_tx_data_size policy). */
+  size: number;
 }
 
 /**
@@ -118,6 +126,8 @@ export interface SolanaChain {
   buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner): Promise<SignedSolanaTransaction>;
   /** The same message with a fresh blockhash, signed again; refused when another signer is required. */
   resign(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
+  rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];
 }
 

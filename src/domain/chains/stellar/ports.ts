@@ -1,5 +1,5 @@
 // What the domain needs from a Stellar network; src/chains/stellar implements it over Stellar RPC (JSON-RPC) with stellar-base XDR (types only).
-import type { RpcUrlHealth } from '../ports.ts';
+import type { RawRpcAnswer, RpcUrlHealth } from '../ports.ts';
 
 /**
  * Signs for a relayer with an Ed25519 key. `sign` is async so a keystore or KMS signer (issue 16)
@@ -132,15 +132,28 @@ export interface StellarChain {
   submit(envelopeXdr: string): Promise<StellarSubmitOutcome>;
   transaction(hash: string): Promise<StellarTransactionStatus>;
   simulate(envelopeXdr: string): Promise<StellarSimulation>;
+  /**
+   * Checks operations and memo as buildAndSign will build them, without the network: each refusal is a
+   * ValidationError naming the field (`'operations.0.amount' must be…`). Pure: no RPC.
+   */
+  checkOperations(operations: StellarOperationSpec[], memo?: StellarMemoSpec | null): void;
   /** Builds from operations (sequence from the network unless given, memo, time bounds, fee within maxFee) and signs. */
   buildAndSign(request: StellarOperationsRequest, signer: StellarSigner): Promise<SignedStellarTransaction>;
   /**
    * An unsigned `transaction_xdr` whose source is the relayer: its sequence is set from the network
    * (or `sequence`), its fee raised to the minimum when lower (refused above maxFee), then signed.
+   * `resign`: the xdr is one the relayer signed before; its signatures are dropped first (a new sequence).
    */
-  signXdr(xdr: string, signer: StellarSigner, options: { maxFee: bigint; sequence?: bigint }): Promise<SignedStellarTransaction>;
+  signXdr(xdr: string, signer: StellarSigner, options: { maxFee: bigint; sequence?: bigint; resign?: boolean }): Promise<SignedStellarTransaction>;
   /** A signed `transaction_xdr` wrapped in a fee bump paid and signed by the relayer, fee at most maxFee. */
   feeBump(xdr: string, signer: StellarSigner, options: { maxFee: bigint }): Promise<SignedStellarTransaction>;
+  /**
+   * Adds the relayer's signature to an envelope exactly as given (sequence, fee and source untouched),
+   * as the reference's sign-transaction does. Refuses what is not a transaction envelope (`field` names it).
+   */
+  signEnvelope(xdr: string, signer: StellarSigner, field: string): Promise<{ envelopeXdr: string; signature: string }>;
+  /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
+  rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];
 }
 

@@ -1,0 +1,155 @@
+// Chain scenario of `npm run bench`: relaying to a real anvil, set against anvil's own raw intake measured by the
+// same driver in the same run, and the load of tracking many pending transactions.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import { startDevnet } from '../src/chains/evm/devnet.ts';
+import type { DriverResult, DriverSpec } from './driver.ts';
+import { startService } from './service.ts';
+import type { Row } from './report.ts';
+
+// anvil's default accounts #0 and #1: publicly known development keys.
+const RELAYER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const RAW_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const CHAIN_ID = 31337;
+const INFLIGHT = 16;
+
+export interface ChainSummary {
+  sends: number;
+  rawIntakePerSecond: number;
+  answeredPerSecond: number;
+  submittedPerSecond: number;
+  confirmedPerSecond: number;
+  submittedVsRaw: number;
+  timeToSubmittedMs: { p50: number; p99: number };
+  monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
+}
+
+type Drive = (spec: Omit<DriverSpec, 'durationMs' | 'warmupMs'> & { count: number }) => Promise<DriverResult>;
+
+async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+async function rawBodies(url: string, n: number): Promise<string[]> {
+  const account = privateKeyToAccount(RAW_KEY);
+  const start = Number(await rpc<Hex>(url, 'eth_getTransactionCount', [account.address, 'pending']));
+  const bodies: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const raw = await account.signTransaction({ chainId: CHAIN_ID, nonce: start + i, to: TO, value: 1n, gas: 21_000n, type: 'eip1559', maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
+    bodies.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
+  }
+  return bodies;
+}
+
+const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+export async function chainScenario(options: { root: string; apiKey: string; sends: number; pending: number; monitorMs: number; drive: Drive; log: (m: string) => void }): Promise<{ rows: Row[]; summary: ChainSummary }> {
+  const { root, apiKey, sends, pending, drive, log } = options;
+  const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const devnet = await startDevnet({ chainId: CHAIN_ID, blockTimeMs: 1000 });
+  const dir = path.join(root, 'chain');
+  mkdirSync(dir, { recursive: true });
+  const configPath = path.join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify({
+    networks: [{ type: 'evm', network: 'bench', chain_id: CHAIN_ID, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], rpc_urls: [devnet.url] }],
+    signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
+    relayers: [{ id: 'bench', name: 'chain bench', network: 'bench', signer_id: 'key' }],
+    notifications: [],
+    plugins: [],
+  }));
+  const svc = await startService({ API_KEY: apiKey, DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: path.join(dir, 'plugins'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
+  const count = async (status: string) => ((await (await fetch(`${svc.url}/api/v1/relayers/bench/transactions?per_page=0&status=${status}`, { headers: auth })).json()) as { pagination: { total_items: number } }).pagination.total_items;
+  const until = async (what: string, ok: () => Promise<boolean>, timeoutMs = 600_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await ok())) {
+      if (Date.now() > deadline) throw new Error(`chain bench: ${what} not reached`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  try {
+    log(`chain: anvil raw intake, ${sends} eth_sendRawTransaction @${INFLIGHT}`);
+    const raw = await drive({ url: devnet.url, method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, bodies: await rawBodies(devnet.url, sends), okPrefix: '{"jsonrpc":"2.0","id":1,"result"', inflight: INFLIGHT, count: sends, label: 'anvil raw' });
+
+    log(`chain: ${sends} sends through Relaybox @${INFLIGHT}`);
+    const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
+    const answered = await drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: INFLIGHT, count: sends, label: 'sends' });
+    await until('every send confirmed', async () => (await count('confirmed')) >= sends);
+    const times = await readTimes(svc.url, auth);
+    const created = Math.min(...times.map((t) => t.created));
+    const toSubmitted = times.map((t) => t.sent - t.created).sort((a, b) => a - b);
+    const submittedPerSecond = times.length / ((Math.max(...times.map((t) => t.sent)) - created) / 1000);
+    const confirmedPerSecond = times.length / ((Math.max(...times.map((t) => t.confirmed)) - created) / 1000);
+
+    const monitoring = await monitor(svc, devnet.url, pending, options.monitorMs, drive, auth, count, until, log);
+    const summary: ChainSummary = {
+      sends,
+      rawIntakePerSecond: raw.rps,
+      answeredPerSecond: answered.rps,
+      submittedPerSecond,
+      confirmedPerSecond,
+      submittedVsRaw: submittedPerSecond / raw.rps,
+      timeToSubmittedMs: { p50: pct(toSubmitted, 0.5), p99: pct(toSubmitted, 0.99) },
+      monitoring,
+    };
+    const errors = raw.errors + answered.errors;
+    const rows: Row[] = [
+      { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max },
+      { scenario: 'EVM send answered (HTTP)', inflight: INFLIGHT, requests: answered.requests, errors: answered.errors, rps: answered.rps, p50: answered.p50, p99: answered.p99, max: answered.max },
+      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake` },
+      { scenario: 'EVM send → confirmed (1 s blocks)', inflight: INFLIGHT, requests: times.length, errors: 0, rps: confirmedPerSecond, p50: 0, p99: 0, max: 0 },
+      { scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`, inflight: 0, requests: pending, errors: 0, rps: monitoring.confirmationsPerSecond, p50: 0, p99: 0, max: 0 },
+    ];
+    return { rows, summary };
+  } finally {
+    await svc.stop();
+    await devnet.stop();
+  }
+}
+
+async function readTimes(url: string, auth: Record<string, string>): Promise<Array<{ created: number; sent: number; confirmed: number }>> {
+  const out: Array<{ created: number; sent: number; confirmed: number }> = [];
+  for (let page = 1; ; page++) {
+    const res = (await (await fetch(`${url}/api/v1/relayers/bench/transactions?per_page=100&page=${page}`, { headers: auth })).json()) as { data: Array<{ created_at: string; sent_at: string; confirmed_at: string }> };
+    for (const t of res.data) out.push({ created: Date.parse(t.created_at), sent: Date.parse(t.sent_at), confirmed: Date.parse(t.confirmed_at) });
+    if (res.data.length < 100) return out;
+  }
+}
+
+/** `pending` transactions submitted and left unmined: the service's CPU while it tracks them, then how fast it confirms them once mined. */
+async function monitor(
+  svc: Awaited<ReturnType<typeof startService>>,
+  anvilUrl: string,
+  pending: number,
+  monitorMs: number,
+  drive: Drive,
+  auth: Record<string, string>,
+  count: (status: string) => Promise<number>,
+  until: (what: string, ok: () => Promise<boolean>) => Promise<void>,
+  log: (m: string) => void,
+): Promise<ChainSummary['monitoring']> {
+  await rpc(anvilUrl, 'evm_setIntervalMining', [0]);
+  await rpc(anvilUrl, 'evm_setAutomine', [false]);
+  log(`chain: ${pending} sends left pending`);
+  const confirmedBefore = await count('confirmed');
+  const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
+  await drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: 64, count: pending, label: 'pending sends' });
+  await until('every pending send submitted', async () => (await count('submitted')) >= pending);
+  log(`chain: tracking ${pending} pending for ${monitorMs} ms`);
+  const cpu0 = svc.cpuSeconds();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, monitorMs));
+  const seconds = (performance.now() - t0) / 1000;
+  const serviceCpuPercent = ((svc.cpuSeconds() - cpu0) / seconds) * 100;
+  // A block holds ~1,400 transfers (30M gas): mine enough for all of them at once.
+  const mined0 = performance.now();
+  await rpc(anvilUrl, 'anvil_mine', [`0x${(Math.ceil(pending / 1_000) + 1).toString(16)}`]);
+  await until('every pending send confirmed', async () => (await count('confirmed')) >= confirmedBefore + pending);
+  const minedToConfirmedSeconds = (performance.now() - mined0) / 1000;
+  return { pending, serviceCpuPercent, secondsMeasured: seconds, minedToConfirmedSeconds, confirmationsPerSecond: pending / minedToConfirmedSeconds };
+}

@@ -1,0 +1,38 @@
+// The services behind the management routes that the relayer operations also use: networks (RPC URLs changeable at
+// run time) and signers. Built once at start, after the chain adapters.
+import type { Config, NetworkConfig } from '../config.ts';
+import type { Store } from './ports.ts';
+import type { Log } from './notifications/ports.ts';
+import type { SecretBox } from './notifications/secret-box.ts';
+import type { RpcUrlSwitch } from './networks/ports.ts';
+import { createNetworkService, type NetworkService } from './networks/service.ts';
+import { createSignerService, type SignerService } from './signers/service.ts';
+
+export interface ManagementServices {
+  networks: NetworkService;
+  signers: SignerService;
+}
+
+/** `networks`: the config file's, with the stored RPC URL changes applied (see applyNetworkOverrides). */
+export async function createManagementServices(deps: {
+  store: Store;
+  config: Config;
+  networks: readonly NetworkConfig[];
+  chains: RpcUrlSwitch;
+  secrets: SecretBox;
+  logger: Log;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ManagementServices> {
+  const { repos } = deps.store;
+  const networks = createNetworkService({ networks: deps.networks, repo: repos.networkOverrides, chains: deps.chains, logger: deps.logger });
+  const signers = await createSignerService({
+    repo: repos.signers,
+    relayers: repos.relayers,
+    signers: deps.config.file.signers,
+    secrets: deps.secrets,
+    // Signer keys and keystore passphrases named by the config are read from the process environment at start.
+    env: deps.env ?? process.env,
+    logger: deps.logger,
+  });
+  return { networks, signers };
+}

@@ -1,0 +1,69 @@
+// The reference's EVM relayer policies, checked against one prepared transaction: pure, no I/O (the caller reads the balance).
+import type { Pricing } from '../transactions/evm-pricing.ts';
+
+export interface EvmPolicies {
+  min_balance?: number | string;
+  gas_price_cap?: number | string;
+  gas_limit_estimation?: boolean;
+  whitelist_receivers?: string[];
+  eip1559_pricing?: boolean;
+  private_transactions?: boolean;
+}
+
+/** What the policies look at in a transaction about to be signed. */
+export interface PolicyTx {
+  /** null: a contract creation. */
+  to: string | null;
+  value: bigint;
+  gasLimit: bigint;
+  /** The request gave `gas_limit` (no estimate or default was used). */
+  gasLimitGiven: boolean;
+  pricing: Pricing;
+  /** The request gave its prices (`gas_price` or the EIP-1559 pair), rather than a `speed`. */
+  explicitPrices: boolean;
+}
+
+const maxPrice = (p: Pricing) => (p.type === 'legacy' ? p.gasPrice : p.maxFeePerGas);
+
+/** Speed-based prices above `gas_price_cap` are lowered to it (as the reference caps them); explicit ones are checked by checkEvmPolicies. */
+export function capPricing(policies: EvmPolicies, pricing: Pricing): Pricing {
+  if (policies.gas_price_cap === undefined) return pricing;
+  const cap = BigInt(policies.gas_price_cap);
+  if (pricing.type === 'legacy') return pricing.gasPrice > cap ? { ...pricing, gasPrice: cap } : pricing;
+  const maxFeePerGas = pricing.maxFeePerGas > cap ? cap : pricing.maxFeePerGas;
+  const maxPriorityFeePerGas = pricing.maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : pricing.maxPriorityFeePerGas;
+  return { ...pricing, maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/**
+ * The first policy the transaction breaks, as a sentence for the client; null when it passes them all.
+ * `balance` (wei) is needed only when `min_balance` is set: the transaction's worst-case cost
+ * (value + gas limit x highest price) must leave at least `min_balance`.
+ */
+export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx, balance?: bigint): string | null {
+  const whitelist = policies.whitelist_receivers;
+  if (whitelist && whitelist.length > 0) {
+    if (tx.to === null) return "the relayer's whitelist_receivers policy allows no contract creation (a transaction without 'to')";
+    const allowed = new Set(whitelist.map((a) => a.toLowerCase()));
+    if (!allowed.has(tx.to.toLowerCase())) return `'to' ${tx.to} is not in the relayer's whitelist_receivers policy`;
+  }
+  if (policies.gas_limit_estimation === false && !tx.gasLimitGiven) {
+    return "'gas_limit' is required: the relayer's gas_limit_estimation policy is false";
+  }
+  if (policies.eip1559_pricing === false && tx.explicitPrices && tx.pricing.type === 'eip1559') {
+    return "the relayer's eip1559_pricing policy is false: give 'gas_price' or a 'speed' instead of EIP-1559 fees";
+  }
+  const price = maxPrice(tx.pricing);
+  if (policies.gas_price_cap !== undefined && price > BigInt(policies.gas_price_cap)) {
+    return `the gas price ${price} wei is above the relayer's gas_price_cap of ${policies.gas_price_cap} wei`;
+  }
+  if (policies.min_balance !== undefined && BigInt(policies.min_balance) > 0n) {
+    if (balance === undefined) return "the relayer's balance is needed to check its min_balance policy";
+    const cost = tx.value + tx.gasLimit * price;
+    const left = balance - cost;
+    if (left < BigInt(policies.min_balance)) {
+      return `sending would leave the relayer with ${left < 0n ? 0n : left} wei, below its min_balance policy of ${policies.min_balance} wei (balance ${balance}, worst-case cost ${cost})`;
+    }
+  }
+  return null;
+}

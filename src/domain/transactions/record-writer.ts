@@ -1,0 +1,34 @@
+// Writes a transaction's new state with its transaction_update event, in the caller's store transaction, and counts
+// the status change once it commits. Every status change of every family goes through here.
+import type { Tx } from '../ports.ts';
+import type { StoredTransaction } from '../relayers/ports.ts';
+import type { NetworkType, TransactionEvents, TransactionRecord } from '../types.ts';
+import type { TransitionObserver } from './relay.ts';
+
+export interface RecordWriter {
+  /** Inserts a new record (nonce indexed when not null) with its event. */
+  insert(tx: Tx, record: TransactionRecord, createdMs: number, nonce: number | null, networkType: NetworkType): Promise<void>;
+  /**
+   * Writes `next` over `stored` if nobody changed it since it was read, with its event. Returns the new stored
+   * state, or null when another writer got there first (the caller reads again and decides again).
+   */
+  update(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction | null>;
+}
+
+export function createRecordWriter(deps: { events: TransactionEvents; observer?: TransitionObserver | undefined }): RecordWriter {
+  const { events, observer } = deps;
+  return {
+    async insert(tx, record, createdMs, nonce, networkType) {
+      await tx.transactions.insert(record, createdMs, nonce);
+      await events.transactionChanged(tx, record);
+      if (observer) tx.afterCommit(() => observer.transition(networkType, null, record.status));
+    },
+    async update(tx, stored, next, networkType) {
+      const from = stored.record.status;
+      if (!(await tx.transactions.update(next, from, stored.version))) return null;
+      await events.transactionChanged(tx, next);
+      if (observer && from !== next.status) tx.afterCommit(() => observer.transition(networkType, from, next.status));
+      return { record: next, version: stored.version + 1 };
+    },
+  };
+}

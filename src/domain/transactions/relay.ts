@@ -1,0 +1,41 @@
+// The family-neutral seam of the transaction service: what each network family (EVM, Solana, Stellar) supplies so that
+// service.ts can send, replace and cancel without knowing how a family relays. Each family lives in its own modules
+// (evm-*.ts, …); its background work runs as store-backed jobs of its own kinds (`evm.*`, …).
+import type { Tx } from '../ports.ts';
+import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
+import type { TransactionRecord, TransactionStatus } from '../types.ts';
+import type { JobHandler } from '../jobs/scheduler.ts';
+
+/** What a family's send becomes once its network reads are done (prices, gas, balance). */
+export interface PreparedSend {
+  /**
+   * Runs inside the store transaction that inserts the record, with the relayer's row read for update: takes the
+   * nonce (if the family has one) from that row, signs, and returns the record's family fields. CPU only: no I/O.
+   */
+  build(relayer: RelayerRow): { status: TransactionStatus; fields: Record<string, unknown>; nonce: number | null; nextNonce: number };
+}
+
+/** A family's relaying: the use cases' family-specific halves, the jobs that move its transactions, its start-up. */
+export interface RelayFamily {
+  /** Validation and network reads for a new transaction, before the store transaction (one at a time per relayer). */
+  prepareSend(relayer: RelayerRow, body: unknown): Promise<PreparedSend>;
+  /** The record after a replace (same row, same nonce); throws a ValidationError when `stored` cannot be replaced. */
+  replace(relayer: RelayerRow, stored: StoredTransaction, body: unknown): Promise<TransactionRecord>;
+  /** The record after a cancel request; throws a ValidationError when `stored` cannot be canceled. */
+  cancel(relayer: RelayerRow, stored: StoredTransaction): Promise<TransactionRecord>;
+  /** In the store transaction that writes `record`: schedules the jobs that move it on (nothing for a final one). */
+  schedule(tx: Tx, record: TransactionRecord): Promise<void>;
+  /** After that transaction committed: the fast path (e.g. broadcast now rather than at the job's next run). Never throws. */
+  afterCommit(record: TransactionRecord): void;
+  /** Job handlers of this family, by kind (`evm.check`); registered with the one scheduler. */
+  readonly jobs: Readonly<Record<string, JobHandler>>;
+  /** At start: schedules whatever resumes this family's non-final transactions (and resyncs nonces). */
+  resume(): Promise<void>;
+}
+
+/** Observes every committed status change (metrics); the domain stays free of a metrics library. */
+export interface TransitionObserver {
+  transition(networkType: string, from: TransactionStatus | null, to: TransactionStatus): void;
+  /** Non-final transactions of a relayer that nothing can move (its relayer left the config), now. */
+  untracked?(relayerId: string, count: number): void;
+}

@@ -1,0 +1,194 @@
+// The shared-database store: PostgreSQL repositories behind the async ports, atomically() over a pooled connection,
+// and LISTEN/NOTIFY so that a commit on any instance wakes the dispatchers and schedulers of all of them.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type Kysely } from 'kysely';
+import type { Repositories, Store, Tx } from '../../domain/ports.ts';
+import { connect, type Db, type PgConnection } from './connect.ts';
+import type { Database } from './schema.ts';
+import { createRelayersRepo, type InTx } from './relayers-repo.ts';
+import { createTransactionsRepo } from './transactions-repo.ts';
+import { createNotificationsRepo } from './notifications-repo.ts';
+import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
+import { createJobsRepo } from './jobs-repo.ts';
+import { JOBS_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
+import { createListener, type Listener } from './listener.ts';
+import { createWriteBuffer, type WriteBuffer } from './write-buffer.ts';
+import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
+
+export interface PostgresStore extends Store {
+  readonly db: Db;
+  readonly connection: PgConnection;
+  /** `listener` runs after an outbox write commits on any instance sharing the database. Returns unsubscribe. */
+  onOutboxWritten(listener: () => void): () => void;
+  /** True when the database answers a trivial query; never rejects. */
+  answers(): Promise<boolean>;
+}
+
+export interface PostgresStoreOptions {
+  url: string;
+  outbox: OutboxLease;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+interface Scope {
+  open: boolean;
+  hooks?: Array<() => void>;
+}
+
+const ENDED = "a transaction's repositories were used after it ended (or outside its callback)";
+const NESTED = 'atomically() was called inside atomically(): use the repositories of the tx you were given';
+const OUTSIDE_FROM_INSIDE = 'store.repos was used inside atomically(): use the repositories of the tx you were given';
+
+/** Every method of `repo`, refused with `message` while `refuse()` says so. */
+function guarded<T extends object>(repo: T, refuse: () => string | undefined): T {
+  const view: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(repo)) {
+    view[name] = (...args: unknown[]) => {
+      const reason = refuse();
+      return reason ? Promise.reject(new Error(reason)) : (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+    };
+  }
+  return view as T;
+}
+
+function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease): Repositories {
+  return {
+    relayers: createRelayersRepo(q, inTx),
+    transactions: createTransactionsRepo(q),
+    notifications: createNotificationsRepo(q),
+    webhookEvents: createWebhookEventsRepo(q, outbox),
+    jobs: createJobsRepo(q, outbox.owner),
+    signers: createSignersRepo(q),
+    networkOverrides: createNetworkOverridesRepo(q),
+    pluginOverrides: createPluginOverridesRepo(q),
+    apiKeys: createApiKeysRepo(q),
+  };
+}
+
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const connection = connect(options.url, { max: options.max });
+  const { db } = connection;
+  const scopes = new AsyncLocalStorage<Scope>();
+  const jobListeners = new Set<() => void>();
+  const outboxListeners = new Set<() => void>();
+  const ring = (set: Set<() => void>) => () => {
+    for (const l of set) l();
+  };
+  const jobsScheduled = ring(jobListeners);
+  const listener: Listener = createListener(connection.pool, options.outbox.owner, { [JOBS_CHANNEL]: jobsScheduled, [OUTBOX_CHANNEL]: ring(outboxListeners) });
+
+  const outsideRefused = () => (scopes.getStore()?.open ? OUTSIDE_FROM_INSIDE : undefined);
+  const plain = repositories(db, (fn) => db.transaction().execute(fn), options.outbox);
+  const repos = guardAll(plain, outsideRefused);
+  const schedule = repos.jobs.schedule;
+  repos.jobs.schedule = async (spec) => {
+    await schedule(spec);
+    jobsScheduled();
+  };
+
+  async function atomically<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (scopes.getStore()?.open) throw new Error(NESTED);
+    const scope: Scope = { open: true };
+    let result: T;
+    try {
+      result = await db.transaction().execute((trx) =>
+        scopes.run(scope, async () => {
+          const [tx, held] = bindTx(trx, scope);
+          const value = await fn(tx);
+          await held.flush();
+          return value;
+        }),
+      );
+    } finally {
+      scope.open = false;
+    }
+    for (const hook of scope.hooks ?? []) runHook(hook);
+    return result;
+  }
+
+  function bindTx(trx: Kysely<Database>, scope: Scope): [Tx, WriteBuffer] {
+    const ended = () => (scope.open ? undefined : ENDED);
+    const raw = repositories(trx, (fn) => fn(trx), options.outbox);
+    const held = createWriteBuffer(trx, options.outbox.owner);
+    holdInserts(raw, held);
+    rememberLockedNotifications(raw);
+    const bound = guardAll(raw, ended);
+    const afterCommit = (hook: () => void) => {
+      if (!scope.open) throw new Error(ENDED);
+      scope.hooks ??= [];
+      if (!scope.hooks.includes(hook)) scope.hooks.push(hook);
+    };
+    const schedule = bound.jobs.schedule;
+    bound.jobs.schedule = async (spec) => {
+      await schedule(spec);
+      afterCommit(jobsScheduled);
+    };
+    return [{ ...bound, afterCommit }, held];
+  }
+
+  return {
+    db,
+    connection,
+    repos,
+    atomically,
+    onJobsScheduled(l) {
+      jobListeners.add(l);
+      return () => jobListeners.delete(l);
+    },
+    onOutboxWritten(l) {
+      outboxListeners.add(l);
+      return () => outboxListeners.delete(l);
+    },
+    answers: () => sql`SELECT 1`.execute(db).then(() => true, () => false),
+    async close() {
+      await listener.close();
+      await db.destroy();
+    },
+  };
+}
+
+function guardAll(r: Repositories, refuse: () => string | undefined): Repositories {
+  const out: Record<string, object> = {};
+  for (const [name, repo] of Object.entries(r)) out[name] = guarded(repo as object, refuse);
+  return out as unknown as Repositories;
+}
+
+/** The tx's record and outbox inserts are held (write-buffer.ts); every other statement sends them first. */
+function holdInserts(repos: Repositories, held: WriteBuffer): void {
+  for (const repo of Object.values(repos) as Array<Record<string, (...args: unknown[]) => Promise<unknown>>>) {
+    for (const [name, fn] of Object.entries(repo)) {
+      repo[name] = async (...args) => {
+        await held.flush();
+        return fn(...args);
+      };
+    }
+  }
+  repos.transactions.insert = async (record, createdMs, nonce) => held.transaction({ record, createdMs, nonce });
+  repos.webhookEvents.insert = async (row) => held.event(row);
+}
+
+function rememberLockedNotifications(repos: Repositories): void {
+  const locked = new Map<string, string | null>();
+  const { getForUpdate, update } = repos.relayers;
+  const { notificationOfRelayer } = repos.webhookEvents;
+  repos.relayers.getForUpdate = async (id) => {
+    const row = await getForUpdate(id);
+    if (row) locked.set(id, row.notification_id);
+    return row;
+  };
+  repos.relayers.update = async (id, changes) => {
+    locked.delete(id);
+    return update(id, changes);
+  };
+  repos.webhookEvents.notificationOfRelayer = async (relayerId) => (locked.has(relayerId) ? locked.get(relayerId)! : notificationOfRelayer(relayerId));
+}
+
+function runHook(hook: () => void): void {
+  try {
+    hook();
+  } catch (err) {
+    // The commit stands; a broken hook must not make the caller believe it failed.
+    process.emitWarning(`after-commit hook failed: ${(err as Error)?.stack ?? String(err)}`);
+  }
+}

@@ -1,0 +1,61 @@
+// PostgreSQL repository for transactions: JSON records, indexed columns, and per-status counters kept in the same statement.
+import { sql, type Kysely } from 'kysely';
+import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
+import type { TransactionRecord } from '../../domain/types.ts';
+import type { Database } from './schema.ts';
+import { insertTransactions } from './write-buffer.ts';
+
+const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
+  row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
+
+/** Each write and its counter change are one statement (data-modifying CTE): one round trip, never apart. */
+export function createTransactionsRepo(q: Kysely<Database>): TransactionsRepo {
+  return {
+    insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }]),
+    get: async (relayerId, id) =>
+      stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).where('relayer_id', '=', relayerId).executeTakeFirst()),
+    find: async (id) => stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
+    async update(record, previousStatus, expectedVersion) {
+      const moved = previousStatus !== record.status;
+      // The indexed nonce follows the record's (an EVM transaction given a new nonce).
+      const nonce = typeof record.nonce === 'number' ? record.nonce : null;
+      const result = await sql<{ n: string }>`
+        WITH u AS (
+          UPDATE transactions SET status = ${record.status}, nonce = ${nonce}::bigint, record = ${JSON.stringify(record)}, version = version + 1
+          WHERE id = ${record.id} AND version = ${expectedVersion} RETURNING relayer_id),
+        dec AS (
+          UPDATE transaction_counts SET count = count - 1
+          WHERE ${moved} AND relayer_id = (SELECT relayer_id FROM u) AND status = ${previousStatus}),
+        inc AS (
+          INSERT INTO transaction_counts AS c (relayer_id, status, count) SELECT relayer_id, ${record.status}, 1 FROM u WHERE ${moved}
+          ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + 1)
+        SELECT COUNT(*) AS n FROM u`.execute(q);
+      return Number(result.rows[0]!.n) === 1;
+    },
+    async listUnfinished(relayerId, limit) {
+      const rows = await q
+        .selectFrom('transactions')
+        .select(['record', 'version'])
+        .where('relayer_id', '=', relayerId)
+        .where('nonce', 'is not', null)
+        .where('status', 'in', ['pending', 'sent', 'submitted', 'mined'])
+        .orderBy('nonce')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => stored(row)!);
+    },
+    getByNonce: async (relayerId, nonce) =>
+      stored(await q.selectFrom('transactions').select(['record', 'version']).where('relayer_id', '=', relayerId).where('nonce', '=', nonce).executeTakeFirst()),
+    async list(relayerId, status, limit, offset) {
+      let query = q.selectFrom('transactions').select('record').where('relayer_id', '=', relayerId);
+      if (status !== undefined) query = query.where('status', '=', status);
+      const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      return rows.map((r) => JSON.parse(r.record) as TransactionRecord);
+    },
+    async count(relayerId, status) {
+      let query = q.selectFrom('transaction_counts').select(sql<number>`COALESCE(SUM(count), 0)::int`.as('n')).where('relayer_id', '=', relayerId);
+      if (status !== undefined) query = query.where('status', '=', status);
+      return (await query.executeTakeFirstOrThrow()).n;
+    },
+  };
+}
