@@ -48,7 +48,8 @@ test('three instances on one database: start together, share sends, nonces and n
     const answers = await Promise.all(
       instances.flatMap((i) => Array.from({ length: perInstance }, () => i.request('POST', '/api/v1/relayers/hot/transactions', { body: SEND }))),
     );
-    for (const a of answers) assert.equal(a.status, 200, a.text);
+    const errorLines = () => instances.flatMap((i) => i.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).map((l) => `${i.name}: ${l}`)).join('\n');
+    for (const a of answers) assert.equal(a.status, 200, `${a.text}\n${errorLines()}`);
     const sent = answers.map((a) => a.body.data as { id: string; nonce: number });
     const nonces = sent.map((s) => s.nonce).sort((x, y) => x - y);
     assert.deepEqual(nonces, Array.from({ length: sent.length }, (_, n) => n));

@@ -8,7 +8,8 @@ import { build, type TestResponse } from '../helper.ts';
 import { ECHO, answersAgain, pause, plugin } from './sandbox-support.ts';
 
 test('calls of a plugin spinning in its isolate never block a worker: other plugins, health and readiness answer meanwhile', async (t) => {
-  const spinner = plugin(`await kv.get('x'); for (;;) {}`, `export const settings = { timeout: 3 };`);
+  // A timeout long enough for the 40 other calls to be served before it on a loaded machine.
+  const spinner = plugin(`await kv.get('x'); for (;;) {}`, `export const settings = { timeout: 8 };`);
   const s = await build(t, { env: { PLUGIN_THREADS: '2' }, plugins: { 'spinner.ts': spinner, 'echo.ts': ECHO } });
   let spinnersDone = false;
   const spinners = Promise.all(Array.from({ length: 6 }, () => s.request('POST', '/api/v1/plugins/spinner/call', { body: {} }))).then((all) => {

@@ -12,7 +12,7 @@ import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo
 import { createJobsRepo } from './jobs-repo.ts';
 import { JOBS_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
-import { createWriteBuffer, type WriteBuffer } from './write-buffer.ts';
+import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
 import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
 
 export interface PostgresStore extends Store {
@@ -52,10 +52,10 @@ function guarded<T extends object>(repo: T, refuse: () => string | undefined): T
   return view as T;
 }
 
-function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease): Repositories {
+function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges): Repositories {
   return {
     relayers: createRelayersRepo(q, inTx),
-    transactions: createTransactionsRepo(q),
+    transactions: createTransactionsRepo(q, counts),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
     jobs: createJobsRepo(q, outbox.owner),
@@ -96,7 +96,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         scopes.run(scope, async () => {
           const [tx, held] = bindTx(trx, scope);
           const value = await fn(tx);
-          await held.flush();
+          await held.commit();
           return value;
         }),
       );
@@ -109,8 +109,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   function bindTx(trx: Kysely<Database>, scope: Scope): [Tx, WriteBuffer] {
     const ended = () => (scope.open ? undefined : ENDED);
-    const raw = repositories(trx, (fn) => fn(trx), options.outbox);
     const held = createWriteBuffer(trx, options.outbox.owner);
+    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts);
     holdInserts(raw, held);
     rememberLockedNotifications(raw);
     const bound = guardAll(raw, ended);

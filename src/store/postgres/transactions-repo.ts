@@ -3,15 +3,18 @@ import { sql, type Kysely } from 'kysely';
 import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
 import type { TransactionRecord } from '../../domain/types.ts';
 import type { Database } from './schema.ts';
-import { insertTransactions } from './write-buffer.ts';
+import { addCount, insertTransactions, type CountChanges } from './write-buffer.ts';
 
 const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
   row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
 
-/** Each write and its counter change are one statement (data-modifying CTE): one round trip, never apart. */
-export function createTransactionsRepo(q: Kysely<Database>): TransactionsRepo {
+/**
+ * Outside a transaction each write and its counter change are one statement (data-modifying CTE): one round trip,
+ * never apart. Inside one (`counts` given), counter changes are collected and applied at its end (write-buffer.ts).
+ */
+export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges): TransactionsRepo {
   return {
-    insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }]),
+    insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }], counts),
     get: async (relayerId, id) =>
       stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).where('relayer_id', '=', relayerId).executeTakeFirst()),
     find: async (id) => stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
@@ -19,16 +22,26 @@ export function createTransactionsRepo(q: Kysely<Database>): TransactionsRepo {
       const moved = previousStatus !== record.status;
       // The indexed nonce follows the record's (an EVM transaction given a new nonce).
       const nonce = typeof record.nonce === 'number' ? record.nonce : null;
+      const update = sql`
+        UPDATE transactions SET status = ${record.status}, nonce = ${nonce}::bigint, record = ${JSON.stringify(record)}, version = version + 1
+        WHERE id = ${record.id} AND version = ${expectedVersion} RETURNING relayer_id`;
+      if (counts) {
+        const updated = (await update.execute(q)).rows.length === 1;
+        // Counted only when the row really moved (a stale version changes nothing).
+        if (updated && moved) {
+          addCount(counts, record.relayer_id, previousStatus, -1);
+          addCount(counts, record.relayer_id, record.status, 1);
+        }
+        return updated;
+      }
+      if (!moved) return (await update.execute(q)).rows.length === 1;
+      // Both counter rows in status order, as countsStatement() takes them.
       const result = await sql<{ n: string }>`
-        WITH u AS (
-          UPDATE transactions SET status = ${record.status}, nonce = ${nonce}::bigint, record = ${JSON.stringify(record)}, version = version + 1
-          WHERE id = ${record.id} AND version = ${expectedVersion} RETURNING relayer_id),
-        dec AS (
-          UPDATE transaction_counts SET count = count - 1
-          WHERE ${moved} AND relayer_id = (SELECT relayer_id FROM u) AND status = ${previousStatus}),
-        inc AS (
-          INSERT INTO transaction_counts AS c (relayer_id, status, count) SELECT relayer_id, ${record.status}, 1 FROM u WHERE ${moved}
-          ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + 1)
+        WITH u AS (${update}),
+        counted AS (
+          INSERT INTO transaction_counts AS c (relayer_id, status, count)
+          SELECT u.relayer_id, v.s, v.d FROM u, (VALUES (${previousStatus}, -1::bigint), (${record.status}, 1::bigint)) AS v(s, d) ORDER BY v.s
+          ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + excluded.count)
         SELECT COUNT(*) AS n FROM u`.execute(q);
       return Number(result.rows[0]!.n) === 1;
     },

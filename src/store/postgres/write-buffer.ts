@@ -2,6 +2,9 @@
 // together as multi-row statements: before the transaction's next statement, or before its commit. A batch of sends
 // then costs a few round trips instead of two per send. An error in a held insert rejects the next statement, or
 // atomically() itself: either way the transaction rolls back whole.
+// The per-status counters are the hottest rows (every send and every status change of a relayer touches them): their
+// changes are summed over the whole transaction and applied last, in one statement, in key order. Counter locks are
+// then held only for the commit and always taken in the same order, so two transactions never deadlock on them.
 import { sql, type Kysely } from 'kysely';
 import type { WebhookEventRow } from '../../domain/notifications/ports.ts';
 import type { TransactionRecord } from '../../domain/types.ts';
@@ -17,19 +20,43 @@ export interface HeldTransaction {
 export interface WriteBuffer {
   transaction(held: HeldTransaction): void;
   event(row: Omit<WebhookEventRow, 'seq'>): void;
+  /** Counter changes of this transaction, applied by commit(). */
+  counts: CountChanges;
   /** Sends what is held; resolves once it is written (at once when nothing is held). */
   flush(): Promise<void>;
+  /** Last statement before the commit: what is still held, then the counters. */
+  commit(): Promise<void>;
 }
 
-/** Records and their per-status counters in one statement (data-modifying CTE). */
-export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[]): Promise<void> {
+/** Changes of the per-status counters: `relayer\u0000status` → delta. */
+export type CountChanges = Map<string, number>;
+
+export function addCount(changes: CountChanges, relayerId: string, status: string, delta: number): void {
+  const key = `${relayerId}\u0000${status}`;
+  changes.set(key, (changes.get(key) ?? 0) + delta);
+}
+
+/** One upsert of every counter changed, rows taken in key order (the order the locks are taken in). */
+export function countsStatement(changes: CountChanges) {
+  const rows = [...changes].filter(([, d]) => d !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (rows.length === 0) return undefined;
+  const values = sql.join(rows.map(([key, d]) => {
+    const [relayerId, status] = key.split('\u0000') as [string, string];
+    return sql`(${relayerId}, ${status}, ${d}::bigint)`;
+  }));
+  return sql`INSERT INTO transaction_counts AS c (relayer_id, status, count)
+    SELECT r, s, d FROM (VALUES ${values}) AS v(r, s, d) ORDER BY r, s
+    ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + excluded.count`;
+}
+
+/** Records; their counters go to `counts` when given (a transaction applies them last), else in the same statement. */
+export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[], counts?: CountChanges): Promise<void> {
   const values = sql.join(rows.map(({ record, createdMs, nonce }) => sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)})`));
-  await sql`
-    WITH ins AS (
-      INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES ${values}
-      RETURNING relayer_id, status)
-    INSERT INTO transaction_counts AS c (relayer_id, status, count) SELECT relayer_id, status, COUNT(*) FROM ins GROUP BY relayer_id, status
-    ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + excluded.count`.execute(q);
+  const insert = sql`INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES ${values}`;
+  const changes = counts ?? new Map<string, number>();
+  for (const { record } of rows) addCount(changes, record.relayer_id, record.status, 1);
+  if (counts) return void (await insert.execute(q));
+  await sql`WITH ins AS (${insert}) ${countsStatement(changes)!}`.execute(q);
 }
 
 /** Outbox rows in one statement, in the order given (seq follows it); the NOTIFY goes out with the commit. */
@@ -41,6 +68,7 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
   let transactions: HeldTransaction[] = [];
   let events: Array<Omit<WebhookEventRow, 'seq'>> = [];
   let flushing: Promise<void> | undefined;
+  const counts: CountChanges = new Map();
 
   async function write(): Promise<void> {
     while (transactions.length > 0 || events.length > 0) {
@@ -48,20 +76,29 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
       const e = events;
       transactions = [];
       events = [];
-      if (t.length > 0) await insertTransactions(q, t);
+      if (t.length > 0) await insertTransactions(q, t, counts);
       if (e.length > 0) await insertEvents(q, e, instance);
     }
+  }
+
+  async function flush(): Promise<void> {
+    // Statements issued at the same time wait for the one write in progress, so each reads what was written.
+    while (flushing) await flushing;
+    if (transactions.length === 0 && events.length === 0) return;
+    flushing = write().finally(() => (flushing = undefined));
+    await flushing;
   }
 
   return {
     transaction: (held) => void transactions.push(held),
     event: (row) => void events.push(row),
-    async flush() {
-      // Statements issued at the same time wait for the one write in progress, so each reads what was written.
-      while (flushing) await flushing;
-      if (transactions.length === 0 && events.length === 0) return;
-      flushing = write().finally(() => (flushing = undefined));
-      await flushing;
+    counts,
+    flush,
+    async commit() {
+      await flush();
+      const statement = countsStatement(counts);
+      counts.clear();
+      if (statement) await statement.execute(q);
     },
   };
 }
