@@ -1,8 +1,6 @@
 // Composition root: opens the store, starts the plugin runtime, mounts the routers. Never listens.
 import express, { type Express } from 'express';
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './store/db.ts';
@@ -43,6 +41,8 @@ import { createSignersRouter } from './api/signers/routes.ts';
 import { createNetworksRouter } from './api/networks/routes.ts';
 import { createApiKeysRouter } from './api/api-keys/routes.ts';
 import packageJson from '../package.json' with { type: 'json' };
+import { releaseDeadOwners } from './domain/jobs/predecessors.ts';
+import { newInstanceId, ownerIsGone } from './instance-id.ts';
 
 export interface App {
   express: Express;
@@ -71,7 +71,7 @@ export interface App {
 }
 
 export async function createApp(config: Config, logger: Logger): Promise<App> {
-  const instanceId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const instanceId = newInstanceId();
   const opened = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -186,6 +186,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   app.use(errorHandler(logger));
 
   dispatcher.start();
+  // Embedded store: one instance per file, so the leases of a crashed predecessor on this host are freed at once.
+  // Shared database: other hosts' pids mean nothing here; leases are short (10 s) and lapse.
+  if (opened.kind === 'sqlite') await releaseDeadOwners({ jobs: repos.jobs, isDead: ownerIsGone, logger, now: Date.now() });
   jobs.start();
 
   let server: Server | undefined;

@@ -60,10 +60,15 @@ test('SIGKILL with Solana and Stellar transactions in flight: after a restart on
   const second = startService(env);
   t.after(() => second.killHard());
   const url2 = await second.listening;
+  // The first process is gone: its job leases are given back at start rather than waited out.
+  assert.match(second.output(), /jobs held by a process that is gone were released/);
   const client = { request: (method: string, p: string) => request(url2, method, p) };
   const ids = sends.map((r) => r.body.data.id as string);
+  const t0 = Date.now();
   const solFinal = await waitAllFinal(client, 'sol', ids.slice(0, PER_FAMILY), 120_000);
+  t.diagnostic(`sol final after ${Date.now() - t0} ms`);
   const xlmFinal = await waitAllFinal(client, 'xlm', ids.slice(PER_FAMILY), 180_000);
+  t.diagnostic(`xlm final after ${Date.now() - t0} ms`);
   assert.deepEqual(new Set(solFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(solFinal.map((f) => f.status_reason)));
   assert.deepEqual(new Set(xlmFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(xlmFinal.map((f) => f.status_reason)));
   const sum = (base: bigint) => BigInt(PER_FAMILY) * base + BigInt((PER_FAMILY * (PER_FAMILY - 1)) / 2);

@@ -101,4 +101,8 @@ export interface JobsRepo {
   /** Earliest due time among unleased jobs of `kinds`, or null: how long the scheduler may sleep. */
   nextDueAt(kinds: readonly string[]): Promise<number | null>;
   stats(now: number): Promise<JobStats[]>;
+  /** Owners holding a lease that has not expired at `now`. */
+  leaseOwners(now: number): Promise<string[]>;
+  /** Gives back every job `owner` holds (known dead), unchanged as release() does. The count of jobs freed. */
+  releaseAllOf(owner: string): Promise<number>;
 }

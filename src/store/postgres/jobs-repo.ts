@@ -123,5 +123,13 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
         FROM jobs GROUP BY kind ORDER BY kind`.execute(q);
       return rows.map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));
     },
+    async leaseOwners(now) {
+      const rows = await q.selectFrom('jobs').select('lease_owner').distinct().where('lease_owner', 'is not', null).where('lease_expires_at', '>', now).execute();
+      return rows.map((r) => r.lease_owner!);
+    },
+    async releaseAllOf(owner) {
+      const r = await q.updateTable('jobs').set({ lease_owner: null, lease_expires_at: null, updated_at: Date.now() }).where('lease_owner', '=', owner).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
   };
 }

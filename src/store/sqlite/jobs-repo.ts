@@ -81,6 +81,9 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
       MIN(CASE WHEN due_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now) THEN due_at END) AS oldest
     FROM jobs GROUP BY kind ORDER BY kind`);
 
+  const owners = db.prepare<[number], string>('SELECT DISTINCT lease_owner FROM jobs WHERE lease_owner IS NOT NULL AND lease_expires_at > ?').pluck();
+  const releaseAll = db.prepare('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now WHERE lease_owner = @owner');
+
   return {
     schedule(spec) {
       const keep = spec.payload === undefined && !spec.replace;
@@ -108,6 +111,8 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
     renew: (job, until) => renew.run({ ...lease(job), until, now: Date.now() }).changes > 0,
     release: (job) => release.run({ ...lease(job), now: Date.now() }).changes > 0,
     nextDueAt: (kinds) => (kinds.length === 0 ? null : (nextDue.get(JSON.stringify(kinds)) ?? null)),
+    leaseOwners: (now) => owners.all(now),
+    releaseAllOf: (owner) => releaseAll.run({ owner, now: Date.now() }).changes,
     stats(now) {
       return stats.all({ now }).map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));
     },

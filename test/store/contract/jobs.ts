@@ -113,6 +113,20 @@ export function jobsContract(factory: StoreFactory): void {
     assert.equal((await repos.jobs.claim(claimAs('B', 1000))).length, 1);
   });
 
+  test('leaseOwners lists who holds a live lease; releaseAllOf gives back every job of one owner, and its holder loses them', async (t) => {
+    const { repos } = await factory(t);
+    for (const subject of ['a', 'b', 'c']) await repos.jobs.schedule({ kind: 'check', subject, dueAt: 0 });
+    const heldByA = await repos.jobs.claim(claimAs('A', 100, { limit: 2 }));
+    await repos.jobs.claim(claimAs('B', 100));
+    assert.deepEqual((await repos.jobs.leaseOwners(200)).sort(), ['A', 'B']);
+    assert.deepEqual(await repos.jobs.leaseOwners(5000), [], 'expired leases are nobody\'s');
+    assert.equal(await repos.jobs.releaseAllOf('A'), 2);
+    assert.deepEqual(await repos.jobs.leaseOwners(200), ['B']);
+    assert.equal(await repos.jobs.finish(heldByA[0]!), false, 'the dead holder cannot finish what was given back');
+    const again = await repos.jobs.claim(claimAs('C', 200));
+    assert.deepEqual(again.map((j) => j.subject).sort(), heldByA.map((j) => j.subject).sort());
+  });
+
   test('a schedule that lands while the job is leased is not lost when the holder finishes', async (t) => {
     const store = await factory(t);
     const { jobs } = store.repos;
