@@ -14,7 +14,8 @@ const RELAYER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae78
 const RAW_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const CHAIN_ID = 31337;
-const INFLIGHT = 16;
+// BENCH_CHAIN_INFLIGHT: another concurrency, to tell a throughput bound from a latency bound (same for both drivers).
+const INFLIGHT = Number(process.env.BENCH_CHAIN_INFLIGHT ?? 16);
 
 export interface ChainSummary {
   sends: number;

@@ -69,9 +69,10 @@ async function freePort(): Promise<number> {
 export async function startService(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningService> {
   const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
+  // BENCH_SERVICE_NODE_OPTIONS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the bench's load.
   const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
