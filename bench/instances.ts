@@ -10,6 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { startDevnet } from '../src/chains/evm/devnet.ts';
@@ -20,10 +22,12 @@ const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
 const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 const SEND_BODY = JSON.stringify({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_price: 1_000_000_000, gas_limit: 21_000 });
 const KV_BODY = JSON.stringify({ params: {} });
-const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'; // Hardhat account #0: public.
+const RELAYERS = Array.from({ length: 16 }, (_, i) => (i === 0 ? 'hot' : `r${i}`));
+// One key per relayer: relayers sharing an account would take each other's nonces on chain and measure only the
+// resulting resyncs. Derived from public strings (development keys) and funded on the bench's own anvil.
+const KEYS = new Map([...RELAYERS, 'hooked'].map((id) => [id, keccak256(toHex(`relaybox-bench-relayer-${id}`))]));
 const PG_SERVER = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const RELAYERS = Array.from({ length: 16 }, (_, i) => (i === 0 ? 'hot' : `r${i}`));
 
 export interface InstancePlan {
   /** Timed scenarios: duration (or a fixed count in smoke runs) and warm-up per driver. */
@@ -80,13 +84,22 @@ function config(root: string, webhookUrl: string, rpcUrl: string): string {
     JSON.stringify({
       // One anvil for every instance (a block a second): sends are relayed for real, as users' are.
       networks: [{ type: 'evm', network: 'local', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, is_testnet: true, features: ['eip1559'], rpc_urls: [rpcUrl], explorer_urls: [] }],
-      signers: [{ id: 's', type: 'local', development: true, private_key: DEV_KEY }],
-      relayers: [...RELAYERS, 'hooked'].map((id) => ({ id, name: id, network: 'local', network_type: 'evm', signer_id: 's', ...(id === 'hooked' ? { notification_id: 'hook' } : {}) })),
+      signers: [...KEYS].map(([id, key]) => ({ id: `s-${id}`, type: 'local', development: true, private_key: key })),
+      relayers: [...KEYS.keys()].map((id) => ({ id, name: id, network: 'local', network_type: 'evm', signer_id: `s-${id}`, ...(id === 'hooked' ? { notification_id: 'hook' } : {}) })),
       notifications: [{ id: 'hook', type: 'webhook', url: webhookUrl }],
       plugins: [],
     }),
   );
   return file;
+}
+
+async function fundRelayers(rpcUrl: string): Promise<void> {
+  for (const key of KEYS.values()) {
+    const params = [privateKeyToAccount(key).address, toHex(10n ** 24n)];
+    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params }) });
+    const body = (await res.json()) as { error?: { message: string } };
+    if (body.error) throw new Error(`anvil_setBalance: ${body.error.message}`);
+  }
 }
 
 async function admin(text: string): Promise<void> {
@@ -156,6 +169,7 @@ export async function instanceScenarios(plan: InstancePlan, log: (msg: string) =
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   const devnet = await startDevnet({ chainId: 31337, blockTimeMs: 1000 });
+  await fundRelayers(devnet.url);
   const configPath = config(root, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, devnet.url);
   const cores = `${os.cpus().length} cores`;
   const rows: Row[] = [];
