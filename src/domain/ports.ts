@@ -35,7 +35,9 @@ export interface Tx extends Repositories {
  * - never await network I/O (RPC, webhooks, plugins) inside `fn`: fetch before, write inside, act after;
  * - use only `tx`'s repositories inside `fn`. `store.repos` and a nested `atomically` would wait for
  *   this very transaction; adapters refuse them with an error instead of hanging;
- * - wake other parts (dispatcher, scheduler) with `tx.afterCommit`, so they see the committed rows.
+ * - wake other parts (dispatcher, scheduler) with `tx.afterCommit`, so they see the committed rows;
+ * - keep `fn` to store work: on a shared database a transaction PostgreSQL aborts as a deadlock victim runs `fn`
+ *   again (rolled back first; only the attempt that commits runs its afterCommit hooks).
  *
  * @example
  * await store.atomically(async (tx) => {

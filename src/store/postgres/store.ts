@@ -37,6 +37,9 @@ interface Scope {
 }
 
 const ENDED = "a transaction's repositories were used after it ended (or outside its callback)";
+/** deadlock_detected, serialization_failure. */
+const RETRIED_CODES = new Set(['40P01', '40001']);
+const TX_ATTEMPTS = 4;
 const NESTED = 'atomically() was called inside atomically(): use the repositories of the tx you were given';
 const OUTSIDE_FROM_INSIDE = 'store.repos was used inside atomically(): use the repositories of the tx you were given';
 
@@ -87,7 +90,22 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     jobsScheduled();
   };
 
+  /**
+   * A deadlock or serialization failure is PostgreSQL choosing a victim among concurrent writers (other instances
+   * included), not a fault of the request: the victim runs again (fn is store work only; see Atomically).
+   */
   async function atomically<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runOnce(fn);
+      } catch (err) {
+        if (attempt >= TX_ATTEMPTS || !RETRIED_CODES.has((err as { code?: string })?.code ?? '')) throw err;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+      }
+    }
+  }
+
+  async function runOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (scopes.getStore()?.open) throw new Error(NESTED);
     const scope: Scope = { open: true };
     let result: T;
