@@ -36,9 +36,9 @@ export function addCount(changes: CountChanges, relayerId: string, status: strin
   changes.set(key, (changes.get(key) ?? 0) + delta);
 }
 
-/** One upsert of every counter changed, rows taken in key order (the order the locks are taken in). */
+/** One upsert of every counter changed, rows taken in key order (ORDER BY: the order the locks are taken in). */
 export function countsStatement(changes: CountChanges) {
-  const rows = [...changes].filter(([, d]) => d !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const rows = [...changes].filter(([, d]) => d !== 0);
   if (rows.length === 0) return undefined;
   const values = sql.join(rows.map(([key, d]) => {
     const [relayerId, status] = key.split('\u0000') as [string, string];
