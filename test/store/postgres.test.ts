@@ -1,7 +1,7 @@
 // The repository contract run against PostgreSQL (a database of this run's own, a fresh schema per test).
 // Skipped when no server answers (see test/support/postgres.ts); always run in CI.
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPostgresStore } from '../../src/store/postgres/store.ts';
 import { migrate } from '../../src/store/postgres/connect.ts';
@@ -11,22 +11,10 @@ import { createTestDatabase, createTestSchema, postgresReachable } from '../supp
 const available = await postgresReachable();
 const databaseUrl = available ? (await createTestDatabase('relaybox_contract')).url : '';
 
-runStoreContract(
-  'PostgreSQL',
-  async (t) => {
-    const schema = await createTestSchema(databaseUrl);
-    const store = createPostgresStore({ url: schema.url, outbox: { owner: `test-${randomUUID()}`, leaseMs: 30_000 }, max: 5 });
-    await migrate(store.db);
-    t.after(async () => {
-      await store.close();
-      await schema.drop();
-    });
-    return store;
-  },
-  available ? undefined : 'no PostgreSQL server answers (set DATABASE_URL or start one on 127.0.0.1:5432)',
-);
+const skip = available ? undefined : 'no PostgreSQL server answers (set DATABASE_URL or start one on 127.0.0.1:5432)';
 
-test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and both commit', { skip: available ? undefined : 'no PostgreSQL server answers' }, async (t) => {
+/** A migrated store on a schema of its own, closed and dropped when the test ends. */
+async function freshStore(t: TestContext) {
   const schema = await createTestSchema(databaseUrl);
   const store = createPostgresStore({ url: schema.url, outbox: { owner: `test-${randomUUID()}`, leaseMs: 30_000 }, max: 5 });
   await migrate(store.db);
@@ -34,6 +22,13 @@ test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and
     await store.close();
     await schema.drop();
   });
+  return store;
+}
+
+runStoreContract('PostgreSQL', freshStore, skip);
+
+test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and both commit', { skip }, async (t) => {
+  const store = await freshStore(t);
   for (const id of ['a', 'b']) await store.repos.jobs.schedule({ kind: 'k', subject: id, dueAt: 0 });
   // Two transactions lock the same two rows in opposite orders, each waiting until the other holds its first row.
   let held = 0;
