@@ -188,7 +188,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   dispatcher.start();
   // Embedded store: one instance per file, so the leases of a crashed predecessor on this host are freed at once.
   // Shared database: other hosts' pids mean nothing here; leases are short (10 s) and lapse.
-  if (opened.kind === 'sqlite') await releaseDeadOwners({ jobs: repos.jobs, isDead: ownerIsGone, logger, now: Date.now() });
+  if (opened.kind === 'sqlite') {
+    // A failure here only means waiting out those leases: never a reason not to start.
+    await releaseDeadOwners({ jobs: repos.jobs, isDead: ownerIsGone, logger, now: Date.now() }).catch((err: unknown) => logger.warn({ err }, 'could not release a dead process\'s job leases; they lapse on their own'));
+  }
   jobs.start();
 
   let server: Server | undefined;
