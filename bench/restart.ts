@@ -21,11 +21,11 @@ function startTicks(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
 }
 
-/** The serving runtime process: the oldest `runtime/server.ts` child of the service (the standby is younger). */
+/** The serving runtime process: the oldest `runtime/process/server.ts` child of the service (the standby is younger). */
 function activeRuntime(servicePid: number): number {
   const runtimes = childrenOf(servicePid).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('runtime/server.ts');
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('runtime/process/server.ts');
     } catch {
       return false;
     }

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { createApp } from '../src/app.ts';
 import type { DriverResult, DriverSpec } from './driver.ts';
 

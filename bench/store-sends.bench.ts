@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { openStore } from '../src/store/open.ts';
 import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';

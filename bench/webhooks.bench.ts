@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { createSqliteStore } from '../src/store/sqlite/store.ts';
 import { createSecretBox } from '../src/domain/notifications/secret-box.ts';

@@ -1,7 +1,7 @@
 // The runtime's wire protocol: every message between the HTTP process, the runtime main thread and its workers.
 // Plain data only (structured clone / 'advanced' IPC): errors travel as ErrorData, never as class instances.
 //
-//   HTTP process (src/runtime-client.ts)          runtime process (runtime/server.ts)           worker thread (runtime/worker.ts)
+//   HTTP process (src/plugin-host/client.ts)          runtime process (runtime/process/server.ts)           worker thread (runtime/worker/worker.ts)
 //   ── ParentMessage 'call' ─────────────────────▶ registry lookup ── WorkerTask (piscina) ───▶ isolate: run(inputJson)
 //   ◀─ ChildMessage 'host-call' ───────────────── ◀── WorkerHostRequest (BroadcastChannel) ──── api.* / kv.* from the sandbox
 //   ── ParentMessage 'host-reply' ──────────────▶ ── reply on the worker's own channel ───────▶ resolves in the isolate
@@ -10,7 +10,7 @@
 //   ◀─ ChildMessage 'health' (every second) ───── ◀── 'pong' answers to the watchdog's pings ─── event loop alive
 //   ◀─ fd 4 line { oom } written synchronously by a worker right before the process kills itself on a catastrophic OOM
 //
-// Inside a worker, the isolate is entered only by the host (runtime/sandbox.ts: `run`, `deliver`, each an async
+// Inside a worker, the isolate is entered only by the host (runtime/worker/sandbox.ts: `run`, `deliver`, each an async
 // apply with a CPU timeout); the isolate talks back only with fire-and-forget messages of primitives.
 
 /** An error crossing a boundary. `status` is the HTTP status the client should answer. */
@@ -276,7 +276,7 @@ export const RUNTIME_PROCESS = {
   // isolated-vm needs --no-node-snapshot on the process command line; it cannot go in a Worker's execArgv.
   execArgv: ['--no-node-snapshot', '--max-semi-space-size=2'],
   // A fixed mmap threshold: large blocks are always mapped, so they return to the system when freed, and the
-  // sandbox's memory "ballasts" (runtime/prelude/guards.ts), calloc'ed and never touched, cost no resident memory.
+  // sandbox's memory "ballasts" (runtime/isolate/prelude/guards.ts), calloc'ed and never touched, cost no resident memory.
   env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
 } as const;
 /** Young generation of each sandbox worker thread (Piscina `resourceLimits`); worker threads ignore the flag above. */
@@ -332,7 +332,7 @@ export type WorkerHostRequest =
   | { t: 'code'; worker: number; id: number; hash: string }
   /** The call that made these requests ended: nobody waits for their replies any more. */
   | { t: 'cancel'; worker: number; ids: number[] }
-  /** `tid`: the worker's OS thread id, so its event loop keeps normal CPU priority (runtime/priorities.ts). */
+  /** `tid`: the worker's OS thread id, so its event loop keeps normal CPU priority (runtime/process/priorities.ts). */
   | { t: 'pong'; worker: number; seq: number; tid: number };
 
 /** Main → worker on replyChannel(worker): a reply (the JSON text handed to the sandbox, or the code), or a ping. */

@@ -2,7 +2,7 @@
 import express, { type Express } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import type { Db } from './store/db.ts';
 import { openStore } from './store/open.ts';
 import { openRedis, type RedisHandle } from './store/redis.ts';
@@ -22,10 +22,10 @@ import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
-import { createRuntimeClient, type RuntimeClient } from './runtime-client.ts';
+import { createRuntimeClient, type RuntimeClient } from './plugin-host/client.ts';
 import { createPluginService, operatorEntries } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
-import { createMetrics, type MetricsRecorder } from './metrics.ts';
+import { createMetrics, type MetricsRecorder } from './observability/metrics.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
 import { createMetricsRouter, listenMetrics } from './http/metrics-endpoint.ts';
 import { closeGracefully } from './http/graceful-close.ts';
@@ -42,7 +42,7 @@ import { createNetworksRouter } from './api/networks/routes.ts';
 import { createApiKeysRouter } from './api/api-keys/routes.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { releaseDeadOwners } from './domain/jobs/predecessors.ts';
-import { newInstanceId, ownerIsGone } from './instance-id.ts';
+import { newInstanceId, ownerIsGone } from './store/instance-id.ts';
 
 export interface App {
   express: Express;

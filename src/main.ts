@@ -1,6 +1,6 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
-import { loadConfig } from './config.ts';
-import { createLogger, secretsOf } from './logger.ts';
+import { loadConfig } from './config/config.ts';
+import { createLogger, secretsOf } from './observability/logger.ts';
 import { createApp } from './app.ts';
 
 const bootLogger = createLogger(process.env.LOG_LEVEL || 'info');

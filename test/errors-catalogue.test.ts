@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
-import { PROJECT_ROOT } from '../src/config.ts';
+import { PROJECT_ROOT } from '../src/config/config.ts';
 
 const doc = readFileSync(path.join(PROJECT_ROOT, 'docs/errors.md'), 'utf8');
 

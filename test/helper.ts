@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { Writable } from 'node:stream';
-import { loadConfig, type ConfigFile } from '../src/config.ts';
-import { createLogger, secretsOf } from '../src/logger.ts';
+import { loadConfig, type ConfigFile } from '../src/config/config.ts';
+import { createLogger, secretsOf } from '../src/observability/logger.ts';
 import { createApp, type App } from '../src/app.ts';
 
 export const API_KEY = 'test-api-key-0123456789abcdef0123456789';

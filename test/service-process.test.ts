@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { PROJECT_ROOT } from '../src/config.ts';
+import { PROJECT_ROOT } from '../src/config/config.ts';
 import { API_KEY, request } from './helper.ts';
 
 function start(env: Record<string, string>) {

@@ -1,7 +1,7 @@
 // The configured networks' chain adapters: starts the devnets the config asks for, builds one adapter per network (EVM, Solana, Stellar), checks chain ids and passphrases.
 import type { Logger } from 'pino';
-import type { ConfigFile, EvmNetworkConfig, NetworkConfig } from '../config.ts';
-import { DEFAULT_RPC_WEIGHT } from '../config-networks.ts';
+import type { ConfigFile, EvmNetworkConfig, NetworkConfig } from '../config/config.ts';
+import { DEFAULT_RPC_WEIGHT } from '../config/networks.ts';
 import type { Chains, EvmChain, RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { SolanaChain, SolanaChains } from '../domain/chains/solana/ports.ts';
 import type { StellarChain, StellarChains } from '../domain/chains/stellar/ports.ts';

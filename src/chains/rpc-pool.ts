@@ -1,5 +1,5 @@
 // JSON-RPC over HTTP to one network's URLs, with the same per-URL health rules as the EVM transport (src/chains/evm/rpc-transport.ts): weights, cooldown, failover.
-import type { RpcUrlConfig } from '../config.ts';
+import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
 import { createUrlHealth, type UrlState } from './url-health.ts';

@@ -1,6 +1,6 @@
 // The health of one network's RPC URLs, shared by the EVM transport and the Solana/Stellar pool: order by weight,
 // mark a URL down on a transport failure with a growing cooldown, skip it while another may answer, report it.
-import type { RpcUrlConfig } from '../config.ts';
+import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 
 export interface UrlState {

@@ -1,6 +1,6 @@
 // The services behind the management routes that the relayer operations also use: networks (RPC URLs changeable at
 // run time) and signers. Built once at start, after the chain adapters.
-import type { Config, NetworkConfig } from '../config.ts';
+import type { Config, NetworkConfig } from '../config/config.ts';
 import type { Store } from './ports.ts';
 import type { Log } from './notifications/ports.ts';
 import type { SecretBox } from './notifications/secret-box.ts';

@@ -1,6 +1,6 @@
 // Shared domain types: the records the API returns and the contracts between parts.
 import type { Tx } from './ports.ts';
-import type { RelayerChainOperations } from './relayers/chain-types.ts';
+import type { RelayerChainOperations } from './chains/views.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
@@ -55,7 +55,7 @@ export interface Page<T> {
 /**
  * The relayer operations, with validation included: the HTTP routes and the plugin sandbox's
  * `api.useRelayer(id)` both call these, so both get the same rules, store and webhooks. The chain
- * operations (status, balance, rpc, signing) are listed in relayers/chain-types.ts.
+ * operations (status, balance, rpc, signing) are listed in chains/views.ts.
  * Inputs are raw (as received); failures are AppErrors with the same reason the HTTP API gives.
  */
 export interface RelayerOperations extends RelayerChainOperations {

@@ -1,7 +1,7 @@
 // JSON body parsing that keeps big integers exact and refuses anything that is not JSON.
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
-import { noteNonIntegerNotation } from '../validation.ts';
+import { noteNonIntegerNotation } from '../validation/compile.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Deepest nesting of arrays and objects a body may have; plugin params included. */

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 /**
  * The reference's client asks `GET /metrics` for a JSON list of names (it sends `Accept: application/json,

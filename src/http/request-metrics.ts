@@ -1,6 +1,6 @@
 // Counts and times every HTTP request by route pattern (never the raw URL, which would explode label cardinality).
 import type { RequestHandler } from 'express';
-import type { MetricsRecorder } from '../metrics.ts';
+import type { MetricsRecorder } from '../observability/metrics.ts';
 
 export const UNMATCHED_ROUTE = 'unmatched';
 

@@ -1,7 +1,7 @@
 // Express glue for the validation layer: compiles request schemas at mount time, hands typed input on.
 import type { AnySchema } from 'ajv';
 import type { Request } from 'express';
-import { compile } from '../validation.ts';
+import { compile } from '../validation/compile.ts';
 
 export interface RequestSchemas {
   params?: AnySchema;

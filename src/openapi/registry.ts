@@ -1,5 +1,5 @@
 // Every route the service mounts, grouped as app.ts mounts them, and the API reference built from them.
-import { schemas } from '../validation.ts';
+import { schemas } from '../validation/compile.ts';
 import { relayerRouteDocs } from '../api/relayers/routes.ts';
 import { evmBody, solanaBody, stellarBody, updateRelayerBody } from '../api/relayers/schemas.ts';
 import { notificationRouteDocs } from '../api/notifications/routes.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -48,11 +48,11 @@ test('runtime/ never imports src/', () => {
   }
 });
 
-test('only src/runtime-client.ts reaches into runtime/, and only its protocol', () => {
+test('only src/plugin-host/client.ts reaches into runtime/, and only its protocol', () => {
   for (const [file, { local }] of graph) {
     if (!file.startsWith('src/')) continue;
     for (const target of local.filter((t) => t.startsWith('runtime/'))) {
-      assert.equal(file, 'src/runtime-client.ts', `${file} imports ${target}`);
+      assert.equal(file, 'src/plugin-host/client.ts', `${file} imports ${target}`);
       assert.equal(target, 'runtime/protocol.ts', `${file} imports ${target}`);
     }
   }

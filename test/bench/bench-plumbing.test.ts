@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 test('the bench harness runs every scenario and writes its JSON record and chart', async (t) => {
   const out = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-out-'));

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { startDevnet } from '../../src/chains/evm/devnet.ts';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 async function rpc(url: string, method: string): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });

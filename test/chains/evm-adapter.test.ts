@@ -6,7 +6,7 @@ import { AppError } from '../../src/errors.ts';
 import { SPEEDS } from '../../src/domain/chains/ports.ts';
 import { HISTORY_BLOCKS } from '../../src/chains/evm/fees.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, revertData, revertingCode, startAnvil } from '../support/anvil.ts';
-import type { EvmNetworkConfig } from '../../src/config.ts';
+import type { EvmNetworkConfig } from '../../src/config/config.ts';
 
 const anvil = await startAnvil({ chainId: 31337 });
 after(() => anvil.stop());

@@ -5,7 +5,7 @@ import { keccak256, parseEther } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { createEvmChain } from '../../src/chains/evm/adapter.ts';
 import { classifyBroadcast } from '../../src/chains/evm/rpc-errors.ts';
-import type { EvmNetworkConfig } from '../../src/config.ts';
+import type { EvmNetworkConfig } from '../../src/config/config.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 
 const anvil = await startAnvil();

@@ -3,7 +3,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { keccak256, type Hex } from 'viem';
 import { createEvmChain } from '../../src/chains/evm/adapter.ts';
-import type { EvmNetworkConfig } from '../../src/config.ts';
+import type { EvmNetworkConfig } from '../../src/config/config.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, BARE_REVERT, revertData, revertingCode, startAnvil } from '../support/anvil.ts';
 
 const anvil = await startAnvil();

@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createEvmChain, type EvmChainOptions } from '../../src/chains/evm/adapter.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import type { RpcObserver } from '../../src/chains/evm/rpc-transport.ts';
-import type { EvmNetworkConfig, RpcUrlConfig } from '../../src/config.ts';
+import type { EvmNetworkConfig, RpcUrlConfig } from '../../src/config/config.ts';
 import type { AppError } from '../../src/errors.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { request, type RequestOptions, type TestResponse } from '../helper.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { REDIS_URL, redisReachable } from '../support/redis.ts';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { ROUTE_GROUPS } from '../../src/openapi/registry.ts';
 import { expressToTemplates, joinPath } from '../../src/openapi/document.ts';
 import reference from '../fixtures/reference/operations.json' with { type: 'json' };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 const { missing } = createRequire(import.meta.url)('../../scripts/complete-lock.cjs') as { missing(lock: unknown): Array<{ name: string }> };
 

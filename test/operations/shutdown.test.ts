@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { API_KEY, request, type TestResponse } from '../helper.ts';
 
 // Busy for params.ms (the sandbox has no timers); its timeout stays well above that.

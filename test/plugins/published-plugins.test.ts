@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { build } from '../helper.ts';
 import { eventually } from '../fixtures/plugin-fixtures.ts';
 import { STELLAR_ADDRESS, stellarBody, testConfig, txPath } from '../transactions/fixtures.ts';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Account, Address, Keypair, Networks, Operation, TransactionBuilder, authorizeEntry, nativeToScVal, xdr } from '@stellar/stellar-base';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { build } from '../helper.ts';
 import { eventually } from '../fixtures/plugin-fixtures.ts';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';

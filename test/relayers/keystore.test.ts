@@ -1,7 +1,7 @@
 // Web3 Secret Storage v3 keystores: the reference's local signer form, decrypted with scrypt or PBKDF2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decryptKeystore } from '../../src/domain/relayers/keystore.ts';
+import { decryptKeystore } from '../../src/signers/local/keystore.ts';
 import { makeKeystore } from '../support/keystore.ts';
 
 const SECRET = Buffer.from('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'hex');

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capPricing, checkEvmPolicies, type PolicyTx } from '../../src/domain/relayers/policies.ts';
-import { parsePolicies } from '../../src/relayer-policies.ts';
+import { parsePolicies } from '../../src/config/relayer-policies.ts';
 
 const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const tx = (extra: Partial<PolicyTx> = {}): PolicyTx => ({

@@ -1,4 +1,4 @@
-// The runtime's import boundaries: runtime/ never imports src/, and src/runtime-client.ts is the only door into runtime/.
+// The runtime's import boundaries: runtime/ never imports src/, and src/plugin-host/client.ts is the only door into runtime/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,11 +27,11 @@ test('runtime/ never imports src/', () => {
   }
 });
 
-test('only src/runtime-client.ts imports runtime/, and only its protocol', () => {
+test('only src/plugin-host/client.ts imports runtime/, and only its protocol', () => {
   for (const file of files('src')) {
     for (const target of imports(file)) {
       if (!target.startsWith('runtime')) continue;
-      assert.equal(path.relative(ROOT, file), path.join('src', 'runtime-client.ts'), `${path.relative(ROOT, file)} imports ${target}`);
+      assert.equal(path.relative(ROOT, file), path.join('src', 'plugin-host/client.ts'), `${path.relative(ROOT, file)} imports ${target}`);
       assert.equal(target, path.join('runtime', 'protocol.ts'));
     }
   }

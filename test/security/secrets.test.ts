@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { API_KEY, request, type TestServer } from '../helper.ts';
 import { startService } from '../faults/support.ts';
 import { buildWithRelayers, EVM_KEY, EVM_KEY_2, evmBody, testConfig, txPath } from '../transactions/fixtures.ts';

@@ -2,7 +2,7 @@
 import { concatHex, encodeAbiParameters, numberToHex, parseAbiParameters, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, type Devnet } from '../../src/chains/evm/devnet.ts';
-import type { NetworkConfig } from '../../src/config.ts';
+import type { NetworkConfig } from '../../src/config/config.ts';
 
 /** anvil's default accounts #0-#2 (the publicly known Hardhat keys), 10,000 ETH each at start. */
 export const ANVIL_KEYS = [

@@ -1,8 +1,8 @@
 // The fee rules of a replacement and a resubmission: both fields up by max(old × 1.1, old + 1), never below the network's price for the speed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { minimumBump } from '../../src/domain/transactions/evm-pricing.ts';
-import { bumpPricing } from '../../src/domain/transactions/evm-versions.ts';
+import { minimumBump } from '../../src/domain/transactions/evm/pricing.ts';
+import { bumpPricing } from '../../src/domain/transactions/evm/versions.ts';
 import type { FeeSuggestions } from '../../src/domain/chains/ports.ts';
 
 test('the minimum bump is old × 1.1 rounded up, or old + 1 for small prices', () => {

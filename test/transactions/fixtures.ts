@@ -11,7 +11,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit';
 import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-base';
-import type { ConfigFile, NetworkConfig } from '../../src/config.ts';
+import type { ConfigFile, NetworkConfig } from '../../src/config/config.ts';
 import { build, type BuildOptions, type TestServer } from '../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../support/solana-rpc.ts';
 import { solanaKey } from './solana-support.ts';
@@ -76,7 +76,7 @@ export const testConfig: Partial<ConfigFile> = {
   notifications: [{ id: 'hook-a', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
 };
 
-// The env-keyed signer reads process.env at start (see src/domain/relayers/signers.ts).
+// The env-keyed signer reads process.env at start (see src/signers/local/signer.ts).
 process.env.RELAYBOX_TEST_EVM_KEY ??= EVM_KEY_2;
 
 /**

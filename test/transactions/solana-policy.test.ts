@@ -2,7 +2,7 @@
 // signed transaction. Pure checks: the end-to-end refusals run in solana-relay.test.ts on the simulated network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSolanaBalance, checkSolanaPolicy } from '../../src/domain/transactions/solana-policy.ts';
+import { checkSolanaBalance, checkSolanaPolicy } from '../../src/domain/transactions/solana/policy.ts';
 import type { SignedSolanaTransaction } from '../../src/domain/chains/solana/ports.ts';
 
 const SYSTEM = '11111111111111111111111111111111';

@@ -2,7 +2,7 @@
 // simulated ledgers): a config pointing a relayer at the simulator, a funded account, signature checks.
 import { createHash } from 'node:crypto';
 import { Keypair, TransactionBuilder, FeeBumpTransaction, type Transaction } from '@stellar/stellar-base';
-import type { ConfigFile } from '../../src/config.ts';
+import type { ConfigFile } from '../../src/config/config.ts';
 import type { StellarSim } from '../support/stellar-rpc.ts';
 
 /** A deterministic throwaway key per name (the same relayer address across restarts of a test). */

@@ -1,5 +1,5 @@
 // JSON Schemas of the /api/v1/networks routes (the reference's UpdateNetworkRequest: RPC URLs only).
-import { customRpcUrlsSchema } from '../../config-schema.ts';
+import { customRpcUrlsSchema } from '../../config/schema.ts';
 
 export const networkIdParams = { type: 'object', required: ['network_id'], properties: { network_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
 

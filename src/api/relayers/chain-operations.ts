@@ -1,11 +1,11 @@
 // The relayer chain operations (status, balance, rpc, signing): raw input validated here, then the domain.
-import type { RelayerChainOperations } from '../../domain/relayers/chain-types.ts';
-import type { RelayerChainService } from '../../domain/relayers/chain-service.ts';
-import type { RpcRequest } from '../../domain/relayers/relayer-rpc.ts';
+import type { RelayerChainOperations } from '../../domain/chains/views.ts';
+import type { RelayerChainService } from '../../domain/chains/relayer-chain-service.ts';
+import type { RpcRequest } from '../../domain/chains/rpc-passthrough.ts';
 import type { RelayerService } from '../../domain/relayers/service.ts';
-import type { SignTransactionInput, TypedDataHashes } from '../../domain/relayers/signing.ts';
+import type { SignTransactionInput, TypedDataHashes } from '../../domain/signers/signing.ts';
 import { ValidationError } from '../../errors.ts';
-import { compile } from '../../validation.ts';
+import { compile } from '../../validation/compile.ts';
 import { rpcBody, signDataBody, signEvmBody, signSolanaBody, signStellarBody, signTypedDataBody } from './chain-schemas.ts';
 import { idSchema } from './schemas.ts';
 

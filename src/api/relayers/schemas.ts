@@ -1,6 +1,6 @@
 // JSON Schemas for the relayer and transaction requests: path ids, list queries, PATCH, shapes A, B, C.
-import { schemas } from '../../validation.ts';
-import { customRpcUrlsSchema } from '../../config-schema.ts';
+import { schemas } from '../../validation/compile.ts';
+import { customRpcUrlsSchema } from '../../config/schema.ts';
 import { pageQuery, pagingProperties } from '../paging.ts';
 
 const STATUSES = ['pending', 'sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired', 'canceled'];
@@ -24,7 +24,7 @@ export const listTransactionsQuery = {
 
 const notificationId = { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }], 'x-expect': 'a notification id (1-36 of A-Z a-z 0-9 _ -) or null' } as const;
 const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
-/** Checked against the schema of the relayer's network type once it is known (src/relayer-policies.ts). */
+/** Checked against the schema of the relayer's network type once it is known (src/config/relayer-policies.ts). */
 const policies = { type: 'object', description: "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)" } as const;
 const rpcUrls = { ...customRpcUrlsSchema, description: 'RPC URLs for this relayer instead of its network\'s: strings or { url, weight }' } as const;
 

@@ -1,6 +1,6 @@
 // The EVM chain adapter: the EvmChain port over a viem public client and the failover transport.
 import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
-import type { EvmNetworkConfig } from '../../config.ts';
+import type { EvmNetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
 import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';

@@ -1,11 +1,11 @@
 // The RPC transport of one network: viem's fallback over http transports, with a health gate per URL so a dead URL is skipped.
 import { BaseError, fallback, http, type Transport } from 'viem';
-import type { RpcUrlConfig } from '../../config.ts';
+import type { RpcUrlConfig } from '../../config/config.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
 import { errorLabel, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
 import { createUrlHealth, maskUrl, type UrlState } from '../url-health.ts';
 
-/** Where RPC traffic is reported (src/metrics.ts implements it). `url` is always masked. */
+/** Where RPC traffic is reported (src/observability/metrics.ts implements it). `url` is always masked. */
 export interface RpcObserver {
   /** One request to one URL; `error` is set (a code label) when it failed. */
   rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;

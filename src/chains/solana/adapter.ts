@@ -1,6 +1,6 @@
 // The Solana chain adapter: the SolanaChain port over kit's RPC and the failover pool, plus building and signing for the relayer.
 import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Signature, TransactionMessageBytesBase64 } from '@solana/kit';
-import type { NetworkConfig } from '../../config.ts';
+import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
 import type { SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';

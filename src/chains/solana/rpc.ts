@@ -1,6 +1,6 @@
 // @solana/kit's RPC over the failover pool: kit builds the requests and types the answers, the pool picks the URL.
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type RpcTransport } from '@solana/kit';
-import type { RpcUrlConfig } from '../../config.ts';
+import type { RpcUrlConfig } from '../../config/config.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { createRpcPool, RpcAttemptError, type RpcPool } from '../rpc-pool.ts';
 

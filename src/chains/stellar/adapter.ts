@@ -1,6 +1,6 @@
 // The Stellar chain adapter: the StellarChain port over Stellar RPC (getNetwork, getLedgerEntries, getFeeStats, sendTransaction, getTransaction…).
 import { Asset, Keypair, xdr } from '@stellar/stellar-base';
-import type { NetworkConfig } from '../../config.ts';
+import type { NetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { StellarAccount, StellarAssetSpec, StellarChain, StellarFeeStats, StellarSubmitOutcome, StellarTransactionStatus } from '../../domain/chains/stellar/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';

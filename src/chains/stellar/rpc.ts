@@ -1,5 +1,5 @@
 // Stellar RPC (JSON-RPC) over the failover pool, with XDR strings in and out: no stellar-sdk, whose bundled stellar-base cannot take our stellar-base objects.
-import type { RpcUrlConfig } from '../../config.ts';
+import type { RpcUrlConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../rpc-pool.ts';

@@ -1,5 +1,5 @@
 // Network use cases: list, get, and change RPC URLs at run time (stored, then applied to the chain adapter at once).
-import type { NetworkConfig } from '../../config.ts';
+import type { NetworkConfig } from '../../config/config.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';

@@ -1,6 +1,6 @@
 // Notification use cases: create, read, change, delete, config seeding, and the delivery log of each webhook.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import { AppError, ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Log, NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';

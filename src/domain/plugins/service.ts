@@ -1,8 +1,8 @@
 // Plugin use cases: call a plugin through the runtime, list and describe the plugins it has loaded.
 import path from 'node:path';
 import { AppError, PluginError } from '../../errors.ts';
-import type { CallInput, ConfiguredPlugin, PluginCallResult, PluginInfo, RuntimeClient } from '../../runtime-client.ts';
-import type { PluginCallOutcome } from '../../metrics.ts';
+import type { CallInput, ConfiguredPlugin, PluginCallResult, PluginInfo, RuntimeClient } from '../../plugin-host/client.ts';
+import type { PluginCallOutcome } from '../../observability/metrics.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
 import type { PluginOverridesRepo } from './ports.ts';

@@ -1,5 +1,5 @@
 // The reference's EVM relayer policies, checked against one prepared transaction: pure, no I/O (the caller reads the balance).
-import type { Pricing } from '../transactions/evm-pricing.ts';
+import type { Pricing } from '../transactions/evm/pricing.ts';
 
 export interface EvmPolicies {
   min_balance?: number | string;

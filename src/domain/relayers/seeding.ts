@@ -1,5 +1,5 @@
 // The config file's relayers as store seeds, and the drift report: where the store (changed through the API) and the file disagree.
-import type { RelayerConfig } from '../../config.ts';
+import type { RelayerConfig } from '../../config/config.ts';
 import type { RpcUrl, RelayerRow, RelayerSeed } from './ports.ts';
 import { seedHashOf } from './seed-hash.ts';
 import type { Log } from '../notifications/ports.ts';

@@ -1,6 +1,6 @@
 // Relayer use cases: seed from config, list, get, create, update, delete, and the signer, network and chain of a relayer.
 import { randomUUID } from 'node:crypto';
-import type { Config, NetworkConfig } from '../../config.ts';
+import type { Config, NetworkConfig } from '../../config/config.ts';
 import type { Chains, EvmChain } from '../chains/ports.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView } from '../types.ts';
@@ -9,7 +9,7 @@ import type { NetworkService } from '../networks/service.ts';
 import { maskRpcUrls } from '../networks/mask.ts';
 import type { SignerService } from '../signers/service.ts';
 import type { RelayerChanges, RelayerRow, RelayersRepo, RpcUrl } from './ports.ts';
-import type { ResolvedSigner } from './signers.ts';
+import type { ResolvedSigner } from '../../signers/local/signer.ts';
 import { reportRelayerDrift, seedOf } from './seeding.ts';
 import { seedHashOf } from './seed-hash.ts';
 

@@ -1,13 +1,13 @@
 // Signer use cases: config signers seeded (never their keys), signers created through the API with a key stored sealed,
 // list, get, delete (refused while a relayer uses it), and resolving a signer's key for a relayer's network type.
 import { randomUUID } from 'node:crypto';
-import type { SignerConfig } from '../../config.ts';
+import type { SignerConfig } from '../../config/config.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { NetworkType, Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
 import type { SecretBox } from '../notifications/secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
-import { resolveSigner, type ResolvedSigner } from '../relayers/signers.ts';
+import { resolveSigner, type ResolvedSigner } from '../../signers/local/signer.ts';
 import type { SignerRow, SignersRepo } from './ports.ts';
 
 /** The reference's SignerResponse: a local signer shows no configuration (nothing of it is public). */

@@ -3,7 +3,7 @@
 import type { Tx } from '../ports.ts';
 import type { StoredTransaction } from '../relayers/ports.ts';
 import type { NetworkType, TransactionEvents, TransactionRecord } from '../types.ts';
-import type { TransitionObserver } from './relay.ts';
+import type { TransitionObserver } from './family.ts';
 
 export interface RecordWriter {
   /** Inserts a new record (nonce indexed when not null) with its event. */

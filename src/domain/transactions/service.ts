@@ -7,11 +7,11 @@ import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import type { KeyedLock } from '../relayers/keyed-lock.ts';
-import type { PreparedSend, RelayFamily } from './relay.ts';
+import type { PreparedSend, RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
-import type { EvmBody } from './evm.ts';
-import type { SolanaBody } from './solana.ts';
-import type { StellarBody } from './stellar.ts';
+import type { EvmBody } from './evm/transaction.ts';
+import type { SolanaBody } from './solana/request.ts';
+import type { StellarBody } from './stellar/request.ts';
 import { createPendingCancel } from './pending-cancel.ts';
 
 export type TransactionBody = EvmBody | SolanaBody | StellarBody;

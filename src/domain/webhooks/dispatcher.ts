@@ -1,5 +1,5 @@
 // Delivers outbox events to their webhooks: bounded concurrency, retries with backoff, per-transaction order.
-import type { WebhookSettings } from '../../config.ts';
+import type { WebhookSettings } from '../../config/config.ts';
 import type { Log, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from '../notifications/ports.ts';
 import type { SecretBox } from '../notifications/secret-box.ts';
 import { backoffDelay } from './backoff.ts';

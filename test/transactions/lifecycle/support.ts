@@ -1,6 +1,6 @@
 // Lifecycle tests: the real app relaying to a real anvil the test controls (automine, drops, reorgs).
 import type { TestContext } from 'node:test';
-import type { NetworkConfig } from '../../../src/config.ts';
+import type { NetworkConfig } from '../../../src/config/config.ts';
 import { build, type TestServer } from '../../helper.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, type TestAnvil } from '../../support/anvil.ts';
 

@@ -1,0 +1,239 @@
+// Entry of the runtime process (forked by src/plugin-host/client.ts with --no-node-snapshot): owns the plugin
+// registry, the fair scheduler and the sandbox pool with its watchdog, relays host calls between workers and the
+// HTTP process. Never imports src/.
+import { BroadcastChannel } from 'node:worker_threads';
+import { createLoader, type Loader } from './loader.ts';
+import { createPool, type SandboxPool } from './pool.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
+import { createWatchdog } from './watchdog.ts';
+import { createPriorities } from './priorities.ts';
+import {
+  HOST_CHANNEL,
+  replyChannel,
+  createBatcher,
+  type ChildMessage,
+  type ErrorData,
+  type LogEntry,
+  type ParentMessage,
+  type RuntimeOptions,
+  type WorkerHostReply,
+  type WorkerHostRequest,
+} from '../protocol.ts';
+
+const send = createBatcher<ChildMessage>((msg) => {
+  if (process.connected) process.send!(msg);
+});
+
+function log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void {
+  send({ t: 'log', level, msg, data });
+}
+
+let pool: SandboxPool | undefined;
+let loader: Loader | undefined;
+let scheduler: Scheduler | undefined;
+let watchdog: ReturnType<typeof createWatchdog> | undefined;
+let nextHostCall = 0;
+/** Host calls relayed to the HTTP process: our id → the worker and its own request id, and back. */
+const relayed = new Map<number, { worker: number; id: number }>();
+const relayedBy = new Map<string, number>();
+const replyChannels = new Map<number, BroadcastChannel>();
+const fromWorkers = new BroadcastChannel(HOST_CHANNEL);
+const priorities = createPriorities();
+
+function toWorker(worker: number, reply: WorkerHostReply): void {
+  let channel = replyChannels.get(worker);
+  if (!channel) {
+    channel = new BroadcastChannel(replyChannel(worker));
+    channel.unref();
+    replyChannels.set(worker, channel);
+  }
+  channel.postMessage(reply);
+}
+
+fromWorkers.onmessage = (event) => {
+  const msg = (event as unknown as { data: WorkerHostRequest }).data;
+  switch (msg.t) {
+    case 'code':
+      toWorker(msg.worker, { id: msg.id, reply: loader?.code(msg.hash) ?? '(function () { throw new Error("plugin code is no longer available"); })' });
+      return;
+    case 'pong':
+      watchdog?.pong(msg.worker);
+      if (msg.tid) priorities.eventLoop(msg.tid);
+      return;
+    case 'cancel':
+      for (const workerRequest of msg.ids) {
+        const key = `${msg.worker}:${workerRequest}`;
+        const id = relayedBy.get(key);
+        if (id === undefined) continue;
+        relayedBy.delete(key);
+        relayed.delete(id);
+        send({ t: 'host-cancel', id });
+      }
+      return;
+    case 'host': {
+      const id = ++nextHostCall;
+      relayed.set(id, { worker: msg.worker, id: msg.id });
+      relayedBy.set(`${msg.worker}:${msg.id}`, id);
+      send({ t: 'host-call', id, plugin: msg.plugin, op: msg.op, args: msg.args, deadline: msg.deadline });
+    }
+  }
+};
+
+/** Boots the pool (a standby does it ahead of time, so that its workers are up when it is promoted). */
+function prepare(options: RuntimeOptions): SandboxPool {
+  pool ??= createPool(options);
+  scheduler ??= createScheduler({ capacity: options.threads * options.concurrency, maxQueue: options.maxQueue });
+  return pool;
+}
+
+function start(options: RuntimeOptions): void {
+  const p = prepare(options);
+  watchdog = createWatchdog({
+    workers: () => p.threads(),
+    ping: (worker, seq) => toWorker(worker, { ping: seq }),
+    stalled: (worker) => {
+      log('error', 'a plugin worker stopped answering; replacing it', { worker });
+      send({ t: 'worker-stalled' });
+    },
+    health: (workers, responsive) => {
+      send({ t: 'health', workers, responsive });
+      priorities.scan();
+    },
+    exit: () => {
+      log('error', 'a stalled plugin worker could not be terminated; restarting the runtime');
+      setTimeout(() => process.exit(70), 50);
+    },
+  });
+  const l = createLoader({
+    pluginsDir: options.pluginsDir,
+    configured: options.plugins,
+    defaults: options.defaults,
+    quarantine: options.quarantine,
+    cache: options.cache,
+    inspect: (task) => p.inspect(task),
+    onChange: (plugins) => send({ t: 'plugins', plugins }),
+    onCache: (plugins) => send({ t: 'cache', plugins }),
+    log,
+  });
+  loader = l;
+  l.start().then(
+    () => send({ t: 'ready', plugins: l.list() }),
+    (err: unknown) => {
+      log('error', `runtime failed to start: ${(err as Error).message}`);
+      process.exit(1);
+    },
+  );
+}
+
+/** forward_logs: each console line of the call in the service log, levels mapped as the reference maps them. */
+function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void {
+  for (const line of lines) {
+    const level = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : line.level === 'debug' ? 'debug' : 'info';
+    log(level, line.message, { plugin, requestId, source: 'plugin' });
+  }
+}
+
+const fail = (id: number, error: ErrorData) => send({ t: 'result', id, ok: false, error });
+
+function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
+  const receivedAt = Date.now();
+  const plugin = loader?.get(msg.plugin);
+  if (!plugin || !pool || !scheduler) return fail(msg.id, { code: 'PLUGIN_NOT_FOUND', message: `Plugin with ID ${msg.plugin} not found`, status: 404 });
+  const s = plugin.settings;
+  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, { code: 'METHOD_NOT_ALLOWED', message: "GET requests are not enabled for this plugin. Set 'allow_get_invocation: true' in plugin configuration to enable.", status: 405 });
+  if (plugin.state === 'error' || !plugin.hash) return fail(msg.id, plugin.error!);
+  const timeoutMs = Math.max(1, Math.round(s.timeout * 1000));
+  const p = pool;
+  const hash = plugin.hash;
+  const admission = scheduler.submit(plugin.id, { maxConcurrent: s.max_concurrent_calls, maxQueued: s.max_queued_calls }, {
+    deadline: receivedAt + timeoutMs,
+    expire: () =>
+      fail(msg.id, {
+        code: 'TIMEOUT',
+        message: `Plugin execution timed out after ${s.timeout} s, waiting for a free slot (the plugin has ${s.max_concurrent_calls} call(s) running)`,
+        status: 504,
+        details: { timeout: s.timeout, queued: true },
+      }),
+    run: async () => {
+      const result = await p.call({
+        kind: 'call',
+        callId: msg.id,
+        plugin: plugin.id,
+        hash,
+        input: msg.input,
+        config: plugin.configJson,
+        requestId: msg.requestId,
+        // The deadline counts from arrival: time spent waiting for a slot is part of the call's timeout.
+        timeoutMs: Math.max(1, receivedAt + timeoutMs - Date.now()),
+        memoryMb: s.memory_mb,
+        // forward_logs needs the lines even when the client does not get them.
+        emitLogs: s.emit_logs || s.forward_logs,
+        emitTraces: s.emit_traces,
+        allowedOrigins: s.allowed_origins,
+        env: JSON.stringify(s.env),
+      });
+      if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
+      const logs = s.emit_logs ? result.logs : undefined;
+      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces });
+      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
+    },
+  });
+  if (admission === 'plugin-busy') {
+    fail(msg.id, { code: 'PLUGIN_BUSY', message: `plugin ${plugin.id} has ${s.max_concurrent_calls} call(s) running and ${s.max_queued_calls} waiting, its limit; retry shortly`, status: 429, retryAfter: 1 });
+  } else if (admission === 'runtime-busy') {
+    fail(msg.id, { code: 'RUNTIME_BUSY', message: 'plugin runtime queue is full; retry shortly', status: 503, retryAfter: 1 });
+  }
+}
+
+function onMessage(msg: ParentMessage): void {
+  switch (msg.t) {
+    case 'batch':
+      for (const m of msg.msgs) onMessage(m);
+      break;
+    case 'call':
+      try {
+        call(msg);
+      } catch (err) {
+        fail(msg.id, { code: 'INTERNAL', message: `runtime error: ${(err as Error).message}`, status: 500 });
+      }
+      break;
+    case 'host-reply': {
+      const target = relayed.get(msg.id);
+      if (target) {
+        relayed.delete(msg.id);
+        relayedBy.delete(`${target.worker}:${target.id}`);
+        toWorker(target.worker, { id: target.id, reply: msg.reply });
+      }
+      break;
+    }
+    case 'prepare':
+      prepare(msg.options);
+      break;
+    case 'init':
+      start(msg.options);
+      break;
+    case 'configure':
+      loader?.reconfigure(msg.plugins);
+      break;
+    case 'shutdown':
+      shutdown();
+      break;
+  }
+}
+
+process.on('message', onMessage);
+
+function shutdown(): void {
+  loader?.close();
+  watchdog?.close();
+  const done = () => process.exit(0);
+  (pool ? pool.close() : Promise.resolve()).then(done, done);
+  setTimeout(done, 2000).unref();
+}
+
+// The HTTP process is our only reason to live.
+process.on('disconnect', shutdown);
+
+// Ctrl-C, `kill -TERM -<pgid>` and systemd's KillMode=control-group signal every process of the group at once: the
+// HTTP process owns the shutdown and sends 'shutdown' once the calls in flight are done (or it disappears).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => {});

@@ -1,0 +1,93 @@
+// The isolates ("generations") a worker keeps, one per plugin bundle: which one serves a call, when one retires,
+// and what becomes of a context after its call.
+import { workerData } from 'node:worker_threads';
+import type { CallTask, WorkerData } from '../protocol.ts';
+import { createGeneration, disposeGeneration, ranUnattended, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+
+const data = workerData as WorkerData;
+/** Fresh mode: contexts made in one isolate before it is retired (released contexts are collected late). */
+const FRESH_CONTEXTS_PER_ISOLATE = 100;
+/** Plugins kept warm per worker; the least recently used idle one is disposed beyond this. */
+const MAX_GENERATIONS = 64;
+/** A loaded warm isolate's heap is ~2 MiB (measured); after a failed call, more than this is garbage worth dropping. */
+const RETIRE_AFTER_FAILURE_HEAP_BYTES = 8 * 1024 * 1024;
+/** Isolate time spent while the host had no entry in it that counts as code escaping the entry discipline. */
+const UNATTENDED_CPU_NS = 100_000_000n;
+
+const generations = new Map<string, Generation>();
+
+// Backstops, four times a second: an isolate that runs while no call of ours is in it is disposed, whatever made it
+// run; so is a busy isolate whose heap went past its limit (V8 lets a large string or array past it until its next
+// collection; an idle isolate is checked as each call ends, see heapNow).
+setInterval(() => {
+  for (const gen of generations.values()) {
+    if (ranUnattended(gen, UNATTENDED_CPU_NS)) {
+      generations.delete(gen.plugin);
+      disposeGeneration(gen, 'ROGUE');
+    } else if (gen.running > 0) {
+      gen.isolate.getHeapStatistics().then(
+        (h) => {
+          if (h.used_heap_size > h.heap_size_limit) disposeGeneration(gen, 'MEMORY');
+        },
+        () => {},
+      );
+    }
+  }
+}, 250).unref();
+
+export function retire(gen: Generation): void {
+  gen.retired = true;
+  if (generations.get(gen.plugin) === gen) generations.delete(gen.plugin);
+  if (gen.inFlight.size === 0) disposeGeneration(gen, 'RETIRED');
+}
+
+export function generationFor(task: CallTask, code: string): Generation {
+  const current = generations.get(task.plugin);
+  if (current && current.hash === task.hash && current.memoryMb === task.memoryMb && !current.retired && !current.dead) return current;
+  if (current) retire(current);
+  if (generations.size >= MAX_GENERATIONS) {
+    let lru: Generation | undefined;
+    for (const g of generations.values()) if (g.inFlight.size === 0 && (!lru || g.lastUsed < lru.lastUsed)) lru = g;
+    if (lru) retire(lru);
+  }
+  const gen = createGeneration(task.plugin, task.hash, code, task.memoryMb);
+  generations.set(task.plugin, gen);
+  return gen;
+}
+
+export type Heap = { used: number; limit: number; held: number };
+
+/** The isolate's heap right now, read only while no entry runs in it (the read then cannot wait on plugin code). */
+export function heapNow(gen: Generation): Heap | undefined {
+  if (gen.running !== 0 || gen.dead) return undefined;
+  try {
+    const h = gen.isolate.getHeapStatisticsSync();
+    return { used: h.used_heap_size, limit: h.heap_size_limit, held: h.total_heap_size + h.externally_allocated_size };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts a context back for the next call of this plugin, or lets it go. A call that failed or could not leave its
+ * context idle may leave a heap full of garbage (a 50 MB result refused, buffers it reserved); V8 keeps those pages
+ * while the isolate sits idle. Such an isolate is retired, so the runtime's memory returns to its baseline.
+ */
+export function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed: boolean, heap: Heap | undefined): void {
+  slot.listener = null;
+  if (data.contextMode === 'fresh' && gen.contexts >= FRESH_CONTEXTS_PER_ISOLATE) gen.retired = true;
+  if (failed || !reusable) {
+    if (heap && heap.held > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);
+    else if (!heap && !gen.dead) {
+      // Another call is running in this isolate: ask asynchronously.
+      gen.isolate.getHeapStatistics().then(
+        (h) => {
+          if (h.total_heap_size + h.externally_allocated_size > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);
+        },
+        () => {},
+      );
+    }
+  }
+  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired) gen.free.push(slot);
+  else releaseSlot(slot);
+}

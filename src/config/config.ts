@@ -1,0 +1,365 @@
+// Configuration: environment plus the JSON config file, validated once at start-up, then frozen.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile } from '../validation/compile.ts';
+import { configFileSchema } from './schema.ts';
+import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type RpcUrlConfig } from './networks.ts';
+import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
+
+export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './networks.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULT_CONFIG_PATH = path.join(PROJECT_ROOT, 'config.example.json');
+
+export interface SignerConfig {
+  id: string;
+  type: 'local';
+  /** Plain key: development only (the example marks it so). */
+  private_key?: string;
+  /** Name of the environment variable holding the key. */
+  private_key_env?: string;
+  /** Solana/Stellar signers: the public address the relayer reports. */
+  address?: string;
+  development?: boolean;
+  /** The reference's local signer: a Web3 Secret Storage v3 keystore (path relative to the config file, else the working directory). */
+  config?: { path: string; passphrase: SecretRef };
+}
+
+/** A secret given by the environment variable it is in, or (development) in plain. */
+export interface SecretRef {
+  type: 'env' | 'plain';
+  value: string;
+}
+
+export interface RelayerConfig {
+  id: string;
+  name: string;
+  /** The network's name; with `network_type` when several network types use that name. */
+  network: string;
+  /** Filled in at load when absent (inferred from the network's name). */
+  network_type?: NetworkType;
+  signer_id: string;
+  paused?: boolean;
+  notification_id?: string | null;
+  /** EVM: first nonce used for this relayer when it has no transactions yet. */
+  initial_nonce?: number;
+  /** The reference's policies for the relayer's network type, nulls dropped (see relayer-policies.ts). */
+  policies?: RelayerPolicies;
+  /** As written (strings or `{ url, weight }`); normalized by the relayer service. */
+  custom_rpc_urls?: Array<string | RpcUrlConfig>;
+}
+
+export interface NotificationConfig {
+  id: string;
+  type?: 'webhook';
+  /** '' is accepted (the reference's example has it): events are recorded, not delivered, until a URL is set. */
+  url: string;
+  /** After load: the key itself (the file may give `{ type, value }`, resolved at start). */
+  signing_key?: string;
+  signing_key_env?: string;
+}
+
+export interface PluginConfig {
+  id: string;
+  path?: string;
+  timeout?: number;
+  emit_logs?: boolean;
+  emit_traces?: boolean;
+  raw_response?: boolean;
+  allow_get_invocation?: boolean;
+  forward_logs?: boolean;
+  memory_mb?: number;
+  config?: Record<string, unknown>;
+  /** Operator-only limits of this plugin; defaults from PLUGIN_MAX_CONCURRENT_CALLS, … (see PluginRuntimeConfig). */
+  max_concurrent_calls?: number;
+  max_queued_calls?: number;
+  kv_max_keys?: number;
+  kv_max_bytes?: number;
+  allowed_origins?: string[];
+  env?: Record<string, string>;
+}
+
+export interface ConfigFile {
+  /** As loaded: inline or from a directory, `from` resolved. */
+  networks: NetworkConfig[];
+  signers: SignerConfig[];
+  relayers: RelayerConfig[];
+  notifications: NotificationConfig[];
+  plugins: PluginConfig[];
+}
+
+/** Webhook delivery (env WEBHOOK_*); tests shorten them. */
+export interface WebhookSettings {
+  /** Per-attempt deadline for the receiver's answer. */
+  timeoutMs: number;
+  /** First retry delay; doubles per attempt up to backoffMaxMs (with jitter). */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Attempts in all, the first included; then the event is marked failed. */
+  maxAttempts: number;
+  /** Deliveries in flight at once, across all webhooks. */
+  concurrency: number;
+  /** Longest sleep between two looks at the outbox (writes wake the dispatcher at once anyway). */
+  pollIntervalMs: number;
+}
+
+export interface Config {
+  port: number;
+  /** METRICS_PORT: a second listener serving only GET /metrics, without the API key; unset: none. */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: its address (default HOST). */
+  metricsHost: string;
+  host: string;
+  apiKey: string;
+  apiKeyGenerated: boolean;
+  configPath: string;
+  dataDir: string;
+  pluginsDir: string;
+  logLevel: string;
+  /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
+  rateLimit: { rps: number; burst: number };
+  storageEncryptionKey: string | undefined;
+  /** DATABASE_URL (postgres://…): the shared PostgreSQL store of several instances; unset: SQLite in DATA_DIR. */
+  databaseUrl: string | undefined;
+  /** REDIS_URL (redis://…): rate limits shared by every instance; unset: per process. */
+  redisUrl: string | undefined;
+  webhooks: WebhookSettings;
+  /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
+  pluginRuntime: PluginRuntimeConfig;
+  file: ConfigFile;
+}
+
+export interface PluginRuntimeConfig {
+  /** warm: loaded contexts reused across calls of a plugin; fresh: a new context per call. */
+  contextMode: 'warm' | 'fresh';
+  threads: number;
+  /** Calls one worker runs at once (they interleave while awaiting api/kv). */
+  concurrency: number;
+  /** Calls waiting for a slot, all plugins together, before new ones answer 503. */
+  maxQueue: number;
+  /** Per-plugin defaults (a config `plugins` entry overrides each): calls running at once, calls waiting. */
+  maxConcurrentCalls: number;
+  maxQueuedCalls: number;
+  /** Per-plugin KV quota defaults: keys, and bytes of keys + values. */
+  kvMaxKeys: number;
+  kvMaxBytes: number;
+  /** A plugin that crashes the runtime this many times within the window is quarantined until its file changes. */
+  quarantineCrashes: number;
+  quarantineWindowSec: number;
+  /** PLUGIN_RUNTIME_STANDBY (default on): keep a booted runtime process in reserve for fast restarts. */
+  standby: boolean;
+  /** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): the worker running this plugin's call stops answering. */
+  faultStallWorkerOn: string | undefined;
+}
+
+function pluginRuntime(env: NodeJS.ProcessEnv): PluginRuntimeConfig {
+  const threads = intFromEnv(env, 'PLUGIN_THREADS', Math.max(1, Math.min(availableParallelism(), 4)));
+  // Calls interleave while they await the host; isolate CPU is serialized per plugin, so slots are cheap, and
+  // plenty of them keep idle calls (awaiting the host, or hanging) from starving other plugins.
+  const concurrency = intFromEnv(env, 'PLUGIN_CONCURRENCY', 32);
+  const maxQueue = intFromEnv(env, 'PLUGIN_MAX_QUEUE', 1024);
+  return {
+    contextMode: pluginContextMode(env),
+    threads,
+    concurrency,
+    maxQueue,
+    // A quarter of the pool's slots: four busy plugins cannot take every slot from a fifth.
+    maxConcurrentCalls: intFromEnv(env, 'PLUGIN_MAX_CONCURRENT_CALLS', Math.max(1, Math.floor((threads * concurrency) / 4))),
+    maxQueuedCalls: intFromEnv(env, 'PLUGIN_MAX_QUEUED_CALLS', Math.min(256, maxQueue), 0),
+    kvMaxKeys: intFromEnv(env, 'PLUGIN_KV_MAX_KEYS', 10_000),
+    kvMaxBytes: intFromEnv(env, 'PLUGIN_KV_MAX_BYTES', 64 * 1024 * 1024, 1024),
+    quarantineCrashes: intFromEnv(env, 'PLUGIN_QUARANTINE_CRASHES', 3),
+    quarantineWindowSec: intFromEnv(env, 'PLUGIN_QUARANTINE_WINDOW_SEC', 600),
+    standby: booleanFromEnv(env, 'PLUGIN_RUNTIME_STANDBY', true),
+    faultStallWorkerOn: env.PLUGIN_FAULT_STALL_WORKER || undefined,
+  };
+}
+
+function pluginContextMode(env: NodeJS.ProcessEnv): 'warm' | 'fresh' {
+  const raw = env.PLUGIN_CONTEXT_MODE || 'warm';
+  if (raw !== 'warm' && raw !== 'fresh') throw new Error(`PLUGIN_CONTEXT_MODE must be 'warm' or 'fresh', got '${raw}'`);
+  return raw;
+}
+
+const validateFile = compile<ConfigFile>(configFileSchema, 'config');
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
+  return n;
+}
+
+function booleanFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') throw new Error(`${name} must be 0, 1, true or false, got '${raw}'`);
+  return raw === '1' || raw === 'true';
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Reads and validates the config file; throws an Error naming the bad field. */
+export function loadConfigFile(configPath: string): ConfigFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read config file ${configPath}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const file = validateFile(parsed);
+    file.networks = loadNetworks(file.networks, path.dirname(configPath));
+    file.notifications ??= [];
+    file.plugins ??= [];
+    resolveKeystorePaths(file, path.dirname(configPath));
+    checkReferences(file);
+    return file;
+  } catch (err) {
+    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
+    throw new Error(`invalid config file ${configPath}: ${reason}`, { cause: err });
+  }
+}
+
+/**
+ * A keystore path is taken relative to the config file, then to the working directory (the reference's example says
+ * "config/keys/local-signer.json" from its repository root); it becomes absolute here.
+ */
+function resolveKeystorePaths(file: ConfigFile, configDir: string): void {
+  file.signers.forEach((s, i) => {
+    if (!s.config) return;
+    if (s.private_key !== undefined || s.private_key_env !== undefined) throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
+    const candidates = [...new Set([path.resolve(configDir, s.config.path), path.resolve(s.config.path)])];
+    const found = candidates.find((p) => existsSync(p));
+    if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${candidates.join(' and ')})`);
+    s.config.path = found;
+  });
+}
+
+function checkReferences(file: ConfigFile): void {
+  const unique = (kind: string, ids: string[]) => {
+    const seen = new Set<string>();
+    for (const id of ids) {
+      if (seen.has(id)) throw new Error(`duplicate ${kind} id '${id}'`);
+      seen.add(id);
+    }
+    return seen;
+  };
+  const signers = unique('signer', file.signers.map((s) => s.id));
+  const notifications = unique('notification', file.notifications.map((n) => n.id));
+  unique('relayer', file.relayers.map((r) => r.id));
+  unique('plugin', file.plugins.map((p) => p.id));
+  file.relayers.forEach((r, i) => {
+    r.network_type = findNetwork(file.networks, r.network, r.network_type, `relayers.${i}`).type;
+    if (!signers.has(r.signer_id)) throw new Error(`relayers.${i}.signer_id: unknown signer '${r.signer_id}'`);
+    if (r.notification_id && !notifications.has(r.notification_id)) {
+      throw new Error(`relayers.${i}.notification_id: unknown notification '${r.notification_id}'`);
+    }
+    if (r.policies !== undefined) {
+      try {
+        r.policies = parsePolicies(r.network_type, r.policies);
+      } catch (err) {
+        throw new Error(`relayers.${i}: ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
+      }
+    }
+  });
+}
+
+/** The value of a `{ type: env|plain, value }` secret; throws naming `at` when the variable is unset. */
+export function resolveSecret(ref: SecretRef, env: NodeJS.ProcessEnv, at: string): string {
+  if (ref.type === 'plain') return ref.value;
+  const value = env[ref.value];
+  if (!value) throw new Error(`${at}: environment variable ${ref.value} is not set`);
+  return value;
+}
+
+/** Reads `signing_key_env` or a `{ type, value }` signing key of each notification into a plain `signing_key`. */
+function resolveNotificationKeys(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
+  file.notifications = file.notifications.map((n, i) => {
+    const { signing_key_env: name, signing_key: written, ...entry } = n;
+    const given = written as string | SecretRef | undefined;
+    let key: string | undefined;
+    if (name) key = resolveSecret({ type: 'env', value: name }, env, `notifications.${i}.signing_key_env`);
+    else if (given !== undefined && typeof given === 'object') key = resolveSecret(given, env, `notifications.${i}.signing_key`);
+    else key = given;
+    if (key !== undefined && key.length < 32) {
+      const source = name ?? (typeof given === 'object' && given.type === 'env' ? given.value : undefined);
+      throw new Error(`notifications.${i}.${name ? 'signing_key_env' : 'signing_key'}: ${source ?? 'the key'} must hold at least 32 characters`);
+    }
+    // The resolved entry carries the key itself, so it passes the file schema again (test helper).
+    return key === undefined ? entry : { ...entry, signing_key: key };
+  });
+  return file;
+}
+
+/** Reads each keystore passphrase given as `{ type: "env" }` from the environment (the signer opens the keystore later). */
+function resolveKeystorePassphrases(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
+  file.signers.forEach((s, i) => {
+    if (s.config?.passphrase.type !== 'env') return;
+    const value = resolveSecret(s.config.passphrase, env, `signers.${i}.config.passphrase`);
+    s.config.passphrase = { type: 'plain', value };
+  });
+  return file;
+}
+
+/** Builds the frozen Config from the environment (defaults as documented in the README). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const configPath = path.resolve(env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
+  let apiKey = env.API_KEY ?? '';
+  let apiKeyGenerated = false;
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database)');
+  }
+  // Several instances share one database: a key generated per process would differ on each of them.
+  if (apiKey === '' && databaseUrl !== undefined) throw new Error('API_KEY is required when DATABASE_URL is set (every instance must use the same key)');
+  if (apiKey === '') {
+    apiKey = randomBytes(24).toString('base64url');
+    apiKeyGenerated = true;
+  } else if (apiKey.length < 32) {
+    throw new Error('API_KEY must be at least 32 characters');
+  }
+  const encryptionKey = env.STORAGE_ENCRYPTION_KEY || undefined;
+  if (encryptionKey !== undefined && encryptionKey.length < 32) {
+    throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
+  }
+  return deepFreeze({
+    port: intFromEnv(env, 'PORT', 8080, 0),
+    host: env.HOST || '127.0.0.1',
+    metricsPort: env.METRICS_PORT ? intFromEnv(env, 'METRICS_PORT', 0, 0) : undefined,
+    metricsHost: env.METRICS_HOST || env.HOST || '127.0.0.1',
+    apiKey,
+    apiKeyGenerated,
+    configPath,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    pluginsDir: path.resolve(env.PLUGINS_DIR || './plugins'),
+    logLevel: env.LOG_LEVEL || 'info',
+    // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
+    shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
+    rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
+    storageEncryptionKey: encryptionKey,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    pluginRuntime: pluginRuntime(env),
+    webhooks: {
+      timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+      backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),
+      backoffMaxMs: intFromEnv(env, 'WEBHOOK_BACKOFF_MAX_MS', 60_000),
+      maxAttempts: intFromEnv(env, 'WEBHOOK_MAX_ATTEMPTS', 8),
+      concurrency: intFromEnv(env, 'WEBHOOK_CONCURRENCY', 16),
+      pollIntervalMs: intFromEnv(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000),
+    },
+    file: resolveKeystorePassphrases(resolveNotificationKeys(loadConfigFile(configPath), env), env),
+  });
+}

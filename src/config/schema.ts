@@ -1,0 +1,269 @@
+// JSON Schema of the config file (networks, signers, relayers, notifications, plugins).
+const id = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
+const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
+const strings = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+
+/** `rpc_urls` entries: a URL, or `{ url, weight }` (weight 0-100, default 100; highest is tried first). */
+const rpcUrl = {
+  'x-expect': 'an http(s) URL string, or { "url", "weight" } with weight 0-100',
+  anyOf: [httpUrl, { type: 'object', additionalProperties: false, required: ['url'], properties: { url: httpUrl, weight: { type: 'integer', minimum: 0, maximum: 100 } } }],
+} as const;
+
+/** Fields every network type has (the OpenZeppelin Relayer's shape); `from` names a parent of the same type. */
+const commonNetwork = {
+  $comment: { type: 'string' },
+  type: { enum: ['evm', 'solana', 'stellar'] },
+  network: id,
+  from: id,
+  // Non-empty unless the network is a devnet (checked after `from` is resolved).
+  rpc_urls: { type: 'array', items: rpcUrl },
+  explorer_urls: { type: 'array', items: httpUrl },
+  average_blocktime_ms: { type: 'integer', minimum: 1 },
+  is_testnet: { type: 'boolean' },
+  tags: strings,
+} as const;
+
+const evmNetwork = {
+  ...commonNetwork,
+  chain_id: { type: 'integer', minimum: 1 },
+  required_confirmations: { type: 'integer', minimum: 0 },
+  features: strings,
+  symbol: { type: 'string', minLength: 1 },
+  gas_price_cache: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { enabled: { type: 'boolean' }, stale_after_ms: { type: 'integer', minimum: 1 }, expire_after_ms: { type: 'integer', minimum: 1 } },
+  },
+  // Extension: how long a submitted transaction may stay unmined before it is re-priced and re-sent.
+  resubmit_timeout_ms: { type: 'integer', minimum: 1 },
+  // Extension: Relaybox starts a local anvil for this network (its RPC URL is the devnet's, so no rpc_urls).
+  // block_time_ms absent: a block per transaction (automine); port absent or 0: any free loopback port.
+  devnet: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { block_time_ms: { type: 'integer', minimum: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+  },
+} as const;
+
+const stellarNetwork = { ...commonNetwork, passphrase: { type: 'string', minLength: 1 }, horizon_url: httpUrl } as const;
+
+const networkOfType = (type: string, properties: object) => ({
+  if: { required: ['type'], properties: { type: { const: type } } },
+  then: { type: 'object', additionalProperties: false, properties },
+});
+
+/** One network object; the fields allowed depend on its `type`. */
+export const networkSchema = {
+  type: 'object',
+  required: ['type', 'network'],
+  properties: { type: commonNetwork.type },
+  allOf: [networkOfType('evm', evmNetwork), networkOfType('solana', commonNetwork), networkOfType('stellar', stellarNetwork)],
+} as const;
+
+/** A file of a networks directory (the reference's layout), and the inline array checked the same way. */
+export const networkFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['networks'],
+  properties: { $comment: { type: 'string' }, networks: { type: 'array', items: networkSchema } },
+} as const;
+
+/** `{ "type": "env", "value": "NAME" }` (read from the environment at start) or `{ "type": "plain", "value": "…" }`. */
+export const secretRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'value'],
+  properties: { type: { enum: ['env', 'plain'] }, value: { type: 'string', minLength: 1 } },
+} as const;
+
+const nullable = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const u64 = { type: 'integer', minimum: 0 } as const;
+
+/**
+ * Relayer policies in the OpenZeppelin Relayer's shape, one schema per network type. EVM policies are enforced
+ * (src/domain/relayers/policies.ts); Solana and Stellar ones are accepted and stored (see docs/compatibility.md).
+ */
+export const evmPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    min_balance: nullable(u64, 'a non-negative integer (wei)'),
+    gas_price_cap: nullable(u64, 'a non-negative integer (wei)'),
+    gas_limit_estimation: nullable({ type: 'boolean' }, 'a boolean'),
+    whitelist_receivers: nullable({ type: 'array', items: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } }, 'an array of 0x-prefixed 20-byte hex addresses'),
+    eip1559_pricing: nullable({ type: 'boolean' }, 'a boolean'),
+    private_transactions: nullable({ type: 'boolean' }, 'a boolean'),
+    include_revert_data: nullable({ type: 'boolean' }, 'a boolean'),
+  },
+} as const;
+
+const looseObject = { type: 'object' } as const;
+const numberOrNull = nullable({ type: 'number' }, 'a number');
+const stringsOrNull = nullable({ type: 'array', items: { type: 'string' } }, 'an array of strings');
+const intOrNull = nullable(u64, 'a non-negative integer');
+const boolOrNull = nullable({ type: 'boolean' }, 'a boolean');
+const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
+const objectOrNull = nullable(looseObject, 'an object');
+
+export const solanaPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allowed_accounts: stringsOrNull,
+    allowed_programs: stringsOrNull,
+    disallowed_accounts: stringsOrNull,
+    allowed_tokens: nullable({
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['mint'],
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: looseObject },
+      },
+    }, 'an array of { "mint", … }'),
+    fee_margin_percentage: numberOrNull,
+    fee_payment_strategy: strategy,
+    max_allowed_fee_lamports: intOrNull,
+    max_signatures: intOrNull,
+    max_tx_data_size: intOrNull,
+    min_balance: intOrNull,
+    swap_config: objectOrNull,
+  },
+} as const;
+
+export const stellarPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allowed_tokens: nullable({
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['asset'],
+        properties: { asset: { type: 'string', minLength: 1 }, max_allowed_fee: u64, metadata: looseObject, swap_config: looseObject },
+      },
+    }, 'an array of { "asset", … }'),
+    concurrent_transactions: boolOrNull,
+    fee_margin_percentage: numberOrNull,
+    fee_payment_strategy: strategy,
+    max_fee: intOrNull,
+    min_balance: intOrNull,
+    slippage_percentage: numberOrNull,
+    swap_config: objectOrNull,
+    timeout_seconds: intOrNull,
+  },
+} as const;
+
+/** `custom_rpc_urls` of a relayer: the same entries as a network's `rpc_urls`. */
+export const customRpcUrlsSchema = { type: 'array', items: rpcUrl } as const;
+
+/** A notification's `url`: http(s); the empty string is accepted (the reference's example has one) and never delivered to. */
+const webhookUrl = { 'x-expect': 'an http(s) URL', anyOf: [httpUrl, { const: '' }] } as const;
+
+export const configFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['networks', 'signers', 'relayers'],
+  properties: {
+    $comment: { type: 'string' },
+    // Checked item by item in config/networks.ts (networkFileSchema), after loading a directory if given.
+    networks: {
+      'x-expect': 'an array of networks, or the path of a directory of JSON files each holding { "networks": [...] }',
+      anyOf: [{ type: 'array' }, { type: 'string', minLength: 1 }],
+    },
+    signers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'type'],
+        properties: {
+          $comment: { type: 'string' },
+          id,
+          type: { const: 'local' },
+          // EVM: 32 bytes of hex. Solana: a base58 64-byte secret key, its JSON array, or a 32-byte seed (hex or base58).
+          // Stellar: a secret seed (S…). The address is derived; a configured `address` must match it.
+          private_key: { type: 'string', minLength: 1 },
+          private_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+          address: { type: 'string', minLength: 1 },
+          development: { type: 'boolean' },
+          // The reference's local signer: a Web3 Secret Storage v3 keystore file and its passphrase.
+          config: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['path', 'passphrase'],
+            properties: { path: { type: 'string', minLength: 1 }, passphrase: secretRef },
+          },
+        },
+      },
+    },
+    relayers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'name', 'network', 'signer_id'],
+        properties: {
+          id,
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          network: id,
+          network_type: { enum: ['evm', 'solana', 'stellar'] },
+          signer_id: id,
+          paused: { type: 'boolean' },
+          notification_id: { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }] },
+          initial_nonce: { type: 'integer', minimum: 0 },
+          // Checked against the network type's policy schema once the type is known (config.ts).
+          policies: { type: 'object' },
+          custom_rpc_urls: customRpcUrlsSchema,
+        },
+      },
+    },
+    notifications: {
+      type: 'array',
+      default: [],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'url'],
+        properties: {
+          id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' },
+          type: { const: 'webhook' },
+          url: webhookUrl,
+          signing_key: { 'x-expect': 'a string of at least 32 characters, or { "type": "env" | "plain", "value" }', anyOf: [{ type: 'string', minLength: 32 }, secretRef] },
+          signing_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+        },
+        not: { required: ['signing_key', 'signing_key_env'] },
+      },
+    },
+    plugins: {
+      type: 'array',
+      default: [],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id'],
+        properties: {
+          id,
+          path: { type: 'string', minLength: 1 },
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+          emit_logs: { type: 'boolean' },
+          emit_traces: { type: 'boolean' },
+          raw_response: { type: 'boolean' },
+          allow_get_invocation: { type: 'boolean' },
+          forward_logs: { type: 'boolean' },
+          memory_mb: { type: 'integer', minimum: 8, maximum: 1024 },
+          config: { type: 'object' },
+          max_concurrent_calls: { type: 'integer', minimum: 1, maximum: 100000 },
+          max_queued_calls: { type: 'integer', minimum: 0, maximum: 1000000 },
+          kv_max_keys: { type: 'integer', minimum: 1, maximum: 100000000 },
+          kv_max_bytes: { type: 'integer', minimum: 1024, maximum: 1099511627776 },
+          // The plugin's egress policy: origins its fetch may reach (checked as origins by the runtime's loader).
+          allowed_origins: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 2048 } },
+          // The plugin's process.env (the reference's plugins read their settings from the environment).
+          env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 16384 } },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,49 @@
+// The relayer chain use cases over validated input: balance and status, the rpc passthrough, and signing.
+import { requireActive } from '../relayers/active-state.ts';
+import { createChainReads, type AllChains, type RelayerChains } from './reads.ts';
+import type { EvmSignature, JsonRpcAnswer, RelayerBalance, RelayerStatus, SignedTransactionView } from './views.ts';
+import type { RelayerRow, TransactionsRepo } from '../relayers/ports.ts';
+import { createRelayerRpc, type RpcRequest } from './rpc-passthrough.ts';
+import type { RelayerService } from '../relayers/service.ts';
+import { createRelayerSigning, type SignTransactionInput, type TypedDataHashes } from '../signers/signing.ts';
+
+export interface RelayerChainService {
+  status(relayer: RelayerRow): Promise<RelayerStatus>;
+  balance(relayer: RelayerRow): Promise<RelayerBalance>;
+  rpc(relayer: RelayerRow, request: RpcRequest): Promise<JsonRpcAnswer>;
+  signData(relayer: RelayerRow, message: string): Promise<EvmSignature>;
+  signTypedData(relayer: RelayerRow, request: TypedDataHashes): Promise<EvmSignature>;
+  signTransaction(relayer: RelayerRow, input: SignTransactionInput): Promise<SignedTransactionView>;
+}
+
+export function createRelayerChainService(deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo }): RelayerChainService {
+  const chains: RelayerChains = {
+    evm: (relayer) => deps.relayers.chain(relayer),
+    solana: (relayer) => deps.chains.solana(relayer.network),
+    stellar: (relayer) => deps.chains.stellar(relayer.network),
+  };
+  const reads = createChainReads({ chains, transactions: deps.transactions });
+  const signing = createRelayerSigning(chains);
+  const signer = (relayer: RelayerRow) => deps.relayers.signer(relayer.id);
+  const rpc = createRelayerRpc({ chains, signing, signer });
+  return {
+    status: (relayer) => reads.status(relayer),
+    balance: (relayer) => reads.balance(relayer),
+    async rpc(relayer, request) {
+      requireActive(relayer);
+      return rpc(relayer, request);
+    },
+    async signData(relayer, message) {
+      requireActive(relayer);
+      return signing.signData(relayer, signer(relayer), message);
+    },
+    async signTypedData(relayer, request) {
+      requireActive(relayer);
+      return signing.signTypedData(relayer, signer(relayer), request);
+    },
+    async signTransaction(relayer, input) {
+      requireActive(relayer);
+      return signing.signTransaction(relayer, signer(relayer), input);
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// The `evm.check` job: one per relayer with non-final transactions, due about twice a block. It reads the chain once
+// per run (head, the account's latest and pending nonces), so transactions whose nonce the chain has not used cost
+// no RPC; only those whose nonce was used are looked up (receipts). Each run walks at most WINDOW transactions,
+// lowest nonce first: higher ones cannot be mined before them anyway.
+import type { Store } from '../../ports.ts';
+import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
+import type { RelayerService } from '../../relayers/service.ts';
+import type { EvmChain, FeeSuggestions, Hex, Receipt } from '../../chains/ports.ts';
+import type { Log } from '../../notifications/ports.ts';
+import type { NetworkConfig } from '../../../config/config.ts';
+import type { JobHandler } from '../../jobs/scheduler.ts';
+import type { RecordWriter } from '../record-writer.ts';
+import type { TransitionObserver } from '../family.ts';
+import type { EvmSubmitter } from './submit.ts';
+import { asEvm, type EvmSigner } from './versions.ts';
+import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
+import { createEvmMoves } from './moves.ts';
+import { fillNonceGaps } from './gaps.ts';
+
+export const EVM_CHECK = 'evm.check';
+/** Transactions walked per run, lowest nonce first. */
+export const WINDOW = 256;
+/** How long a freshly signed version is left to the broadcast right after its commit. */
+const FAST_PATH_GRACE_MS = 2_000;
+/** Transactions handled at once within a run (RPC lookups in flight). */
+const PARALLEL = 16;
+
+/** What one run knows about the relayer and its chain. */
+export interface Tick {
+  relayer: RelayerRow;
+  chain: EvmChain;
+  network: NetworkConfig;
+  signer: EvmSigner;
+  head: bigint;
+  /** Nonces the chain has used (mined) and, with the node's pool, handed out. */
+  latest: number;
+  pending: number;
+  now: number;
+  /** The network's prices, read once per run when needed (null when the node does not answer). */
+  fees(): Promise<FeeSuggestions | null>;
+  /** Broadcasts left in this run (re-broadcasts of dropped transactions are bounded). */
+  budget: { broadcasts: number };
+  /** Receipts of the blocks read in this run (new since the last run), by hash: no lookup per transaction for them. */
+  receipts: ReadonlyMap<string, Receipt>;
+}
+
+export interface EvmCheckDeps {
+  relayers: RelayerService;
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  submitter: EvmSubmitter;
+  logger: Log;
+  signer(relayer: RelayerRow): EvmSigner;
+  observer?: TransitionObserver | undefined;
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && !signal.aborted) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Blocks read per run at most; older ones are looked up per transaction. */
+const BLOCKS_PER_RUN = 16;
+
+export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
+  const { relayers, store, logger } = deps;
+  const moves = createEvmMoves(deps);
+  /** The newest block each relayer's check has read receipts of (in memory: after a restart, lookups per transaction). */
+  const scanned = new Map<string, bigint>();
+
+  /**
+   * Receipts of the blocks since the last run, read now (so they are of the canonical chain as of this run; nothing
+   * is kept across runs, which a reorg could make stale). A node without eth_getBlockReceipts gets lookups per hash.
+   */
+  async function newReceipts(relayerId: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<Map<string, Receipt>> {
+    const found = new Map<string, Receipt>();
+    const last = scanned.get(relayerId);
+    scanned.set(relayerId, head);
+    if (!wanted || last === undefined || last >= head) return found;
+    const from = head - last > BLOCKS_PER_RUN ? head - BigInt(BLOCKS_PER_RUN) + 1n : last + 1n;
+    const blocks = await Promise.all(Array.from({ length: Number(head - from + 1n) }, (_, i) => chain.blockReceipts(from + BigInt(i)).catch(() => null)));
+    for (const receipts of blocks) for (const r of receipts ?? []) found.set(r.hash.toLowerCase(), r);
+    return found;
+  }
+
+  /** The chain handed out nonces we did not (another sender with this key): never allocate below them. */
+  async function resync(relayer: RelayerRow, chainPending: number): Promise<void> {
+    if (chainPending <= relayer.next_nonce) return;
+    await store.atomically(async (tx) => {
+      const row = await tx.relayers.getForUpdate(relayer.id);
+      if (!row || row.next_nonce >= chainPending) return;
+      await tx.relayers.advance(row.id, row.next_nonce, chainPending, row.last_created_ms);
+      logger.info({ relayerId: row.id, from: row.next_nonce, to: chainPending }, 'relayer nonce resynced from the chain');
+    });
+  }
+
+  /** One transaction's next step, from what the chain says about its nonce. */
+  async function step(t: Tick, stored: StoredTransaction): Promise<void> {
+    const r = asEvm(stored.record);
+    if (r.nonce < t.latest) return moves.settle(t, stored);
+    let current: StoredTransaction | null = stored;
+    if (r.status === 'mined') {
+      current = await moves.write(stored, { ...r, status: 'submitted', status_reason: 'its block left the chain (reorg); tracked again' });
+      if (!current) return;
+      logger.warn({ transactionId: r.id, hash: r.hash }, 'mined transaction reorged out; tracked again');
+    }
+    const c = asEvm(current.record);
+    if (c.valid_until !== null && Date.parse(c.valid_until) <= t.now && !(c.noop_hashes ?? []).includes(c.hash)) return moves.noop(t, current, 'expiry');
+    if (c.status === 'pending') return moves.broadcast(t, current);
+    // A version signed moments ago is being broadcast by the path that wrote it: only a stale one is sent from here.
+    if (c.status === 'sent') return Date.parse(c.signed_at) + FAST_PATH_GRACE_MS <= t.now ? moves.broadcast(t, current) : undefined;
+    // Submitted. Not in the node's pool (dropped, evicted, node restarted): broadcast again.
+    if (c.nonce >= t.pending) return moves.broadcast(t, current);
+    if (Date.parse(c.signed_at) + resubmitTimeoutMs(t.network, c.speed) <= t.now) return moves.bump(t, current);
+  }
+
+  /** Its relayer left the config: nothing can sign for its transactions. Said in a metric and a log line, again every minute. */
+  async function reportUntracked(relayerId: string): Promise<{ rescheduleAt: number } | undefined> {
+    const left = (await store.repos.transactions.listUnfinished(relayerId, WINDOW)).length;
+    deps.observer?.untracked?.(relayerId, left);
+    if (left === 0) return undefined;
+    logger.error({ relayerId, nonFinal: left }, 'relayer no longer configured: its non-final transactions are not tracked until it is back');
+    return { rescheduleAt: Date.now() + 60_000 };
+  }
+
+  const handler: JobHandler = async (job, ctx) => {
+    // Read before the transactions: every nonce below this relayer row's next_nonce belongs to a committed record.
+    const relayer = await store.repos.relayers.get(job.subject);
+    if (!relayer || relayer.network_type !== 'evm') return reportUntracked(job.subject);
+    const chain = relayers.chain(relayer);
+    const network = relayers.network(relayer);
+    const active = await store.repos.transactions.listUnfinished(relayer.id, WINDOW);
+    let head: bigint;
+    let nonces: { latest: number; pending: number };
+    try {
+      [head, nonces] = await Promise.all([chain.blockNumber(), chain.nonces(relayer.address as Hex)]);
+    } catch (err) {
+      // Nothing in flight (the check at start): a node that does not answer now is no reason to retry and log.
+      if (active.length === 0) {
+        logger.debug({ relayerId: relayer.id, err }, 'relayer check skipped: no transaction in flight and the node did not answer');
+        return;
+      }
+      throw err;
+    }
+    await resync(relayer, nonces.pending);
+    let fees: Promise<FeeSuggestions | null> | undefined;
+    const t: Tick = {
+      relayer,
+      chain,
+      network,
+      signer: deps.signer(relayer),
+      head,
+      latest: nonces.latest,
+      pending: nonces.pending,
+      now: Date.now(),
+      fees: () => (fees ??= chain.fees().catch(() => null)),
+      budget: { broadcasts: 64 },
+      receipts: await newReceipts(relayer.id, chain, head, active.some((s) => asEvm(s.record).nonce < nonces.latest)),
+    };
+    // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
+    await eachLimited(active, PARALLEL, ctx.signal, (s) =>
+      step(t, s).catch((err: unknown) => logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run')),
+    );
+    const top = active.length >= WINDOW ? asEvm(active[active.length - 1]!.record).nonce : relayer.next_nonce;
+    const gaps = await fillNonceGaps(t, active, top, logger);
+    if (active.length === 0 && gaps === 0) return;
+    return { rescheduleAt: Date.now() + checkIntervalMs(network) };
+  };
+
+  return { handler };
+}

@@ -1,0 +1,30 @@
+// Nonces below a waiting transaction that nothing of ours will use (a canceled send that never left, a nonce the
+// store moved past while the chain did not) block everything above them: each is filled with a NOOP.
+import type { Hex } from '../../chains/ports.ts';
+import type { Log } from '../../notifications/ports.ts';
+import type { StoredTransaction } from '../../relayers/ports.ts';
+import type { Tick } from './check.ts';
+import { signEvm } from './transaction.ts';
+import { speedPricing } from './pricing.ts';
+import { asEvm, noopPrepared } from './versions.ts';
+
+const FILLS_PER_RUN = 32;
+
+/** NOOPs for the unused nonces in [chain pending, top); returns how many it sent. */
+export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[], top: number, logger: Log): Promise<number> {
+  const ours = new Set(active.map((s) => asEvm(s.record).nonce));
+  const gaps: number[] = [];
+  for (let n = t.pending; n < top && gaps.length < FILLS_PER_RUN; n++) if (!ours.has(n)) gaps.push(n);
+  if (gaps.length === 0) return 0;
+  const fees = await t.fees();
+  if (!fees) return gaps.length;
+  const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees));
+  await Promise.all(
+    gaps.map(async (nonce) => {
+      const { raw } = signEvm(t.signer.privateKey, t.signer.chainId, nonce, noop);
+      const outcome = await t.chain.broadcast(raw as Hex);
+      logger.warn({ relayerId: t.relayer.id, nonce, outcome: outcome.status }, 'nonce gap filled with a NOOP');
+    }),
+  );
+  return gaps.length;
+}

@@ -1,0 +1,136 @@
+// The steps the relayer check takes for one EVM transaction: settle a used nonce (mined, confirmed, failed, or taken
+// by another transaction), broadcast, re-price, replace with a NOOP. Each writes with a version check: a concurrent
+// writer (a replace, another instance) wins, and the next run decides again from what it wrote.
+import { AppError } from '../../../errors.ts';
+import type { Receipt, Hex } from '../../chains/ports.ts';
+import type { StoredTransaction } from '../../relayers/ports.ts';
+import type { TransactionRecord, TransactionStatus } from '../../types.ts';
+import type { EvmCheckDeps, Tick } from './check.ts';
+import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord } from './versions.ts';
+
+class Conflict extends AppError {
+  constructor() {
+    super('INTERNAL', { reason: 'changed by another writer' });
+  }
+}
+
+export function createEvmMoves(deps: EvmCheckDeps) {
+  const { store, writer, submitter, logger } = deps;
+
+  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
+
+  /** Newest version first: the one most likely mined. */
+  async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
+    for (const h of [...r.hashes].reverse()) {
+      const known = t.receipts.get(h.toLowerCase());
+      if (known) return known;
+    }
+    const receipts = await Promise.all([...r.hashes].reverse().map((h) => t.chain.receipt(h as Hex)));
+    return receipts.find((x) => x !== null) ?? null;
+  }
+
+  async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
+    const reason = await t.chain.revertReason(receipt.hash).catch(() => null);
+    const text = reason ? `${reason.message}${reason.data && reason.kind !== 'error' ? ` (revert data ${reason.data})` : ''}` : 'no reason given by the node';
+    await write(stored, { ...stored.record, status: 'failed', hash: receipt.hash, status_reason: `reverted on chain in block ${receipt.blockNumber}: ${text}` });
+  }
+
+  /** How a transaction ends once the version with `hash` is deep enough. */
+  function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
+    // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
+    if (!(r.noop_hashes ?? []).includes(hash)) return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : r.status_reason };
+    return r.is_canceled ? { status: 'canceled', reason: 'canceled: the NOOP took its nonce' } : { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
+  }
+
+  /** The chain used this nonce: mined (and confirmed at depth), failed, or taken by a transaction from elsewhere. */
+  async function settle(t: Tick, stored: StoredTransaction): Promise<void> {
+    const r = asEvm(stored.record);
+    const receipt = await findReceipt(t, r);
+    if (!receipt) return nonceTaken(t, stored);
+    if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash)) return failed(t, stored, receipt);
+    const minedRecord: TransactionRecord = { ...r, status: 'mined', hash: receipt.hash };
+    const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
+    const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
+    if (!deep) {
+      if (newlyMined) await write(stored, minedRecord);
+      return;
+    }
+    const end = finalOf(r, receipt.hash);
+    const finalRecord = { ...minedRecord, status: end.status, status_reason: end.reason, confirmed_at: end.status === 'confirmed' ? new Date().toISOString() : null };
+    // Mined and final in one store transaction (two events, in order): one commit per transaction settled.
+    await store.atomically(async (tx) => {
+      const current = newlyMined ? await writer.update(tx, stored, minedRecord, 'evm') : stored;
+      if (current) await writer.update(tx, current, finalRecord, 'evm');
+    });
+  }
+
+  /** No version of ours holds the nonce the chain used: another transaction took it. */
+  async function nonceTaken(t: Tick, stored: StoredTransaction): Promise<void> {
+    const r = asEvm(stored.record);
+    // A receipt may lag its block for a moment: while the node knows any of our hashes, wait.
+    const known = await Promise.all(r.hashes.map((h) => t.chain.transaction(h as Hex)));
+    if (known.some((k) => k !== null)) return;
+    if (r.is_canceled || isNoop(r)) {
+      const status = r.is_canceled ? 'canceled' : 'expired';
+      await write(stored, { ...r, status, status_reason: `its nonce ${r.nonce} was used by another transaction` });
+      return;
+    }
+    await renonce(t, stored);
+  }
+
+  /** Re-signed under a new nonce (taken like a send's, in the transaction that writes it), then broadcast. */
+  async function renonce(t: Tick, stored: StoredTransaction): Promise<void> {
+    const r = asEvm(stored.record);
+    let written: StoredTransaction;
+    try {
+      written = await store.atomically(async (tx) => {
+        const row = await tx.relayers.getForUpdate(t.relayer.id);
+        if (!row) throw new Conflict();
+        const nonce = Math.max(row.next_nonce, t.pending);
+        if (!(await tx.relayers.advance(row.id, row.next_nonce, nonce + 1, row.last_created_ms))) throw new Conflict();
+        const next = { ...withVersion(r, t.signer, nonce, preparedOf(r), { keepSpeed: true }), status: 'sent' as const, status_reason: `nonce ${r.nonce} was used by another transaction; re-signed with nonce ${nonce}` };
+        const done = await writer.update(tx, stored, next, 'evm');
+        if (!done) throw new Conflict();
+        return done;
+      });
+    } catch (err) {
+      if (err instanceof Conflict) return;
+      throw err;
+    }
+    logger.warn({ transactionId: r.id, from: r.nonce, to: asEvm(written.record).nonce }, 'nonce taken by another transaction: re-signed with a new nonce');
+    await broadcast(t, written);
+  }
+
+  /** Sends the newest version; a node that wants a higher price gets one at once. */
+  async function broadcast(t: Tick, stored: StoredTransaction): Promise<void> {
+    if (t.budget.broadcasts-- <= 0) return;
+    const outcome = await submitter.submit(t.chain, stored);
+    if (outcome.status === 'rejected' && (outcome.reason === 'underpriced' || outcome.reason === 'replacement_underpriced')) await bump(t, stored);
+  }
+
+  /** Both fees up by at least 10% (and to the network's price for its speed), same nonce, re-signed, broadcast. */
+  async function bump(t: Tick, stored: StoredTransaction): Promise<void> {
+    // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
+    if (t.budget.broadcasts-- <= 0) return;
+    const r = asEvm(stored.record);
+    const prepared = preparedOf(r);
+    const pricing = bumpPricing(prepared.pricing, await t.fees(), r.speed ?? 'average');
+    const written = await write(stored, withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
+    if (!written) return;
+    logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
+    await submitter.submit(t.chain, written);
+  }
+
+  /** A NOOP under the same nonce with bumped fees (valid_until passed): it ends `expired` if the NOOP is mined. */
+  async function noop(t: Tick, stored: StoredTransaction, why: 'expiry'): Promise<void> {
+    const r = asEvm(stored.record);
+    const pricing = bumpPricing(preparedOf(r).pricing, await t.fees(), 'fast');
+    const next = { ...withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing), { noop: true }), status_reason: 'valid_until passed before it was mined: a NOOP replaces it' };
+    const written = await write(stored, next);
+    if (!written) return;
+    logger.info({ transactionId: r.id, nonce: r.nonce, why }, 'transaction replaced by a NOOP');
+    await submitter.submit(t.chain, written);
+  }
+
+  return { write, settle, broadcast, bump, noop };
+}

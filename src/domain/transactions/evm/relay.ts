@@ -1,0 +1,133 @@
+// The EVM family of the transaction service: a send is priced from the chain, checked against the balance, signed
+// with the nonce taken in the store transaction that writes it (`sent`), and broadcast right after the commit.
+// The relayer's `evm.check` job (transactions/evm/check.ts) moves it on from there.
+import { ValidationError } from '../../../errors.ts';
+import type { Store } from '../../ports.ts';
+import type { RelayerRow } from '../../relayers/ports.ts';
+import type { RelayerService } from '../../relayers/service.ts';
+import type { Log } from '../../notifications/ports.ts';
+import { FINAL_STATUSES, type TransactionStatus } from '../../types.ts';
+import type { RelayFamily, TransitionObserver } from '../family.ts';
+import type { RecordWriter } from '../record-writer.ts';
+import { maxCost, prepareEvm, type EvmBody, type GasSource } from './transaction.ts';
+import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
+import { createEvmSubmitter } from './submit.ts';
+import { createFundsGuard } from './funds.ts';
+import { createEvmCheck, EVM_CHECK } from './check.ts';
+import { checkIntervalMs } from './timing.ts';
+import { enforceEvmPolicies } from './policies.ts';
+
+const REPLACEABLE: ReadonlySet<TransactionStatus> = new Set(['pending', 'sent', 'submitted']);
+const CANCELABLE = REPLACEABLE;
+
+export interface EvmRelayDeps {
+  relayers: RelayerService;
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  logger: Log;
+  observer?: TransitionObserver | undefined;
+}
+
+/** Plain transfers get the node's estimate exactly (21,000); calls a 10% margin over it. */
+function gasFromChain(relayers: RelayerService, relayer: RelayerRow): GasSource {
+  return async ({ to, data, value }) => {
+    const estimate = await relayers.chain(relayer).estimateGas({ from: relayer.address as `0x${string}`, to, data, value });
+    if (!estimate.ok) {
+      const why = estimate.revert?.message ?? estimate.reason;
+      throw new ValidationError(`gas estimation failed: ${why}; the transaction would fail on chain (give 'gas_limit' to send it anyway)`);
+    }
+    return data && data !== '0x' ? (estimate.gas * 11n + 9n) / 10n : estimate.gas;
+  };
+}
+
+export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
+  const { relayers, store, writer, logger } = deps;
+  const funds = createFundsGuard(2_000);
+  const submitter = createEvmSubmitter({ store, writer, logger });
+  const fees = (relayer: RelayerRow) => () => relayers.chain(relayer).fees();
+  /** Priced from the chain (or as given), then held to the relayer's policies before anything is signed. */
+  const price = async (relayer: RelayerRow, body: EvmBody, old?: EvmRecord) => {
+    const priced = await prepareEvm(body, fees(relayer), old, Date.now(), gasFromChain(relayers, relayer));
+    return enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`));
+  };
+  const signer = (relayer: RelayerRow): EvmSigner => ({ privateKey: relayers.signer(relayer.id).privateKey!, chainId: relayers.network(relayer).chain_id!, address: relayer.address });
+  const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
+
+  /** The relayer's check is due within one interval (an earlier due time stands). */
+  const scheduleCheck: RelayFamily['schedule'] = async (tx, record) => {
+    if (FINAL_STATUSES.has(record.status)) return;
+    const relayer = await tx.relayers.get(record.relayer_id);
+    const interval = relayer ? checkIntervalMs(relayers.network(relayer)) : 1_000;
+    await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() + interval });
+  };
+
+  return {
+    async prepareSend(relayer, body) {
+      const prepared = await price(relayer, body as EvmBody);
+      await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared));
+      return {
+        build(row) {
+          const nonce = row.next_nonce;
+          const empty = { hashes: [], noop_hashes: [], is_canceled: false } as unknown as EvmRecord;
+          const fields = withVersion(empty, signer(row), nonce, prepared);
+          return { status: 'sent', fields, nonce, nextNonce: nonce + 1 };
+        },
+      };
+    },
+
+    async replace(relayer, stored, body) {
+      const old = asEvm(stored.record);
+      if (!REPLACEABLE.has(old.status) || old.is_canceled) {
+        const why = old.is_canceled ? 'canceled (a NOOP is taking its nonce)' : old.status;
+        throw new ValidationError(`transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`);
+      }
+      const prepared = await price(relayer, body as EvmBody, old);
+      await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared));
+      // The new version waits for its broadcast (`sent`); whichever version is mined, the record ends with its hash.
+      return { ...withVersion(old, signer(relayer), old.nonce, prepared), status: old.status === 'pending' ? 'pending' : 'sent' };
+    },
+
+    async cancel(relayer, stored) {
+      const old = asEvm(stored.record);
+      if (!CANCELABLE.has(old.status) || old.is_canceled) {
+        const why = old.is_canceled && !FINAL_STATUSES.has(old.status) ? 'already being canceled' : old.status;
+        throw new ValidationError(`transaction '${old.id}' is ${why}; only pending, sent or submitted transactions can be canceled`);
+      }
+      if (old.status === 'pending' && old.sent_at === null) {
+        // Never left the service: final now. Its nonce is not left as a gap: the check job fills it with a NOOP.
+        return { ...old, status: 'canceled', status_reason: 'canceled by request', is_canceled: true };
+      }
+      // May already be on chain: a NOOP under the same nonce, priced to replace it. Canceled only if the NOOP is mined.
+      const noop = noopPrepared(relayer.address, bumpPricing(preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast'));
+      return { ...withVersion(old, signer(relayer), old.nonce, noop, { noop: true }), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
+    },
+
+    async schedule(tx, record) {
+      await scheduleCheck(tx, record);
+      // A canceled pending transaction left its nonce unused: the check fills it.
+      if (record.status === 'canceled' && !isNoop(asEvm(record))) await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() });
+    },
+
+    afterCommit(record) {
+      const r = asEvm(record);
+      if (r.status !== 'sent' && r.status !== 'pending') return;
+      void (async () => {
+        const relayer = await store.repos.relayers.get(r.relayer_id);
+        // The version is not needed: submit writes through a fresh read (a newer version written meanwhile wins).
+        if (relayer) await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
+      })().catch((err: unknown) => logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'));
+    },
+
+    jobs: { [EVM_CHECK]: check.handler },
+
+    async resume() {
+      // Every EVM relayer is checked at start: nonces resynced from the chain, in-flight transactions picked up again.
+      const due = Date.now();
+      for (let offset = 0; ; offset += 100) {
+        const page = await store.repos.relayers.list(100, offset);
+        for (const relayer of page) if (relayer.network_type === 'evm') await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: due });
+        if (page.length < 100) break;
+      }
+    },
+  };
+}

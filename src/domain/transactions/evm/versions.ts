@@ -1,0 +1,86 @@
+// New signed versions of an EVM transaction under the same (or a new) nonce: fee bumps, NOOPs, re-nonces.
+// Every version's hash is kept in `hashes`; the NOOPs' hashes also in `noop_hashes`, which decides how it ends.
+import type { FeeSuggestions, Hex } from '../../chains/ports.ts';
+import type { TransactionRecord } from '../../types.ts';
+import { evmRecordFields, signEvm, type EvmPrepared } from './transaction.ts';
+import { minimumBump, speedPricing, type Pricing, type Speed } from './pricing.ts';
+
+/** Who signs, for which chain. */
+export interface EvmSigner {
+  privateKey: Hex;
+  chainId: number;
+  address: string;
+}
+
+/** The EVM-only fields of a record, as stored. */
+export interface EvmRecord extends TransactionRecord {
+  from: string;
+  to: string | null;
+  data: string | null;
+  value: string;
+  gas_limit: number | string;
+  gas_price: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  nonce: number;
+  hash: string;
+  hashes: string[];
+  /** Hashes of the NOOPs (zero-value self-transfers) sent in its place: a cancel, or `valid_until` passed. */
+  noop_hashes: string[];
+  /** True once a cancel was asked (the reference's field): it ends `canceled` if a NOOP is what was mined. */
+  is_canceled: boolean;
+  /** When the newest version (`raw`) was signed: re-pricing counts from here. */
+  signed_at: string;
+  speed: Speed | null;
+  valid_until: string | null;
+  raw: Hex;
+}
+
+export const asEvm = (record: TransactionRecord) => record as EvmRecord;
+
+/** The newest version's content and prices, read back from the record. */
+export function preparedOf(r: EvmRecord): EvmPrepared {
+  const pricing: Pricing =
+    r.gas_price !== null
+      ? { type: 'legacy', gasPrice: BigInt(r.gas_price) }
+      : { type: 'eip1559', maxFeePerGas: BigInt(r.max_fee_per_gas!), maxPriorityFeePerGas: BigInt(r.max_priority_fee_per_gas!) };
+  return { to: r.to as Hex | null, data: r.data as Hex | null, value: BigInt(r.value), gasLimit: BigInt(r.gas_limit), pricing, speed: r.speed, validUntil: r.valid_until };
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * Both fee fields raised by at least `max(old × 1.1, old + 1)`, and to the network's current price for the
+ * speed when that is higher (a base fee that rose needs more than 10%).
+ */
+export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed): Pricing {
+  const now = fees ? speedPricing(speed, fees) : null;
+  if (old.type === 'legacy') return { type: 'legacy', gasPrice: max(minimumBump(old.gasPrice), now?.type === 'legacy' ? now.gasPrice : 0n) };
+  const tip = max(minimumBump(old.maxPriorityFeePerGas), now?.type === 'eip1559' ? now.maxPriorityFeePerGas : 0n);
+  const cap = max(minimumBump(old.maxFeePerGas), now?.type === 'eip1559' ? now.maxFeePerGas : 0n);
+  return { type: 'eip1559', maxPriorityFeePerGas: tip, maxFeePerGas: max(cap, tip) };
+}
+
+/** A zero-value transfer to the sender itself: the cheapest transaction that uses a nonce. */
+export function noopPrepared(from: string, pricing: Pricing): EvmPrepared {
+  return { to: from as Hex, data: null, value: 0n, gasLimit: 21_000n, pricing, speed: null, validUntil: null };
+}
+
+/** The record with a new version signed: content, prices and nonce from `prepared`/`nonce`, hash appended. */
+export function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number, prepared: EvmPrepared, options: { noop?: boolean; keepSpeed?: boolean } = {}): EvmRecord {
+  const signed = signEvm(signer.privateKey, signer.chainId, nonce, prepared);
+  const fields = evmRecordFields(prepared, signed, nonce, signer.address);
+  return {
+    ...r,
+    ...fields,
+    // A NOOP keeps the request's speed and validity: they still describe what was asked.
+    speed: options.keepSpeed || options.noop ? r.speed : fields.speed,
+    valid_until: options.keepSpeed || options.noop ? r.valid_until : fields.valid_until,
+    hashes: [...(r.hashes ?? []), signed.hash],
+    noop_hashes: options.noop ? [...(r.noop_hashes ?? []), signed.hash] : (r.noop_hashes ?? []),
+    signed_at: new Date().toISOString(),
+  };
+}
+
+/** The newest version is a NOOP (a cancel or an expiry is under way). */
+export const isNoop = (r: EvmRecord) => (r.noop_hashes ?? []).includes(r.hash);

@@ -1,0 +1,124 @@
+// The Solana relay family: a send is signed by the relayer as fee payer (policies checked) and stored `pending`;
+// its `solana.tx` job sends it and follows its signature to `finalized` (transactions/solana/track.ts).
+import type { NetworkConfig } from '../../../config/config.ts';
+import { AppError, ValidationError } from '../../../errors.ts';
+import type { SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
+import type { JobHandler } from '../../jobs/scheduler.ts';
+import type { Log } from '../../notifications/ports.ts';
+import type { Store } from '../../ports.ts';
+import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
+import { FINAL_STATUSES, type TransactionRecord } from '../../types.ts';
+import type { RecordWriter } from '../record-writer.ts';
+import type { RelayFamily } from '../family.ts';
+import { parseSolanaRequest, type SolanaBody } from './request.ts';
+import { checkSolanaBalance, checkSolanaPolicy, solanaPolicy } from './policy.ts';
+import { sendStep, watchStep, type TrackContext } from './track.ts';
+import { onlyPending, resumeInFlight } from '../family-common.ts';
+
+export const SOLANA_JOB = 'solana.tx';
+const DEFAULT_SLOT_MS = 400;
+/** Lamports per signature when the node no longer knows the blockhash to price the message. */
+const LAMPORTS_PER_SIGNATURE = 5_000n;
+
+export interface SolanaRelayDeps {
+  chains: SolanaChains;
+  /** The relayer's Ed25519 signer; undefined for an address-only signer (it cannot sign). */
+  signer(relayerId: string): SolanaSigner | undefined;
+  network(relayer: RelayerRow): NetworkConfig;
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  logger: Log;
+  now?: () => number;
+}
+
+function requireSigner(deps: SolanaRelayDeps, relayer: RelayerRow): SolanaSigner {
+  const signer = deps.signer(relayer.id);
+  if (!signer) throw new ValidationError(`relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`);
+  return signer;
+}
+
+/** Signs for the relayer and checks its policies and balance; the record's Solana fields. */
+async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: SolanaBody): Promise<Record<string, unknown>> {
+  const request = parseSolanaRequest(body, (deps.now ?? Date.now)());
+  const signer = requireSigner(deps, relayer);
+  const chain = deps.chains.solana(relayer.network);
+  const [signed, balance] = await Promise.all([
+    request.form === 'transaction' ? chain.signTransaction(request.transaction, signer) : chain.buildAndSign(request.instructions, signer),
+    chain.balance(relayer.address),
+  ]);
+  const policy = solanaPolicy(relayer);
+  checkSolanaPolicy(signed, policy);
+  const fee = signed.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(signed.requiredSignatures);
+  checkSolanaBalance(balance, fee, policy);
+  return recordFields(relayer, signed, fee, request.form === 'instructions' ? request.instructions : null, request.validUntil);
+}
+
+function recordFields(relayer: RelayerRow, signed: SignedSolanaTransaction, fee: bigint, instructions: unknown, validUntil: string | null) {
+  return {
+    from: relayer.address,
+    fee_payer: signed.feePayer,
+    transaction: signed.transaction,
+    signature: signed.signature,
+    signatures: [signed.signature],
+    ...(instructions ? { instructions } : {}),
+    blockhash: signed.blockhash,
+    last_valid_block_height: signed.lastValidBlockHeight?.toString() ?? null,
+    fee: fee.toString(),
+    valid_until: validUntil,
+  };
+}
+
+export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
+  const { store, writer, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const lastSent = new Map<string, number>();
+
+  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'solana'));
+
+  const step: JobHandler = async (job) => {
+    const stored = await store.repos.transactions.find(job.subject);
+    if (!stored || FINAL_STATUSES.has(stored.record.status)) return;
+    const relayer = await store.repos.relayers.get(stored.record.relayer_id);
+    if (!relayer) throw new AppError('INTERNAL', { reason: `relayer '${stored.record.relayer_id}' of transaction '${stored.record.id}' is not configured` });
+    const slotMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_SLOT_MS;
+    const ctx: TrackContext = {
+      chain: deps.chains.solana(relayer.network),
+      signer: deps.signer(relayer.id),
+      now: now(),
+      pollMs: slotMs,
+      rebroadcastMs: Math.max(2_000, slotMs * 5),
+      lastSent,
+      write,
+    };
+    const watching = stored.record.status === 'submitted' || stored.record.status === 'mined';
+    const result = watching ? await watchStep(stored, ctx) : await sendStep(stored, ctx);
+    if (!result) for (const s of (stored.record.signatures as string[] | undefined) ?? []) lastSent.delete(s);
+    return result;
+  };
+
+  return {
+    async prepareSend(relayer, body) {
+      const fields = await prepareFields(deps, relayer, body as SolanaBody);
+      return { build: (row) => ({ status: 'pending', fields, nonce: null, nextNonce: row.next_nonce }) };
+    },
+    async replace(relayer, stored, body) {
+      onlyPending(stored, 'solana transactions can be replaced');
+      const fields = await prepareFields(deps, relayer, body as SolanaBody);
+      return { ...stored.record, instructions: undefined, ...fields };
+    },
+    async cancel(_relayer, stored) {
+      onlyPending(stored, 'transactions can be canceled');
+      return { ...stored.record, status: 'canceled', status_reason: 'canceled by request' };
+    },
+    async schedule(tx, record) {
+      if (FINAL_STATUSES.has(record.status)) return;
+      await tx.jobs.schedule({ kind: SOLANA_JOB, subject: record.id, dueAt: now() });
+    },
+    afterCommit: () => undefined,
+    jobs: { [SOLANA_JOB]: step },
+    async resume() {
+      const scheduled = await resumeInFlight(store, 'solana', (id) => store.repos.jobs.schedule({ kind: SOLANA_JOB, subject: id, dueAt: now() }));
+      if (scheduled > 0) logger.info({ transactions: scheduled }, 'solana transactions in flight resumed');
+    },
+  };
+}

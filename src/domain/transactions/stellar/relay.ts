@@ -1,0 +1,119 @@
+// The Stellar relay family: a send is checked and stored `pending`; the relayer's `stellar.lane` job signs, submits and
+// follows its transactions one at a time (transactions/stellar/lane.ts), since each takes the account's next sequence number.
+import type { NetworkConfig } from '../../../config/config.ts';
+import { ValidationError } from '../../../errors.ts';
+import type { StellarChains, StellarSigner } from '../../chains/stellar/ports.ts';
+import type { JobHandler } from '../../jobs/scheduler.ts';
+import type { Log } from '../../notifications/ports.ts';
+import type { Store } from '../../ports.ts';
+import type { RelayerRow, StoredTransaction, TransactionsRepo } from '../../relayers/ports.ts';
+import { FINAL_STATUSES, type TransactionRecord, type TransactionStatus } from '../../types.ts';
+import type { RecordWriter } from '../record-writer.ts';
+import type { RelayFamily } from '../family.ts';
+import { onlyPending, resumeInFlight } from '../family-common.ts';
+import { stellarRecordFields, type StellarBody } from './request.ts';
+import { startNext, track, type LaneContext, type LaneStep, type StellarLanePolicy } from './lane.ts';
+
+export const STELLAR_JOB = 'stellar.lane';
+const DEFAULT_LEDGER_MS = 5_000;
+/** Steps one lane run may take before yielding its slot (each final transaction lets the next one start at once). */
+const STEPS_PER_RUN = 8;
+
+export interface StellarRelayDeps {
+  chains: StellarChains;
+  /** The relayer's Ed25519 signer; undefined for an address-only signer (it cannot sign). */
+  signer(relayerId: string): StellarSigner | undefined;
+  network(relayer: RelayerRow): NetworkConfig;
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  logger: Log;
+  now?: () => number;
+}
+
+/** The relayer's oldest transaction in one of `statuses` (lists are newest first). */
+async function oldest(transactions: TransactionsRepo, relayerId: string, statuses: TransactionStatus[]): Promise<StoredTransaction | undefined> {
+  for (const status of statuses) {
+    const count = await transactions.count(relayerId, status);
+    if (count === 0) continue;
+    const [record] = await transactions.list(relayerId, status, 1, count - 1);
+    const stored = record && (await transactions.find(record.id));
+    if (stored && stored.record.status === status) return stored;
+  }
+  return undefined;
+}
+
+/** A send's record fields, checked without the network; the relayer's max_fee policy caps what a request may bid. */
+function sendFields(deps: StellarRelayDeps, relayer: RelayerRow, body: StellarBody, now: number) {
+  if (!deps.signer(relayer.id)) throw new ValidationError(`relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`);
+  const chain = deps.chains.stellar(relayer.network);
+  const fields = stellarRecordFields(body, relayer.network, deps.network(relayer), relayer.address, chain.checkOperations, now);
+  const cap = (relayer.policies as { max_fee?: number } | null)?.max_fee;
+  return cap != null && BigInt(fields.max_fee) > BigInt(cap) ? { ...fields, max_fee: String(cap) } : fields;
+}
+
+export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
+  const { store, writer, logger } = deps;
+  const { transactions } = store.repos;
+  const now = deps.now ?? Date.now;
+  const memo: LaneContext['memo'] = new Map();
+  const sequences: LaneContext['sequences'] = new Map();
+
+  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'stellar'));
+
+  const lane: JobHandler = async (job) => {
+    const relayer = await store.repos.relayers.get(job.subject);
+    if (!relayer) return;
+    const ledgerMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_LEDGER_MS;
+    for (let i = 0; i < STEPS_PER_RUN; i++) {
+      const ctx: LaneContext = {
+        chain: deps.chains.stellar(relayer.network),
+        policy: (relayer.policies ?? {}) as StellarLanePolicy,
+        signer: deps.signer(relayer.id),
+        now: now(),
+        pollMs: Math.max(10, Math.round(ledgerMs / 4)),
+        notFoundWindowMs: Math.max(2_000, ledgerMs * 6),
+        maxBackoffMs: 30_000,
+        memo,
+        sequences,
+        write,
+      };
+      const inFlight = await oldest(transactions, relayer.id, ['submitted', 'sent']);
+      let step: LaneStep;
+      if (inFlight) step = await track(inFlight, ctx);
+      else {
+        const next = await oldest(transactions, relayer.id, ['pending']);
+        if (!next) return; // nothing left: a later send schedules the lane again
+        step = await startNext(next, ctx);
+      }
+      if (step !== 'final') return step;
+    }
+    return { rescheduleAt: now() };
+  };
+
+  return {
+    async prepareSend(relayer, body) {
+      const f = sendFields(deps, relayer, body as StellarBody, now());
+      return { build: (row) => ({ status: 'pending', fields: f, nonce: null, nextNonce: row.next_nonce }) };
+    },
+    async replace(relayer, stored, body) {
+      onlyPending(stored, 'stellar transactions can be replaced');
+      return { ...stored.record, ...sendFields(deps, relayer, body as StellarBody, now()) };
+    },
+    async cancel(_relayer, stored) {
+      onlyPending(stored, 'transactions can be canceled');
+      return { ...stored.record, status: 'canceled', status_reason: 'canceled by request' };
+    },
+    async schedule(tx, record) {
+      if (FINAL_STATUSES.has(record.status)) return;
+      await tx.jobs.schedule({ kind: STELLAR_JOB, subject: record.relayer_id, dueAt: now() });
+    },
+    afterCommit: () => undefined,
+    jobs: { [STELLAR_JOB]: lane },
+    async resume() {
+      const lanes = new Set<string>();
+      const count = await resumeInFlight(store, 'stellar', async (_id, relayerId) => void lanes.add(relayerId));
+      for (const relayerId of lanes) await store.repos.jobs.schedule({ kind: STELLAR_JOB, subject: relayerId, dueAt: now() });
+      if (count > 0) logger.info({ transactions: count, relayers: lanes.size }, 'stellar transactions in flight resumed');
+    },
+  };
+}

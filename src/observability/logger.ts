@@ -1,0 +1,64 @@
+// The service logger: pino JSON lines, with every secret-bearing field redacted and known secret values scrubbed.
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  'apiKey',
+  'api_key',
+  'signing_key',
+  '*.signing_key',
+  'private_key',
+  '*.private_key',
+  'passphrase',
+  '*.passphrase',
+  'config.key',
+  '*.config.key',
+  'secret',
+];
+
+const CENSOR = '[redacted]';
+
+/**
+ * The secret values the service holds from its start: the API key, the storage key, signer keys
+ * and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
+ * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
+ */
+/** The password in a database or Redis URL, if any. */
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+  const values = [config.apiKey, config.storageEncryptionKey, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
+  for (const s of config.file.signers) {
+    values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
+    const passphrase = s.config?.passphrase;
+    if (passphrase) values.push(passphrase.type === 'plain' ? passphrase.value : env[passphrase.value]);
+  }
+  for (const n of config.file.notifications) values.push(n.signing_key);
+  const out = new Set<string>();
+  for (const v of values) {
+    // Short values would scrub ordinary words; every secret the config accepts is longer (a short keystore passphrase is not scrubbed, only redacted by field).
+    if (!v || v.length < 16) continue;
+    // As written in a JSON line: raw, JSON-escaped, percent-encoded (a URL), and hex without 0x.
+    out.add(v).add(JSON.stringify(v).slice(1, -1)).add(encodeURIComponent(v));
+    if (/^0x[0-9a-fA-F]+$/.test(v)) out.add(v.slice(2));
+  }
+  // Longest first, so a secret is never half-replaced by one of its own forms.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+export function createLogger(level: string, destination?: DestinationStream, secrets: readonly string[] = []): Logger {
+  const hooks = secrets.length
+    ? { streamWrite: (line: string) => secrets.reduce((text, secret) => (text.includes(secret) ? text.replaceAll(secret, CENSOR) : text), line) }
+    : {};
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, base: { service: 'relaybox' }, hooks }, destination);
+}
