@@ -1,5 +1,5 @@
-// Shared domain types: the records the API returns and the contracts between parts.
-import type { Tx } from './ports.ts';
+// Shared domain types: the records the API returns and the relayer operations' contract. Ports import these, never the
+// other way round: this module imports only the chain views (a leaf), so types flow down without a cycle.
 import type { RelayerChainOperations } from './chains/views.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
@@ -7,6 +7,12 @@ export type NetworkType = 'evm' | 'solana' | 'stellar';
 export type TransactionStatus = 'pending' | 'sent' | 'submitted' | 'mined' | 'confirmed' | 'failed' | 'expired' | 'canceled';
 
 export const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['confirmed', 'failed', 'expired', 'canceled']);
+
+/** An RPC endpoint: tried highest weight first (0-100). */
+export interface RpcUrl {
+  url: string;
+  weight: number;
+}
 
 /** A relayer as the API returns it. */
 export interface RelayerView {
@@ -78,13 +84,4 @@ export interface DeletePendingResult {
   queued_for_cancellation_transaction_ids: string[];
   failed_to_queue_transaction_ids: string[];
   total_processed: number;
-}
-
-/**
- * Records a `transaction_update` event for the relayer's webhook, if it has one, through `tx`: the
- * transaction that writes the state change (transactional outbox), so a change and its event exist
- * together or not at all. The dispatcher is woken after the commit.
- */
-export interface TransactionEvents {
-  transactionChanged(tx: Tx, record: TransactionRecord): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // Relayer and transaction operations: raw input in, validated once here, then handed to the domain.
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
-import type { NetworkType, PageRequest, RelayerOperations, TransactionEvents, TransactionStatus } from '../../domain/types.ts';
+import type { NetworkType, PageRequest, RelayerOperations, RpcUrl, TransactionStatus } from '../../domain/types.ts';
+import type { TransactionEvents } from '../../domain/transactions/ports.ts';
 import type { Store } from '../../domain/ports.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation/compile.ts';
@@ -9,7 +10,7 @@ import type { AllChains } from '../../domain/chains/reads.ts';
 import { createRelayerChainService } from '../../domain/chains/relayer-chain-service.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
 import { createRelayerService, type CreateRelayerInput } from '../../domain/relayers/service.ts';
-import type { RelayerChanges, RpcUrl } from '../../domain/relayers/ports.ts';
+import type { RelayerChanges } from '../../domain/relayers/ports.ts';
 import { normalizeRpcUrls } from '../../domain/relayers/seeding.ts';
 import type { NetworkService } from '../../domain/networks/service.ts';
 import type { SignerService } from '../../domain/signers/service.ts';

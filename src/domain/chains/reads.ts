@@ -2,8 +2,8 @@
 import type { Chains, EvmChain, Hex } from './ports.ts';
 import type { SolanaChain, SolanaChains } from './solana/ports.ts';
 import type { StellarChain, StellarChains } from './stellar/ports.ts';
-import type { TransactionStatus } from '../types.ts';
-import { SMALLEST_UNIT, type JsonInteger, type RelayerBalance, type RelayerStatus } from './views.ts';
+import type { NetworkType, TransactionStatus } from '../types.ts';
+import type { JsonInteger, RelayerBalance, RelayerStatus } from './views.ts';
 import type { RelayerRow, TransactionsRepo } from '../relayers/ports.ts';
 
 /** Every network family's chains (the app's chain registry). */
@@ -15,6 +15,8 @@ export interface RelayerChains {
   solana(relayer: RelayerRow): SolanaChain;
   stellar(relayer: RelayerRow): StellarChain;
 }
+
+const SMALLEST_UNIT: Record<NetworkType, RelayerBalance['unit']> = { evm: 'wei', solana: 'lamport', stellar: 'stroop' };
 
 /** The reference counts these as pending (mined-but-unconfirmed is not among them). */
 const PENDING_STATUSES: readonly TransactionStatus[] = ['pending', 'sent', 'submitted'];

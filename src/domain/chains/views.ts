@@ -1,5 +1,4 @@
 // The shapes of the relayer chain operations (status, balance, rpc, signing), as the reference answers them.
-import type { NetworkType } from '../types.ts';
 
 /** A JSON integer: a number when exact, else the integer's own digits (JSON.rawJSON), so u128 amounts stay exact in JSON. */
 export type JsonInteger = number | { readonly rawJSON: string };
@@ -65,5 +64,3 @@ export interface RelayerChainOperations {
   /** Stellar `{ unsigned_xdr }`, Solana `{ transaction }` (base64, the relayer as fee payer); EVM is refused as the reference does. */
   signTransaction(relayerId: string, body: unknown): Promise<SignedTransactionView>;
 }
-
-export const SMALLEST_UNIT: Record<NetworkType, RelayerBalance['unit']> = { evm: 'wei', solana: 'lamport', stellar: 'stroop' };

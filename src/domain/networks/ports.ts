@@ -1,8 +1,8 @@
 // What the network use cases need from storage, and from the chain adapters when RPC URLs change.
-import type { RpcUrl } from '../relayers/ports.ts';
+import type { NetworkType, RpcUrl } from '../types.ts';
 
 export interface NetworkOverride {
-  network_type: 'evm' | 'solana' | 'stellar';
+  network_type: NetworkType;
   name: string;
   rpc_urls: RpcUrl[];
   updated_at: string;
@@ -17,5 +17,5 @@ export interface NetworkOverridesRepo {
 
 /** The chain adapters' side: rebuilds the adapter of a network with new RPC URLs. */
 export interface RpcUrlSwitch {
-  setRpcUrls(networkType: 'evm' | 'solana' | 'stellar', name: string, urls: RpcUrl[]): void;
+  setRpcUrls(networkType: NetworkType, name: string, urls: RpcUrl[]): void;
 }

@@ -1,9 +1,8 @@
 // Network use cases: list, get, and change RPC URLs at run time (stored, then applied to the chain adapter at once).
 import type { NetworkConfig } from '../../config/config.ts';
 import { NotFoundError } from '../../errors.ts';
-import type { Page, PageRequest } from '../types.ts';
+import type { Page, PageRequest, RpcUrl } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
-import type { RpcUrl } from '../relayers/ports.ts';
 import type { NetworkOverride, NetworkOverridesRepo, RpcUrlSwitch } from './ports.ts';
 import { maskRpcUrls } from './mask.ts';
 

@@ -1,12 +1,6 @@
 // What the relayer and transaction use cases need from storage; src/store/<adapter>/ implements these.
 // Every method is async and runs either on its own or, reached through `atomically`'s tx, inside that transaction.
-import type { NetworkType, TransactionRecord, TransactionStatus } from '../types.ts';
-
-/** An RPC endpoint: tried highest weight first (0-100). */
-export interface RpcUrl {
-  url: string;
-  weight: number;
-}
+import type { NetworkType, RpcUrl, TransactionRecord, TransactionStatus } from '../types.ts';
 
 /** Why the system took a relayer out of service (the reference's DisabledReason). */
 export interface DisabledReason {

@@ -1,6 +1,7 @@
 // The config file's relayers as store seeds, and the drift report: where the store (changed through the API) and the file disagree.
 import type { RelayerConfig } from '../../config/config.ts';
-import type { RpcUrl, RelayerRow, RelayerSeed } from './ports.ts';
+import type { RelayerRow, RelayerSeed } from './ports.ts';
+import type { RpcUrl } from '../types.ts';
 import { seedHashOf } from './seed-hash.ts';
 import type { Log } from '../notifications/ports.ts';
 

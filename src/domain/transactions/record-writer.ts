@@ -2,7 +2,8 @@
 // the status change once it commits. Every status change of every family goes through here.
 import type { Tx } from '../ports.ts';
 import type { StoredTransaction } from '../relayers/ports.ts';
-import type { NetworkType, TransactionEvents, TransactionRecord } from '../types.ts';
+import type { NetworkType, TransactionRecord } from '../types.ts';
+import type { TransactionEvents } from './ports.ts';
 import type { TransitionObserver } from './family.ts';
 
 export interface RecordWriter {

@@ -1,6 +1,7 @@
 // Transactional outbox: turns a transaction change into a transaction_update event row, in the caller's store transaction.
 import { randomUUID } from 'node:crypto';
-import type { TransactionEvents, TransactionRecord } from '../types.ts';
+import type { TransactionRecord } from '../types.ts';
+import type { TransactionEvents } from '../transactions/ports.ts';
 import type { WakeSignal } from '../notifications/ports.ts';
 
 export const TRANSACTION_UPDATE = 'transaction_update';
