@@ -2,17 +2,11 @@
 // per run (head, the account's latest and pending nonces), so transactions whose nonce the chain has not used cost
 // no RPC; only those whose nonce was used are looked up (receipts). Each run walks at most WINDOW transactions,
 // lowest nonce first: higher ones cannot be mined before them anyway.
-import type { Store } from '../../ports.ts';
 import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
-import type { RelayerService } from '../../relayers/service.ts';
 import type { EvmChain, FeeSuggestions, Hex, Receipt } from '../../chains/ports.ts';
-import type { Log } from '../../notifications/ports.ts';
-import type { NetworkConfig } from '../../../config/config.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
-import type { RecordWriter } from '../record-writer.ts';
-import type { TransitionObserver } from '../family.ts';
-import type { EvmSubmitter } from './submit.ts';
-import { asEvm, type EvmSigner } from './versions.ts';
+import type { EvmCheckDeps, Tick } from './tick.ts';
+import { asEvm } from './versions.ts';
 import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
 import { createEvmMoves } from './moves.ts';
 import { fillNonceGaps } from './gaps.ts';
@@ -24,35 +18,6 @@ export const WINDOW = 256;
 const FAST_PATH_GRACE_MS = 2_000;
 /** Transactions handled at once within a run (RPC lookups in flight). */
 const PARALLEL = 16;
-
-/** What one run knows about the relayer and its chain. */
-export interface Tick {
-  relayer: RelayerRow;
-  chain: EvmChain;
-  network: NetworkConfig;
-  signer: EvmSigner;
-  head: bigint;
-  /** Nonces the chain has used (mined) and, with the node's pool, handed out. */
-  latest: number;
-  pending: number;
-  now: number;
-  /** The network's prices, read once per run when needed (null when the node does not answer). */
-  fees(): Promise<FeeSuggestions | null>;
-  /** Broadcasts left in this run (re-broadcasts of dropped transactions are bounded). */
-  budget: { broadcasts: number };
-  /** Receipts of the blocks read in this run (new since the last run), by hash: no lookup per transaction for them. */
-  receipts: ReadonlyMap<string, Receipt>;
-}
-
-export interface EvmCheckDeps {
-  relayers: RelayerService;
-  store: Pick<Store, 'repos' | 'atomically'>;
-  writer: RecordWriter;
-  submitter: EvmSubmitter;
-  logger: Log;
-  signer(relayer: RelayerRow): EvmSigner;
-  observer?: TransitionObserver | undefined;
-}
 
 async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

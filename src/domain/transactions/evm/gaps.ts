@@ -3,7 +3,7 @@
 import type { Hex } from '../../chains/ports.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
-import type { Tick } from './check.ts';
+import type { Tick } from './tick.ts';
 import { signEvm } from './transaction.ts';
 import { speedPricing } from './pricing.ts';
 import { asEvm, noopPrepared } from './versions.ts';

@@ -5,7 +5,7 @@ import { AppError } from '../../../errors.ts';
 import type { Receipt, Hex } from '../../chains/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../types.ts';
-import type { EvmCheckDeps, Tick } from './check.ts';
+import type { EvmCheckDeps, Tick } from './tick.ts';
 import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord } from './versions.ts';
 
 class Conflict extends AppError {

@@ -1,0 +1,41 @@
+// What one `evm.check` run knows (Tick) and what the check needs (EvmCheckDeps): the check, its moves and the nonce-gap
+// filler all take these, so they live here, below all three, and none of them imports another for its types.
+import type { Store } from '../../ports.ts';
+import type { RelayerRow } from '../../relayers/ports.ts';
+import type { RelayerService } from '../../relayers/service.ts';
+import type { EvmChain, FeeSuggestions, Receipt } from '../../chains/ports.ts';
+import type { Log } from '../../notifications/ports.ts';
+import type { NetworkConfig } from '../../../config/config.ts';
+import type { RecordWriter } from '../record-writer.ts';
+import type { TransitionObserver } from '../family.ts';
+import type { EvmSubmitter } from './submit.ts';
+import type { EvmSigner } from './versions.ts';
+
+/** What one run knows about the relayer and its chain. */
+export interface Tick {
+  relayer: RelayerRow;
+  chain: EvmChain;
+  network: NetworkConfig;
+  signer: EvmSigner;
+  head: bigint;
+  /** Nonces the chain has used (mined) and, with the node's pool, handed out. */
+  latest: number;
+  pending: number;
+  now: number;
+  /** The network's prices, read once per run when needed (null when the node does not answer). */
+  fees(): Promise<FeeSuggestions | null>;
+  /** Broadcasts left in this run (re-broadcasts of dropped transactions are bounded). */
+  budget: { broadcasts: number };
+  /** Receipts of the blocks read in this run (new since the last run), by hash: no lookup per transaction for them. */
+  receipts: ReadonlyMap<string, Receipt>;
+}
+
+export interface EvmCheckDeps {
+  relayers: RelayerService;
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  submitter: EvmSubmitter;
+  logger: Log;
+  signer(relayer: RelayerRow): EvmSigner;
+  observer?: TransitionObserver | undefined;
+}
