@@ -1,120 +1,151 @@
-// Reads every import in src/ and runtime/ and fails on a forbidden edge or a cycle.
+// Reads every import in src/ and runtime/ and fails on a forbidden edge or a cycle. The rules are the layout's:
+// route → validate → domain → ports → adapters in src/, and runtime/'s three rooms (process, worker, isolate).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...sourceFiles(full));
-    else if (name.endsWith('.ts')) out.push(full);
-  }
-  return out;
+  return readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.(ts|cjs)$/.test(e.name) && !e.name.endsWith('.d.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** Value imports only: `import type` is erased by Node and couples no code at run time. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT)].filter((m) => !/^type\s/.test(m[1] ?? '')).map((m) => (m[2] ?? m[3])!);
+interface Edges {
+  /** Local files imported for their code. */
+  local: string[];
+  /** Local files imported for types only (`import type`): erased at run time, but still a dependency of the reader. */
+  typeOnly: string[];
+  /** Packages imported for their code. */
+  packages: string[];
 }
 
 const rel = (f: string) => path.relative(PROJECT_ROOT, f).split(path.sep).join('/');
-const files = [...sourceFiles(path.join(PROJECT_ROOT, 'src')), ...sourceFiles(path.join(PROJECT_ROOT, 'runtime'))];
-const graph = new Map<string, { local: string[]; packages: string[] }>();
-for (const file of files) {
-  const local: string[] = [];
-  const packages: string[] = [];
-  for (const spec of importsOf(file)) {
-    if (spec.startsWith('.')) local.push(rel(path.resolve(path.dirname(file), spec)));
-    else packages.push(spec);
+
+function edgesOf(file: string): Edges {
+  const edges: Edges = { local: [], typeOnly: [], packages: [] };
+  for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+    const spec = (m[2] ?? m[3] ?? m[4])!;
+    const isType = /^type\s/.test(m[1] ?? '');
+    if (!spec.startsWith('.')) {
+      if (!isType) edges.packages.push(spec);
+    } else (isType ? edges.typeOnly : edges.local).push(rel(path.resolve(path.dirname(file), spec)));
   }
-  graph.set(rel(file), { local, packages });
+  return edges;
 }
 
+const graph = new Map<string, Edges>();
+for (const file of [...sourceFiles('src'), ...sourceFiles('runtime')]) graph.set(rel(file), edgesOf(file));
+const all = (e: Edges) => [...e.local, ...e.typeOnly];
+const under = (prefix: string) => [...graph].filter(([file]) => file.startsWith(prefix));
+// A bare name that is also one of our dependencies (`buffer`) is that npm package: the bundler resolves it so.
+const DEPENDENCIES = new Set(Object.keys(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).dependencies));
+const NODE_BUILTIN = new Set(builtinModules.filter((name) => !DEPENDENCIES.has(name)));
+const isNodeBuiltin = (spec: string) => spec.startsWith('node:') || NODE_BUILTIN.has(spec.split('/')[0]!);
+
 test('the import graph was read', () => {
-  assert.ok(graph.size > 10);
+  assert.ok(graph.size > 100);
   assert.ok(graph.get('src/app.ts')!.local.includes('src/store/open.ts'));
+  assert.ok(graph.get('src/domain/types.ts'), 'the shared domain types are read');
+});
+
+test('src/ keeps only the composition root and the shared kernel at its top; runtime/ only its protocol', () => {
+  const top = (dir: string) => readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+  assert.deepEqual(top('src'), ['app.ts', 'errors.ts', 'main.ts']);
+  assert.deepEqual(top('runtime'), ['protocol.ts']);
+  const rooms = readdirSync(path.join(PROJECT_ROOT, 'runtime'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  assert.deepEqual(rooms, ['isolate', 'process', 'worker']);
 });
 
 test('runtime/ never imports src/', () => {
-  for (const [file, { local }] of graph) {
-    if (!file.startsWith('runtime/')) continue;
-    for (const target of local) assert.ok(!target.startsWith('src/'), `${file} imports ${target}`);
+  for (const [file, edges] of under('runtime/')) for (const t of all(edges)) assert.ok(!t.startsWith('src/'), `${file} imports ${t}`);
+});
+
+test('runtime/isolate/ imports no Node built-in and nothing of the process or worker rooms (its code runs inside the sandbox)', () => {
+  const isolate = under('runtime/isolate/');
+  assert.ok(isolate.length >= 10, 'the prelude and the sandbox SDK are read');
+  for (const [file, edges] of isolate) {
+    for (const p of edges.packages) assert.ok(!isNodeBuiltin(p), `${file} imports the Node built-in ${p}`);
+    for (const t of all(edges)) assert.ok(t.startsWith('runtime/isolate/'), `${file} imports ${t}`);
   }
 });
 
-test('only src/plugin-host/client.ts reaches into runtime/, and only its protocol', () => {
-  for (const [file, { local }] of graph) {
-    if (!file.startsWith('src/')) continue;
-    for (const target of local.filter((t) => t.startsWith('runtime/'))) {
-      assert.equal(file, 'src/plugin-host/client.ts', `${file} imports ${target}`);
-      assert.equal(target, 'runtime/protocol.ts', `${file} imports ${target}`);
+test('the worker room never imports the process room, and the process room never imports the worker or isolate rooms', () => {
+  for (const [file, edges] of under('runtime/worker/')) for (const t of all(edges)) assert.ok(!t.startsWith('runtime/process/'), `${file} imports ${t}`);
+  for (const [file, edges] of under('runtime/process/')) {
+    for (const t of all(edges)) assert.ok(!/^runtime\/(worker|isolate)\//.test(t), `${file} imports ${t}`);
+  }
+  assert.ok(graph.get('runtime/worker/sandbox.ts')!.local.includes('runtime/isolate/prelude.ts'), 'the worker loads the prelude into each context');
+});
+
+test('only src/plugin-host/ reaches into runtime/, and only its protocol', () => {
+  let seen = 0;
+  for (const [file, edges] of under('src/')) {
+    for (const t of all(edges).filter((t) => t.startsWith('runtime/'))) {
+      assert.ok(file.startsWith('src/plugin-host/'), `${file} imports ${t}`);
+      assert.equal(t, 'runtime/protocol.ts', `${file} imports ${t}`);
+      seen++;
     }
   }
+  assert.ok(seen > 0, 'the plugin host speaks the protocol');
 });
 
-test('the domain imports no framework, driver or outer layer', () => {
-  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino)(\/|$)/;
-  for (const [file, { local, packages }] of graph) {
-    if (!file.startsWith('src/domain/')) continue;
-    for (const p of packages) assert.ok(!forbiddenPackages.test(p), `${file} imports ${p}`);
-    for (const t of local) assert.ok(!/^src\/(http|api|store)\//.test(t) && t !== 'src/app.ts', `${file} imports ${t}`);
+test('the domain imports no framework, driver, cloud SDK or outer layer', () => {
+  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino|prom-client|rate-limiter-flexible|esbuild|@aws-sdk|@google-cloud|@azure|pkcs11js|graphene-pk11)(\/|$)/;
+  const outer = /^src\/(http|api|store|chains|signers|plugin-host|observability|openapi)\/|^src\/(app|main)\.ts$/;
+  for (const [file, edges] of under('src/domain/')) {
+    for (const p of edges.packages) assert.ok(!forbiddenPackages.test(p), `${file} imports ${p}`);
+    for (const t of all(edges)) assert.ok(!outer.test(t), `${file} imports ${t}`);
   }
 });
 
 test('ports are types only: src/domain/**/ports.ts import no code', () => {
-  const ports = [...graph.keys()].filter((f) => f.startsWith('src/domain/') && f.endsWith('/ports.ts'));
-  assert.ok(ports.includes('src/domain/ports.ts') && ports.includes('src/domain/jobs/ports.ts'));
-  for (const file of ports) {
-    const { local, packages } = graph.get(file)!;
-    assert.deepEqual([...local, ...packages], [], `${file} has value imports`);
-  }
+  const ports = under('src/domain/').filter(([f]) => f.endsWith('/ports.ts'));
+  assert.ok(ports.some(([f]) => f === 'src/domain/ports.ts') && ports.some(([f]) => f === 'src/domain/signers/ports.ts'));
+  for (const [file, { local, packages }] of ports) assert.deepEqual([...local, ...packages], [], `${file} has value imports`);
 });
 
 test('only the store opens SQLite, PostgreSQL and Redis, and only app.ts (through src/store/open.ts) picks the store adapter', () => {
-  for (const [file, { local, packages }] of graph) {
-    if (packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
-    for (const p of packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
+  for (const [file, edges] of graph) {
+    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
+    for (const p of edges.packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
     if (file.startsWith('src/store/')) continue;
-    for (const t of local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
+    for (const t of edges.local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
   }
 });
 
-test('the API layer reaches the store only through the domain', () => {
-  for (const [file, { local }] of graph) {
-    if (!file.startsWith('src/api/')) continue;
-    for (const t of local) assert.ok(!t.startsWith('src/store/'), `${file} imports ${t}`);
+test('the API layer reaches the store, the chains, the signers and the plugin host only through the domain', () => {
+  for (const [file, edges] of under('src/api/')) {
+    for (const t of edges.local) assert.ok(!/^src\/(store|chains|signers|plugin-host)\//.test(t), `${file} imports ${t}`);
   }
 });
 
-test('the domain reaches chains only through its ports; chain adapters never import the HTTP, API or store layers', () => {
-  for (const [file, { local, packages }] of graph) {
-    if (file.startsWith('src/domain/')) for (const t of local) assert.ok(!t.startsWith('src/chains/'), `${file} imports ${t}`);
-    if (file.startsWith('src/domain/chains/')) assert.deepEqual(packages, [], `${file} imports a package (the port is plain TypeScript)`);
-    if (file.startsWith('src/chains/')) for (const t of local) assert.ok(!/^src\/(http|api|store)\//.test(t) && t !== 'src/app.ts', `${file} imports ${t}`);
+test('adapters (chains, signers, store, plugin host) never import the HTTP or API layers, the composition root, or each other', () => {
+  const adapters = ['chains', 'signers', 'store', 'plugin-host'];
+  for (const room of adapters) {
+    for (const [file, edges] of under(`src/${room}/`)) {
+      for (const t of all(edges)) {
+        assert.ok(!/^src\/(http|api|openapi)\/|^src\/(app|main)\.ts$/.test(t), `${file} imports ${t}`);
+        const other = adapters.find((a) => a !== room && t.startsWith(`src/${a}/`));
+        // The plugin host keeps plugin KV in the store's KV repository: the one sanctioned crossing, by type.
+        if (other && !(room === 'plugin-host' && t === 'src/store/kv-repo.ts')) assert.fail(`${file} imports ${t}`);
+      }
+    }
   }
   assert.ok(graph.get('src/app.ts')!.local.includes('src/chains/index.ts'), 'the composition root builds the chains');
 });
 
-test('the store never imports the HTTP or API layers', () => {
-  for (const [file, { local }] of graph) {
-    if (!file.startsWith('src/store/')) continue;
-    for (const t of local) assert.ok(!/^src\/(http|api)\//.test(t), `${file} imports ${t}`);
-  }
-});
-
-test('there are no import cycles', () => {
+test('there are no import cycles, counting type imports', () => {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (node: string, trail: string[]) => {
     if (state.get(node) === 'done') return;
     if (state.get(node) === 'visiting') assert.fail(`cycle: ${[...trail.slice(trail.indexOf(node)), node].join(' -> ')}`);
     state.set(node, 'visiting');
-    for (const next of graph.get(node)?.local ?? []) if (graph.has(next)) visit(next, [...trail, node]);
+    for (const next of all(graph.get(node)!)) if (graph.has(next)) visit(next, [...trail, node]);
     state.set(node, 'done');
   };
   for (const node of graph.keys()) visit(node, []);
