@@ -1,3 +1,5 @@
+// The one door between the HTTP process (src/plugin-host/) and the runtime's three rooms (runtime/process, runtime/worker,
+// runtime/isolate): message shapes only, no code. Whatever arrives through it is checked by the side that receives it.
 // The runtime's wire protocol: every message between the HTTP process, the runtime main thread and its workers.
 // Plain data only (structured clone / 'advanced' IPC): errors travel as ErrorData, never as class instances.
 //

@@ -1,3 +1,4 @@
+// Room: runtime/isolate (runs inside the sandbox; see README.md here). No Node; trusts nothing the plugin may have touched.
 // The code each sandbox context runs before any plugin code, assembled from its parts (runtime/isolate/prelude/):
 // core (captured intrinsics, the message channel to the host, console, api, kv), guards (memory cap, no code
 // outside the host's entries), timers, web basics, crypto, fetch, entries (init, run, deliver). Strict mode: `caller` never leads into it.

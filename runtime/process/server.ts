@@ -1,3 +1,4 @@
+// Room: runtime/process (the runtime process's main thread; see README.md here). Trusts nothing a worker sends back.
 // Entry of the runtime process (forked by src/plugin-host/client.ts with --no-node-snapshot): owns the plugin
 // registry, the fair scheduler and the sandbox pool with its watchdog, relays host calls between workers and the
 // HTTP process. Never imports src/.

@@ -1,3 +1,4 @@
+// Room: runtime/worker (a Piscina worker thread; see README.md here). Trusts nothing that comes out of an isolate.
 // Piscina worker: runs plugin calls (runtime/worker/call-run.ts) and inspections in isolated-vm. Warm mode keeps loaded
 // contexts per plugin and reuses one only when its call left it idle; fresh mode makes one context per call and
 // recycles the isolate only once no call is running in it.
