@@ -77,6 +77,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     dataDir: config.dataDir,
     instanceId,
     storageKeyVerifier: storageKeyVerifier(config.storageEncryptionKey),
+    previousStorageKeyVerifier: config.storageEncryptionKeyPrevious && storageKeyVerifier(config.storageEncryptionKeyPrevious),
     // Longer than one delivery attempt, so a live instance keeps its events; a dead one's come back this soon.
     outboxLeaseMs: config.webhooks.timeoutMs + 5_000,
     logger,
@@ -105,7 +106,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     throw err;
   });
 
-  const secrets = createSecretBox(config.storageEncryptionKey);
+  // With the previous key during a rotation: what it sealed still opens until the start re-seals it (secrets-at-rest.ts).
+  const secrets = createSecretBox(config.storageEncryptionKey, config.storageEncryptionKeyPrevious);
   const webhookSignal = createWakeSignal();
   const outbox = createOutbox({ signal: webhookSignal });
   // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).

@@ -123,6 +123,8 @@ export interface Config {
   shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
   storageEncryptionKey: string | undefined;
+  /** STORAGE_ENCRYPTION_KEY_PREVIOUS: the key being rotated away from; what it sealed is re-sealed at start. */
+  storageEncryptionKeyPrevious: string | undefined;
   /** DATABASE_URL (postgres://…): the shared PostgreSQL store of several instances; unset: SQLite in DATA_DIR. */
   databaseUrl: string | undefined;
   /** REDIS_URL (redis://…): rate limits shared by every instance; unset: per process. */
@@ -313,6 +315,18 @@ function resolveKeystorePassphrases(file: ConfigFile, env: NodeJS.ProcessEnv): C
   return file;
 }
 
+/** STORAGE_ENCRYPTION_KEY, and STORAGE_ENCRYPTION_KEY_PREVIOUS during a rotation (docs/security.md). Never echoed. */
+function storageKeys(env: NodeJS.ProcessEnv): { encryptionKey: string | undefined; previousKey: string | undefined } {
+  const encryptionKey = env.STORAGE_ENCRYPTION_KEY || undefined;
+  const previousKey = env.STORAGE_ENCRYPTION_KEY_PREVIOUS || undefined;
+  if (encryptionKey !== undefined && encryptionKey.length < 32) throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
+  if (previousKey === undefined) return { encryptionKey, previousKey };
+  if (encryptionKey === undefined) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY: a rotation needs the new key too');
+  if (previousKey.length < 32) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS must be at least 32 characters');
+  if (previousKey === encryptionKey) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS is the same as STORAGE_ENCRYPTION_KEY: give the old key there, or unset it');
+  return { encryptionKey, previousKey };
+}
+
 /** Builds the frozen Config from the environment (defaults as documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configPath = path.resolve(env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
@@ -330,10 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } else if (apiKey.length < 32) {
     throw new Error('API_KEY must be at least 32 characters');
   }
-  const encryptionKey = env.STORAGE_ENCRYPTION_KEY || undefined;
-  if (encryptionKey !== undefined && encryptionKey.length < 32) {
-    throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
-  }
+  const { encryptionKey, previousKey } = storageKeys(env);
   return deepFreeze({
     port: intFromEnv(env, 'PORT', 8080, 0),
     host: env.HOST || '127.0.0.1',
@@ -349,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
     storageEncryptionKey: encryptionKey,
+    storageEncryptionKeyPrevious: previousKey,
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
     pluginRuntime: pluginRuntime(env),

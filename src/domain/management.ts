@@ -7,6 +7,7 @@ import type { SecretBox } from './notifications/secret-box.ts';
 import type { RpcUrlSwitch } from './networks/ports.ts';
 import { createNetworkService, type NetworkService } from './networks/service.ts';
 import { createSignerService, type SignerService } from './signers/service.ts';
+import { sealSecretsAtRest } from './secrets-at-rest.ts';
 
 export interface ManagementServices {
   networks: NetworkService;
@@ -24,6 +25,8 @@ export async function createManagementServices(deps: {
   env?: NodeJS.ProcessEnv;
 }): Promise<ManagementServices> {
   const { repos } = deps.store;
+  // Before anything opens a stored secret: all of them sealed under the current storage key (or the start refused).
+  await sealSecretsAtRest({ store: deps.store, secrets: deps.secrets, logger: deps.logger });
   const networks = createNetworkService({ networks: deps.networks, repo: repos.networkOverrides, chains: deps.chains, logger: deps.logger });
   const signers = await createSignerService({
     repo: repos.signers,

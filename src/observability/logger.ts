@@ -37,7 +37,7 @@ function urlPassword(url: string | undefined): string | undefined {
 }
 
 export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = [config.apiKey, config.storageEncryptionKey, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
+  const values = [config.apiKey, config.storageEncryptionKey, config.storageEncryptionKeyPrevious, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
   for (const s of config.file.signers) {
     values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
     const passphrase = s.config?.passphrase;

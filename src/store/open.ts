@@ -36,6 +36,8 @@ export interface StoreOptions {
   instanceId: string;
   /** STORAGE_ENCRYPTION_KEY's verifier (secret-box.ts). */
   storageKeyVerifier: string;
+  /** STORAGE_ENCRYPTION_KEY_PREVIOUS's verifier during a rotation: a database recorded with it takes the new key. */
+  previousStorageKeyVerifier?: string;
   /** How long an outbox event stays leased to the instance delivering it (longer than one attempt). */
   outboxLeaseMs: number;
   logger: Pick<Log, 'info'>;
@@ -72,7 +74,8 @@ export function openStore(options: StoreOptions): OpenedStore {
         const applied = await migrate(db);
         // Instances starting together: exactly one of them logs the versions it applied.
         if (applied.length > 0) options.logger.info({ versions: applied }, 'database migrated');
-        await checkStorageKey(db, options.storageKeyVerifier);
+        const key = await checkStorageKey(db, options.storageKeyVerifier, options.previousStorageKeyVerifier);
+        if (key !== 'same') options.logger.info({ change: key }, 'storage key verifier updated: stored secrets are sealed under the new STORAGE_ENCRYPTION_KEY at this start');
       }),
     startup: (fn) => underStartupLock(pool, fn),
     onOutboxWritten: store.onOutboxWritten,

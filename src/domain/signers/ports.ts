@@ -6,7 +6,11 @@ export interface SignerRow {
   type: string;
   /** Non-secret settings shown by the API (e.g. nothing, or a keystore's file name); never a key. */
   config: Record<string, unknown>;
-  /** API-created signers only: the key, sealed by the secret box (plain without STORAGE_ENCRYPTION_KEY). Config signers: null. */
+  /**
+   * API-created signers only, of any type: every secret field of the signer in this one string (a key, or the JSON of
+   * a remote signer's credentials), sealed whole by the secret box under the owner `signer:<id>` (plain without
+   * STORAGE_ENCRYPTION_KEY; sealed at start once it is set). `config` never holds a secret. Config signers: null.
+   */
   secret: string | null;
   source: 'config' | 'api';
   created_at: string;
@@ -25,6 +29,10 @@ export interface SignersRepo {
   count(): Promise<number>;
   /** Ids of the config signers that were deleted through the API (for the drift report). */
   deletedIds(): Promise<string[]>;
-  /** Hides the signer; false when there is no visible signer with that id. */
+  /** Hides the signer and drops its secret; false when there is no visible signer with that id. */
   remove(id: string, now: string): Promise<boolean>;
+  /** Every row holding a secret, deleted ones included (sealing at rest, src/domain/secrets-at-rest.ts). */
+  secrets(): Promise<Array<{ id: string; secret: string }>>;
+  /** Replaces the stored form of a row's secret (sealed or re-sealed); the signer itself is unchanged. */
+  setSecret(id: string, secret: string): Promise<void>;
 }

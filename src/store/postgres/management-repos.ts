@@ -57,8 +57,16 @@ export function createSignersRepo(q: Kysely<Database>): SignersRepo {
       return rows.map((r) => r.id);
     },
     async remove(id, now) {
-      const r = await q.updateTable('signers').set({ deleted_at: now, updated_at: now }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      // A deleted signer's secret is of no further use: it is dropped, not kept hidden.
+      const r = await q.updateTable('signers').set({ deleted_at: now, updated_at: now, secret: null }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return r.numUpdatedRows === 1n;
+    },
+    async secrets() {
+      const rows = await q.selectFrom('signers').select(['id', 'secret']).where('secret', 'is not', null).orderBy('id').execute();
+      return rows.map((r) => ({ id: r.id, secret: r.secret! }));
+    },
+    async setSecret(id, secret) {
+      await q.updateTable('signers').set({ secret }).where('id', '=', id).execute();
     },
   };
 }

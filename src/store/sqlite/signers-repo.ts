@@ -21,7 +21,10 @@ export function createSignersRepo(db: Db): SyncOf<SignersRepo> {
   const listPage = db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM signers WHERE deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?`);
   const countAll = db.prepare<[], number>('SELECT COUNT(*) FROM signers WHERE deleted_at IS NULL').pluck();
   const deleted = db.prepare<[], string>("SELECT id FROM signers WHERE deleted_at IS NOT NULL AND source = 'config' ORDER BY id").pluck();
-  const markDeleted = db.prepare('UPDATE signers SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL');
+  // A deleted signer's secret is of no further use: it is dropped, not kept hidden.
+  const markDeleted = db.prepare('UPDATE signers SET deleted_at = ?, updated_at = ?, secret = NULL WHERE id = ? AND deleted_at IS NULL');
+  const withSecret = db.prepare<[], { id: string; secret: string }>('SELECT id, secret FROM signers WHERE secret IS NOT NULL ORDER BY id');
+  const putSecret = db.prepare('UPDATE signers SET secret = ? WHERE id = ?');
   const seedAll = db.transaction((rows: readonly SignerRow[]) => {
     for (const row of rows) seedOne.run(params(row));
   });
@@ -37,5 +40,9 @@ export function createSignersRepo(db: Db): SyncOf<SignersRepo> {
     count: () => countAll.get() ?? 0,
     deletedIds: () => deleted.all(),
     remove: (id, now) => markDeleted.run(now, now, id).changes === 1,
+    secrets: () => withSecret.all(),
+    setSecret(id, secret) {
+      putSecret.run(secret, id);
+    },
   };
 }
