@@ -3,32 +3,41 @@ import { loadConfig } from './config/config.ts';
 import { createLogger, secretsOf } from './observability/logger.ts';
 import { createApp } from './app.ts';
 
-const bootLogger = createLogger(process.env.LOG_LEVEL || 'info');
+let logger = createLogger(process.env.LOG_LEVEL || 'info');
+
+// Handlers before anything else. While starting, a signal ends the process at once: the start may be waiting on
+// something that never answers (a database, a devnet), and nothing half-built needs saving (store writes are
+// transactions; devnets and the plugin runtime end with this process). Once started, it drains and closes. A Ctrl-C
+// or a group kill arrives twice (directly, and forwarded by npm): the first one counts.
+let starting = true;
+const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (starting) {
+        logger.warn({ signal }, 'stop requested while starting: exiting before serving');
+        process.exit(0);
+      }
+      resolve(signal);
+    });
+  }
+});
+
 let config;
 try {
   config = loadConfig();
 } catch (err) {
-  bootLogger.fatal((err as Error).message);
+  logger.fatal((err as Error).message);
   process.exit(1);
 }
-const logger = createLogger(config.logLevel, undefined, secretsOf(config));
+logger = createLogger(config.logLevel, undefined, secretsOf(config));
 if (config.apiKeyGenerated) {
   // Printed once, on stdout, so a newcomer can copy it; it is never logged anywhere else.
   process.stdout.write(`\nAPI_KEY was not set; generated one for this run (it changes on every start):\n\n  ${config.apiKey}\n\n`);
   logger.warn('API_KEY not set: using a generated key that changes on every start; set API_KEY (32+ characters) to keep one');
 }
-
-// Handlers first: a signal during start-up waits for the app instead of killing the process half-started. A Ctrl-C
-// or a group kill arrives twice (directly, and forwarded by npm): the first one counts.
-let signalled = false;
-const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      signalled = true;
-      resolve(signal);
-    });
-  }
-});
+if (!config.storageEncryptionKey) {
+  logger.warn('STORAGE_ENCRYPTION_KEY not set: signer keys and webhook signing keys are stored in plain text; set it (32+ characters) in production');
+}
 
 let app;
 try {
@@ -38,10 +47,9 @@ try {
   logger.fatal({ err }, `relaybox cannot start: ${(err as Error).message}`);
   process.exit(1);
 }
-if (!signalled) {
-  const server = await app.listen(config.port, config.host);
-  logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
-}
+starting = false;
+const server = await app.listen(config.port, config.host);
+logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
 
 const signal = await stopRequested;
 const stopStarted = Date.now();

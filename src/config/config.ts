@@ -1,6 +1,6 @@
 // Configuration: environment plus the JSON config file, validated once at start-up, then frozen.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { compile } from '../validation/compile.ts';
 import { configFileSchema } from './schema.ts';
 import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type RpcUrlConfig } from './networks.ts';
 import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
+import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
 
 export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './networks.ts';
 
@@ -214,12 +215,8 @@ function deepFreeze<T>(value: T): T {
 
 /** Reads and validates the config file; throws an Error naming the bad field. */
 export function loadConfigFile(configPath: string): ConfigFile {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (err) {
-    throw new Error(`cannot read config file ${configPath}: ${(err as Error).message}`, { cause: err });
-  }
+  // The reason names the path and what is wrong, never the file's text.
+  const parsed = readJsonFile(configPath, CONFIG_FILE_MAX_BYTES, 'config file');
   try {
     const file = validateFile(parsed);
     file.networks = loadNetworks(file.networks, path.dirname(configPath));
@@ -245,6 +242,8 @@ function resolveKeystorePaths(file: ConfigFile, configDir: string): void {
     const candidates = [...new Set([path.resolve(configDir, s.config.path), path.resolve(s.config.path)])];
     const found = candidates.find((p) => existsSync(p));
     if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${candidates.join(' and ')})`);
+    // Refused here, at load, rather than when the signer is first used: a FIFO or a device fails the start at once.
+    checkRegularFile(found, KEYSTORE_MAX_BYTES, `signers.${i}.config.path: keystore`);
     s.config.path = found;
   });
 }

@@ -1,8 +1,9 @@
 // Networks of the config file in the OpenZeppelin Relayer's shape: inline or a directory, `from` inheritance, relayer references.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compile } from '../validation/compile.ts';
 import { networkFileSchema } from './schema.ts';
+import { CONFIG_FILE_MAX_BYTES, readJsonFile } from './read-file.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
@@ -101,19 +102,12 @@ function findDirectory(source: string, configDir: string): string {
 }
 
 function loadDirectory(dir: string): Sourced[] {
+  // Every *.json entry is read, and one that is not a regular file (a FIFO, a directory, a device) is refused by name.
   const files = readdirSync(dir)
-    .filter((name) => name.toLowerCase().endsWith('.json') && statSync(path.join(dir, name)).isFile())
+    .filter((name) => name.toLowerCase().endsWith('.json'))
     .sort();
   if (files.length === 0) throw new Error(`networks: directory '${dir}' holds no JSON network files`);
-  return files.flatMap((name) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(path.join(dir, name), 'utf8'));
-    } catch (err) {
-      throw new Error(`networks: cannot read ${name}: ${(err as Error).message}`, { cause: err });
-    }
-    return validateEntries(parsed, `networks/${name}: `);
-  });
+  return files.flatMap((name) => validateEntries(readJsonFile(path.join(dir, name), CONFIG_FILE_MAX_BYTES, 'networks: network file'), `networks/${name}: `));
 }
 
 const key = (type: string, name: string) => `${type}:${name}`;

@@ -1,10 +1,10 @@
 // Resolves each configured relayer's signer: its public address and the key that signs (EVM private key, or an Ed25519 signer for Solana and Stellar).
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getAddressDecoder, getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfig } from '../../config/config.ts';
+import { KEYSTORE_MAX_BYTES, readJsonFile } from '../../config/read-file.ts';
 import type { NetworkType } from '../../domain/types.ts';
 import { decryptKeystore } from './keystore.ts';
 
@@ -39,9 +39,10 @@ function keystoreKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string {
   if (known) return known;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    // A regular file of at most 64 KiB, never echoed into the error (src/config/read-file.ts).
+    json = readJsonFile(path, KEYSTORE_MAX_BYTES, 'keystore');
   } catch (err) {
-    throw new Error(`signer '${signer.id}': cannot read the keystore ${path}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`signer '${signer.id}': ${(err as Error).message}`, { cause: err });
   }
   let key: Buffer;
   try {
