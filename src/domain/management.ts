@@ -5,6 +5,7 @@ import type { Store } from './ports.ts';
 import type { Log } from './notifications/ports.ts';
 import type { SecretBox } from './notifications/secret-box.ts';
 import type { RpcUrlSwitch } from './networks/ports.ts';
+import type { SignerResolver } from './signers/ports.ts';
 import { createNetworkService, type NetworkService } from './networks/service.ts';
 import { createSignerService, type SignerService } from './signers/service.ts';
 import { sealSecretsAtRest } from './secrets-at-rest.ts';
@@ -22,7 +23,8 @@ export async function createManagementServices(deps: {
   chains: RpcUrlSwitch;
   secrets: SecretBox;
   logger: Log;
-  env?: NodeJS.ProcessEnv;
+  /** The signer adapters, built by the composition root. */
+  resolveSigner: SignerResolver;
 }): Promise<ManagementServices> {
   const { repos } = deps.store;
   // Before anything opens a stored secret: all of them sealed under the current storage key (or the start refused).
@@ -33,8 +35,7 @@ export async function createManagementServices(deps: {
     relayers: repos.relayers,
     signers: deps.config.file.signers,
     secrets: deps.secrets,
-    // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-    env: deps.env ?? process.env,
+    resolveSigner: deps.resolveSigner,
     logger: deps.logger,
   });
   return { networks, signers };

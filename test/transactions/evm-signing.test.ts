@@ -4,10 +4,13 @@ import assert from 'node:assert/strict';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerializable } from 'viem';
 import { signEvm, type EvmPrepared } from '../../src/domain/transactions/evm/transaction.ts';
+import { resolveSigner } from '../../src/signers/local/signer.ts';
 
 // Hardhat account #0: a publicly known development key.
 const KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const account = privateKeyToAccount(KEY);
+// The local signer (the Signer port's adapter) signs the digest: the domain never holds the key.
+const signDigest = resolveSigner({ id: 'k', type: 'local', private_key: KEY }, 'evm', {}).signEvmDigest!;
 const CHAIN = 11155111;
 
 const cases: Array<{ name: string; prepared: EvmPrepared }> = [
@@ -28,7 +31,7 @@ const cases: Array<{ name: string; prepared: EvmPrepared }> = [
 for (const { name, prepared } of cases) {
   test(`signing ${name} gives viem's exact bytes, recoverable to the signer`, async () => {
     for (const nonce of [0, 1, 7, 123456]) {
-      const ours = signEvm(KEY, CHAIN, nonce, prepared);
+      const ours = await signEvm(signDigest, CHAIN, nonce, prepared);
       const common = { chainId: CHAIN, nonce, gas: prepared.gasLimit, value: prepared.value, ...(prepared.to ? { to: prepared.to } : {}), ...(prepared.data ? { data: prepared.data } : {}) };
       const tx: TransactionSerializable =
         prepared.pricing.type === 'legacy'

@@ -18,7 +18,8 @@ import {
 } from '@solana/kit';
 import type { ConfigFile } from '../../src/config/config.ts';
 import type { SolanaInstructionSpec } from '../../src/domain/chains/solana/ports.ts';
-import { resolveSigner, type Ed25519Signer } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/signer.ts';
+import type { Ed25519Signer } from '../../src/domain/signers/ports.ts';
 import type { SolanaSim } from '../support/solana-rpc.ts';
 
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';

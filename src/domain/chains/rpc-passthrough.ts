@@ -6,7 +6,7 @@ import type { JsonRpcAnswer, JsonRpcId } from './views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import { refusal, RPC_READS } from './rpc-methods.ts';
 import type { RelayerSigning } from '../signers/signing.ts';
-import type { ResolvedSigner } from '../../signers/local/signer.ts';
+import type { Signer } from '../signers/ports.ts';
 import { isSolanaRelayerMethod, solanaRelayerMethod } from './solana/relayer-methods.ts';
 
 /** A validated request: `id` null is kept (and left out of the answer), absent is 1, as the reference. */
@@ -35,7 +35,7 @@ function rawRequest(chains: RelayerChains, relayer: RelayerRow): (method: string
   }
 }
 
-export function createRelayerRpc(deps: { chains: RelayerChains; signing: RelayerSigning; signer: (relayer: RelayerRow) => ResolvedSigner }): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
+export function createRelayerRpc(deps: { chains: RelayerChains; signing: RelayerSigning; signer: (relayer: RelayerRow) => Signer }): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
   const { chains } = deps;
   return async (relayer, { id, method, params }) => {
     if (relayer.network_type === 'solana' && isSolanaRelayerMethod(method)) return answer(id, await solanaRelayerMethod(deps.signing, relayer, deps.signer(relayer), method, params));

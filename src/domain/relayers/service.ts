@@ -8,8 +8,8 @@ import type { Log } from '../notifications/ports.ts';
 import type { NetworkService } from '../networks/service.ts';
 import { maskRpcUrls } from '../networks/mask.ts';
 import type { SignerService } from '../signers/service.ts';
+import type { Signer } from '../signers/ports.ts';
 import type { RelayerChanges, RelayerRow, RelayersRepo } from './ports.ts';
-import type { ResolvedSigner } from '../../signers/local/signer.ts';
 import { reportRelayerDrift, seedOf } from './seeding.ts';
 import { seedHashOf } from './seed-hash.ts';
 
@@ -35,7 +35,7 @@ export interface RelayerService {
   remove(id: string, activeTransactions: number): Promise<void>;
   /** The relayer row, or a 404 with the given catalogue code (replace asks for plain `Not found`). */
   require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): Promise<RelayerRow>;
-  signer(relayerId: string): ResolvedSigner;
+  signer(relayerId: string): Signer;
   network(relayer: RelayerRow): NetworkConfig;
   /** The EVM chain the relayer sends to. */
   chain(relayer: RelayerRow): EvmChain;
@@ -68,7 +68,7 @@ export interface RelayerServiceDeps {
 /** Builds the service, seeds the configured relayers into the store and resolves every relayer's signer. */
 export async function createRelayerService(deps: RelayerServiceDeps): Promise<RelayerService> {
   const { repo, networks, signers: signerService, logger } = deps;
-  const signers = new Map<string, ResolvedSigner>();
+  const signers = new Map<string, Signer>();
   await seedConfigRelayers(deps);
   await resolveStoredSigners(deps, signers);
 
@@ -175,7 +175,7 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
 }
 
 /** Every visible relayer's signer, config or API; one that cannot be resolved takes its relayer out of service. */
-async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, ResolvedSigner>): Promise<void> {
+async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, Signer>): Promise<void> {
   const total = await deps.repo.count();
   for (const row of await deps.repo.list(Math.max(total, 1), 0)) {
     try {

@@ -1,4 +1,35 @@
-// What the signer use cases need from storage; src/store/<adapter>/ implements it.
+// What the signer use cases need: storage (src/store/<adapter>/ implements it) and the keys that sign, wherever they
+// are kept (src/signers/<type>/ implements Signer: today a local key; cloud KMS, Vault or an HSM fit the same port).
+import type { SignerConfig } from '../../config/config.ts';
+import type { NetworkType } from '../types.ts';
+
+/**
+ * A key that signs for one network type. The domain never holds key material: it asks the signer to sign digests and
+ * bytes it prepared itself. Every operation is async, so a remote signer (KMS, Vault, HSM) fits as a local key does.
+ */
+export interface Signer {
+  /** EVM: the 0x address (EIP-55); Solana: the base58 public key; Stellar: the `G…` account id. */
+  readonly address: string;
+  /**
+   * EVM signers only: secp256k1 over a 32-byte digest, answered as 65 bytes r ‖ s ‖ v (s low as EIP-2 requires,
+   * v 27 or 28). EVM transactions, EIP-191 messages and EIP-712 data are all hashed by the domain and signed here.
+   */
+  signEvmDigest?(digest: Uint8Array): Promise<Uint8Array>;
+  /** Solana and Stellar signers with a key; absent for an address-only signer, which cannot sign. */
+  readonly ed25519?: Ed25519Signer;
+}
+
+/** Ed25519 over the bytes as given (64-byte signature); the shape the Solana and Stellar chain ports sign with. */
+export interface Ed25519Signer {
+  readonly address: string;
+  sign(message: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
+ * The signer a config entry names, for a network type (its address derived from the key); rejects with an Error
+ * naming the signer and the problem. Built by the composition root (src/app.ts) per signer type.
+ */
+export type SignerResolver = (signer: SignerConfig, networkType: NetworkType) => Promise<Signer>;
 
 export interface SignerRow {
   id: string;

@@ -1,5 +1,5 @@
 // Signer use cases: config signers seeded (never their keys), signers created through the API with a key stored sealed,
-// list, get, delete (refused while a relayer uses it), and resolving a signer's key for a relayer's network type.
+// list, get, delete (refused while a relayer uses it), and resolving a signer for a relayer's network type.
 import { randomUUID } from 'node:crypto';
 import type { SignerConfig } from '../../config/config.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -7,8 +7,7 @@ import type { NetworkType, Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
 import type { SecretBox } from '../notifications/secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
-import { resolveSigner, type ResolvedSigner } from '../../signers/local/signer.ts';
-import type { SignerRow, SignersRepo } from './ports.ts';
+import type { Signer, SignerResolver, SignerRow, SignersRepo } from './ports.ts';
 
 /** The reference's SignerResponse: a local signer shows no configuration (nothing of it is public). */
 export interface SignerView {
@@ -29,8 +28,8 @@ export interface SignerService {
   get(id: string): Promise<SignerView>;
   create(input: CreateSignerInput): Promise<SignerView>;
   remove(id: string): Promise<void>;
-  /** The key of a signer for a network type (address derived); throws a 400 naming the problem. */
-  resolve(id: string, networkType: NetworkType): Promise<ResolvedSigner>;
+  /** The signer for a network type (address derived from its key); throws a 400 naming the problem. */
+  resolve(id: string, networkType: NetworkType): Promise<Signer>;
 }
 
 const toView = (row: SignerRow): SignerView => ({ id: row.id, type: 'local', config: {} });
@@ -41,7 +40,8 @@ export interface SignerServiceDeps {
   relayers: Pick<RelayersRepo, 'usingSigner'>;
   signers: readonly SignerConfig[];
   secrets: SecretBox;
-  env: NodeJS.ProcessEnv;
+  /** The signer adapters (src/signers/), by the config entry's type. */
+  resolveSigner: SignerResolver;
   logger: Log;
 }
 
@@ -58,7 +58,7 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
     if (!row) throw new NotFoundError('SIGNER_NOT_FOUND', { reason: `signer '${id}' not found` });
     return row;
   };
-  const resolved = new Map<string, ResolvedSigner>();
+  const resolved = new Map<string, Signer>();
 
   return {
     async list({ page, per_page }) {
@@ -98,11 +98,11 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       if (known) return known;
       // A config signer deleted through the API still signs for the config relayers that name it.
       const row = (await repo.get(id)) ?? (configured.has(id) ? undefined : await require(id));
-      let signer: ResolvedSigner;
+      let signer: Signer;
       try {
         const entry = row?.source === 'api' ? { id, type: 'local' as const, private_key: secrets.open(row!.secret ?? '', `signer:${id}`) } : configured.get(id);
         if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
-        signer = resolveSigner(entry, networkType, deps.env);
+        signer = await deps.resolveSigner(entry, networkType);
       } catch (err) {
         throw new ValidationError(`'signer_id': ${(err as Error).message}`);
       }

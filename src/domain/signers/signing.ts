@@ -1,12 +1,12 @@
-// Signing with a relayer's key, as the reference offers it: EIP-191 and EIP-712 for EVM, a transaction for Solana and Stellar.
-import { concatHex, keccak256, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+// Signing with a relayer's signer, as the reference offers it: EIP-191 and EIP-712 for EVM, a transaction for Solana and
+// Stellar. The hashes are made here; the signer (a port) only signs them.
+import { bytesToHex, concatHex, hashMessage, hexToBytes, keccak256, type Hex } from 'viem';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { NetworkType } from '../types.ts';
 import type { RelayerChains } from '../chains/reads.ts';
 import type { EvmSignature, SignedTransactionView } from '../chains/views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
-import type { Ed25519Signer, ResolvedSigner } from '../../signers/local/signer.ts';
+import type { Ed25519Signer, Signer } from './ports.ts';
 
 export interface TypedDataHashes {
   domain_separator: string;
@@ -24,7 +24,7 @@ const NOT_SUPPORTED = {
 
 const notSupported = (reason: string) => new AppError('NOT_SUPPORTED', { reason });
 
-/** 65 bytes as viem serializes them (r, s, then v as 27/28), split as the reference answers. */
+/** 65 bytes r ‖ s ‖ v (v 27/28), split as the reference answers. */
 function toEvmSignature(signature: Hex): EvmSignature {
   const hex = signature.slice(2);
   return { r: hex.slice(0, 64), s: hex.slice(64, 128), v: parseInt(hex.slice(128, 130), 16), sig: hex };
@@ -39,12 +39,13 @@ function hash32(field: string, value: string): Hex {
   return `0x${hex}`;
 }
 
-function evmKey(relayer: RelayerRow, signer: ResolvedSigner): Hex {
-  if (!signer.privateKey) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
-  return signer.privateKey;
+/** The 65-byte signature of a 32-byte hash by the relayer's EVM signer, as 0x-hex. */
+async function signEvmHash(relayer: RelayerRow, signer: Signer, hash: Hex): Promise<Hex> {
+  if (!signer.signEvmDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
+  return bytesToHex(await signer.signEvmDigest(hexToBytes(hash)));
 }
 
-function ed25519(relayer: RelayerRow, signer: ResolvedSigner): Ed25519Signer {
+function ed25519(relayer: RelayerRow, signer: Signer): Ed25519Signer {
   if (signer.ed25519) return signer.ed25519;
   throw new ValidationError(`relayer '${relayer.id}' cannot sign: its signer '${relayer.signer_id}' has an address but no key (set private_key_env)`);
 }
@@ -57,22 +58,22 @@ function wrongShape(networkType: NetworkType, input: SignTransactionInput): AppE
 }
 
 export interface RelayerSigning {
-  signData(relayer: RelayerRow, signer: ResolvedSigner, message: string): Promise<EvmSignature>;
-  signTypedData(relayer: RelayerRow, signer: ResolvedSigner, request: TypedDataHashes): Promise<EvmSignature>;
-  signTransaction(relayer: RelayerRow, signer: ResolvedSigner, input: SignTransactionInput): Promise<SignedTransactionView>;
+  signData(relayer: RelayerRow, signer: Signer, message: string): Promise<EvmSignature>;
+  signTypedData(relayer: RelayerRow, signer: Signer, request: TypedDataHashes): Promise<EvmSignature>;
+  signTransaction(relayer: RelayerRow, signer: Signer, input: SignTransactionInput): Promise<SignedTransactionView>;
 }
 
 export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
   return {
     async signData(relayer, signer, message) {
       if (relayer.network_type !== 'evm') throw notSupported(NOT_SUPPORTED.sign[relayer.network_type]);
-      return toEvmSignature(await privateKeyToAccount(evmKey(relayer, signer)).signMessage({ message }));
+      return toEvmSignature(await signEvmHash(relayer, signer, hashMessage(message)));
     },
     async signTypedData(relayer, signer, request) {
       if (relayer.network_type !== 'evm') throw notSupported(NOT_SUPPORTED.typed[relayer.network_type]);
       // EIP-712: keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)), signed as a raw hash.
       const hash = keccak256(concatHex(['0x1901', hash32('domain_separator', request.domain_separator), hash32('hash_struct_message', request.hash_struct_message)]));
-      return toEvmSignature(await privateKeyToAccount(evmKey(relayer, signer)).sign({ hash }));
+      return toEvmSignature(await signEvmHash(relayer, signer, hash));
     },
     async signTransaction(relayer, signer, input) {
       const refused = wrongShape(relayer.network_type, input);

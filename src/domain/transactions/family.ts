@@ -10,9 +10,12 @@ import type { JobHandler } from '../jobs/scheduler.ts';
 export interface PreparedSend {
   /**
    * Runs inside the store transaction that inserts the record, with the relayer's row read for update: takes the
-   * nonce (if the family has one) from that row, signs, and returns the record's family fields. CPU only: no I/O.
+   * nonce (if the family has one) from that row, at once, and returns the record's family fields. No store or chain
+   * I/O. The fields may still be signing (a promise, the signer being a port): the service awaits a batch's
+   * signatures together, so a remote signer costs the open transaction one round trip per batch, not one per send;
+   * a local key answers at once.
    */
-  build(relayer: RelayerRow): { status: TransactionStatus; fields: Record<string, unknown>; nonce: number | null; nextNonce: number };
+  build(relayer: RelayerRow): { status: TransactionStatus; fields: Record<string, unknown> | Promise<Record<string, unknown>>; nonce: number | null; nextNonce: number };
 }
 
 /** A family's relaying: the use cases' family-specific halves, the jobs that move its transactions, its start-up. */

@@ -93,7 +93,7 @@ export function createTransactionService(deps: {
       refusePaused(row);
       const family = families[row.network_type];
       let next = row;
-      const built = items.map((item): { record: TransactionRecord; createdMs: number; nonce: number | null } | Error => {
+      const taken = items.map((item): { b: ReturnType<PreparedSend['build']>; createdMs: number } | Error => {
         let b: ReturnType<PreparedSend['build']>;
         try {
           b = item.prepared.build(next);
@@ -103,17 +103,23 @@ export function createTransactionService(deps: {
         // created_at strictly increases per relayer, so newest-first listing has a stable order.
         const createdMs = Math.max(Date.now(), next.last_created_ms + 1);
         next = { ...next, next_nonce: b.nextNonce, last_created_ms: createdMs };
+        return { b, createdMs };
+      });
+      // Every nonce is taken before any signature is awaited: the batch's signatures are awaited together.
+      const fields = await Promise.all(taken.map((t) => (t instanceof Error ? null : t.b.fields)));
+      const built = taken.map((t, i): { record: TransactionRecord; createdMs: number; nonce: number | null } | Error => {
+        if (t instanceof Error) return t;
         const record: TransactionRecord = {
           id: randomUUID(),
           relayer_id: row.id,
-          status: b.status,
+          status: t.b.status,
           status_reason: null,
-          created_at: new Date(createdMs).toISOString(),
+          created_at: new Date(t.createdMs).toISOString(),
           sent_at: null,
           confirmed_at: null,
-          ...b.fields,
+          ...fields[i],
         };
-        return { record, createdMs, nonce: b.nonce };
+        return { record, createdMs: t.createdMs, nonce: t.b.nonce };
       });
       if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
         throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });

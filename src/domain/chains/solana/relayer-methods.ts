@@ -4,7 +4,7 @@ import { AppError } from '../../../errors.ts';
 import type { JsonRpcAnswer } from '../views.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerSigning } from '../../signers/signing.ts';
-import type { ResolvedSigner } from '../../../signers/local/signer.ts';
+import type { Signer } from '../../signers/ports.ts';
 
 type Outcome = Pick<JsonRpcAnswer, 'result' | 'error'>;
 
@@ -22,7 +22,7 @@ export const isSolanaRelayerMethod = (method: string): boolean => OWN.has(method
 const invalidParams = (description: string): Outcome => ({ error: { code: -32602, message: 'INVALID_PARAMS', description } });
 
 /** Answers one of the methods above; `isSolanaRelayerMethod(method)` must hold. */
-export async function solanaRelayerMethod(signing: RelayerSigning, relayer: RelayerRow, signer: ResolvedSigner, method: string, params: unknown): Promise<Outcome> {
+export async function solanaRelayerMethod(signing: RelayerSigning, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Outcome> {
   if (method in NOT_OFFERED) return { error: { code: -32601, message: 'UNSUPPORTED_METHOD', description: `'${method}': ${NOT_OFFERED[method]}` } };
   if (method === 'getFeaturesEnabled') return { result: { features: ['gasless'] } };
   // Fee tokens come from a relayer's allowed_tokens policy; none is configured, so none is supported.

@@ -21,7 +21,7 @@ export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[
   const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees));
   await Promise.all(
     gaps.map(async (nonce) => {
-      const { raw } = signEvm(t.signer.privateKey, t.signer.chainId, nonce, noop);
+      const { raw } = await signEvm(t.signer.signDigest, t.signer.chainId, nonce, noop);
       const outcome = await t.chain.broadcast(raw as Hex);
       logger.warn({ relayerId: t.relayer.id, nonce, outcome: outcome.status }, 'nonce gap filled with a NOOP');
     }),

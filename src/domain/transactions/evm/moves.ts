@@ -88,7 +88,8 @@ export function createEvmMoves(deps: EvmCheckDeps) {
         if (!row) throw new Conflict();
         const nonce = Math.max(row.next_nonce, t.pending);
         if (!(await tx.relayers.advance(row.id, row.next_nonce, nonce + 1, row.last_created_ms))) throw new Conflict();
-        const next = { ...withVersion(r, t.signer, nonce, preparedOf(r), { keepSpeed: true }), status: 'sent' as const, status_reason: `nonce ${r.nonce} was used by another transaction; re-signed with nonce ${nonce}` };
+        // Signed under the row lock: the nonce is only known here (a rare path; one signer round trip).
+        const next = { ...(await withVersion(r, t.signer, nonce, preparedOf(r), { keepSpeed: true })), status: 'sent' as const, status_reason: `nonce ${r.nonce} was used by another transaction; re-signed with nonce ${nonce}` };
         const done = await writer.update(tx, stored, next, 'evm');
         if (!done) throw new Conflict();
         return done;
@@ -115,7 +116,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const r = asEvm(stored.record);
     const prepared = preparedOf(r);
     const pricing = bumpPricing(prepared.pricing, await t.fees(), r.speed ?? 'average');
-    const written = await write(stored, withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
+    const written = await write(stored, await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
     await submitter.submit(t.chain, written);
@@ -125,7 +126,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   async function noop(t: Tick, stored: StoredTransaction, why: 'expiry'): Promise<void> {
     const r = asEvm(stored.record);
     const pricing = bumpPricing(preparedOf(r).pricing, await t.fees(), 'fast');
-    const next = { ...withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing), { noop: true }), status_reason: 'valid_until passed before it was mined: a NOOP replaces it' };
+    const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing), { noop: true })), status_reason: 'valid_until passed before it was mined: a NOOP replaces it' };
     const written = await write(stored, next);
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, why }, 'transaction replaced by a NOOP');

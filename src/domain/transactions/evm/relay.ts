@@ -1,7 +1,7 @@
 // The EVM family of the transaction service: a send is priced from the chain, checked against the balance, signed
 // with the nonce taken in the store transaction that writes it (`sent`), and broadcast right after the commit.
 // The relayer's `evm.check` job (transactions/evm/check.ts) moves it on from there.
-import { ValidationError } from '../../../errors.ts';
+import { AppError, ValidationError } from '../../../errors.ts';
 import type { Store } from '../../ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerService } from '../../relayers/service.ts';
@@ -50,7 +50,12 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     const priced = await prepareEvm(body, fees(relayer), old, Date.now(), gasFromChain(relayers, relayer));
     return enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`));
   };
-  const signer = (relayer: RelayerRow): EvmSigner => ({ privateKey: relayers.signer(relayer.id).privateKey!, chainId: relayers.network(relayer).chain_id!, address: relayer.address });
+  const signer = (relayer: RelayerRow): EvmSigner => {
+    const resolved = relayers.signer(relayer.id);
+    const signDigest = resolved.signEvmDigest?.bind(resolved);
+    if (!signDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
+    return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address };
+  };
   const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
 
   /** The relayer's check is due within one interval (an earlier due time stands). */
@@ -84,7 +89,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       const prepared = await price(relayer, body as EvmBody, old);
       await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared));
       // The new version waits for its broadcast (`sent`); whichever version is mined, the record ends with its hash.
-      return { ...withVersion(old, signer(relayer), old.nonce, prepared), status: old.status === 'pending' ? 'pending' : 'sent' };
+      return { ...(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
     },
 
     async cancel(relayer, stored) {
@@ -99,7 +104,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       }
       // May already be on chain: a NOOP under the same nonce, priced to replace it. Canceled only if the NOOP is mined.
       const noop = noopPrepared(relayer.address, bumpPricing(preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast'));
-      return { ...withVersion(old, signer(relayer), old.nonce, noop, { noop: true }), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
+      return { ...(await withVersion(old, signer(relayer), old.nonce, noop, { noop: true })), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
     },
 
     async schedule(tx, record) {

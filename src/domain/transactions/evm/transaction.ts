@@ -1,6 +1,6 @@
-// EVM transactions (request shape A): semantic checks, real signing with viem, and the record fields.
-import { bytesToHex, getAddress, hexToBytes, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
-import secp256k1 from 'secp256k1';
+// EVM transactions (request shape A): semantic checks, real signing (viem serializes, the relayer's signer signs), and
+// the record fields.
+import { bytesToHex, getAddress, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
 import { ValidationError } from '../../../errors.ts';
 import { resolvePricing, type FeeSource, type PreviousPrices, type Pricing, type Speed } from './pricing.ts';
 import { checkValidUntil } from '../valid-until.ts';
@@ -68,23 +68,25 @@ export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: Prev
   return { to, data, value, gasLimit, pricing, speed: body.speed ?? null, validUntil };
 }
 
+/** Signs a 32-byte digest: 65 bytes r ‖ s ‖ v, v 27 or 28 (the Signer port's signEvmDigest). */
+export type EvmDigestSign = (digest: Uint8Array) => Promise<Uint8Array>;
+
 /**
  * Signs for real: legacy with EIP-155 replay protection, or EIP-1559 (type 2). viem serializes and
- * hashes; libsecp256k1 signs the digest (RFC 6979 nonce, low s: the same bytes viem's own signer
- * gives, 8x faster than its JavaScript curve, which made signing the cost of every send).
+ * hashes; the relayer's signer signs the digest.
  */
-export function signEvm(privateKey: Hex, chainId: number, nonce: number, p: EvmPrepared): EvmSigned {
+export async function signEvm(signDigest: EvmDigestSign, chainId: number, nonce: number, p: EvmPrepared): Promise<EvmSigned> {
   const common = { chainId, nonce, gas: p.gasLimit, value: p.value, ...(p.to ? { to: p.to } : {}), ...(p.data ? { data: p.data } : {}) };
   const tx: TransactionSerializable =
     p.pricing.type === 'legacy'
       ? { ...common, type: 'legacy', gasPrice: p.pricing.gasPrice }
       : { ...common, type: 'eip1559', maxFeePerGas: p.pricing.maxFeePerGas, maxPriorityFeePerGas: p.pricing.maxPriorityFeePerGas };
   const digest = keccak256(serializeTransaction(tx), 'bytes');
-  const { signature, recid } = secp256k1.ecdsaSign(digest, hexToBytes(privateKey));
+  const signature = await signDigest(digest);
   const r = bytesToHex(signature.subarray(0, 32));
   const s = bytesToHex(signature.subarray(32, 64));
-  const yParity = recid;
-  const raw = serializeTransaction(tx, { r, s, yParity, v: 27n + BigInt(recid) });
+  const yParity = signature[64]! - 27;
+  const raw = serializeTransaction(tx, { r, s, yParity, v: 27n + BigInt(yParity) });
   // v as it is in the raw transaction: EIP-155 (chainId * 2 + 35 + parity) for legacy, the parity for type 2.
   const v = p.pricing.type === 'legacy' ? chainId * 2 + 35 + yParity : yParity;
   return { raw, hash: keccak256(raw), signature: { r, s, v, sig: serializeSignature({ r, s, yParity }) } };

@@ -2,12 +2,12 @@
 // Every version's hash is kept in `hashes`; the NOOPs' hashes also in `noop_hashes`, which decides how it ends.
 import type { FeeSuggestions, Hex } from '../../chains/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
-import { evmRecordFields, signEvm, type EvmPrepared } from './transaction.ts';
+import { evmRecordFields, signEvm, type EvmDigestSign, type EvmPrepared } from './transaction.ts';
 import { minimumBump, speedPricing, type Pricing, type Speed } from './pricing.ts';
 
-/** Who signs, for which chain. */
+/** Who signs (the relayer's signer, never its key), for which chain. */
 export interface EvmSigner {
-  privateKey: Hex;
+  signDigest: EvmDigestSign;
   chainId: number;
   address: string;
 }
@@ -67,8 +67,8 @@ export function noopPrepared(from: string, pricing: Pricing): EvmPrepared {
 }
 
 /** The record with a new version signed: content, prices and nonce from `prepared`/`nonce`, hash appended. */
-export function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number, prepared: EvmPrepared, options: { noop?: boolean; keepSpeed?: boolean } = {}): EvmRecord {
-  const signed = signEvm(signer.privateKey, signer.chainId, nonce, prepared);
+export async function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number, prepared: EvmPrepared, options: { noop?: boolean; keepSpeed?: boolean } = {}): Promise<EvmRecord> {
+  const signed = await signEvm(signer.signDigest, signer.chainId, nonce, prepared);
   const fields = evmRecordFields(prepared, signed, nonce, signer.address);
   return {
     ...r,
