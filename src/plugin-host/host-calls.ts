@@ -6,6 +6,7 @@ import type { RelayerOperations, TransactionRecord } from '../domain/types.ts';
 import { FINAL_STATUSES } from '../domain/types.ts';
 import { AppError, ValidationError } from '../errors.ts';
 import type { KvQuota, KvRepo } from '../store/kv-repo.ts';
+import { kvOperation } from './kv.ts';
 
 /** One host call as the runtime relays it: `args` is JSON text made (and bounded) in the sandbox. */
 export interface HostCallRequest {
@@ -108,13 +109,11 @@ async function waitForFinal(relayers: RelayerOperations, relayerId: string, tran
   }
 }
 
-/** Executes one host call; returns the JSON text of its value. */
+/** Executes one host call; returns the JSON text of its value (kv.* operations: kv.ts). */
 async function dispatch(req: HostCallRequest, deps: HostCallDeps, signal: AbortSignal): Promise<string> {
   const { relayers, kv } = deps;
   const args = record(JSON.parse(req.args));
   const p = record(args.payload);
-  const plugin = req.plugin;
-  // `await` on every store call: the repository may be synchronous (SQLite) or asynchronous.
   switch (req.op) {
     case 'relayer.getRelayer':
       return JSON.stringify(await relayers.getRelayer(str(args.relayerId, 'relayerId')));
@@ -136,24 +135,9 @@ async function dispatch(req: HostCallRequest, deps: HostCallDeps, signal: AbortS
       return JSON.stringify(await relayers.cancelTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
     case 'relayer.waitTransaction':
       return JSON.stringify((await waitForFinal(relayers, str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId'), p, req.deadline, signal)) ?? null);
-    case 'kv.get':
-      return (await kv.get(plugin, args.key)) ?? 'null';
-    case 'kv.set':
-      await kv.set(plugin, args.key, JSON.stringify(args.value ?? null), Object.hasOwn(args, 'ttlSec') ? args.ttlSec : undefined, deps.quotaOf(plugin));
-      return 'true';
-    case 'kv.del':
-      return String(await kv.del(plugin, args.key));
-    case 'kv.exists':
-      return String(await kv.exists(plugin, args.key));
-    case 'kv.listKeys':
-      return JSON.stringify(await kv.listKeys(plugin, args.pattern));
-    case 'kv.clear':
-      return String(await kv.clear(plugin));
-    case 'kv.lock':
-      return JSON.stringify(await kv.lock(plugin, args.key, args.ttlSec));
-    case 'kv.unlock':
-      return String(await kv.unlock(plugin, args.key, args.token));
   }
+  const kvOp = kvOperation(req.op);
+  if (kvOp) return await kvOp(kv, req.plugin, args, deps.quotaOf);
   throw new ValidationError(`unknown host operation '${String(req.op).slice(0, 64)}'`);
 }
 

@@ -1,16 +1,18 @@
 // Plugin use cases: call a plugin through the runtime, list and describe the plugins it has loaded.
 import path from 'node:path';
 import { AppError, PluginError } from '../../errors.ts';
-import type { CallInput, ConfiguredPlugin, PluginCallResult, PluginInfo, RuntimeClient } from '../../plugin-host/client.ts';
-import type { PluginCallOutcome } from '../../observability/metrics.ts';
 import type { Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
-import type { PluginOverridesRepo } from './ports.ts';
-
-/** Where each finished call is reported (metrics). */
-export interface PluginCallObserver {
-  pluginCall(pluginId: string, outcome: PluginCallOutcome, seconds: number): void;
-}
+import type {
+  ConfiguredPlugin,
+  PluginCallInput,
+  PluginCallObserver,
+  PluginCallOutcome,
+  PluginCallResult,
+  PluginInfo,
+  PluginOverridesRepo,
+  PluginRuntime,
+} from './ports.ts';
 
 /** A call that never reached a plugin (unknown id, GET not allowed) is not a plugin call. */
 function outcomeOf(err: unknown): PluginCallOutcome | undefined {
@@ -49,7 +51,7 @@ export type PluginChanges = Partial<Record<'timeout', number | null> & Record<'e
 };
 
 export interface PluginService {
-  call(pluginId: string, input: CallInput): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   list(query?: PageRequest): Page<PluginView>;
   get(pluginId: string): PluginView;
   /** Stores the change (it survives restarts, over the config file's entry) and applies it to the runtime at once. */
@@ -57,7 +59,7 @@ export interface PluginService {
 }
 
 export interface PluginServiceDeps {
-  runtime: RuntimeClient;
+  runtime: PluginRuntime;
   observer?: PluginCallObserver;
   pluginsDir?: string;
   /** The config file's entries, and the stored changes (read at start by operatorEntries). */
