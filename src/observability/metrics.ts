@@ -1,7 +1,7 @@
 // The service's Prometheus metrics: one registry per app, and the small recorder interface the rest of the code calls.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
 
-export type PluginCallOutcome = 'ok' | 'plugin_error' | 'timeout' | 'memory' | 'overload';
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
 
 export interface TransactionCount {
