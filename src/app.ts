@@ -168,7 +168,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     { name: 'runtime', check: () => runtime.serving() },
   ]));
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
-  const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger });
+  const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
   app.use(createMetricsRouter(metrics, requireApiKey(config.apiKey, apiKeys.find), 'when-asked'));
 

@@ -1,9 +1,12 @@
 // The front door: the bootstrap API key (API_KEY, compared in constant time) or a stored API key with its permissions.
+// It names the caller (res.locals.principal) for the checks routes make on what a body names (a signer) and for
+// list filtering; the model itself is domain/api-keys/permissions.ts (docs/security.md, "Authorization").
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { AppError, AuthError } from '../errors.ts';
-import { allows, needOf } from '../domain/api-keys/permissions.ts';
+import { describeNeed, needOf, type Area, type Need } from '../domain/api-keys/permissions.ts';
 import type { ApiKeyRow } from '../domain/api-keys/ports.ts';
+import { ADMIN, principalAllows, principalName, principalOfKey, principalReadable, type Principal } from '../domain/api-keys/principal.ts';
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
@@ -22,27 +25,55 @@ function tokenOf(rawHeaders: string[], header: string | undefined): string | Aut
   return match[1]!;
 }
 
+/** The caller the front door let in. */
+export function principalOf(res: Response): Principal {
+  const p = res.locals.principal as Principal | undefined;
+  // A route reached without the front door is a wiring mistake, not a caller to trust.
+  if (!p) throw new Error('no principal: requireApiKey is not mounted in front of this route');
+  return p;
+}
+
+/** Throws 403 (FORBIDDEN) unless the caller may do `need`. */
+export function authorize(res: Response, need: Need): void {
+  const p = principalOf(res);
+  if (!principalAllows(p, need)) throw new AppError('FORBIDDEN', { reason: `${principalName(p)} has no permission to ${describeNeed(need)}` });
+}
+
+/** Using a signer (naming it for a relayer, or having it sign outside a transaction) is a right of its own. */
+export const authorizeSignerUse = (res: Response, signerId: string): void => authorize(res, { area: 'signer', id: signerId, action: 'execute' });
+
+/** The ids of `area` a list route may answer with: 'all', or the ids the key may read. */
+export function listScope(res: Response, area: Area): 'all' | string[] {
+  const scope = principalReadable(principalOf(res), area);
+  return scope === 'none' ? [] : scope;
+}
+
 /**
- * `apiKey` (API_KEY) may do everything. A stored key may do what its permissions allow on the route's area
- * (see domain/api-keys/permissions.ts); `mountPath` is where this middleware is mounted (`/api/v1`).
+ * `apiKey` (API_KEY) may do everything. A stored key may do what its permissions allow on the route's need
+ * (domain/api-keys/permissions.ts needOf: read from the method and the path under where this is mounted).
  */
 export function requireApiKey(apiKey: string, stored?: StoredKeyLookup): RequestHandler {
   // Comparing fixed-length digests keeps the comparison constant-time whatever the token's length.
   const expected = createHash('sha256').update(apiKey).digest();
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const token = tokenOf(req.rawHeaders, req.headers.authorization);
     if (token instanceof AuthError) return next(token);
     const given = createHash('sha256').update(token).digest();
-    if (timingSafeEqual(given, expected)) return next();
+    if (timingSafeEqual(given, expected)) {
+      res.locals.principal = ADMIN;
+      return next();
+    }
     if (!stored) return next(new AuthError('invalid API key'));
     stored(token).then(
       (key) => {
         if (!key) return next(new AuthError('invalid API key'));
+        const principal = principalOfKey(key);
         const need = needOf(req.method, req.path);
-        if (!need || !allows(key.permissions, need)) {
-          const what = need ? `${need.action} on ${need.area}${need.id ? ` '${need.id}'` : 's'}` : `${req.method} ${req.path}`;
-          return next(new AppError('FORBIDDEN', { reason: `API key '${key.name}' has no permission to ${what}` }));
+        if (!need || !principalAllows(principal, need)) {
+          const what = need ? describeNeed(need) : `${req.method} ${req.path}`;
+          return next(new AppError('FORBIDDEN', { reason: `${principalName(principal)} has no permission to ${what}` }));
         }
+        res.locals.principal = principal;
         next();
       },
       (err: unknown) => next(err),

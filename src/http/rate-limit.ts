@@ -1,12 +1,15 @@
-// Per-API-key rate limit: a steady rate with a burst allowance; 429 with Retry-After beyond it. With Redis the
-// buckets are shared by every instance (RateLimiterRedis); while Redis is down an in-memory limiter stands in.
+// Per-API-key rate limit: a steady rate with a burst allowance; 429 with Retry-After beyond it. Each stored key has
+// its own bucket (its own limit when its record sets one), the bootstrap API_KEY another. With Redis the buckets are
+// shared by every instance (RateLimiterRedis); while Redis is down an in-memory limiter stands in.
 import type { RequestHandler } from 'express';
 import { createHash } from 'node:crypto';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { RateLimitError } from '../errors.ts';
+import { principalOf } from './auth.ts';
 
 type Bucket = { keyPrefix: string; points: number; duration: number };
+type Limit = { rps: number; burst: number };
 
 function limiter(bucket: Bucket, redis: Redis | undefined): RateLimiterAbstract {
   const memory = new RateLimiterMemory(bucket);
@@ -15,20 +18,40 @@ function limiter(bucket: Bucket, redis: Redis | undefined): RateLimiterAbstract 
   return new RateLimiterRedis({ ...bucket, keyPrefix: `relaybox:rl:${bucket.keyPrefix}`, storeClient: redis, insuranceLimiter: memory });
 }
 
-export function rateLimit(options: { rps: number; burst: number; apiKey: string }, redis?: Redis): RequestHandler {
-  // The bucket is named by a digest of the key: instances with the same API_KEY share it, the key never reaches Redis.
-  const bucketKey = createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16);
-  const steady: Bucket = { keyPrefix: 'steady', points: options.rps, duration: 1 };
-  const burst: Bucket = { keyPrefix: 'burst', points: Math.max(options.burst - options.rps, 0) || 1, duration: Math.max(1, Math.ceil(options.burst / options.rps)) };
-  const bursty = new BurstyRateLimiter(limiter(steady, redis), limiter(burst, redis));
-  return (_req, _res, next) => {
-    // One API key, so one bucket; keyed anyway so more keys slot in without a change here.
-    bursty.consume(bucketKey).then(
-      () => next(),
-      (res: unknown) => {
-        if (res instanceof RateLimiterRes) next(new RateLimitError(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
-        else next(res);
-      },
-    );
+/** A steady bucket and a burst bucket for one limit. The prefix names the limit: a changed limit starts afresh. */
+function burstyFor({ rps, burst }: Limit, redis: Redis | undefined): BurstyRateLimiter {
+  const name = `${rps}-${burst}`;
+  const steady: Bucket = { keyPrefix: `steady:${name}`, points: rps, duration: 1 };
+  const extra: Bucket = { keyPrefix: `burst:${name}`, points: Math.max(burst - rps, 0) || 1, duration: Math.max(1, Math.ceil(burst / rps)) };
+  return new BurstyRateLimiter(limiter(steady, redis), limiter(extra, redis));
+}
+
+/**
+ * Mounted after requireApiKey. `apiKey` (API_KEY) names the admin bucket by a digest: instances with the same key
+ * share it, and neither it nor any stored key's secret reaches Redis (a stored key's bucket is its id).
+ */
+export function rateLimit(options: Limit & { apiKey: string }, redis?: Redis): RequestHandler {
+  const adminBucket = `admin:${createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16)}`;
+  // One limiter per distinct limit: the default, and each per-key override in use (a handful).
+  const limiters = new Map<string, BurstyRateLimiter>();
+  const limiterOf = (limit: Limit) => {
+    const name = `${limit.rps}-${limit.burst}`;
+    let found = limiters.get(name);
+    if (!found) limiters.set(name, (found = burstyFor(limit, redis)));
+    return found;
+  };
+  const defaults: Limit = { rps: options.rps, burst: options.burst };
+  return (_req, res, next) => {
+    const who = principalOf(res);
+    const own = who.kind === 'key' && who.rate_limit ? { rps: who.rate_limit.requests_per_second, burst: who.rate_limit.burst_size } : defaults;
+    limiterOf(own)
+      .consume(who.kind === 'admin' ? adminBucket : `key:${who.id}`)
+      .then(
+        () => next(),
+        (rejection: unknown) => {
+          if (rejection instanceof RateLimiterRes) next(new RateLimitError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+          else next(rejection);
+        },
+      );
   };
 }

@@ -53,6 +53,13 @@ export const apiKeyRecord = {
     permissions: { type: 'array', items: { type: 'string' } },
     allowed_origins: { type: 'array', items: { type: 'string' } },
     created_at: timestamp,
+    rate_limit: {
+      description: "This key's own rate limit; null: the service's (RATE_LIMIT_RPS / RATE_LIMIT_BURST).",
+      anyOf: [
+        { type: 'object', required: ['requests_per_second', 'burst_size'], properties: { requests_per_second: { type: 'integer' }, burst_size: { type: 'integer' } } },
+        { type: 'null' },
+      ],
+    },
   },
 } as const;
 

@@ -2,6 +2,8 @@
 import { Router } from 'express';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
+import { listScope } from '../../http/auth.ts';
+import { scopedPage } from '../scoped-list.ts';
 import type { NetworkService } from '../../domain/networks/service.ts';
 import { normalizeRpcUrls } from '../../domain/relayers/seeding.ts';
 import type { PageRequest } from '../../domain/types.ts';
@@ -18,8 +20,9 @@ export function createNetworksRouter(service: NetworkService): Router {
   const oneInput = validator<IdParams, unknown, undefined>({ params: networkIdParams });
   const updateInput = validator<IdParams, unknown, UpdateBody>({ params: networkIdParams, body: updateNetworkBody });
   const router = Router();
-  router.get('/', (req, res) => {
-    const { items, pagination } = service.list(listInput(req).query);
+  router.get('/', async (req, res) => {
+    const { query } = listInput(req);
+    const { items, pagination } = await scopedPage(listScope(res, 'network'), query, () => service.list(query), (id) => service.get(id));
     res.json(success(items, { pagination }));
   });
   router.get('/:network_id', (req, res) => {

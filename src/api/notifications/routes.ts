@@ -2,6 +2,8 @@
 import { Router } from 'express';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
+import { listScope } from '../../http/auth.ts';
+import { scopedPage } from '../scoped-list.ts';
 import type { CreateNotificationInput, NotificationService, UpdateNotificationInput } from '../../domain/notifications/service.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
@@ -25,7 +27,8 @@ export function createNotificationsRouter(service: NotificationService): Router 
     res.status(201).json(success(await service.create(body)));
   });
   router.get('/', async (req, res) => {
-    const { items, pagination } = await service.list(listInput(req).query);
+    const { query } = listInput(req);
+    const { items, pagination } = await scopedPage(listScope(res, 'notification'), query, () => service.list(query), (id) => service.get(id));
     res.json(success(items, { pagination }));
   });
   router.get('/:id', async (req, res) => {

@@ -3,6 +3,8 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../errors.ts';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
+import { listScope } from '../../http/auth.ts';
+import { scopedPage } from '../scoped-list.ts';
 import type { PluginChanges, PluginService } from '../../domain/plugins/service.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import { pageQuery } from '../paging.ts';
@@ -51,8 +53,9 @@ export function createPluginsRouter(service: PluginService): Router {
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({ params: pluginIdParams, body: updatePluginBody });
 
-  router.get('/', (req, res) => {
-    const { items, pagination } = service.list(listInput(req).query);
+  router.get('/', async (req, res) => {
+    const { query } = listInput(req);
+    const { items, pagination } = await scopedPage(listScope(res, 'plugin'), query, () => service.list(query), (id) => service.get(id));
     res.json(success(items, { pagination }));
   });
 

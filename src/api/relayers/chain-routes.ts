@@ -1,14 +1,24 @@
 // /api/v1/relayers/{relayer_id}/ status, balance, rpc, sign, sign-typed-data, sign-transaction: one operation each.
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import type { RelayerOperations } from '../../domain/types.ts';
 import { success } from '../../http/envelope.ts';
+import { authorizeSignerUse, principalOf } from '../../http/auth.ts';
 import { methodNotAllowed } from '../../http/error-handler.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { rpcBody, signDataBody, signTransactionBody, signTypedDataBody } from './chain-schemas.ts';
 import { idSchema } from './schemas.ts';
 
+/** JSON-RPC methods a relayer answers by signing with its own key (a Solana relayer signs as fee payer). */
+const SIGNING_RPC_METHODS = new Set(['signTransaction', 'signAndSendTransaction']);
+
 export function mountChainRoutes(router: Router, ops: RelayerOperations): void {
   const id = (req: { params: Record<string, string> }) => req.params.relayer_id!;
+  // A signature outside a transaction is the signer's, not only the relayer's: it needs the right to use the signer.
+  const requireSigner = async (res: Response, relayerId: string) => {
+    if (principalOf(res).kind === 'admin') return;
+    authorizeSignerUse(res, (await ops.getRelayer(relayerId)).signer_id);
+  };
+  const rpcSigns = (body: unknown) => body !== null && typeof body === 'object' && SIGNING_RPC_METHODS.has(String((body as { method?: unknown }).method));
   router.get('/:relayer_id/status', async (req, res) => {
     res.json(success(await ops.getRelayerStatus(id(req))));
   });
@@ -17,15 +27,19 @@ export function mountChainRoutes(router: Router, ops: RelayerOperations): void {
   });
   // JSON-RPC in, JSON-RPC out (no envelope): node errors are JSON-RPC error objects with status 200.
   router.post('/:relayer_id/rpc', async (req, res) => {
+    if (rpcSigns(req.body)) await requireSigner(res, id(req));
     res.json(await ops.rpc(id(req), req.body));
   });
   router.post('/:relayer_id/sign', async (req, res) => {
+    await requireSigner(res, id(req));
     res.json(success(await ops.signData(id(req), req.body)));
   });
   router.post('/:relayer_id/sign-typed-data', async (req, res) => {
+    await requireSigner(res, id(req));
     res.json(success(await ops.signTypedData(id(req), req.body)));
   });
   router.post('/:relayer_id/sign-transaction', async (req, res) => {
+    await requireSigner(res, id(req));
     res.json(success(await ops.signTransaction(id(req), req.body)));
   });
   for (const path of ['status', 'balance', 'rpc', 'sign', 'sign-typed-data', 'sign-transaction']) router.all(`/:relayer_id/${path}`, methodNotAllowed);

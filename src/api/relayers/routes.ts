@@ -4,6 +4,10 @@ import type { RelayerOperations } from '../../domain/types.ts';
 import { methodNotAllowed } from '../../http/error-handler.ts';
 import { chainRouteDocs, mountChainRoutes } from './chain-routes.ts';
 import { success } from '../../http/envelope.ts';
+import { authorizeSignerUse, listScope } from '../../http/auth.ts';
+import { validator } from '../../http/validate.ts';
+import type { PageRequest } from '../../domain/types.ts';
+import { scopedPage } from '../scoped-list.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
 import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
@@ -13,12 +17,21 @@ import { pendingRouteDocs } from './pending-docs.ts';
 export function createRelayersRouter(ops: RelayerOperations): Router {
   const router = Router();
   const p = (req: { params: Record<string, string> }) => req.params;
+  const pageInput = validator<unknown, PageRequest, undefined>({ query: listRelayersQuery });
+  // A relayer signs with its signer: naming one (create, or a change of signer) needs the right to use it.
+  const signerNamed = (body: unknown): string | undefined => {
+    const named = body !== null && typeof body === 'object' ? (body as { signer_id?: unknown }).signer_id : undefined;
+    return typeof named === 'string' ? named : undefined;
+  };
 
   router.get('/', async (req, res) => {
-    const page = await ops.listRelayers(req.query);
+    const scope = listScope(res, 'relayer');
+    const page = scope === 'all' ? await ops.listRelayers(req.query) : await scopedPage(scope, pageInput(req).query, () => ops.listRelayers(req.query), (id) => ops.getRelayer(id));
     res.json(success(page.items, { pagination: page.pagination }));
   });
   router.post('/', async (req, res) => {
+    const signer = signerNamed(req.body);
+    if (signer !== undefined) authorizeSignerUse(res, signer);
     res.status(201).json(success(await ops.createRelayer(req.body)));
   });
   router.all('/', methodNotAllowed);
@@ -27,6 +40,8 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     res.json(success(await ops.getRelayer(p(req).relayer_id!)));
   });
   router.patch('/:relayer_id', async (req, res) => {
+    const signer = signerNamed(req.body);
+    if (signer !== undefined) authorizeSignerUse(res, signer);
     res.json(success(await ops.updateRelayer(p(req).relayer_id!, req.body)));
   });
   router.delete('/:relayer_id', async (req, res) => {
@@ -111,7 +126,8 @@ export const relayerRouteDocs: RouteDoc[] = [
     method: 'post',
     path: '/',
     summary: 'Create a relayer',
-    description: 'Its signer, network and notification must exist; `policies` follow the network type. Stored: it survives restarts.',
+    description:
+      'Its signer, network and notification must exist; `policies` follow the network type. Stored: it survives restarts. A stored key needs `relayer:all:manage` and the right to use the signer (`signer:<signer_id>:execute`).',
     body: createRelayerBody,
     status: 201,
     data: relayerRecord,

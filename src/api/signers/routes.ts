@@ -3,6 +3,8 @@ import { Router } from 'express';
 import { AppError } from '../../errors.ts';
 import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
+import { listScope } from '../../http/auth.ts';
+import { scopedPage } from '../scoped-list.ts';
 import type { CreateSignerInput, SignerService } from '../../domain/signers/service.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
@@ -19,7 +21,8 @@ export function createSignersRouter(service: SignerService): Router {
   const updateInput = validator<IdParams, unknown, unknown>({ params: signerIdParams, body: updateSignerBody });
   const router = Router();
   router.get('/', async (req, res) => {
-    const { items, pagination } = await service.list(listInput(req).query);
+    const { query } = listInput(req);
+    const { items, pagination } = await scopedPage(listScope(res, 'signer'), query, () => service.list(query), (id) => service.get(id));
     res.json(success(items, { pagination }));
   });
   router.post('/', async (req, res) => {

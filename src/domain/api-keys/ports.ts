@@ -8,6 +8,14 @@ export interface ApiKeyRow {
   permissions: string[];
   allowed_origins: string[];
   created_at: string;
+  /** This key's own rate limit; null: the service's (RATE_LIMIT_RPS / RATE_LIMIT_BURST). */
+  rate_limit: KeyRateLimit | null;
+}
+
+/** A steady rate and a burst allowance, as the config's RATE_LIMIT_RPS / RATE_LIMIT_BURST. */
+export interface KeyRateLimit {
+  requests_per_second: number;
+  burst_size: number;
 }
 
 export interface ApiKeysRepo {

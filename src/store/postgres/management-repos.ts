@@ -104,7 +104,12 @@ export function createPluginOverridesRepo(q: Kysely<Database>): PluginOverridesR
 }
 
 type KeyRow = Database['api_keys'];
-const toKey = (row: KeyRow): ApiKeyRow => ({ ...row, permissions: JSON.parse(row.permissions) as string[], allowed_origins: JSON.parse(row.allowed_origins) as string[] });
+const toKey = (row: KeyRow): ApiKeyRow => ({
+  ...row,
+  permissions: JSON.parse(row.permissions) as string[],
+  allowed_origins: JSON.parse(row.allowed_origins) as string[],
+  rate_limit: row.rate_limit === null ? null : (JSON.parse(row.rate_limit) as ApiKeyRow['rate_limit']),
+});
 
 export function createApiKeysRepo(q: Kysely<Database>): ApiKeysRepo {
   const one = async (column: 'id' | 'key_hash', value: string) => {
@@ -113,7 +118,7 @@ export function createApiKeysRepo(q: Kysely<Database>): ApiKeysRepo {
   };
   return {
     async insert(row) {
-      const values = { ...row, permissions: JSON.stringify(row.permissions), allowed_origins: JSON.stringify(row.allowed_origins) };
+      const values = { ...row, permissions: JSON.stringify(row.permissions), allowed_origins: JSON.stringify(row.allowed_origins), rate_limit: row.rate_limit && JSON.stringify(row.rate_limit) };
       const r = await q.insertInto('api_keys').values(values).onConflict((oc) => oc.doNothing()).executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
     },

@@ -142,6 +142,8 @@ export interface ApiKeysTable {
   permissions: string;
   allowed_origins: string;
   created_at: string;
+  /** JSON `{ requests_per_second, burst_size }`, or NULL: the service's default. */
+  rate_limit: string | null;
 }
 
 export interface Database {

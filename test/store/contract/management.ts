@@ -18,7 +18,16 @@ const signerRow = (id: string, extra: Partial<SignerRow> = {}): SignerRow => ({
   ...extra,
 });
 
-const apiKey = (id: string, hash: string, createdAt: string): ApiKeyRow => ({ id, name: `key ${id}`, key_hash: hash, permissions: ['relayer:all:read'], allowed_origins: ['*'], created_at: createdAt });
+// k2 carries its own rate limit: the column round-trips as JSON, a key without one reads back null.
+const apiKey = (id: string, hash: string, createdAt: string): ApiKeyRow => ({
+  id,
+  name: `key ${id}`,
+  key_hash: hash,
+  permissions: ['relayer:all:read'],
+  allowed_origins: ['*'],
+  created_at: createdAt,
+  rate_limit: id === 'k2' ? { requests_per_second: 2, burst_size: 5 } : null,
+});
 
 export function managementContract(factory: StoreFactory): void {
   test('relayers: API relayers are created once, untouched by seeding, changed field by field, and deleted for good', async (t) => {
