@@ -102,7 +102,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     throw err;
   });
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
-  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics }).catch(async (err: unknown) => {
+  // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
+  const guard = { settings: config.rpcUrls, configFile: config.file };
+  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard }).catch(async (err: unknown) => {
     await closeStores();
     throw err;
   });
@@ -121,7 +123,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked }, ...management }),
+        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked }, checkRpcUrls: chains.checkRpcUrls, ...management }),
       };
     })
     .catch(async (err: unknown) => {
@@ -182,7 +184,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   api.use('/plugins', limited, createPluginsRouter(plugins));
   api.use('/notifications', createNotificationsRouter(notifications));
   api.use('/signers', createSignersRouter(management.signers));
-  api.use('/networks', createNetworksRouter(management.networks));
+  api.use('/networks', createNetworksRouter(management.networks, chains.checkRpcUrls));
   api.use('/api-keys', createApiKeysRouter(apiKeys));
   app.use('/api/v1', api);
 

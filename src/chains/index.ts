@@ -11,12 +11,15 @@ import { startDevnet, type Devnet } from './evm/devnet.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
 import { createSolanaChain } from './solana/adapter.ts';
 import { createStellarChain, NetworkPassphraseMismatchError } from './stellar/adapter.ts';
+import { createRpcUrlPolicy, type RpcUrlGuardOptions } from './url-policy.ts';
 
 export interface ChainRegistry extends Chains, SolanaChains, StellarChains, RpcUrlSwitch {
   /** The devnets started for `devnet` networks, by network name. */
   readonly devnets: ReadonlyMap<string, Devnet>;
   /** Every network's RPC URL health, by network name (`solana:`/`stellar:` before a name an EVM network also uses). */
   health(): Record<string, RpcUrlHealth[]>;
+  /** Refuses (VALIDATION_FAILED, naming the host and the rule) RPC URLs given through the API that the guard does not allow. */
+  checkRpcUrls(urls: ReadonlyArray<{ url: string }>, field: string): Promise<void>;
   /** Stops the devnets. */
   close(): Promise<void>;
 }
@@ -27,6 +30,11 @@ export interface StartChainsOptions {
   rpc?: Partial<RpcSettings> | undefined;
   /** Longest wait for a node's chain id at start; a node that has not answered by then is checked again before its first broadcast. */
   checkTimeoutMs?: number | undefined;
+  /**
+   * RPC URLs not in `configFile` (nor a devnet's) came through the API: they are checked against these settings
+   * when given and at every connection. Unset: no URL is guarded.
+   */
+  guard?: RpcUrlGuardOptions | undefined;
 }
 
 async function startDevnets(networks: EvmNetworkConfig[], logger: Logger): Promise<Map<string, Devnet>> {
@@ -84,18 +92,20 @@ function checkPassphrases(chains: StellarChain[], logger: Logger): void {
 export async function startChains(file: ConfigFile, options: StartChainsOptions): Promise<ChainRegistry> {
   const evmNetworks = file.networks.filter((n): n is EvmNetworkConfig => n.type === 'evm');
   const devnets = await startDevnets(evmNetworks, options.logger);
+  const policy = createRpcUrlPolicy(options.guard, [...devnets.values()].map((d) => d.url));
   const close = async () => {
     await Promise.all([...devnets.values()].map((d) => d.stop()));
+    await policy.close();
   };
+  const rpc = { rpc: options.rpc, observer: options.observer, fetchFor: policy.fetchFor };
   const chains = new Map<string, EvmChain>();
   /** Adapters for relayers' custom_rpc_urls, by network and URL list. */
   const custom = new Map<string, EvmChain>();
   for (const n of evmNetworks) {
     const devnet = devnets.get(n.network);
     const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] } : n;
-    chains.set(n.network, createEvmChain(network, { rpc: options.rpc, observer: options.observer }));
+    chains.set(n.network, createEvmChain(network, rpc));
   }
-  const rpc = { rpc: options.rpc, observer: options.observer };
   const ofType = (type: NetworkConfig['type']) => file.networks.filter((n) => n.type === type);
   const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolanaChain(n, rpc)]));
   const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellarChain(n, rpc)]));
@@ -130,7 +140,7 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       if (!chain) {
         const network = evmNetworks.find((n) => n.network === name);
         if (!network) throw new Error(`no EVM network named '${name}'`);
-        chain = createEvmChain({ ...network, rpc_urls: urls.map((u) => ({ ...u })) }, { rpc: options.rpc, observer: options.observer });
+        chain = createEvmChain({ ...network, rpc_urls: urls.map((u) => ({ ...u })) }, rpc);
         custom.set(key, chain);
       }
       return chain;
@@ -140,7 +150,7 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       const network = file.networks.find((n) => n.type === type && n.network === name);
       if (!network) throw new Error(`no ${type} network named '${name}'`);
       const changed = { ...network, rpc_urls: urls.map((u) => ({ ...u })) };
-      if (type === 'evm') chains.set(name, createEvmChain(changed as EvmNetworkConfig, { rpc: options.rpc, observer: options.observer }));
+      if (type === 'evm') chains.set(name, createEvmChain(changed as EvmNetworkConfig, rpc));
       else if (type === 'solana') solana.set(name, createSolanaChain(changed, rpc));
       else stellar.set(name, createStellarChain(changed, rpc));
     },
@@ -152,6 +162,7 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
         ...[...stellar].map(([name, chain]) => [key('stellar', name), chain.health()]),
       ]);
     },
+    checkRpcUrls: policy.checkRpcUrls,
     close,
   };
 }

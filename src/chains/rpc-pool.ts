@@ -2,20 +2,14 @@
 import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
+import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer, type NodeRpcError } from './rpc-text.ts';
 import { createUrlHealth, type UrlState } from './url-health.ts';
 
-export interface JsonRpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type JsonRpcError = NodeRpcError;
+export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
 
-export interface JsonRpcResponse<T = unknown> {
-  jsonrpc: '2.0';
-  id: unknown;
-  result?: T;
-  error?: JsonRpcError;
-}
+/** The fetch for one URL: the guard's for a URL given through the API (src/chains/url-guard.ts), else undefined (the global fetch). */
+export type FetchFor = (url: string) => typeof fetch | undefined;
 
 /** Sends one request to one URL; throws an RpcAttemptError (or anything) when the URL did not answer. */
 export type RpcSender<Req, Res> = (url: string, request: Req, signal: AbortSignal) => Promise<Res>;
@@ -44,7 +38,7 @@ export type RpcPoolSettings = Pick<RpcPoolOptions<unknown, unknown>, 'timeoutMs'
 export const RPC_POOL_DEFAULTS: RpcPoolSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 
 /** No URL answered: the request may or may not have reached a node. `message` never names a URL. */
-export class RpcUnavailableError extends Error {
+export class RpcUnavailableError extends RpcFailure {
   constructor(message: string) {
     super(message);
     this.name = 'RpcUnavailableError';
@@ -52,7 +46,7 @@ export class RpcUnavailableError extends Error {
 }
 
 /** One URL did not answer (the next URL is tried); `label` is the metric's code: timeout, network, http_<status>. */
-export class RpcAttemptError extends Error {
+export class RpcAttemptError extends RpcFailure {
   readonly label: string;
   constructor(message: string, label: string) {
     super(message);
@@ -62,24 +56,51 @@ export class RpcAttemptError extends Error {
 
 const HTTP_RETRYABLE = (status: number) => status >= 500 || status === 429 || status === 408 || status === 403;
 
-/** Plain JSON-RPC over fetch (Stellar RPC): the payload as JSON, the answer parsed as JSON. */
-export async function postJsonRpc(url: string, payload: { method: string; params?: unknown }, signal: AbortSignal): Promise<JsonRpcResponse> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: payload.method, params: payload.params ?? {} });
+/** How one family writes and reads JSON (Solana keeps u64 integers exact as bigints). */
+export interface JsonCodec {
+  stringify(payload: unknown): string;
+  parse(text: string): unknown;
+}
+
+export interface PostOptions {
+  /** The guard's fetch for a URL given through the API; the global fetch otherwise. */
+  fetch?: typeof fetch | undefined;
+  codec?: JsonCodec;
+}
+
+const PLAIN_JSON: JsonCodec = { stringify: (payload) => JSON.stringify(payload), parse: (text) => JSON.parse(text) };
+
+/**
+ * One JSON-RPC request over fetch. The answer is a JSON-RPC answer (result, or an error object with a bounded
+ * message) or an RpcAttemptError that says what failed (status, connection error): a body that is not JSON-RPC
+ * (an error page, another service's answer) is never repeated.
+ */
+export async function postJson(url: string, body: string, signal: AbortSignal, options: PostOptions = {}): Promise<JsonRpcResponse> {
+  const send = options.fetch ?? fetch;
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    res = await send(url, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body, signal });
   } catch (err) {
-    throw new RpcAttemptError(`fetch failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`, 'network');
+    if (signal.aborted) throw err;
+    throw new RpcAttemptError(connectionFailure(err), 'network');
   }
   const text = await res.text().catch(() => '');
   if (HTTP_RETRYABLE(res.status)) throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`);
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as JsonRpcResponse;
-    if (parsed === null || typeof parsed !== 'object' || (!('result' in parsed) && !('error' in parsed))) throw new Error('not a JSON-RPC response');
-    return parsed;
+    parsed = (options.codec ?? PLAIN_JSON).parse(text);
   } catch {
-    throw new RpcAttemptError(`HTTP ${res.status}: the answer is not a JSON-RPC response`, `http_${res.status}`);
+    parsed = undefined;
   }
+  const answer = jsonRpcAnswer(parsed);
+  if (!answer) throw new RpcAttemptError(`HTTP ${res.status}: the answer is not a JSON-RPC response`, `http_${res.status}`);
+  return answer;
+}
+
+/** Plain JSON-RPC over fetch (Stellar RPC). */
+export function postJsonRpc(url: string, payload: { method: string; params?: unknown }, signal: AbortSignal, fetchFn?: typeof fetch): Promise<JsonRpcResponse> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: payload.method, params: payload.params ?? {} });
+  return postJson(url, body, signal, { fetch: fetchFn });
 }
 
 export interface RpcPool<Req, Res> {
@@ -108,7 +129,8 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
         response = await options.send(s.url, req, signal ? AbortSignal.any([signal, timeout]) : timeout);
       } catch (err) {
         if (timeout.aborted) throw new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout');
-        throw err instanceof RpcAttemptError ? err : new RpcAttemptError((err as Error).message, 'network');
+        // Only our own texts go on: another error's message may quote what the URL answered.
+        throw err instanceof RpcAttemptError ? err : new RpcAttemptError(connectionFailure(err), 'network');
       }
       const code = options.errorCode(response);
       if (code !== undefined && serverSide.has(code)) throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));

@@ -130,6 +130,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** REDIS_URL (redis://…): rate limits shared by every instance; unset: per process. */
   redisUrl: string | undefined;
+  /**
+   * The guard on RPC URLs given through the API (src/chains/url-guard.ts). RPC_ALLOWED_HOSTS: comma-separated hosts,
+   * the only ones allowed when set. RPC_BLOCK_PRIVATE_IPS (default on): refuse private, loopback and link-local addresses.
+   */
+  rpcUrls: { allowedHosts: string[]; blockPrivateIps: boolean };
   webhooks: WebhookSettings;
   /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
@@ -362,6 +367,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageEncryptionKeyPrevious: previousKey,
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
+    rpcUrls: {
+      allowedHosts: (env.RPC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
+      // On by default, unlike the reference (off): a key that may manage relayers must not reach internal services.
+      blockPrivateIps: booleanFromEnv(env, 'RPC_BLOCK_PRIVATE_IPS', true),
+    },
     pluginRuntime: pluginRuntime(env),
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),

@@ -15,7 +15,10 @@ import { networkIdParams, updateNetworkBody } from './schemas.ts';
 type IdParams = { network_id: string };
 type UpdateBody = { rpc_urls: Array<string | { url: string; weight?: number }> };
 
-export function createNetworksRouter(service: NetworkService): Router {
+/** Refuses RPC URLs the guard does not allow (RPC_ALLOWED_HOSTS, RPC_BLOCK_PRIVATE_IPS): VALIDATION_FAILED naming the host and the rule. */
+export type RpcUrlCheck = (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
+
+export function createNetworksRouter(service: NetworkService, checkRpcUrls: RpcUrlCheck = async () => {}): Router {
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const oneInput = validator<IdParams, unknown, undefined>({ params: networkIdParams });
   const updateInput = validator<IdParams, unknown, UpdateBody>({ params: networkIdParams, body: updateNetworkBody });
@@ -32,7 +35,9 @@ export function createNetworksRouter(service: NetworkService): Router {
     const { network_id } = oneInput(req).params;
     service.get(network_id);
     const { body } = updateInput(req);
-    res.json(success(await service.updateRpcUrls(network_id, normalizeRpcUrls(body.rpc_urls)!)));
+    const urls = normalizeRpcUrls(body.rpc_urls)!;
+    await checkRpcUrls(urls, 'rpc_urls');
+    res.json(success(await service.updateRpcUrls(network_id, urls)));
   });
   return router;
 }

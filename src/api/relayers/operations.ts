@@ -72,6 +72,8 @@ export interface RelayerOperationsDeps {
   /** The job scheduler: the network families register their background jobs with it. */
   jobs?: { register(kind: string, handler: JobHandler): void };
   observer?: TransitionObserver;
+  /** Refuses custom_rpc_urls the guard does not allow (RPC_ALLOWED_HOSTS, RPC_BLOCK_PRIVATE_IPS); VALIDATION_FAILED naming the host and the rule. */
+  checkRpcUrls?: (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
 }
 
 /**
@@ -133,12 +135,15 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
       const changes: RelayerChanges = { ...rest };
       if (policies !== undefined) changes.policies = policiesFor(relayer.network_type, policies);
       if (custom_rpc_urls !== undefined) changes.custom_rpc_urls = normalizeRpcUrls(custom_rpc_urls) as RpcUrl[] | null;
+      await deps.checkRpcUrls?.(changes.custom_rpc_urls ?? [], 'custom_rpc_urls');
       return relayers.update(relayer.id, changes);
     },
     async createRelayer(body) {
       if (body === undefined) throw new ValidationError('a JSON request body is required');
       const input = createBody(body);
-      return relayers.create({ ...input, policies: policiesFor(input.network_type, input.policies), custom_rpc_urls: normalizeRpcUrls(input.custom_rpc_urls) });
+      const custom_rpc_urls = normalizeRpcUrls(input.custom_rpc_urls);
+      await deps.checkRpcUrls?.(custom_rpc_urls ?? [], 'custom_rpc_urls');
+      return relayers.create({ ...input, policies: policiesFor(input.network_type, input.policies), custom_rpc_urls });
     },
     async deleteRelayer(id) {
       const relayer = await relayers.require(relayerId(id));

@@ -13,8 +13,9 @@ export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' |
 export const RPC_DEFAULTS: RpcSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 
 export interface EvmChainOptions {
-  rpc?: Partial<RpcSettings>;
+  rpc?: Partial<RpcSettings> | undefined;
   observer?: RpcObserver | undefined;
+  fetchFor?: RpcTransportOptions['fetchFor'];
 }
 
 /** The node serves another chain than the config names: nothing may be signed or sent for this network. */
@@ -134,13 +135,17 @@ async function revertReason(rpc: Rpc, hash: Hex): Promise<RevertReason | null> {
 
 /** A request passed through as given: the node's result or its own error object; no URL answering is CHAIN_UNAVAILABLE. */
 async function rawRequest(rpc: Rpc, method: string, params: unknown): Promise<RawRpcAnswer> {
+  let result: unknown;
   try {
-    return { result: await rpc.client.request({ method, params } as never) };
+    result = await rpc.client.request({ method, params } as never);
   } catch (err) {
     const error = nodeError(err);
     if (!error) throw rpc.unavailable(method, err);
     return { error };
   }
+  // An answer with neither `result` nor `error` is not JSON-RPC: nothing of it is passed on.
+  if (result === undefined) throw rpc.unavailable(method, new Error('no result'));
+  return { result };
 }
 const toReceipt = (r: RawReceipt): Receipt => ({
   hash: r.transactionHash,
@@ -177,7 +182,7 @@ function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockRec
 
 export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptions = {}): EvmChain {
   const name = network.network;
-  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer });
+  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   const rpc = createRpc(name, createPublicClient({ transport: transport.transport, cacheTime: 0 }));
   const { client, read } = rpc;
 

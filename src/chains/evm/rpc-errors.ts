@@ -1,6 +1,7 @@
 // Reading viem's errors: did a node answer (or did the transport fail), its code and message, and what a refused broadcast means.
 import { BaseError } from 'viem';
 import type { BroadcastRejection } from '../../domain/chains/ports.ts';
+import { boundMessage, connectionFailure } from '../rpc-text.ts';
 
 const find = (err: unknown, fn: (e: Record<string, unknown>) => boolean): Record<string, unknown> | null =>
   err instanceof BaseError ? (err.walk((e) => e !== null && typeof e === 'object' && fn(e as Record<string, unknown>)) as Record<string, unknown> | null) : null;
@@ -16,12 +17,21 @@ export function httpStatus(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/** The node's own words (viem keeps them in `details`), else viem's summary. */
+/**
+ * The node's own words from its JSON-RPC error object (viem's RpcRequestError keeps them in `details`), bounded;
+ * else what failed on the way: HTTP status, timeout, connection error, viem's summary. Never the body of an
+ * answer that is not JSON-RPC (viem puts such a body, or a JSON parser's quote of it, in `details` too).
+ */
 export function nodeMessage(err: unknown): string {
-  const details = find(err, (e) => typeof e.details === 'string' && e.details !== '')?.details;
-  if (typeof details === 'string') return details;
-  if (err instanceof BaseError) return err.shortMessage;
-  return err instanceof Error ? err.message : String(err);
+  const answered = find(err, (e) => e.name === 'RpcRequestError' && typeof e.code === 'number');
+  if (answered) return boundMessage(typeof answered.details === 'string' && answered.details !== '' ? answered.details : 'the node answered an error without a message');
+  const status = httpStatus(err);
+  if (status !== undefined) return `HTTP ${status}`;
+  if (find(err, (e) => e.name === 'TimeoutError')) return 'the request timed out';
+  if (find(err, (e) => e.name === 'SyntaxError')) return 'the answer is not a JSON-RPC response';
+  if (find(err, (e) => e.name === 'HttpRequestError')) return connectionFailure(err);
+  if (err instanceof BaseError) return boundMessage(err.shortMessage);
+  return 'the answer could not be read';
 }
 
 /** The revert data a node returned with an `execution reverted` answer, if any. */

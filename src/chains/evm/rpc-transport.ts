@@ -24,6 +24,8 @@ export interface RpcTransportOptions {
   /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
   cooldownMs: number;
   observer?: RpcObserver | undefined;
+  /** The fetch for one URL: the guard's for a URL given through the API; undefined keeps viem's (the global fetch). */
+  fetchFor?: ((url: string) => typeof fetch | undefined) | undefined;
 }
 
 export { maskUrl };
@@ -40,7 +42,8 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
   const failed = (s: UrlState, err: unknown) => markFailed(s, nodeMessage(err));
 
   const gated = (s: UrlState): Transport => {
-    const base = http(s.url, { timeout: options.timeoutMs, retryCount: 0 });
+    const fetchFn = options.fetchFor?.(s.url);
+    const base = http(s.url, { timeout: options.timeoutMs, retryCount: 0, ...(fetchFn ? { fetchFn } : {}) });
     return (params) => {
       const inner = base(params);
       const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {

@@ -5,7 +5,8 @@ import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
 import type { SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS, type RpcPoolSettings } from '../rpc-pool.ts';
+import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
+import { failureText } from '../rpc-text.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
 import { compileInstructions, parseInstructions } from './instructions.ts';
 import { createSolanaRpc, type SolanaRpc } from './rpc.ts';
@@ -14,11 +15,12 @@ import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase6
 export interface SolanaChainOptions {
   rpc?: Partial<RpcPoolSettings> | undefined;
   observer?: RpcObserver | undefined;
+  fetchFor?: FetchFor | undefined;
 }
 
 function createRead(name: string) {
   // No `cause`: transport texts may name a URL, and URLs may carry an API key.
-  const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${(err as Error).message}` });
+  const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${failureText(err)}` });
   return async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -41,7 +43,7 @@ async function send(rpc: SolanaRpc, wire: string): Promise<SolanaSendOutcome> {
     return { status: 'submitted', signature, alreadyProcessed: false };
   } catch (err) {
     const refused = classifySendError(err);
-    if (!refused) return { status: 'unavailable', signature, message: (err as Error).message };
+    if (!refused) return { status: 'unavailable', signature, message: failureText(err) };
     if (refused.reason === 'already_processed') return { status: 'submitted', signature, alreadyProcessed: true };
     return { status: 'rejected', signature, ...refused };
   }
@@ -192,7 +194,7 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
   try {
     answer = await raw(method, params);
   } catch (err) {
-    throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${method} failed: ${(err as Error).message}` });
+    throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${method} failed: ${failureText(err)}` });
   }
   if (answer.error) {
     const { code, message, data } = answer.error;
@@ -203,7 +205,7 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
 
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
-  const { rpc, raw, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer });
+  const { rpc, raw, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   const base = reads(rpc, createRead(name));
   return {
     network: name,

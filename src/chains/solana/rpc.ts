@@ -1,11 +1,12 @@
 // @solana/kit's RPC over the failover pool: kit builds the requests and types the answers, the pool picks the URL.
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type RpcTransport } from '@solana/kit';
+import { createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
 import type { RpcUrlConfig } from '../../config/config.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { createRpcPool, RpcAttemptError, type RpcPool } from '../rpc-pool.ts';
+import { createRpcPool, postJson, type FetchFor, type JsonCodec, type RpcPool } from '../rpc-pool.ts';
+import { RpcFailure } from '../rpc-text.ts';
 
-/** A node's JSON-RPC error, raw: kept as the node sent it (code, message, data with `err` and `logs`). */
-export class SolanaNodeError extends Error {
+/** A node's JSON-RPC error, raw: kept as the node sent it (code, bounded message, data with `err` and `logs`). */
+export class SolanaNodeError extends RpcFailure {
   readonly code: number;
   readonly data: unknown;
   constructor(error: { code: number | bigint; message: string; data?: unknown }) {
@@ -32,27 +33,35 @@ export interface SolanaRpcOptions {
   retryDelayMs: number;
   cooldownMs: number;
   observer?: RpcObserver | undefined;
+  fetchFor?: FetchFor | undefined;
 }
 
-/** One kit transport per URL (kit's own bigint-safe JSON), its HTTP failures turned into pool attempts. */
-function createSender(): (url: string, payload: unknown, signal: AbortSignal) => Promise<RawResponse> {
-  const transports = new Map<string, RpcTransport>();
-  return async (url, payload, signal) => {
-    let transport = transports.get(url);
-    if (!transport) transports.set(url, (transport = createDefaultRpcTransport({ url: url as `http://${string}` })));
-    try {
-      return await transport<RawResponse>({ payload, signal });
-    } catch (err) {
-      if (isSolanaError(err, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) throw new RpcAttemptError(`HTTP ${err.context.statusCode}`, `http_${err.context.statusCode}`);
-      throw err;
-    }
-  };
+type ReviverContext = { source?: string };
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * Solana's JSON as kit reads and writes it: every integer literal of an answer is a bigint (u64 lamports and slots
+ * stay exact; fractions stay numbers), and bigints of a request are written as plain integers.
+ */
+export const SOLANA_JSON: JsonCodec = {
+  stringify: (payload) => JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? rawJson(value.toString()) : value)),
+  parse: (text) =>
+    JSON.parse(text, (_key, value: unknown, context?: ReviverContext) => {
+      const integer = typeof value === 'number' && context?.source ? /^(-?\d+)(?:[eE]\+?(\d+))?$/.exec(context.source) : null;
+      if (!integer || (integer[2] !== undefined && Number(integer[2]) > 1_000)) return value;
+      return BigInt(integer[1]!) * 10n ** BigInt(integer[2] ?? 0);
+    }),
+};
+
+/** One request to one URL; the answer is a JSON-RPC answer or an attempt error (status, connection), never a body. */
+function createSender(fetchFor: FetchFor | undefined): (url: string, payload: unknown, signal: AbortSignal) => Promise<RawResponse> {
+  return (url, payload, signal) => postJson(url, SOLANA_JSON.stringify(payload), signal, { fetch: fetchFor?.(url), codec: SOLANA_JSON });
 }
 
 export function createSolanaRpc(options: SolanaRpcOptions) {
   const pool: RpcPool<unknown, RawResponse> = createRpcPool({
     ...options,
-    send: createSender(),
+    send: createSender(options.fetchFor),
     errorCode: (response) => (response.error ? Number(response.error.code) : undefined),
     serverSideCodes: SERVER_SIDE_CODES,
   });

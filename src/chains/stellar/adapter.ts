@@ -4,7 +4,8 @@ import type { NetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { StellarAccount, StellarAssetSpec, StellarChain, StellarFeeStats, StellarSubmitOutcome, StellarTransactionStatus } from '../../domain/chains/stellar/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS, type RpcPoolSettings, RpcUnavailableError } from '../rpc-pool.ts';
+import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings, RpcUnavailableError } from '../rpc-pool.ts';
+import { boundMessage } from '../rpc-text.ts';
 import { parseEnvelope } from './build.ts';
 import { decodeResultXdr } from './results.ts';
 import { createStellarRpc, StellarNodeError, type StellarRpc } from './rpc.ts';
@@ -13,12 +14,13 @@ import { createSigning } from './sign.ts';
 export interface StellarChainOptions {
   rpc?: Partial<RpcPoolSettings> | undefined;
   observer?: RpcObserver | undefined;
+  fetchFor?: FetchFor | undefined;
 }
 
 /** The RPC answers with another passphrase than the config names: nothing may be signed for this network. */
 export class NetworkPassphraseMismatchError extends AppError {
   constructor(network: string, configured: string, answered: string) {
-    super('CHAIN_UNAVAILABLE', { reason: `network '${network}' is configured with passphrase '${configured}', but its RPC answers '${answered}'` });
+    super('CHAIN_UNAVAILABLE', { reason: `network '${network}' is configured with passphrase '${configured}', but its RPC answers '${boundMessage(String(answered))}'` });
   }
 }
 
@@ -83,7 +85,7 @@ async function transaction(rpc: StellarRpc, hash: string): Promise<StellarTransa
 export function createStellarChain(network: NetworkConfig, options: StellarChainOptions = {}): StellarChain {
   const name = network.network;
   const passphrase = network.passphrase!;
-  const rpc = createStellarRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer });
+  const rpc = createStellarRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   let networkChecked = false;
   const reads = {
     async checkNetwork() {

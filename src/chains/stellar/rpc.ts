@@ -2,10 +2,11 @@
 import type { RpcUrlConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../rpc-pool.ts';
+import { createRpcPool, postJsonRpc, type FetchFor, type JsonRpcResponse } from '../rpc-pool.ts';
+import { failureText, RpcFailure } from '../rpc-text.ts';
 
-/** A node's JSON-RPC error (invalid params, undecodable XDR…), as sent. */
-export class StellarNodeError extends Error {
+/** A node's JSON-RPC error (invalid params, undecodable XDR…): its code and bounded message. */
+export class StellarNodeError extends RpcFailure {
   readonly code: number;
   constructor(code: number, message: string) {
     super(message);
@@ -22,6 +23,7 @@ export interface StellarRpcOptions {
   retryDelayMs: number;
   cooldownMs: number;
   observer?: RpcObserver | undefined;
+  fetchFor?: FetchFor | undefined;
 }
 
 export interface StellarRpc {
@@ -37,7 +39,7 @@ export interface StellarRpc {
 export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
   const pool = createRpcPool<{ method: string; params?: unknown }, JsonRpcResponse>({
     ...options,
-    send: postJsonRpc,
+    send: (url, payload, signal) => postJsonRpc(url, payload, signal, options.fetchFor?.(url)),
     errorCode: (response) => response.error?.code,
   });
   const call = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
@@ -50,14 +52,14 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
       return await call<T>(method, params);
     } catch (err) {
       // No `cause`: transport texts may name a URL, and URLs may carry an API key.
-      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${(err as Error).message}` });
+      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${failureText(err)}` });
     }
   };
   const raw = async (method: string, params: unknown): Promise<JsonRpcResponse> => {
     try {
       return await pool.request(method, { method, params });
     } catch (err) {
-      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${(err as Error).message}` });
+      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${failureText(err)}` });
     }
   };
   return { call, read, raw, health: pool.health };

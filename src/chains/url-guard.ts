@@ -1,0 +1,118 @@
+// The guard on RPC URLs given through the API (relayers' custom_rpc_urls, networks' rpc_urls): RPC_ALLOWED_HOSTS and
+// RPC_BLOCK_PRIVATE_IPS, checked when the URL is given and again when a connection is opened, so a name that later
+// resolves to a private address (DNS rebinding) or a redirect to one is refused at connect.
+import { promises as dns, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { addressRule } from './ip-ranges.ts';
+import { RpcUrlRefusedError } from './rpc-text.ts';
+
+export { RpcUrlRefusedError };
+
+export interface RpcUrlGuardSettings {
+  /** RPC_ALLOWED_HOSTS: when not empty, the only hosts an API-given URL may name (case-insensitive, exact). */
+  allowedHosts: readonly string[];
+  /** RPC_BLOCK_PRIVATE_IPS: refuse loopback, private, link-local, unique-local and reserved addresses. */
+  blockPrivateIps: boolean;
+}
+
+/** A host name's addresses; the guard's DNS lookup, replaceable so a test can steer what a name resolves to. */
+export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
+
+export interface RpcUrlGuard {
+  /** Why an API-given URL is refused (names the host and the rule), or null. Resolves the host once. */
+  check(url: string): Promise<string | null>;
+  /** fetch whose every connection is checked again (address, allowed hosts): for guarded URLs only. */
+  fetch: typeof fetch;
+  close(): Promise<void>;
+}
+
+const defaultResolve: ResolveHost = (hostname) => dns.lookup(hostname, { all: true, order: 'verbatim' });
+/** A name that does not resolve at once is accepted at creation: the connect-time check still holds. */
+const CHECK_LOOKUP_MS = 3_000;
+
+const bare = (host: string) => host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+
+function ruleText(host: string, address: string, blockPrivate: boolean): string | null {
+  const found = addressRule(address, blockPrivate);
+  if (!found) return null;
+  const what = host === address ? `host '${host}' is ${found.rule}` : `host '${host}' resolves to ${address}, ${found.rule}`;
+  return `${what}: ${found.always ? 'always refused' : 'refused while RPC_BLOCK_PRIVATE_IPS is on'}`;
+}
+
+/** What the host itself breaks, before any lookup: the allow-list, an internal name, or an address literal's range. */
+export function hostRefusal(hostname: string, settings: RpcUrlGuardSettings): string | null {
+  const host = bare(hostname);
+  if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host)) return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
+  if (host === 'metadata.google.internal') return `host '${host}' is a cloud metadata host: always refused`;
+  if (settings.blockPrivateIps && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))) {
+    return `host '${host}' names an internal host (localhost, *.localhost, *.internal): refused while RPC_BLOCK_PRIVATE_IPS is on`;
+  }
+  return isIP(host) ? ruleText(host, host, settings.blockPrivateIps) : null;
+}
+
+function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], settings: RpcUrlGuardSettings): string | null {
+  for (const { address } of addresses) {
+    const refusal = ruleText(host, address, settings.blockPrivateIps);
+    if (refusal) return refusal;
+  }
+  return null;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
+
+/** The socket's lookup: every address of the name is checked, so no answer of the resolver slips through. */
+function guardedLookup(settings: RpcUrlGuardSettings, resolve: ResolveHost) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refusal = firstRefusedAddress(bare(hostname), addresses, settings);
+        if (refusal) return callback(new RpcUrlRefusedError(refusal));
+        const first = addresses[0];
+        if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+        if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err),
+    );
+  };
+}
+
+/** undici's own connector, behind the host rules (also for redirects) and the guarded lookup. */
+function guardedConnector(settings: RpcUrlGuardSettings, resolve: ResolveHost): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookup(settings, resolve) } as buildConnector.BuildOptions);
+  return (options, callback) => {
+    const refusal = hostRefusal(options.hostname, settings);
+    if (refusal) return callback(new RpcUrlRefusedError(refusal), null);
+    return connect(options, callback);
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+export function createRpcUrlGuard(settings: RpcUrlGuardSettings, options: { resolve?: ResolveHost } = {}): RpcUrlGuard {
+  const resolve = options.resolve ?? defaultResolve;
+  const agent = new Agent({ connect: guardedConnector(settings, resolve) });
+  const guardedFetch = ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+
+  async function check(url: string): Promise<string | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'it is not a URL';
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `scheme '${parsed.protocol.slice(0, -1)}' is not http or https`;
+    const host = bare(parsed.hostname);
+    const refusal = hostRefusal(parsed.hostname, settings);
+    if (refusal || isIP(host)) return refusal;
+    const addresses = await withTimeout(resolve(host), CHECK_LOOKUP_MS).catch(() => 'late' as const);
+    return addresses === 'late' ? null : firstRefusedAddress(host, addresses, settings);
+  }
+
+  return { check, fetch: guardedFetch, close: () => agent.close() };
+}

@@ -1,0 +1,47 @@
+// Which RPC URLs the guard applies to: those that came through the API. The config file's own URLs and the
+// devnets' are the operator's and stay allowed (a devnet is on loopback by design).
+import type { ConfigFile } from '../config/config.ts';
+import { ValidationError } from '../errors.ts';
+import type { FetchFor } from './rpc-pool.ts';
+import { createRpcUrlGuard, type ResolveHost, type RpcUrlGuardSettings } from './url-guard.ts';
+
+export interface RpcUrlGuardOptions {
+  settings: RpcUrlGuardSettings;
+  /** The config file as written (before RPC URLs stored through the API replace a network's). */
+  configFile: Pick<ConfigFile, 'networks' | 'relayers'>;
+  /** The guard's DNS lookup (tests steer it); default: the system resolver. */
+  resolve?: ResolveHost | undefined;
+}
+
+export interface RpcUrlPolicy {
+  fetchFor: FetchFor;
+  /** Throws VALIDATION_FAILED naming the field, the host and the rule for the first URL the guard refuses. */
+  checkRpcUrls(urls: ReadonlyArray<{ url: string }>, field: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function configuredUrls(file: RpcUrlGuardOptions['configFile']): Set<string> {
+  const urls = new Set<string>();
+  for (const n of file.networks) for (const u of n.rpc_urls) urls.add(u.url);
+  for (const r of file.relayers) for (const u of r.custom_rpc_urls ?? []) urls.add(typeof u === 'string' ? u : u.url);
+  return urls;
+}
+
+/** Without options nothing is guarded (adapters built directly, as in the chain tests). */
+export function createRpcUrlPolicy(options: RpcUrlGuardOptions | undefined, devnetUrls: Iterable<string>): RpcUrlPolicy {
+  if (!options) return { fetchFor: () => undefined, checkRpcUrls: async () => {}, close: async () => {} };
+  const trusted = configuredUrls(options.configFile);
+  for (const url of devnetUrls) trusted.add(url);
+  const guard = createRpcUrlGuard(options.settings, { resolve: options.resolve });
+  return {
+    fetchFor: (url) => (trusted.has(url) ? undefined : guard.fetch),
+    async checkRpcUrls(urls, field) {
+      for (const [i, { url }] of urls.entries()) {
+        if (trusted.has(url)) continue;
+        const refusal = await guard.check(url);
+        if (refusal) throw new ValidationError(`'${field}.${i}': RPC URL refused: ${refusal}`);
+      }
+    },
+    close: () => guard.close(),
+  };
+}
