@@ -1,5 +1,5 @@
 // The reference's EVM relayer policies, checked against one prepared transaction: pure, no I/O (the caller reads the balance).
-import type { Pricing } from '../transactions/evm/pricing.ts';
+import { applyFeeCap, topPrice, type Pricing } from '../transactions/evm/pricing.ts';
 
 export interface EvmPolicies {
   min_balance?: number | string;
@@ -23,16 +23,15 @@ export interface PolicyTx {
   explicitPrices: boolean;
 }
 
-const maxPrice = (p: Pricing) => (p.type === 'legacy' ? p.gasPrice : p.maxFeePerGas);
+/** The relayer's `gas_price_cap` in wei; null when it has none. */
+export function gasPriceCap(policies: EvmPolicies | Record<string, unknown> | null | undefined): bigint | null {
+  const cap = policies?.gas_price_cap;
+  return typeof cap === 'number' || typeof cap === 'string' ? BigInt(cap) : null;
+}
 
 /** Speed-based prices above `gas_price_cap` are lowered to it (as the reference caps them); explicit ones are checked by checkEvmPolicies. */
 export function capPricing(policies: EvmPolicies, pricing: Pricing): Pricing {
-  if (policies.gas_price_cap === undefined) return pricing;
-  const cap = BigInt(policies.gas_price_cap);
-  if (pricing.type === 'legacy') return pricing.gasPrice > cap ? { ...pricing, gasPrice: cap } : pricing;
-  const maxFeePerGas = pricing.maxFeePerGas > cap ? cap : pricing.maxFeePerGas;
-  const maxPriorityFeePerGas = pricing.maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : pricing.maxPriorityFeePerGas;
-  return { ...pricing, maxFeePerGas, maxPriorityFeePerGas };
+  return applyFeeCap(pricing, gasPriceCap(policies));
 }
 
 /**
@@ -53,7 +52,7 @@ export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx, balance?: 
   if (policies.eip1559_pricing === false && tx.explicitPrices && tx.pricing.type === 'eip1559') {
     return "the relayer's eip1559_pricing policy is false: give 'gas_price' or a 'speed' instead of EIP-1559 fees";
   }
-  const price = maxPrice(tx.pricing);
+  const price = topPrice(tx.pricing);
   if (policies.gas_price_cap !== undefined && price > BigInt(policies.gas_price_cap)) {
     return `the gas price ${price} wei is above the relayer's gas_price_cap of ${policies.gas_price_cap} wei`;
   }

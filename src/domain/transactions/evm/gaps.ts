@@ -4,9 +4,8 @@ import type { Hex } from '../../chains/ports.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { Tick } from './tick.ts';
-import { signEvm } from './transaction.ts';
 import { speedPricing } from './pricing.ts';
-import { asEvm, noopPrepared } from './versions.ts';
+import { asEvm, noopPrepared, signUnderCap } from './versions.ts';
 
 const FILLS_PER_RUN = 32;
 
@@ -21,7 +20,8 @@ export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[
   const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees));
   await Promise.all(
     gaps.map(async (nonce) => {
-      const { raw } = await signEvm(t.signer.signDigest, t.signer.chainId, nonce, noop);
+      // Priced at the network's `fast`, signed under the relayer's fee cap (signUnderCap lowers it to the cap).
+      const { raw } = (await signUnderCap(t.signer, nonce, noop)).signed;
       const outcome = await t.chain.broadcast(raw as Hex);
       logger.warn({ relayerId: t.relayer.id, nonce, outcome: outcome.status }, 'nonce gap filled with a NOOP');
     }),

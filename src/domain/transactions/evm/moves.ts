@@ -7,6 +7,7 @@ import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../types.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
 import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord } from './versions.ts';
+import { raisesPrice } from './pricing.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -106,16 +107,24 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   async function broadcast(t: Tick, stored: StoredTransaction): Promise<void> {
     if (t.budget.broadcasts-- <= 0) return;
     const outcome = await submitter.submit(t.chain, stored);
-    if (outcome.status === 'rejected' && (outcome.reason === 'underpriced' || outcome.reason === 'replacement_underpriced')) await bump(t, stored);
+    if (outcome.status === 'rejected' && (outcome.reason === 'underpriced' || outcome.reason === 'replacement_underpriced')) await bump(t, stored, true);
   }
 
-  /** Both fees up by at least 10% (and to the network's price for its speed), same nonce, re-signed, broadcast. */
-  async function bump(t: Tick, stored: StoredTransaction): Promise<void> {
+  /**
+   * Both fees up by at least 10% (and to the network's price for its speed), same nonce, re-signed, broadcast. Never
+   * above the relayer's fee cap: one already at it is broadcast again as it is (not when the node just refused it),
+   * and stays in the check's care.
+   */
+  async function bump(t: Tick, stored: StoredTransaction, justRefused = false): Promise<void> {
     // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
     if (t.budget.broadcasts-- <= 0) return;
     const r = asEvm(stored.record);
     const prepared = preparedOf(r);
-    const pricing = bumpPricing(prepared.pricing, await t.fees(), r.speed ?? 'average');
+    const pricing = bumpPricing(prepared.pricing, await t.fees(), r.speed ?? 'average', t.signer.feeCap);
+    if (!raisesPrice(prepared.pricing, pricing)) {
+      if (!justRefused) await submitter.submit(t.chain, stored);
+      return;
+    }
     const written = await write(stored, await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
@@ -125,7 +134,8 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   /** A NOOP under the same nonce with bumped fees (valid_until passed): it ends `expired` if the NOOP is mined. */
   async function noop(t: Tick, stored: StoredTransaction, why: 'expiry'): Promise<void> {
     const r = asEvm(stored.record);
-    const pricing = bumpPricing(preparedOf(r).pricing, await t.fees(), 'fast');
+    // Under the fee cap too: at the cap it may not beat the pool's replacement rule; it is sent and tracked all the same.
+    const pricing = bumpPricing(preparedOf(r).pricing, await t.fees(), 'fast', t.signer.feeCap);
     const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing), { noop: true })), status_reason: 'valid_until passed before it was mined: a NOOP replaces it' };
     const written = await write(stored, next);
     if (!written) return;

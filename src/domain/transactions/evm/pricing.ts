@@ -25,6 +25,24 @@ export interface PreviousPrices {
   max_priority_fee_per_gas: string | null;
 }
 
+/** The highest price per gas a pricing offers: the gas price, or the EIP-1559 max fee. */
+export const topPrice = (p: Pricing): bigint => (p.type === 'legacy' ? p.gasPrice : p.maxFeePerGas);
+
+/**
+ * The relayer's fee cap (`gas_price_cap`, wei; null: none) applied to a pricing: the gas price or the max fee lowered
+ * to it, the tip never above the max fee. The one place the cap is applied: every EVM signature's prices pass here.
+ */
+export function applyFeeCap(p: Pricing, cap: bigint | null): Pricing {
+  if (cap === null) return p;
+  if (p.type === 'legacy') return p.gasPrice > cap ? { type: 'legacy', gasPrice: cap } : p;
+  const maxFeePerGas = p.maxFeePerGas > cap ? cap : p.maxFeePerGas;
+  const maxPriorityFeePerGas = p.maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : p.maxPriorityFeePerGas;
+  return maxFeePerGas === p.maxFeePerGas && maxPriorityFeePerGas === p.maxPriorityFeePerGas ? p : { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/** `next` offers more per gas than `old` (a re-pricing worth a new signature; at the cap it is not). */
+export const raisesPrice = (old: Pricing, next: Pricing): boolean => topPrice(next) > topPrice(old);
+
 /** `max(old * 1.1, old + 1)`, rounded up so the new price is never below 110%. */
 export const minimumBump = (old: bigint): bigint => {
   const tenPercent = (old * 11n + 9n) / 10n;

@@ -16,6 +16,7 @@ import { createFundsGuard } from './funds.ts';
 import { createEvmCheck, EVM_CHECK } from './check.ts';
 import { checkIntervalMs } from './timing.ts';
 import { enforceEvmPolicies } from './policies.ts';
+import { gasPriceCap } from '../../relayers/policies.ts';
 
 const REPLACEABLE: ReadonlySet<TransactionStatus> = new Set(['pending', 'sent', 'submitted']);
 const CANCELABLE = REPLACEABLE;
@@ -54,7 +55,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     const resolved = relayers.signer(relayer.id);
     const signDigest = resolved.signEvmDigest?.bind(resolved);
     if (!signDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
-    return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address };
+    return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address, feeCap: gasPriceCap(relayer.policies) };
   };
   const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
 
@@ -102,9 +103,11 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
         // Never left the service: final now. Its nonce is not left as a gap: the check job fills it with a NOOP.
         return { ...old, status: 'canceled', status_reason: 'canceled by request', is_canceled: true };
       }
-      // May already be on chain: a NOOP under the same nonce, priced to replace it. Canceled only if the NOOP is mined.
-      const noop = noopPrepared(relayer.address, bumpPricing(preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast'));
-      return { ...(await withVersion(old, signer(relayer), old.nonce, noop, { noop: true })), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
+      // May already be on chain: a NOOP under the same nonce, priced to replace it (never above the fee cap: at the
+      // cap it may not beat the pool's replacement rule, and is sent and tracked all the same). Canceled only if mined.
+      const signs = signer(relayer);
+      const noop = noopPrepared(relayer.address, bumpPricing(preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast', signs.feeCap));
+      return { ...(await withVersion(old, signs, old.nonce, noop, { noop: true })), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
     },
 
     async schedule(tx, record) {

@@ -2,14 +2,16 @@
 // Every version's hash is kept in `hashes`; the NOOPs' hashes also in `noop_hashes`, which decides how it ends.
 import type { FeeSuggestions, Hex } from '../../chains/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
-import { evmRecordFields, signEvm, type EvmDigestSign, type EvmPrepared } from './transaction.ts';
-import { minimumBump, speedPricing, type Pricing, type Speed } from './pricing.ts';
+import { evmRecordFields, signEvm, type EvmDigestSign, type EvmPrepared, type EvmSigned } from './transaction.ts';
+import { applyFeeCap, minimumBump, speedPricing, type Pricing, type Speed } from './pricing.ts';
 
-/** Who signs (the relayer's signer, never its key), for which chain. */
+/** Who signs (the relayer's signer, never its key), for which chain, under which fee cap. */
 export interface EvmSigner {
   signDigest: EvmDigestSign;
   chainId: number;
   address: string;
+  /** The relayer's `gas_price_cap` (wei) as its row was read; null: none. No signature offers more. */
+  feeCap: bigint | null;
 }
 
 /** The EVM-only fields of a record, as stored. */
@@ -51,14 +53,15 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
  * Both fee fields raised by at least `max(old × 1.1, old + 1)`, and to the network's current price for the
- * speed when that is higher (a base fee that rose needs more than 10%).
+ * speed when that is higher (a base fee that rose needs more than 10%); then held to the relayer's fee cap
+ * (`feeCap`), which wins over the bump: at the cap the result may not beat `old` (see raisesPrice).
  */
-export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed): Pricing {
+export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
   const now = fees ? speedPricing(speed, fees) : null;
-  if (old.type === 'legacy') return { type: 'legacy', gasPrice: max(minimumBump(old.gasPrice), now?.type === 'legacy' ? now.gasPrice : 0n) };
+  if (old.type === 'legacy') return applyFeeCap({ type: 'legacy', gasPrice: max(minimumBump(old.gasPrice), now?.type === 'legacy' ? now.gasPrice : 0n) }, feeCap);
   const tip = max(minimumBump(old.maxPriorityFeePerGas), now?.type === 'eip1559' ? now.maxPriorityFeePerGas : 0n);
   const cap = max(minimumBump(old.maxFeePerGas), now?.type === 'eip1559' ? now.maxFeePerGas : 0n);
-  return { type: 'eip1559', maxPriorityFeePerGas: tip, maxFeePerGas: max(cap, tip) };
+  return applyFeeCap({ type: 'eip1559', maxPriorityFeePerGas: tip, maxFeePerGas: max(cap, tip) }, feeCap);
 }
 
 /** A zero-value transfer to the sender itself: the cheapest transaction that uses a nonce. */
@@ -66,18 +69,31 @@ export function noopPrepared(from: string, pricing: Pricing): EvmPrepared {
   return { to: from as Hex, data: null, value: 0n, gasLimit: 21_000n, pricing, speed: null, validUntil: null };
 }
 
+/**
+ * Every EVM transaction the relayer signs is signed here, its prices held to the signer's fee cap first (the
+ * callers price under it already; this is the backstop, e.g. for a cap lowered since). Returns what was signed.
+ */
+export async function signUnderCap(signer: EvmSigner, nonce: number, prepared: EvmPrepared): Promise<{ prepared: EvmPrepared; signed: EvmSigned }> {
+  const pricing = applyFeeCap(prepared.pricing, signer.feeCap);
+  const capped = pricing === prepared.pricing ? prepared : { ...prepared, pricing };
+  return { prepared: capped, signed: await signEvm(signer.signDigest, signer.chainId, nonce, capped) };
+}
+
+const appended = (list: string[] | undefined, hash: string) => (list ?? []).includes(hash) ? (list ?? []) : [...(list ?? []), hash];
+
 /** The record with a new version signed: content, prices and nonce from `prepared`/`nonce`, hash appended. */
 export async function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number, prepared: EvmPrepared, options: { noop?: boolean; keepSpeed?: boolean } = {}): Promise<EvmRecord> {
-  const signed = await signEvm(signer.signDigest, signer.chainId, nonce, prepared);
-  const fields = evmRecordFields(prepared, signed, nonce, signer.address);
+  const { prepared: p, signed } = await signUnderCap(signer, nonce, prepared);
+  const fields = evmRecordFields(p, signed, nonce, signer.address);
   return {
     ...r,
     ...fields,
     // A NOOP keeps the request's speed and validity: they still describe what was asked.
     speed: options.keepSpeed || options.noop ? r.speed : fields.speed,
     valid_until: options.keepSpeed || options.noop ? r.valid_until : fields.valid_until,
-    hashes: [...(r.hashes ?? []), signed.hash],
-    noop_hashes: options.noop ? [...(r.noop_hashes ?? []), signed.hash] : (r.noop_hashes ?? []),
+    // The same content at the same (capped) price signs to the same hash: listed once.
+    hashes: appended(r.hashes, signed.hash),
+    noop_hashes: options.noop ? appended(r.noop_hashes, signed.hash) : (r.noop_hashes ?? []),
     signed_at: new Date().toISOString(),
   };
 }
