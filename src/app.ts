@@ -85,7 +85,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   });
   const { store } = opened;
   const { repos } = store;
-  const redis: RedisHandle | undefined = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const redis: RedisHandle | undefined = config.redisUrl ? openRedis(config.redisUrl, logger, config.redis) : undefined;
   const closeStores = async () => {
     await redis?.close();
     await store.close();
@@ -104,7 +104,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
   // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
   const guard = { settings: config.rpcUrls, configFile: config.file };
-  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard }).catch(async (err: unknown) => {
+  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc }).catch(async (err: unknown) => {
     await closeStores();
     throw err;
   });

@@ -1,9 +1,11 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
 import { loadConfig } from './config/config.ts';
-import { createLogger, secretsOf } from './observability/logger.ts';
+import { createLogger, logDestination, logFileBase, secretsOf } from './observability/logger.ts';
+import { storeLocation } from './store/open.ts';
 import { createApp } from './app.ts';
 
-let logger = createLogger(process.env.LOG_LEVEL || 'info');
+// Until the config is read (LOG_LEVEL checked, LOG_MODE known): what this logger says is a refusal or a warning.
+let logger = createLogger('info');
 
 // Handlers before anything else. While starting, a signal ends the process at once: the start may be waiting on
 // something that never answers (a database, a devnet), and nothing half-built needs saving (store writes are
@@ -29,7 +31,19 @@ try {
   logger.fatal((err as Error).message);
   process.exit(1);
 }
-logger = createLogger(config.logLevel, undefined, secretsOf(config));
+try {
+  const output = config.logOutput;
+  // LOG_MODE=file: one line on stdout says where the log goes, then every line goes there (as the reference).
+  if (output.mode === 'file') logger.info({ files: `${logFileBase(output)}.<yyyy-MM-dd>.<n>.log`, maxBytes: output.maxBytes }, 'logging to rotating files (LOG_MODE=file)');
+  logger = createLogger(config.logLevel, await logDestination(output), secretsOf(config));
+} catch (err) {
+  logger.fatal(`cannot open the log files: ${(err as Error).message}`);
+  process.exit(1);
+}
+// The reference's variables we read differently or cannot honour: one line each, with what we do instead.
+for (const notice of config.notices) logger[notice.level]({ variable: notice.variable }, notice.message);
+logger.info({ config: config.configPath, found: config.configLocation.source, relativePathsFrom: config.configLocation.bases }, 'config file');
+logger.info({ dataDir: config.dataDir }, `store: ${storeLocation(config.databaseUrl, config.dataDir)}`);
 if (config.apiKeyGenerated) {
   // Printed once, on stdout, so a newcomer can copy it; it is never logged anywhere else.
   process.stdout.write(`\nAPI_KEY was not set; generated one for this run (it changes on every start):\n\n  ${config.apiKey}\n\n`);

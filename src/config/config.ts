@@ -9,15 +9,20 @@ import { configFileSchema } from './schema.ts';
 import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type RpcUrlConfig } from './networks.ts';
 import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
+import { findRelative, listLooked, locateConfig, type ConfigLocation } from './locate.ts';
+import { readReferenceEnv, type LogOutput, type RedisOptions, type ReferenceNotice, type RpcEnvSettings } from './reference-env.ts';
+import { checkSignerTypes, type SignerType } from './signer-types.ts';
 
 export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './networks.ts';
+export type { ConfigLocation } from './locate.ts';
+export type { LogOutput, RedisOptions, ReferenceNotice, RpcEnvSettings } from './reference-env.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_CONFIG_PATH = path.join(PROJECT_ROOT, 'config.example.json');
 
 export interface SignerConfig {
   id: string;
-  type: 'local';
+  type: SignerType;
   /** Plain key: development only (the example marks it so). */
   private_key?: string;
   /** Name of the environment variable holding the key. */
@@ -25,7 +30,7 @@ export interface SignerConfig {
   /** Solana/Stellar signers: the public address the relayer reports. */
   address?: string;
   development?: boolean;
-  /** The reference's local signer: a Web3 Secret Storage v3 keystore (path relative to the config file, else the working directory). */
+  /** The reference's local signer: a Web3 Secret Storage v3 keystore (a relative path is tried as src/config/locate.ts says). */
   config?: { path: string; passphrase: SecretRef };
 }
 
@@ -117,9 +122,15 @@ export interface Config {
   apiKey: string;
   apiKeyGenerated: boolean;
   configPath: string;
+  /** How the config file was found, and the folders its relative paths are tried against (src/config/locate.ts). */
+  configLocation: ConfigLocation;
   dataDir: string;
   pluginsDir: string;
   logLevel: string;
+  /** LOG_MODE (stdout | file), LOG_DATA_DIR, LOG_MAX_SIZE: the reference's log output. */
+  logOutput: LogOutput;
+  /** The reference's variables we read differently or cannot honour: one start-up log line each. */
+  notices: ReferenceNotice[];
   /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
@@ -130,6 +141,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** REDIS_URL (redis://…): rate limits shared by every instance; unset: per process. */
   redisUrl: string | undefined;
+  /** SSL_CERT_FILE (for rediss://), REDIS_KEY_PREFIX, REDIS_CONNECTION_TIMEOUT_MS. */
+  redis: RedisOptions;
+  /** RPC_TIMEOUT_MS and the PROVIDER_* knobs we have; empty: the chains' defaults. */
+  rpc: RpcEnvSettings;
   /**
    * The guard on RPC URLs given through the API (src/chains/url-guard.ts). RPC_ALLOWED_HOSTS: comma-separated hosts,
    * the only ones allowed when set. RPC_BLOCK_PRIVATE_IPS (default on): refuse private, loopback and link-local addresses.
@@ -218,16 +233,20 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Where a config file's relative paths are tried (src/config/locate.ts); by default its folder, then the working directory. */
+export type ConfigPlaces = Pick<ConfigLocation, 'bases' | 'referenceRoot'>;
+
 /** Reads and validates the config file; throws an Error naming the bad field. */
-export function loadConfigFile(configPath: string): ConfigFile {
+export function loadConfigFile(configPath: string, places: ConfigPlaces = { bases: [path.dirname(configPath), process.cwd()], referenceRoot: undefined }): ConfigFile {
   // The reason names the path and what is wrong, never the file's text.
   const parsed = readJsonFile(configPath, CONFIG_FILE_MAX_BYTES, 'config file');
   try {
+    checkSignerTypes(parsed);
     const file = validateFile(parsed);
-    file.networks = loadNetworks(file.networks, path.dirname(configPath));
+    file.networks = file.networks === undefined ? defaultNetworks(file, configPath, places) : loadNetworks(file.networks, places.bases);
     file.notifications ??= [];
     file.plugins ??= [];
-    resolveKeystorePaths(file, path.dirname(configPath));
+    resolveKeystorePaths(file, places.bases);
     checkReferences(file);
     return file;
   } catch (err) {
@@ -237,16 +256,28 @@ export function loadConfigFile(configPath: string): ConfigFile {
 }
 
 /**
- * A keystore path is taken relative to the config file, then to the working directory (the reference's example says
- * "config/keys/local-signer.json" from its repository root); it becomes absolute here.
+ * `networks` left out: the reference then reads its default directory, `./config/networks` from its working directory.
+ * Tried: that folder under the reference root, then `networks/` next to the config file. Neither exists: no networks,
+ * which suits a config without relayers; one with relayers is refused, naming where we looked.
  */
-function resolveKeystorePaths(file: ConfigFile, configDir: string): void {
+function defaultNetworks(file: ConfigFile, configPath: string, places: ConfigPlaces): NetworkConfig[] {
+  const candidates = [...new Set([...(places.referenceRoot ? [path.join(places.referenceRoot, 'config', 'networks')] : []), path.join(path.dirname(configPath), 'networks')])];
+  const found = candidates.find((dir) => existsSync(dir));
+  if (found) return loadNetworks(found, []);
+  if (file.relayers.length === 0) return [];
+  throw new Error(`networks: not given, and no default networks directory was found (looked in ${listLooked(candidates)}): give "networks" (a list, or a directory such as the reference's config/networks)`);
+}
+
+/**
+ * A keystore path is tried against the config file's folder, the reference's working directory (its examples say
+ * "config/keys/local-signer.json" from there) and the process's (src/config/locate.ts); it becomes absolute here.
+ */
+function resolveKeystorePaths(file: ConfigFile, bases: readonly string[]): void {
   file.signers.forEach((s, i) => {
     if (!s.config) return;
     if (s.private_key !== undefined || s.private_key_env !== undefined) throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
-    const candidates = [...new Set([path.resolve(configDir, s.config.path), path.resolve(s.config.path)])];
-    const found = candidates.find((p) => existsSync(p));
-    if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${candidates.join(' and ')})`);
+    const { found, looked } = findRelative(s.config.path, bases);
+    if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${listLooked(looked)})`);
     // Refused here, at load, rather than when the signer is first used: a FIFO or a device fails the start at once.
     checkRegularFile(found, KEYSTORE_MAX_BYTES, `signers.${i}.config.path: keystore`);
     s.config.path = found;
@@ -331,9 +362,43 @@ function storageKeys(env: NodeJS.ProcessEnv): { encryptionKey: string | undefine
   return { encryptionKey, previousKey };
 }
 
+/** DATA_DIR's and PLUGINS_DIR's defaults: beside the reference's config folder for its layout (its /app), else the working directory. */
+function defaultDir(location: ConfigLocation, name: string): string {
+  return location.referenceRoot ? path.join(location.referenceRoot, name) : path.resolve(name);
+}
+
+/** Several instances sharing state (the reference's Redis storage, its distributed mode): only PostgreSQL holds that here. */
+function checkSharedState(reason: string | undefined, databaseUrl: string | undefined, dataDir: string, notices: ReferenceNotice[]): void {
+  if (reason === undefined) return;
+  const variable = reason.slice(0, reason.indexOf('='));
+  if (databaseUrl === undefined) {
+    throw new Error(`${reason} says several instances share state, which Relaybox keeps only in PostgreSQL: set DATABASE_URL (postgres://…), or remove ${variable} to keep this one instance's state in SQLite in ${dataDir}`);
+  }
+  notices.push({ variable, level: 'info', message: `${reason}: state is shared through PostgreSQL (DATABASE_URL), not Redis` });
+}
+
+/** METRICS_ENABLED, when set, decides as in the reference (true: METRICS_PORT, default 8081); unset: METRICS_PORT alone. */
+function metricsPort(env: NodeJS.ProcessEnv, enabled: boolean | undefined): number | undefined {
+  if (enabled === false) return undefined;
+  if (enabled === true) return intFromEnv(env, 'METRICS_PORT', 8081, 0);
+  return env.METRICS_PORT ? intFromEnv(env, 'METRICS_PORT', 0, 0) : undefined;
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** LOG_LEVEL in any case, as the reference reads it. */
+function logLevel(env: NodeJS.ProcessEnv): string {
+  const level = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
+  return level;
+}
+
 /** Builds the frozen Config from the environment (defaults as documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const configPath = path.resolve(env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
+  const location = locateConfig(env, { defaultFile: DEFAULT_CONFIG_PATH, cwd: process.cwd() });
+  const configPath = location.file;
+  const reference = readReferenceEnv(env, { root: location.referenceRoot ?? process.cwd(), referenceLayout: location.referenceRoot !== undefined });
+  const dataDir = env.DATA_DIR ? path.resolve(env.DATA_DIR) : defaultDir(location, 'data');
   let apiKey = env.API_KEY ?? '';
   let apiKeyGenerated = false;
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -349,24 +414,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('API_KEY must be at least 32 characters');
   }
   const { encryptionKey, previousKey } = storageKeys(env);
+  checkSharedState(reference.sharedState, databaseUrl, dataDir, reference.notices);
   return deepFreeze({
-    port: intFromEnv(env, 'PORT', 8080, 0),
+    port: intFromEnv(env, 'PORT', reference.port ?? 8080, 0),
     host: env.HOST || '127.0.0.1',
-    metricsPort: env.METRICS_PORT ? intFromEnv(env, 'METRICS_PORT', 0, 0) : undefined,
+    metricsPort: metricsPort(env, reference.metricsEnabled),
     metricsHost: env.METRICS_HOST || env.HOST || '127.0.0.1',
     apiKey,
     apiKeyGenerated,
     configPath,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    pluginsDir: path.resolve(env.PLUGINS_DIR || './plugins'),
-    logLevel: env.LOG_LEVEL || 'info',
+    configLocation: location,
+    dataDir,
+    pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : defaultDir(location, 'plugins'),
+    logLevel: logLevel(env),
+    logOutput: reference.logOutput,
+    notices: reference.notices,
     // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
-    rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', 300) },
+    rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', reference.rps ?? 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', reference.burst ?? 300) },
     storageEncryptionKey: encryptionKey,
     storageEncryptionKeyPrevious: previousKey,
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
+    redis: reference.redis,
+    rpc: reference.rpc,
     rpcUrls: {
       allowedHosts: (env.RPC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
       // On by default, unlike the reference (off): a key that may manage relayers must not reach internal services.
@@ -381,6 +452,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: intFromEnv(env, 'WEBHOOK_CONCURRENCY', 16),
       pollIntervalMs: intFromEnv(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000),
     },
-    file: resolveKeystorePassphrases(resolveNotificationKeys(loadConfigFile(configPath), env), env),
+    file: resolveKeystorePassphrases(resolveNotificationKeys(loadConfigFile(configPath, location), env), env),
   });
 }

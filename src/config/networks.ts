@@ -1,9 +1,10 @@
 // Networks of the config file in the OpenZeppelin Relayer's shape: inline or a directory, `from` inheritance, relayer references.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compile } from '../validation/compile.ts';
 import { networkFileSchema } from './schema.ts';
 import { CONFIG_FILE_MAX_BYTES, readJsonFile } from './read-file.ts';
+import { findRelative, listLooked } from './locate.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
@@ -90,13 +91,12 @@ function validateEntries(value: unknown, where: string): Sourced[] {
 }
 
 /**
- * A directory path is taken relative to the config file; the reference resolves it from its working
- * directory (its example says "./config/networks" from the repository root), so that is tried second.
+ * A directory path is tried against the config file's folder, the reference's working directory (its examples say
+ * "./config/networks" from there) and the process's (src/config/locate.ts).
  */
-function findDirectory(source: string, configDir: string): string {
-  const candidates = [path.resolve(configDir, source), path.resolve(source)];
-  const found = candidates.find((dir) => existsSync(dir));
-  if (!found) throw new Error(`networks: directory '${source}' not found (looked in ${[...new Set(candidates)].join(' and ')})`);
+function findDirectory(source: string, bases: readonly string[]): string {
+  const { found, looked } = findRelative(source, bases);
+  if (!found) throw new Error(`networks: directory '${source}' not found (looked in ${listLooked(looked)})`);
   if (!statSync(found).isDirectory()) throw new Error(`networks: '${found}' is not a directory`);
   return found;
 }
@@ -160,12 +160,12 @@ function finish(raw: RawNetwork, at: string): NetworkConfig {
 }
 
 /**
- * Loads `networks` (an array, or a directory path relative to the config file), resolves `from`
+ * Loads `networks` (an array, or a directory path tried against `bases`, see src/config/locate.ts), resolves `from`
  * chains (cycles and cross-type parents refused) and checks names are unique per type.
  * Throws an Error naming the entry and the field.
  */
-export function loadNetworks(source: unknown, configDir: string): NetworkConfig[] {
-  const entries = typeof source === 'string' ? loadDirectory(findDirectory(source, configDir)) : validateEntries(source, '');
+export function loadNetworks(source: unknown, bases: readonly string[]): NetworkConfig[] {
+  const entries = typeof source === 'string' ? loadDirectory(findDirectory(source, bases)) : validateEntries(source, '');
   const byKey = new Map<string, Sourced>();
   for (const entry of entries) {
     const k = key(entry.raw.type, entry.raw.network);

@@ -7,6 +7,8 @@ import { jsonErrorOffset } from './json-position.ts';
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 /** A Web3 Secret Storage keystore (a real one is under 1 KiB). */
 export const KEYSTORE_MAX_BYTES = 64 * 1024;
+/** A PEM CA bundle (SSL_CERT_FILE); a whole system bundle is about 200 KiB. */
+export const CA_BUNDLE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** What a path is when it is not a regular file, in words an operator recognises. */
 function kindOf(stats: Stats): string {

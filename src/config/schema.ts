@@ -1,4 +1,5 @@
 // JSON Schema of the config file (networks, signers, relayers, notifications, plugins).
+import { SUPPORTED_SIGNER_TYPES } from './signer-types.ts';
 const id = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
 const strings = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
@@ -164,7 +165,8 @@ const webhookUrl = { 'x-expect': 'an http(s) URL', anyOf: [httpUrl, { const: '' 
 export const configFileSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['networks', 'signers', 'relayers'],
+  // `networks` may be left out, as in the reference: its default directory is read (config.ts defaultNetworks).
+  required: ['signers', 'relayers'],
   properties: {
     $comment: { type: 'string' },
     // Checked item by item in config/networks.ts (networkFileSchema), after loading a directory if given.
@@ -181,7 +183,7 @@ export const configFileSchema = {
         properties: {
           $comment: { type: 'string' },
           id,
-          type: { const: 'local' },
+          type: { enum: [...SUPPORTED_SIGNER_TYPES] },
           // EVM: 32 bytes of hex. Solana: a base58 64-byte secret key, its JSON array, or a 32-byte seed (hex or base58).
           // Stellar: a secret seed (S…). The address is derived; a configured `address` must match it.
           private_key: { type: 'string', minLength: 1 },

@@ -1,6 +1,20 @@
 // The service logger: pino JSON lines, with every secret-bearing field redacted and known secret values scrubbed.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import type { Config, LogOutput } from '../config/config.ts';
+
+interface RollOptions {
+  file: string;
+  extension: string;
+  frequency: 'daily';
+  dateFormat: string;
+  size: string;
+  mkdir: boolean;
+  sync: boolean;
+}
+// pino-roll ships no types: its one export, as documented.
+const pinoRoll = createRequire(import.meta.url)('pino-roll') as (options: RollOptions) => Promise<DestinationStream & { flushSync?(): void }>;
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -61,4 +75,18 @@ export function createLogger(level: string, destination?: DestinationStream, sec
     ? { streamWrite: (line: string) => secrets.reduce((text, secret) => (text.includes(secret) ? text.replaceAll(secret, CENSOR) : text), line) }
     : {};
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, base: { service: 'relaybox' }, hooks }, destination);
+}
+
+/** The base name of LOG_MODE=file's files: `<dir>/relayer.<yyyy-MM-dd>.<n>.log` (the reference writes `relayer-<date>.<n>.log`). */
+export function logFileBase(output: Extract<LogOutput, { mode: 'file' }>): string {
+  return path.join(output.dir, 'relayer');
+}
+
+/**
+ * LOG_MODE=file: rotating files (pino-roll), a new one each day and whenever one passes LOG_MAX_SIZE bytes. Written
+ * synchronously, as pino's own file destination, so the last lines before an exit are on disk. stdout: undefined.
+ */
+export async function logDestination(output: LogOutput): Promise<DestinationStream | undefined> {
+  if (output.mode === 'stdout') return undefined;
+  return pinoRoll({ file: logFileBase(output), extension: '.log', frequency: 'daily', dateFormat: 'yyyy-MM-dd', size: `${output.maxBytes}b`, mkdir: true, sync: true });
 }
