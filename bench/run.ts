@@ -1,5 +1,7 @@
 // `npm run bench [-- --quick | --smoke]`: drives the real service over HTTP and writes bench/results/.
 // Every plugin figure is set against floors measured in the same run (a bare express route, a raw isolate call).
+// `npm run bench -- --only=neighbour` (the noisy and crashing neighbours) or `--only=crashing-neighbour` (the OOM loop
+// alone) runs just that against a fresh service and prints its table; it writes no record.
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -11,7 +13,7 @@ import { spawnDriver, type DriverResult, type DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
 import { figuresSection, table, updateFigures, writeResults, type Row } from './report.ts';
-import { noisyNeighbour } from './neighbour.ts';
+import { crashingNeighbour, noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
 import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
@@ -28,6 +30,7 @@ const args = process.argv.slice(2);
 const mode: Mode = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
 const DEFAULT_OUT = path.join(HERE, 'results');
 const outDir = path.resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? DEFAULT_OUT);
+const only = args.find((a) => a.startsWith('--only='))?.slice(7);
 
 const PLAN = {
   full: { durationMs: 8000, warmupMs: 1500, inflights: [1, 16, 64], listRows: 1_000_000, listPage: 10_000, listCount: 300, chainSends: 200 },
@@ -146,6 +149,33 @@ function gitCommit(): string {
   }
 }
 
+/** `--only=neighbour|crashing-neighbour`: that scenario alone, on a fresh service with the bench plugins. */
+async function onlyNeighbour(which: string): Promise<void> {
+  if (which !== 'neighbour' && which !== 'crashing-neighbour') throw new Error(`--only=${which}: expected neighbour or crashing-neighbour`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'relaybox-bench-'));
+  const plugins = path.join(dir, 'plugins');
+  mkdirSync(plugins, { recursive: true });
+  for (const f of readdirSync(path.join(HERE, 'plugins'))) copyFileSync(path.join(HERE, 'plugins', f), path.join(plugins, f));
+  const service = await startService({ API_KEY, DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: benchConfig(dir), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', PLUGIN_CONTEXT_MODE: process.env.PLUGIN_CONTEXT_MODE ?? 'warm' });
+  try {
+    await waitForPlugin(service.url, 'echo');
+    // The standby runtime boots 5 s after the runtime is ready: the crashes must find it there, as in production.
+    await new Promise((r) => setTimeout(r, 8000));
+    const found: Row[] = which === 'neighbour' ? (await noisyNeighbour(service.url, AUTH, ECHO_BODY, drive, log)).rows : [];
+    found.push((await crashingNeighbour(service.url, AUTH, ECHO_BODY, log)).row);
+    process.stdout.write(`\n${table(found)}\n\nload average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  } finally {
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (only) {
+  log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  await onlyNeighbour(only);
+  process.exit();
+}
+
 const started = performance.now();
 const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-bench-'));
 const dataDir = path.join(root, 'data');
@@ -192,6 +222,9 @@ try {
   // Last: its hangers keep their slots until the service stops.
   const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
   rows.push(...neighbour.rows);
+  // Not in smoke runs: a 12 s window of runtime crashes is no plumbing check (test/security/crashing-tenant.test.ts is).
+  const crashing = mode === 'smoke' ? undefined : await crashingNeighbour(svc.url, AUTH, ECHO_BODY, log);
+  if (crashing) rows.push(crashing.row);
   rows.push(await runtimeRestart(svc.url, AUTH, svc.child.pid!, pluginsDir, mode === 'full' ? 3 : 1, log));
   // Its own service process, relaying to the simulated Solana and Stellar networks.
   rows.push(...(await chainSends(PLAN.chainSends, 16, log)));
@@ -211,6 +244,7 @@ try {
     commit: gitCommit(),
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
     noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
+    ...(crashing ? { crashingNeighbour: { share200: crashing.figures.share, p99: crashing.figures.result.p99, oom: crashing.figures.noise.oomStatuses } } : {}),
     service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
     driverCpuSeconds: driverCpu,
     chain: chain.summary satisfies ChainSummary,

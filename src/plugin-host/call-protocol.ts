@@ -1,5 +1,6 @@
 // The calls to a runtime process and its calls back, over IPC: request ids, the calls waiting for their answer (each
 // answer checked by answer-check.ts), one host-call session per process, and sends batched per event-loop turn.
+// It also knows whether a waiting call may have had host calls run for it: only one that cannot is ever replayed.
 import type { ChildProcess } from 'node:child_process';
 import type { PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
 import { createBatcher, type CallInput, type ChildMessage, type ParentMessage } from '../../runtime/protocol.ts';
@@ -22,16 +23,28 @@ export interface CallProtocol {
   /** Sends one plugin call to `proc`; settles with its checked answer, or by rejectCalls when the process goes. */
   call(proc: ChildProcess, pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** Fails the calls still waiting on `proc` (every call when undefined). */
-  rejectCalls(proc: ChildProcess | undefined, errorFor: (id: number) => Error): void;
+  rejectCalls(proc: ChildProcess | undefined, errorFor: (id: number, call: GoneCall) => Error): void;
   /** Sends at once, if `target` is still connected (init, prepare, configure, shutdown). */
   send(target: ChildProcess, msg: ParentMessage): void;
   /** Host calls (api/kv) running now on behalf of plugin calls. */
   hostCallsInFlight(): number;
 }
 
+/** A call still waiting when its runtime process went. */
+export interface GoneCall {
+  plugin: string;
+  /**
+   * A host call (api/kv) of this plugin reached us from that process while the call waited: it may be the call's
+   * own, and may have sent a transaction. Counted per plugin, so a false "yes" is possible and a false "no" is not.
+   */
+  hostCalls: boolean;
+}
+
 interface Pending {
   child: ChildProcess;
   plugin: string;
+  /** The count of host calls of `plugin` from `child` when this call was sent. */
+  hostCallsAtSend: number;
   resolve(result: PluginCallResult): void;
   reject(err: Error): void;
 }
@@ -45,6 +58,9 @@ export function createCallProtocol(deps: {
   const { observer } = deps;
   const pending = new Map<number, Pending>();
   const sessions = new Set<HostCallSession>();
+  /** Host calls received so far, per runtime process and plugin. */
+  const hostCallCounts = new WeakMap<ChildProcess, Map<string, number>>();
+  const hostCallsOf = (proc: ChildProcess, plugin: string) => hostCallCounts.get(proc)?.get(plugin) ?? 0;
   let nextId = 0;
 
   function send(target: ChildProcess, msg: ParentMessage): void {
@@ -70,6 +86,9 @@ export function createCallProtocol(deps: {
   function open(proc: ChildProcess, onStatus: (msg: StatusMessage) => void): Channel {
     const session = deps.hostCalls();
     sessions.add(session);
+    const counts = new Map<string, number>();
+    hostCallCounts.set(proc, counts);
+    let closed = false;
     const receive = (msg: ChildMessage): void => {
       switch (msg.t) {
         case 'batch':
@@ -79,6 +98,10 @@ export function createCallProtocol(deps: {
           settle(msg);
           return;
         case 'host-call':
+          // Late, from a process already gone: never run. So a host call either ran and was counted before the
+          // process's calls were settled (replay or not), or never ran at all.
+          if (closed) return;
+          counts.set(msg.plugin, (counts.get(msg.plugin) ?? 0) + 1);
           session.run(msg).then((reply) => {
             if (reply !== undefined) sendBatched(proc, { t: 'host-reply', id: msg.id, reply });
           });
@@ -91,6 +114,7 @@ export function createCallProtocol(deps: {
       }
     };
     const close = () => {
+      closed = true;
       session.close();
       sessions.delete(session);
     };
@@ -102,7 +126,7 @@ export function createCallProtocol(deps: {
     call(proc, pluginId, input) {
       const id = ++nextId;
       return new Promise<PluginCallResult>((resolve, reject) => {
-        pending.set(id, { child: proc, plugin: pluginId, resolve, reject });
+        pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject });
         observer.inFlight(pending.size);
         sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput) });
       });
@@ -111,7 +135,7 @@ export function createCallProtocol(deps: {
       for (const [id, call] of pending) {
         if (proc && call.child !== proc) continue;
         pending.delete(id);
-        call.reject(errorFor(id));
+        call.reject(errorFor(id, { plugin: call.plugin, hostCalls: hostCallsOf(call.child, call.plugin) > call.hostCallsAtSend }));
       }
       observer.inFlight(pending.size);
     },

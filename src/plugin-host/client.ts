@@ -7,9 +7,9 @@ import type { PluginCallInput, PluginCallResult, PluginRuntime } from '../domain
 import type { RelayerOperations } from '../domain/types.ts';
 import type { KvRepo } from '../store/kv-repo.ts';
 import type { ConfiguredPlugin, PluginInfo, RuntimeOptions } from '../../runtime/protocol.ts';
-import { unavailable } from './answer-check.ts';
 import { createCallProtocol } from './call-protocol.ts';
 import { createCrashLedger } from './crash-ledger.ts';
+import { createCrashRecovery } from './crash-recovery.ts';
 import { createHostCallSession } from './host-calls.ts';
 import { kvQuotas } from './kv.ts';
 import { MAX_HOST_REPLY_BYTES, RUNTIME_LIMITS } from './limits.ts';
@@ -84,6 +84,7 @@ export async function createRuntimeClient(deps: {
     faultStallWorkerOn: rt.faultStallWorkerOn,
   });
   const supervisor = createSupervisor({ config, logger, observer, calls, registry, crashes, options });
+  const recovery = createCrashRecovery<PluginCallResult>({ active: supervisor.active, restarting: supervisor.restarting, whenReady: supervisor.ready, maxHeld: rt.maxQueue });
   await supervisor.boot();
 
   return {
@@ -91,9 +92,7 @@ export async function createRuntimeClient(deps: {
       return supervisor.pid;
     },
     call(pluginId, input) {
-      const proc = supervisor.active();
-      if (!proc) return Promise.reject(unavailable('the plugin runtime is restarting; retry'));
-      return calls.call(proc, pluginId, input);
+      return recovery.run((proc) => calls.call(proc, pluginId, input));
     },
     plugins: () => registry.plugins(),
     configure(plugins) {
@@ -108,6 +107,9 @@ export async function createRuntimeClient(deps: {
     ready: supervisor.ready,
     hostCallsInFlight: calls.hostCallsInFlight,
     serving: supervisor.serving,
-    close: supervisor.close,
+    close(drained) {
+      recovery.release();
+      return supervisor.close(drained);
+    },
   };
 }

@@ -3,17 +3,20 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { PluginError } from '../errors.ts';
 import type { ChildMessage, OomReport, RuntimeOptions } from '../../runtime/protocol.ts';
 import { unavailable } from './answer-check.ts';
 import type { CallProtocol, StatusMessage } from './call-protocol.ts';
 import type { CrashLedger } from './crash-ledger.ts';
+import { goneError } from './crash-recovery.ts';
 import { createReadiness, type Readiness } from './readiness.ts';
 import type { RegistryMirror } from './registry.ts';
 import { forkRuntime, onceGone, readOomReports, stopRuntime } from './runtime-process.ts';
 
 const STARTUP_TIMEOUT_MS = 20_000;
-/** The standby runtime is forked this long after the active one is ready, so as not to slow its start. */
+/**
+ * The standby runtime is forked this long after the active one is ready, so as not to slow its start; at once when
+ * the active one replaced a runtime that died (a crashing tenant may kill it again within seconds).
+ */
 const STANDBY_DELAY_MS = 5_000;
 
 /** What the supervisor reports as it goes (metrics); plain callbacks, so the plugin host needs no metrics library. */
@@ -32,6 +35,8 @@ export interface Supervisor {
   readonly pid: number | undefined;
   /** The runtime process serving calls now; undefined while it (re)starts. */
   active(): ChildProcess | undefined;
+  /** A runtime that served is being replaced (false during the first start and once closing). */
+  restarting(): boolean;
   /** Starts the first runtime process; resolves once it is ready, or after STARTUP_TIMEOUT_MS (calls answer 503 until it is). */
   boot(): Promise<void>;
   ready(): Promise<void>;
@@ -80,22 +85,16 @@ function onStatus(deps: SupervisorDeps, readiness: Readiness, from: ChildProcess
   }
 }
 
-/** A worker exhausted the sandbox memory and the process is ending: its calls are marked, the plugin may be quarantined. */
-function onOom(deps: SupervisorDeps, report: OomReport, oomCalls: Set<number>): void {
+/** A worker exhausted the sandbox memory and the process is ending: its calls are marked, its plugin blamed and maybe quarantined. */
+function onOom(deps: SupervisorDeps, report: OomReport, oomCalls: Set<number>, blamed: Set<string>): void {
   const { logger, crashes, observer } = deps;
   for (const id of report.calls) oomCalls.add(id);
+  if (typeof report.plugin === 'string') blamed.add(report.plugin);
   logger.error({ plugin: report.plugin, calls: report.calls.length }, 'plugin exhausted sandbox memory: the runtime process is restarting');
   if (typeof report.plugin === 'string' && typeof report.hash === 'string' && crashes.record(report.plugin, report.hash, report.inspect === true)) {
     logger.error({ plugin: report.plugin }, 'plugin quarantined: it crashed the runtime too often; it stays so until its file changes');
     observer.quarantined?.(report.plugin);
   }
-}
-
-/** Why a call still waiting on a process that is gone fails. */
-function goneError(oom: boolean, closing: boolean): Error {
-  return oom
-    ? new PluginError({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit', status: 500, details: {} })
-    : unavailable(closing ? 'the service is shutting down' : 'the plugin runtime restarted while this call was running; retry');
 }
 
 /** Delay before the next restart: none after a runtime that served 10 s or more, else doubling up to 5 s. */
@@ -126,13 +125,16 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
   const backoff = createBackoff();
   let restartTimer: NodeJS.Timeout | undefined;
   let standbyTimer: NodeJS.Timeout | undefined;
+  /** The runtime starting now replaces one that died. */
+  let replacing = false;
 
   /** Forks a runtime process and supervises it; it serves once sent 'init' (a standby gets 'prepare' first). */
   function spawn(): ChildProcess {
     const oomCalls = new Set<number>();
+    const blamed = new Set<string>();
     const proc = forkRuntime();
     const channel = calls.open(proc, (msg) => onStatus(deps, readiness, proc, msg, prepareStandby));
-    readOomReports(proc, (report) => onOom(deps, report, oomCalls));
+    readOomReports(proc, (report) => onOom(deps, report, oomCalls, blamed));
     proc.on('message', (msg: ChildMessage) => channel.receive(msg));
     proc.on('error', (err) => logger.error({ err }, 'plugin runtime process error'));
     onceGone(proc, (code, signal) => {
@@ -145,12 +147,13 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
         child = undefined;
         readiness.down();
       }
-      calls.rejectCalls(proc, (id) => goneError(oomCalls.has(id), closing));
+      calls.rejectCalls(proc, (id, call) => goneError({ oomCalls, blamed, closing }, id, call));
       // Shutting down: an exit is expected, never a reason to start another runtime.
       if (closing) return;
       logger.error({ code, signal }, 'plugin runtime process exited; restarting it');
       const delay = backoff(readiness.readyAt);
       observer.restarted();
+      replacing = true;
       restartTimer = setTimeout(start, delay);
     });
     return proc;
@@ -171,12 +174,14 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
   /** Keeps one booted runtime process in reserve, made once the active one has settled. */
   function prepareStandby(): void {
     clearTimeout(standbyTimer);
+    const delay = replacing ? 0 : STANDBY_DELAY_MS;
+    replacing = false;
     if (!deps.config.pluginRuntime.standby) return;
     standbyTimer = setTimeout(() => {
       if (closing || standby || !readiness.up) return;
       standby = spawn();
       calls.send(standby, { t: 'prepare', options: deps.options() });
-    }, STANDBY_DELAY_MS);
+    }, delay);
     standbyTimer.unref();
   }
 
@@ -185,6 +190,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       return readiness.up ? child?.pid : undefined;
     },
     active: () => (readiness.up && child?.connected ? child : undefined),
+    restarting: () => !closing && readiness.readyAt > 0 && !(readiness.up && child?.connected),
     boot() {
       start();
       return awaitStartup(readiness, logger);
