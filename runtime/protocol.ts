@@ -3,7 +3,7 @@
 // The runtime's wire protocol: every message between the HTTP process, the runtime main thread and its workers.
 // Plain data only (structured clone / 'advanced' IPC): errors travel as ErrorData, never as class instances.
 //
-//   HTTP process (src/plugin-host/client.ts)          runtime process (runtime/process/server.ts)           worker thread (runtime/worker/worker.ts)
+//   HTTP process (src/plugin-host/: call-protocol.ts) runtime process (runtime/process/server.ts)           worker thread (runtime/worker/worker.ts)
 //   ── ParentMessage 'call' ─────────────────────▶ registry lookup ── WorkerTask (piscina) ───▶ isolate: run(inputJson)
 //   ◀─ ChildMessage 'host-call' ───────────────── ◀── WorkerHostRequest (BroadcastChannel) ──── api.* / kv.* from the sandbox
 //   ── ParentMessage 'host-reply' ──────────────▶ ── reply on the worker's own channel ───────▶ resolves in the isolate

@@ -1,7 +1,7 @@
 // Room: runtime/process (the runtime process's main thread; see README.md here). Trusts nothing a worker sends back.
-// Entry of the runtime process (forked by src/plugin-host/client.ts with --no-node-snapshot): owns the plugin
-// registry, the fair scheduler and the sandbox pool with its watchdog, relays host calls between workers and the
-// HTTP process. Never imports src/.
+// Entry of the runtime process (forked by src/plugin-host/runtime-process.ts with --no-node-snapshot, supervised by
+// src/plugin-host/supervision.ts): owns the plugin registry, the fair scheduler and the sandbox pool with its
+// watchdog, relays host calls between workers and the HTTP process. Never imports src/.
 import { BroadcastChannel } from 'node:worker_threads';
 import { createLoader, type Loader } from './loader.ts';
 import { createPool, type SandboxPool } from './pool.ts';
