@@ -163,7 +163,7 @@ async function onlyNeighbour(which: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 8000));
     const found: Row[] = which === 'neighbour' ? (await noisyNeighbour(service.url, AUTH, ECHO_BODY, drive, log)).rows : [];
     found.push((await crashingNeighbour(service.url, AUTH, ECHO_BODY, log)).row);
-    process.stdout.write(`\n${table(found)}\n\nload average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    process.stdout.write(`\n${table(found)}\n\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   } finally {
     await service.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -171,7 +171,7 @@ async function onlyNeighbour(which: string): Promise<void> {
 }
 
 if (only) {
-  log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   await onlyNeighbour(only);
   process.exit();
 }
