@@ -1,26 +1,20 @@
 // Transaction use cases: send, get, list, replace and cancel. Each state change is one store transaction with its
 // event and the jobs that move it on; the network family's half (pricing, signing, relaying) is its RelayFamily.
-import { randomUUID } from 'node:crypto';
-import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
+import { AppError, NotFoundError } from '../../errors.ts';
 import type { DeletePendingResult, NetworkType, Page, TransactionRecord, TransactionStatus } from '../types.ts';
 import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import type { KeyedLock } from '../relayers/keyed-lock.ts';
-import type { PreparedSend, RelayFamily } from './family.ts';
+import type { RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
 import type { EvmBody } from './evm/transaction.ts';
 import type { SolanaBody } from './solana/request.ts';
 import type { StellarBody } from './stellar/request.ts';
 import { createPendingCancel } from './pending-cancel.ts';
+import { createSendWriter, refusePaused } from './send-writer.ts';
 
 export type TransactionBody = EvmBody | SolanaBody | StellarBody;
-
-/** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
-interface PendingSend {
-  relayerId: string;
-  prepared: PreparedSend;
-}
 
 export interface TransactionService {
   send(relayer: RelayerRow, body: TransactionBody): Promise<TransactionRecord>;
@@ -45,9 +39,6 @@ export function createTransactionService(deps: {
   const { repos, atomically } = deps.store;
 
   const notFound = (relayer: RelayerRow, id: string) => new NotFoundError('NOT_FOUND', { reason: `transaction '${id}' not found for relayer '${relayer.id}'` });
-  const refusePaused = (relayer: RelayerRow) => {
-    if (relayer.paused) throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
-  };
   const stored = async (relayer: RelayerRow, id: string) => {
     const found = await repos.transactions.get(relayer.id, id);
     if (!found) throw notFound(relayer, id);
@@ -80,58 +71,7 @@ export function createTransactionService(deps: {
   const cancel = (relayer: RelayerRow, id: string) =>
     lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
 
-  /**
-   * Writes every send queued for one relayer in one store transaction: the nonces are read under the relayer row's
-   * lock there (another instance sending for this relayer waits for this commit instead of taking the same nonces)
-   * and handed out in queue order, so a hot relayer pays one lock and one commit per batch, not per send.
-   */
-  async function writeSends(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
-    const relayerId = items[0]!.relayerId;
-    return atomically(async (tx) => {
-      const row = await tx.relayers.getForUpdate(relayerId);
-      if (!row) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
-      refusePaused(row);
-      const family = families[row.network_type];
-      let next = row;
-      const taken = items.map((item): { b: ReturnType<PreparedSend['build']>; createdMs: number } | Error => {
-        let b: ReturnType<PreparedSend['build']>;
-        try {
-          b = item.prepared.build(next);
-        } catch (err) {
-          return err instanceof Error ? err : new Error(String(err));
-        }
-        // created_at strictly increases per relayer, so newest-first listing has a stable order.
-        const createdMs = Math.max(Date.now(), next.last_created_ms + 1);
-        next = { ...next, next_nonce: b.nextNonce, last_created_ms: createdMs };
-        return { b, createdMs };
-      });
-      // Every nonce is taken before any signature is awaited: the batch's signatures are awaited together.
-      const fields = await Promise.all(taken.map((t) => (t instanceof Error ? null : t.b.fields)));
-      const built = taken.map((t, i): { record: TransactionRecord; createdMs: number; nonce: number | null } | Error => {
-        if (t instanceof Error) return t;
-        const record: TransactionRecord = {
-          id: randomUUID(),
-          relayer_id: row.id,
-          status: t.b.status,
-          status_reason: null,
-          created_at: new Date(t.createdMs).toISOString(),
-          sent_at: null,
-          confirmed_at: null,
-          ...fields[i],
-        };
-        return { record, createdMs: t.createdMs, nonce: t.b.nonce };
-      });
-      if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
-        throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
-      }
-      for (const b of built) {
-        if (b instanceof Error) continue;
-        await writer.insert(tx, b.record, b.createdMs, b.nonce, row.network_type);
-        await family.schedule(tx, b.record);
-      }
-      return built.map((b) => (b instanceof Error ? b : b.record));
-    });
-  }
+  const writeSends = createSendWriter({ atomically, writer, families });
 
   return {
     async send(relayer, body) {
