@@ -57,23 +57,26 @@ interface Running {
 
 const MIN_SLEEP_MS = 1;
 
-export function createJobScheduler(options: SchedulerOptions): JobScheduler {
-  const { jobs, owner, logger } = options;
-  const concurrency = options.concurrency ?? 32;
-  const batchSize = options.batchSize ?? 64;
-  const leaseMs = options.leaseMs ?? 30_000;
-  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
-  const now = options.now ?? Date.now;
-  const observer = options.observer ?? {};
-  const runner = createJobRunner({
-    jobs,
-    logger,
-    observer,
+/** The options with their documented defaults filled in. */
+function withDefaults(options: SchedulerOptions) {
+  return {
+    ...options,
+    concurrency: options.concurrency ?? 32,
+    batchSize: options.batchSize ?? 64,
+    leaseMs: options.leaseMs ?? 30_000,
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    closeTimeoutMs: options.closeTimeoutMs ?? 10_000,
+    now: options.now ?? Date.now,
+    observer: options.observer ?? {},
     backoff: options.backoff ?? { baseMs: 1_000, maxMs: 300_000 },
     handlerTimeoutMs: options.handlerTimeoutMs ?? 120_000,
-    now,
-  });
+  };
+}
+
+export function createJobScheduler(options: SchedulerOptions): JobScheduler {
+  const settings = withDefaults(options);
+  const { jobs, owner, logger, concurrency, batchSize, leaseMs, pollIntervalMs, closeTimeoutMs, now, observer } = settings;
+  const runner = createJobRunner(settings);
   const handlers = new Map<string, JobHandler>();
   const running = new Map<number, Running>();
   let kinds: string[] = [];
@@ -180,16 +183,20 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
       await pumping;
       await settleWithin([...running.values()].map((r) => r.done), closeTimeoutMs);
       clearInterval(renewTimer);
-      if (running.size === 0) return;
-      const left = [...running.values()];
-      for (const r of left) r.controller.abort(new Error('job scheduler closing'));
-      await Promise.allSettled(left.map((r) => jobs.release(r.job)));
-      logger.warn({ jobs: left.map((r) => ({ kind: r.job.kind, subject: r.job.subject })) }, 'jobs still running at close were released; they will run again');
+      await releaseUnfinished([...running.values()], jobs, logger);
     },
     get running() {
       return running.size;
     },
   };
+}
+
+/** Handlers still running after the close timeout are aborted and their jobs handed back, to run again. */
+async function releaseUnfinished(left: Running[], jobs: JobsRepo, logger: Log): Promise<void> {
+  if (left.length === 0) return;
+  for (const r of left) r.controller.abort(new Error('job scheduler closing'));
+  await Promise.allSettled(left.map((r) => jobs.release(r.job)));
+  logger.warn({ jobs: left.map((r) => ({ kind: r.job.kind, subject: r.job.subject })) }, 'jobs still running at close were released; they will run again');
 }
 
 async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
