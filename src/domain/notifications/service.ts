@@ -159,8 +159,7 @@ export async function createNotificationService(deps: NotificationServiceDeps): 
 /**
  * Config-file notifications: inserted when absent; overwritten only when their config entry changed
  * since it last wrote the row (a fingerprint is kept), so API edits survive restarts until the file
- * is edited. Also seals plain keys once STORAGE_ENCRYPTION_KEY is set, and reports sealed keys
- * that cannot be opened because it is missing.
+ * is edited. Also reports sealed keys that cannot be opened because STORAGE_ENCRYPTION_KEY is missing.
  */
 async function seedFromConfig({ notifications, secrets, config, logger }: NotificationServiceDeps): Promise<void> {
   const now = new Date().toISOString();
@@ -176,15 +175,8 @@ async function seedFromConfig({ notifications, secrets, config, logger }: Notifi
       logger.info({ notificationId: entry.id }, 'notification updated from the changed config file');
     }
   }
-  const locked: string[] = [];
-  for (const row of await notifications.all()) {
-    if (row.signing_key === null) continue;
-    if (!secrets.isSealed(row.signing_key)) {
-      if (secrets.sealing) await notifications.update(row.id, { signing_key: secrets.seal(row.signing_key, row.id) }, now);
-    } else if (!secrets.sealing) {
-      locked.push(row.id);
-    }
-  }
+  // Plain keys were sealed before this runs (secrets-at-rest.ts); what is left to say is which sealed ones cannot open.
+  const locked = secrets.sealing ? [] : (await notifications.all()).filter((row) => row.signing_key !== null && secrets.isSealed(row.signing_key)).map((row) => row.id);
   if (locked.length > 0) {
     logger.error(
       { notificationIds: locked },
