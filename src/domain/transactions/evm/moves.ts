@@ -20,27 +20,10 @@ export function createEvmMoves(deps: EvmCheckDeps) {
 
   const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
 
-  /** Newest version first: the one most likely mined. */
-  async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
-    for (const h of [...r.hashes].reverse()) {
-      const known = t.receipts.get(h.toLowerCase());
-      if (known) return known;
-    }
-    const receipts = await Promise.all([...r.hashes].reverse().map((h) => t.chain.receipt(h as Hex)));
-    return receipts.find((x) => x !== null) ?? null;
-  }
-
   async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
     const reason = await t.chain.revertReason(receipt.hash).catch(() => null);
     const text = reason ? `${reason.message}${reason.data && reason.kind !== 'error' ? ` (revert data ${reason.data})` : ''}` : 'no reason given by the node';
     await write(stored, { ...stored.record, status: 'failed', hash: receipt.hash, status_reason: `reverted on chain in block ${receipt.blockNumber}: ${text}` });
-  }
-
-  /** How a transaction ends once the version with `hash` is deep enough. */
-  function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
-    // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
-    if (!(r.noop_hashes ?? []).includes(hash)) return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : r.status_reason };
-    return r.is_canceled ? { status: 'canceled', reason: 'canceled: the NOOP took its nonce' } : { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
   }
 
   /** The chain used this nonce: mined (and confirmed at depth), failed, or taken by a transaction from elsewhere. */
@@ -144,4 +127,21 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   }
 
   return { write, settle, broadcast, bump, noop };
+}
+
+/** Newest version first: the one most likely mined. */
+async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
+  for (const h of [...r.hashes].reverse()) {
+    const known = t.receipts.get(h.toLowerCase());
+    if (known) return known;
+  }
+  const receipts = await Promise.all([...r.hashes].reverse().map((h) => t.chain.receipt(h as Hex)));
+  return receipts.find((x) => x !== null) ?? null;
+}
+
+/** How a transaction ends once the version with `hash` is deep enough. */
+function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
+  // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
+  if (!(r.noop_hashes ?? []).includes(hash)) return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : r.status_reason };
+  return r.is_canceled ? { status: 'canceled', reason: 'canceled: the NOOP took its nonce' } : { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
 }
