@@ -15,8 +15,8 @@ test('every optional package the lock names has an entry, so npm ci accepts the 
 });
 
 // npm 11 warns about install scripts not covered by `allowScripts`, and a later npm blocks them: every package of the
-// lock that has one carries a decision, and only the two native addons we compile are allowed to run theirs.
-test('every install script in the lock is decided in allowScripts; only the native addons run theirs', () => {
+// lock that has one carries a decision, and only the native addons we compile are allowed to run theirs.
+test('every install script in the lock is decided in allowScripts; only the native addons run theirs (SQLite, isolates, PKCS#11)', () => {
   const lock = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8'));
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
   const withScripts = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean }>)
@@ -25,5 +25,5 @@ test('every install script in the lock is decided in allowScripts; only the nati
   assert.ok(withScripts.includes('isolated-vm'), 'the check reads the real lock');
   for (const name of withScripts) assert.equal(typeof pkg.allowScripts[name], 'boolean', `${name} has an install script with no allowScripts decision`);
   const allowed = Object.keys(pkg.allowScripts).filter((name) => pkg.allowScripts[name] === true).sort();
-  assert.deepEqual(allowed, ['better-sqlite3', 'isolated-vm']);
+  assert.deepEqual(allowed, ['better-sqlite3', 'isolated-vm', 'pkcs11js']);
 });
