@@ -12,7 +12,7 @@ import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createRelayerOperations } from '../src/api/relayers/operations.ts';
 import { createManagementServices } from '../src/domain/management.ts';
-import { createLocalSignerResolver } from '../src/signers/local/signer.ts';
+import { createSignerResolver } from '../src/signers/registry.ts';
 import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
 import { startChains } from '../src/chains/index.ts';
 
@@ -59,7 +59,7 @@ await opened.prepare();
 const chains = await startChains(config.file, { logger });
 const ops = await opened.startup(async () => {
   await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
-  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createLocalSignerResolver(process.env) });
+  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env }) });
   return createRelayerOperations({ store, config, logger, events: createOutbox(), chains, ...management });
 });
 

@@ -35,7 +35,7 @@ import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
 import { startChains, type ChainRegistry } from './chains/index.ts';
 import { createManagementServices } from './domain/management.ts';
-import { createLocalSignerResolver } from './signers/local/signer.ts';
+import { createSignerResolver } from './signers/registry.ts';
 import { applyNetworkOverrides } from './domain/networks/service.ts';
 import { createApiKeyService } from './domain/api-keys/service.ts';
 import { createSignersRouter } from './api/signers/routes.ts';
@@ -119,7 +119,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const { notifications, relayers, management } = await opened
     .startup(async () => {
       // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-      const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: createLocalSignerResolver(process.env) });
+      const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: createSignerResolver({ env: process.env }) });
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),

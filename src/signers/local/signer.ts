@@ -10,7 +10,8 @@ import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfig } from '../../config/config.ts';
 import { KEYSTORE_MAX_BYTES, readJsonFile } from '../../config/read-file.ts';
 import type { NetworkType } from '../../domain/types.ts';
-import type { Ed25519Signer, Signer, SignerResolver } from '../../domain/signers/ports.ts';
+import type { Ed25519Signer, Signer } from '../../domain/signers/ports.ts';
+import type { SignerFactory } from '../factory.ts';
 import { decryptKeystore } from './keystore.ts';
 
 const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
@@ -152,7 +153,5 @@ export function resolveSigner(signer: SignerConfig, networkType: NetworkType, en
   return { address };
 }
 
-/** The port's resolver for local signers; keys and keystore passphrases named by the config are read from `env`. */
-export function createLocalSignerResolver(env: NodeJS.ProcessEnv): SignerResolver {
-  return async (signer, networkType) => resolveSigner(signer, networkType, env);
-}
+/** The local adapter (src/signers/registry.ts): keys and keystore passphrases named by the config are read from `env`. */
+export const createSigner: SignerFactory = async (signer, networkType, { env }) => resolveSigner(signer, networkType, env);
