@@ -51,7 +51,7 @@ export interface PluginSettings {
   config: Record<string, unknown>;
   /** Operator-only (config file entry only): origins the plugin's `fetch` may reach; none by default. */
   allowed_origins: string[];
-  /** Operator-only (config file entry only): the plugin's `process.env` (never the service's environment). */
+  /** Operator-only (config file entry only): the plugin's own `process.env` entries, over the service's (RuntimeOptions.serviceEnv). */
   env: Record<string, string>;
   /** Operator-only (config file entry or environment, never the plugin file): calls of this plugin running at once. */
   max_concurrent_calls: number;
@@ -170,6 +170,8 @@ export interface RuntimeOptions {
   cache: CachedPlugin[];
   /** Fault injection for tests only: the worker that gets a call of this plugin blocks its event loop. */
   faultStallWorkerOn?: string;
+  /** The service's environment as plugins see it (credentials withheld by the HTTP process); each plugin's `env` goes over it. */
+  serviceEnv?: Record<string, string>;
 }
 
 /** The call as the plugin sees it, minus `api`/`kv`/`config`; JSON-encoded once by the client. */

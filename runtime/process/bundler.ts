@@ -46,9 +46,10 @@ let esbuild: Promise<typeof import('esbuild')> | undefined;
 
 /**
  * The inject files a first bundle needs: `Buffer`/`URL`/`URLSearchParams`, or `process`, used as a free identifier
- * somewhere (not a property or a quoted name; a false positive, such as an object key, costs only a second build).
+ * somewhere (not a property or a quoted name, but a spread `...process.env` is a use; a false positive, such as an
+ * object key, costs only a second build).
  */
-const FREE = (names: string) => new RegExp(`(?<![.\\w$'"\`])(?:${names})(?![\\w$'"\`])`);
+const FREE = (names: string) => new RegExp(`(?<![\\w$'"\`])(?<!(?<!\\.\\.)\\.)(?:${names})(?![\\w$'"\`])`);
 const FREE_GLOBALS = FREE('Buffer|URL|URLSearchParams');
 const FREE_PROCESS = FREE('process');
 function injectionsFor(text: string): string[] {

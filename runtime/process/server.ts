@@ -34,6 +34,8 @@ let loader: Loader | undefined;
 let scheduler: Scheduler | undefined;
 let watchdog: ReturnType<typeof createWatchdog> | undefined;
 let nextHostCall = 0;
+/** The service's environment as plugins see it (set at start); a plugin's own `env` goes over it. */
+let serviceEnv: Record<string, string> = {};
 /** Host calls relayed to the HTTP process: our id → the worker and its own request id, and back. */
 const relayed = new Map<number, { worker: number; id: number }>();
 const relayedBy = new Map<string, number>();
@@ -89,6 +91,7 @@ function prepare(options: RuntimeOptions): SandboxPool {
 
 function start(options: RuntimeOptions): void {
   const p = prepare(options);
+  serviceEnv = options.serviceEnv ?? {};
   watchdog = createWatchdog({
     workers: () => p.threads(),
     ping: (worker, seq) => toWorker(worker, { ping: seq }),
@@ -171,7 +174,7 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         emitLogs: s.emit_logs || s.forward_logs,
         emitTraces: s.emit_traces,
         allowedOrigins: s.allowed_origins,
-        env: JSON.stringify(s.env),
+        env: JSON.stringify({ ...serviceEnv, ...s.env }),
       });
       if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
       const logs = s.emit_logs ? result.logs : undefined;

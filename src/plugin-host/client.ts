@@ -13,6 +13,7 @@ import { createCrashRecovery } from './crash-recovery.ts';
 import { createHostCallSession } from './host-calls.ts';
 import { kvQuotas } from './kv.ts';
 import { MAX_HOST_REPLY_BYTES, RUNTIME_LIMITS } from './limits.ts';
+import { pluginEnvironment } from './plugin-env.ts';
 import { createRegistryMirror } from './registry.ts';
 import { createSupervisor, type RuntimeObserver } from './supervision.ts';
 
@@ -58,6 +59,8 @@ export async function createRuntimeClient(deps: {
   observer?: RuntimeObserver;
   /** The operator's plugin entries (default: the config file's; the app passes them with the stored API changes applied). */
   plugins?: ConfiguredPlugin[];
+  /** The service's environment (default: this process's); plugins see it minus every credential (plugin-env.ts). */
+  env?: NodeJS.ProcessEnv;
 }): Promise<RuntimeClient> {
   const { config, host } = deps;
   const observer = deps.observer ?? { restarted() {}, inFlight() {} };
@@ -67,6 +70,8 @@ export async function createRuntimeClient(deps: {
   const registry = createRegistryMirror();
   let entries: ConfiguredPlugin[] = deps.plugins ?? config.file.plugins;
   const quotaOf = kvQuotas(config);
+  const serviceEnv = pluginEnvironment(config, deps.env ?? process.env);
+  logger.debug({ withheld: serviceEnv.withheld }, "plugins see the service's environment without these variables (credentials)");
   const hostCalls = () =>
     createHostCallSession({ relayers: host.relayers, kv: host.kv, logger, quotaOf, limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES } });
   const calls = createCallProtocol({ hostCalls, observer });
@@ -82,6 +87,7 @@ export async function createRuntimeClient(deps: {
     quarantine: crashes.quarantined(),
     cache: registry.cached(),
     faultStallWorkerOn: rt.faultStallWorkerOn,
+    serviceEnv: serviceEnv.env,
   });
   const supervisor = createSupervisor({ config, logger, observer, calls, registry, crashes, options });
   const recovery = createCrashRecovery<PluginCallResult>({ active: supervisor.active, restarting: supervisor.restarting, whenReady: supervisor.ready, maxHeld: rt.maxQueue });
