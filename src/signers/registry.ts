@@ -6,6 +6,8 @@ import type { SignerContext, SignerFactory } from './factory.ts';
 
 const ADAPTERS: Record<string, () => Promise<{ createSigner: SignerFactory }>> = {
   local: () => import('./local/signer.ts'),
+  vault: () => import('./vault/signer.ts'),
+  vault_transit: () => import('./vault_transit/signer.ts'),
 };
 
 export function createSignerResolver(context: SignerContext): SignerResolver {
