@@ -1,7 +1,7 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
 import { loadConfig } from './config/config.ts';
 import { createLogger, logDestination, logFileBase, secretsOf } from './observability/logger.ts';
-import { storeLocation } from './store/open.ts';
+import { storeLocation } from './store/location.ts';
 import { createApp } from './app.ts';
 
 // Until the config is read (LOG_LEVEL checked, LOG_MODE known): what this logger says is a refusal or a warning.

@@ -1,7 +1,6 @@
 // Picks the store from the config: PostgreSQL when DATABASE_URL is set (several instances), else SQLite in DATA_DIR.
 import type { Store } from '../domain/ports.ts';
-import path from 'node:path';
-import { DB_FILE_NAME, openDatabase, type Db } from './db.ts';
+import { openDatabase, type Db } from './db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
 import { createKvRepo, type KvRepo } from './kv-repo.ts';
@@ -42,20 +41,6 @@ export interface StoreOptions {
   /** How long an outbox event stays leased to the instance delivering it (longer than one attempt). */
   outboxLeaseMs: number;
   logger: Pick<Log, 'info'>;
-}
-
-/**
- * Where the data lives, for the start-up log: the SQLite file, or the PostgreSQL server and database (never the
- * user or password). Said once at start so a deployment that meant to share state can see that it does, or not.
- */
-export function storeLocation(databaseUrl: string | undefined, dataDir: string): string {
-  if (databaseUrl === undefined) return `SQLite file ${path.join(dataDir, DB_FILE_NAME)} (this instance only)`;
-  try {
-    const url = new URL(databaseUrl);
-    return `PostgreSQL database ${decodeURIComponent(url.pathname.slice(1)) || '(default)'} on ${url.host || 'the local socket'} (shared by every instance using it)`;
-  } catch {
-    return 'PostgreSQL (DATABASE_URL; shared by every instance using it)';
-  }
 }
 
 export function openStore(options: StoreOptions): OpenedStore {
