@@ -12,33 +12,39 @@ import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFi
 import { findRelative, listLooked, locateConfig, type ConfigLocation } from './locate.ts';
 import { readReferenceEnv, type LogOutput, type RedisOptions, type ReferenceNotice, type RpcEnvSettings } from './reference-env.ts';
 import { checkSignerTypes, type SignerType } from './signer-types.ts';
+import { applyDefaults, getPath, setPath, SIGNER_SCHEMAS, type SecretRef, type SignerFileConfigs } from './signer-schemas.ts';
 
 export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './networks.ts';
 export type { ConfigLocation } from './locate.ts';
+export type { SecretRef, SignerFileConfigs, SignerType } from './signer-schemas.ts';
 export type { LogOutput, RedisOptions, ReferenceNotice, RpcEnvSettings } from './reference-env.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_CONFIG_PATH = path.join(PROJECT_ROOT, 'config.example.json');
 
-export interface SignerConfig {
+/** Fields of every signer entry, and our extras of a `local` one. */
+interface SignerConfigBase {
   id: string;
-  type: SignerType;
-  /** Plain key: development only (the example marks it so). */
+  /** Plain key: development only (the example marks it so). `local` only. */
   private_key?: string;
-  /** Name of the environment variable holding the key. */
+  /** Name of the environment variable holding the key. `local` only. */
   private_key_env?: string;
-  /** Solana/Stellar signers: the public address the relayer reports. */
+  /** Solana/Stellar local signers: the public address the relayer reports. */
   address?: string;
   development?: boolean;
-  /** The reference's local signer: a Web3 Secret Storage v3 keystore (a relative path is tried as src/config/locate.ts says). */
-  config?: { path: string; passphrase: SecretRef };
 }
 
-/** A secret given by the environment variable it is in, or (development) in plain. */
-export interface SecretRef {
-  type: 'env' | 'plain';
-  value: string;
-}
+/**
+ * One signer entry. `config` is its type's object (src/config/signer-schemas.ts), defaults filled in and every secret
+ * field `{ type: 'plain', value }` after load. `local`: the reference's keystore (a relative path is tried as
+ * src/config/locate.ts says), or none when our `private_key`/`private_key_env` is given.
+ */
+export type SignerConfig = {
+  [T in SignerType]: SignerConfigBase & { type: T } & (T extends 'local' ? { config?: SignerFileConfigs[T] } : { config: SignerFileConfigs[T] });
+}[SignerType];
+
+/** The entry of one signer type (an adapter narrows to its own). */
+export type SignerConfigOf<T extends SignerType> = Extract<SignerConfig, { type: T }>;
 
 export interface RelayerConfig {
   id: string;
@@ -246,6 +252,7 @@ export function loadConfigFile(configPath: string, places: ConfigPlaces = { base
     file.networks = file.networks === undefined ? defaultNetworks(file, configPath, places) : loadNetworks(file.networks, places.bases);
     file.notifications ??= [];
     file.plugins ??= [];
+    for (const s of file.signers) if (s.config) applyDefaults(SIGNER_SCHEMAS[s.type].schema, s.config);
     resolveKeystorePaths(file, places.bases);
     checkReferences(file);
     return file;
@@ -274,7 +281,7 @@ function defaultNetworks(file: ConfigFile, configPath: string, places: ConfigPla
  */
 function resolveKeystorePaths(file: ConfigFile, bases: readonly string[]): void {
   file.signers.forEach((s, i) => {
-    if (!s.config) return;
+    if (s.type !== 'local' || !s.config) return;
     if (s.private_key !== undefined || s.private_key_env !== undefined) throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
     const { found, looked } = findRelative(s.config.path, bases);
     if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${listLooked(looked)})`);
@@ -340,12 +347,25 @@ function resolveNotificationKeys(file: ConfigFile, env: NodeJS.ProcessEnv): Conf
   return file;
 }
 
-/** Reads each keystore passphrase given as `{ type: "env" }` from the environment (the signer opens the keystore later). */
-function resolveKeystorePassphrases(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
+/**
+ * Reads every secret field of every signer given as `{ type: "env" }` (a keystore passphrase, a Vault secret_id, …)
+ * from the environment, so adapters read `config.<field>.value` alone; a variable unset fails the start naming the
+ * signer, the field and the variable.
+ */
+function resolveSignerSecrets(file: ConfigFile, env: NodeJS.ProcessEnv): ConfigFile {
   file.signers.forEach((s, i) => {
-    if (s.config?.passphrase.type !== 'env') return;
-    const value = resolveSecret(s.config.passphrase, env, `signers.${i}.config.passphrase`);
-    s.config.passphrase = { type: 'plain', value };
+    if (!s.config) return;
+    for (const field of SIGNER_SCHEMAS[s.type].secretFields) {
+      const ref = getPath(s.config, field) as SecretRef | undefined;
+      if (ref?.type !== 'env') continue;
+      let value: string;
+      try {
+        value = resolveSecret(ref, env, `signers.${i}.config.${field}`);
+      } catch (err) {
+        throw new Error(`${(err as Error).message} (signer '${s.id}')`, { cause: err });
+      }
+      setPath(s.config, field, { type: 'plain', value });
+    }
   });
   return file;
 }
@@ -452,6 +472,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: intFromEnv(env, 'WEBHOOK_CONCURRENCY', 16),
       pollIntervalMs: intFromEnv(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000),
     },
-    file: resolveKeystorePassphrases(resolveNotificationKeys(loadConfigFile(configPath, location), env), env),
+    file: resolveSignerSecrets(resolveNotificationKeys(loadConfigFile(configPath, location), env), env),
   });
 }

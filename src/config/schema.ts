@@ -1,5 +1,6 @@
 // JSON Schema of the config file (networks, signers, relayers, notifications, plugins).
 import { SUPPORTED_SIGNER_TYPES } from './signer-types.ts';
+import { secretRef, SIGNER_SCHEMAS } from './signer-schemas.ts';
 const id = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
 const strings = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
@@ -69,13 +70,7 @@ export const networkFileSchema = {
   properties: { $comment: { type: 'string' }, networks: { type: 'array', items: networkSchema } },
 } as const;
 
-/** `{ "type": "env", "value": "NAME" }` (read from the environment at start) or `{ "type": "plain", "value": "…" }`. */
-export const secretRef = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'value'],
-  properties: { type: { enum: ['env', 'plain'] }, value: { type: 'string', minLength: 1 } },
-} as const;
+export { secretRef };
 
 const nullable = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
 const u64 = { type: 'integer', minimum: 0 } as const;
@@ -162,6 +157,37 @@ export const customRpcUrlsSchema = { type: 'array', items: rpcUrl } as const;
 /** A notification's `url`: http(s); the empty string is accepted (the reference's example has one) and never delivered to. */
 const webhookUrl = { 'x-expect': 'an http(s) URL', anyOf: [httpUrl, { const: '' }] } as const;
 
+/** Fields of every signer entry. */
+const signerCommon = { $comment: { type: 'string' }, id, type: { enum: [...SUPPORTED_SIGNER_TYPES] } } as const;
+
+/**
+ * Our extras of a `local` signer besides the reference's keystore `config`. EVM: 32 bytes of hex. Solana: a base58
+ * 64-byte secret key, its JSON array, or a 32-byte seed (hex or base58). Stellar: a secret seed (S…). The address is
+ * derived; a configured `address` must match it.
+ */
+const localExtras = {
+  private_key: { type: 'string', minLength: 1 },
+  private_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+  address: { type: 'string', minLength: 1 },
+  development: { type: 'boolean' },
+} as const;
+
+/** One signer entry: `config` is the object of its type (signer-schemas.ts); required except for `local`'s extras. */
+export const signerSchema = {
+  type: 'object',
+  required: ['id', 'type'],
+  properties: { type: signerCommon.type },
+  allOf: Object.entries(SIGNER_SCHEMAS).map(([type, { schema }]) => ({
+    if: { required: ['type'], properties: { type: { const: type } } },
+    then: {
+      type: 'object',
+      additionalProperties: false,
+      required: type === 'local' ? [] : ['config'],
+      properties: { ...signerCommon, ...(type === 'local' ? localExtras : {}), config: schema },
+    },
+  })),
+} as const;
+
 export const configFileSchema = {
   type: 'object',
   additionalProperties: false,
@@ -174,32 +200,7 @@ export const configFileSchema = {
       'x-expect': 'an array of networks, or the path of a directory of JSON files each holding { "networks": [...] }',
       anyOf: [{ type: 'array' }, { type: 'string', minLength: 1 }],
     },
-    signers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'type'],
-        properties: {
-          $comment: { type: 'string' },
-          id,
-          type: { enum: [...SUPPORTED_SIGNER_TYPES] },
-          // EVM: 32 bytes of hex. Solana: a base58 64-byte secret key, its JSON array, or a 32-byte seed (hex or base58).
-          // Stellar: a secret seed (S…). The address is derived; a configured `address` must match it.
-          private_key: { type: 'string', minLength: 1 },
-          private_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
-          address: { type: 'string', minLength: 1 },
-          development: { type: 'boolean' },
-          // The reference's local signer: a Web3 Secret Storage v3 keystore file and its passphrase.
-          config: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['path', 'passphrase'],
-            properties: { path: { type: 'string', minLength: 1 }, passphrase: secretRef },
-          },
-        },
-      },
-    },
+    signers: { type: 'array', items: signerSchema },
     relayers: {
       type: 'array',
       items: {

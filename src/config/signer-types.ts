@@ -1,13 +1,14 @@
-// The signer types a config file may name: the one list the schema, the start-up refusal and the docs follow.
-// A new signer type is added here (and given a schema of its own in schema.ts).
+// The signer types a config file may name today: those whose adapter exists (src/signers/registry.ts). Every type's
+// config schema is in signer-schemas.ts already; a type's adapter adds its name here and its line in the registry.
+import type { SignerType } from './signer-schemas.ts';
 
-export const SUPPORTED_SIGNER_TYPES = ['local'] as const;
+export type { SignerType } from './signer-schemas.ts';
 
-export type SignerType = (typeof SUPPORTED_SIGNER_TYPES)[number];
+export const SUPPORTED_SIGNER_TYPES: readonly SignerType[] = ['local'];
 
 /**
- * Refuses, before the schema sees them, signers of a type we do not have (the reference's `aws_kms`, `vault`, …): one
- * sentence naming the signer, its type and the types we support, rather than a schema error about a constant.
+ * Refuses, before the schema sees them, signers of a type we do not have (yet): one sentence naming the signer, its
+ * type and the types we support, rather than a schema error about a constant.
  */
 export function checkSignerTypes(file: unknown): void {
   const signers = (file as { signers?: unknown } | null)?.signers;

@@ -2,7 +2,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config, LogOutput } from '../config/config.ts';
+import type { Config, LogOutput, SecretRef } from '../config/config.ts';
+import { allSecretFieldPaths, getPath, SIGNER_SCHEMAS } from '../config/signer-schemas.ts';
 
 interface RollOptions {
   file: string;
@@ -16,7 +17,7 @@ interface RollOptions {
 // pino-roll ships no types: its one export, as documented.
 const pinoRoll = createRequire(import.meta.url)('pino-roll') as (options: RollOptions) => Promise<DestinationStream & { flushSync?(): void }>;
 
-export const REDACTED_PATHS = [
+export const REDACTED_PATHS = [...new Set([
   'req.headers.authorization',
   'headers.authorization',
   'authorization',
@@ -31,7 +32,9 @@ export const REDACTED_PATHS = [
   'config.key',
   '*.config.key',
   'secret',
-];
+  // Every secret field of every signer type's config (role_id, api_key_secret, pin, …), at any of the depths an entry is logged.
+  ...allSecretFieldPaths().flatMap((field) => [field, `*.${field}`, `config.${field}`, `*.config.${field}`]),
+])];
 
 const CENSOR = '[redacted]';
 
@@ -54,8 +57,10 @@ export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env):
   const values = [config.apiKey, config.storageEncryptionKey, config.storageEncryptionKeyPrevious, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
   for (const s of config.file.signers) {
     values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
-    const passphrase = s.config?.passphrase;
-    if (passphrase) values.push(passphrase.type === 'plain' ? passphrase.value : env[passphrase.value]);
+    for (const field of SIGNER_SCHEMAS[s.type].secretFields) {
+      const ref = s.config ? (getPath(s.config, field) as SecretRef | undefined) : undefined;
+      if (ref) values.push(ref.type === 'plain' ? ref.value : env[ref.value]);
+    }
   }
   for (const n of config.file.notifications) values.push(n.signing_key);
   const out = new Set<string>();

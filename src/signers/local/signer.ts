@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import secp256k1 from 'secp256k1';
 import { getAddressDecoder, getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
-import type { SignerConfig } from '../../config/config.ts';
+import type { SignerConfig, SignerConfigOf } from '../../config/config.ts';
 import { KEYSTORE_MAX_BYTES, readJsonFile } from '../../config/read-file.ts';
 import type { NetworkType } from '../../domain/types.ts';
 import type { Ed25519Signer, Signer } from '../../domain/signers/ports.ts';
@@ -22,7 +22,7 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 const opened = new Map<string, string>();
 
 /** The 32-byte secret of a keystore signer (`config.path` + `config.passphrase`), as 0x-hex. */
-function keystoreKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string {
+function keystoreKey(signer: SignerConfigOf<'local'>, env: NodeJS.ProcessEnv): string {
   const { path, passphrase } = signer.config!;
   const secret = passphrase.type === 'plain' ? passphrase.value : env[passphrase.value];
   if (!secret) throw new Error(`signer '${signer.id}': environment variable ${passphrase.value} (the keystore passphrase) is not set`);
@@ -53,7 +53,7 @@ function keystoreKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string {
  * set. A keystore's 32 bytes are the EVM private key, or the Ed25519 seed for Solana and Stellar (as the reference).
  */
 function configuredKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string | undefined {
-  if (signer.config) return keystoreKey(signer, env);
+  if (signer.type === 'local' && signer.config) return keystoreKey(signer, env);
   if (!signer.private_key_env) return signer.private_key?.trim();
   const key = env[signer.private_key_env];
   if (!key) throw new Error(`signer '${signer.id}': environment variable ${signer.private_key_env} is not set`);

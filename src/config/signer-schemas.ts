@@ -1,0 +1,227 @@
+// The `config` object of each signer type, as the OpenZeppelin Relayer (v1.8.0, src/models/signer/config.rs) writes it,
+// plus our `pkcs11`: its JSON Schema (field names, required fields and defaults as the reference's) and the paths of
+// its secret fields. The config file schema, the management API, the log redaction and the secret store follow it.
+// Which types may be used is SUPPORTED_SIGNER_TYPES (signer-types.ts): the types whose adapter exists.
+
+/** `{ "type": "env", "value": "NAME" }` (read from the environment at start) or `{ "type": "plain", "value": "…" }`. */
+export const secretRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'value'],
+  properties: { type: { enum: ['env', 'plain'] }, value: { type: 'string', minLength: 1 } },
+} as const;
+
+/** A secret given by the environment variable it is in, or in plain; after load always `plain`. */
+export interface SecretRef {
+  type: 'env' | 'plain';
+  value: string;
+}
+
+// As the reference's serde reads the file: a `String` may be empty (its examples leave placeholders empty; an adapter
+// refuses an empty field it needs, naming the signer and the field), an `Option` may be null or absent.
+const text = { type: 'string' } as const;
+const optional = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const optText = optional(text, 'a string');
+const optSecret = optional(secretRef, '{ "type": "env" | "plain", "value" }');
+const withDefault = (value: string) => ({ type: 'string', default: value }) as const;
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+
+/** One object schema: these fields, only these, the required ones present. */
+const object = (properties: Record<string, object>, required: string[], extra: object = {}) => ({ type: 'object', additionalProperties: false, required, properties, ...extra });
+
+/** Exactly one of two fields (pkcs11's token and key selectors). */
+const oneOfFields = (a: string, b: string) => ({ 'x-expect': `an object with exactly one of '${a}' or '${b}'`, oneOf: [{ required: [a] }, { required: [b] }] });
+
+/** These secret fields present and not null. */
+const needs = (fields: string[]) => ({ required: fields, properties: Object.fromEntries(fields.map((f) => [f, secretRef])) });
+
+const local = object({ path: nonEmpty, passphrase: secretRef }, ['path', 'passphrase']);
+
+const awsKms = object({ region: text, key_id: text }, ['region', 'key_id']);
+
+// auth_type absent means client_secret (the reference's AzureKeyVaultSignerConfig::auth_type); each mode needs its ids.
+const azureKeyVault = object(
+  {
+    auth_type: { enum: ['client_secret', 'managed_identity', 'workload_identity', null] },
+    tenant_id: optSecret,
+    client_id: optSecret,
+    client_secret: optSecret,
+    federated_token_file: optSecret,
+    vault_url: text,
+    key_name: text,
+    key_version: optText,
+  },
+  ['vault_url', 'key_name'],
+  {
+    allOf: [
+      { if: { properties: { auth_type: { enum: ['client_secret', null] } } }, then: needs(['tenant_id', 'client_id', 'client_secret']) },
+      { if: { required: ['auth_type'], properties: { auth_type: { const: 'workload_identity' } } }, then: needs(['tenant_id', 'client_id']) },
+    ],
+  },
+);
+
+const turnkey = object(
+  { api_public_key: text, api_private_key: secretRef, organization_id: text, private_key_id: text, public_key: text },
+  ['api_public_key', 'api_private_key', 'organization_id', 'private_key_id', 'public_key'],
+);
+
+const cdp = object({ api_key_id: text, api_key_secret: secretRef, wallet_secret: secretRef, account_address: text }, ['api_key_id', 'api_key_secret', 'wallet_secret', 'account_address']);
+
+// mount_point absent: the adapter uses Vault's `secret` (KV v2) or `transit`, as the reference's services do.
+const vault = object(
+  { address: text, namespace: optText, role_id: secretRef, secret_id: secretRef, key_name: text, mount_point: optText },
+  ['address', 'role_id', 'secret_id', 'key_name'],
+);
+
+const vaultTransit = object(
+  { key_name: text, address: text, role_id: secretRef, secret_id: secretRef, pubkey: text, mount_point: optText, namespace: optText },
+  ['key_name', 'address', 'role_id', 'secret_id', 'pubkey'],
+);
+
+const googleCloudKms = object(
+  {
+    service_account: object(
+      {
+        project_id: text,
+        private_key_id: secretRef,
+        private_key: secretRef,
+        client_email: secretRef,
+        client_id: text,
+        auth_uri: withDefault('https://accounts.google.com/o/oauth2/auth'),
+        token_uri: withDefault('https://oauth2.googleapis.com/token'),
+        auth_provider_x509_cert_url: withDefault('https://www.googleapis.com/oauth2/v1/certs'),
+        // The reference's default, a placeholder naming one of its own service accounts; kept for identical loading.
+        client_x509_cert_url: withDefault('https://www.googleapis.com/robot/v1/metadata/x509/solana-signer%40forward-emitter-459820-r7.iam.gserviceaccount.com'),
+        universe_domain: withDefault('googleapis.com'),
+      },
+      ['project_id', 'private_key_id', 'private_key', 'client_email', 'client_id'],
+    ),
+    key: object(
+      { location: withDefault('global'), key_ring_id: text, key_id: text, key_version: { type: 'integer', minimum: 0, default: 1 } },
+      ['key_ring_id', 'key_id'],
+    ),
+  },
+  ['service_account', 'key'],
+);
+
+/**
+ * Ours: a key in any PKCS#11 token (an HSM, SoftHSM). `module_path`: the vendor's PKCS#11 library (.so). The token is
+ * chosen by `token_label` or `slot` (a slot id), the key by `key_label` (CKA_LABEL) or `key_id` (CKA_ID, hex); `pin`
+ * is the user PIN. EVM: a secp256k1 EC key; Solana and Stellar: an Ed25519 (CKK_EC_EDWARDS) key.
+ */
+const pkcs11 = object(
+  {
+    module_path: nonEmpty,
+    token_label: nonEmpty,
+    slot: { type: 'integer', minimum: 0 },
+    pin: secretRef,
+    key_label: nonEmpty,
+    key_id: { type: 'string', pattern: '^(0x)?([0-9a-fA-F]{2})+$' },
+  },
+  ['module_path', 'pin'],
+  { allOf: [oneOfFields('token_label', 'slot'), oneOfFields('key_label', 'key_id')] },
+);
+
+export interface SignerTypeSchema {
+  /** The JSON Schema of the type's `config` object (file form: secrets are `{type, value}`). */
+  schema: object;
+  /** Paths (dot-separated) of its `{type: env|plain}` secret fields. */
+  secretFields: readonly string[];
+}
+
+/** Every signer type the reference has, plus pkcs11. */
+export const SIGNER_SCHEMAS = {
+  local: { schema: local, secretFields: ['passphrase'] },
+  aws_kms: { schema: awsKms, secretFields: [] },
+  azure_key_vault: { schema: azureKeyVault, secretFields: ['tenant_id', 'client_id', 'client_secret', 'federated_token_file'] },
+  turnkey: { schema: turnkey, secretFields: ['api_private_key'] },
+  cdp: { schema: cdp, secretFields: ['api_key_secret', 'wallet_secret'] },
+  vault: { schema: vault, secretFields: ['role_id', 'secret_id'] },
+  vault_transit: { schema: vaultTransit, secretFields: ['role_id', 'secret_id'] },
+  google_cloud_kms: { schema: googleCloudKms, secretFields: ['service_account.private_key_id', 'service_account.private_key', 'service_account.client_email'] },
+  pkcs11: { schema: pkcs11, secretFields: ['pin'] },
+} as const satisfies Record<string, SignerTypeSchema>;
+
+/** Every signer type a config may name (whether or not its adapter is there yet). */
+export type SignerType = keyof typeof SIGNER_SCHEMAS;
+export const ALL_SIGNER_TYPES = Object.keys(SIGNER_SCHEMAS) as SignerType[];
+
+// The config objects as loaded: defaults filled in, every secret `{ type: 'plain', value }`.
+export interface LocalSignerFileConfig { path: string; passphrase: SecretRef }
+export interface AwsKmsSignerFileConfig { region: string; key_id: string }
+export interface AzureKeyVaultSignerFileConfig {
+  auth_type?: 'client_secret' | 'managed_identity' | 'workload_identity' | null;
+  tenant_id?: SecretRef | null;
+  client_id?: SecretRef | null;
+  client_secret?: SecretRef | null;
+  federated_token_file?: SecretRef | null;
+  vault_url: string;
+  key_name: string;
+  key_version?: string | null;
+}
+export interface TurnkeySignerFileConfig { api_public_key: string; api_private_key: SecretRef; organization_id: string; private_key_id: string; public_key: string }
+export interface CdpSignerFileConfig { api_key_id: string; api_key_secret: SecretRef; wallet_secret: SecretRef; account_address: string }
+export interface VaultSignerFileConfig { address: string; namespace?: string | null; role_id: SecretRef; secret_id: SecretRef; key_name: string; mount_point?: string | null }
+export interface VaultTransitSignerFileConfig { key_name: string; address: string; role_id: SecretRef; secret_id: SecretRef; pubkey: string; mount_point?: string | null; namespace?: string | null }
+export interface GoogleCloudKmsSignerFileConfig {
+  service_account: {
+    project_id: string;
+    private_key_id: SecretRef;
+    private_key: SecretRef;
+    client_email: SecretRef;
+    client_id: string;
+    auth_uri: string;
+    token_uri: string;
+    auth_provider_x509_cert_url: string;
+    client_x509_cert_url: string;
+    universe_domain: string;
+  };
+  key: { location: string; key_ring_id: string; key_id: string; key_version: number };
+}
+export interface Pkcs11SignerFileConfig { module_path: string; token_label?: string; slot?: number; pin: SecretRef; key_label?: string; key_id?: string }
+
+export interface SignerFileConfigs {
+  local: LocalSignerFileConfig;
+  aws_kms: AwsKmsSignerFileConfig;
+  azure_key_vault: AzureKeyVaultSignerFileConfig;
+  turnkey: TurnkeySignerFileConfig;
+  cdp: CdpSignerFileConfig;
+  vault: VaultSignerFileConfig;
+  vault_transit: VaultTransitSignerFileConfig;
+  google_cloud_kms: GoogleCloudKmsSignerFileConfig;
+  pkcs11: Pkcs11SignerFileConfig;
+}
+
+/** Every secret field name of every type (the log redacts these wherever they appear). */
+export function allSecretFieldPaths(): string[] {
+  return [...new Set(Object.values(SIGNER_SCHEMAS).flatMap((t) => t.secretFields as readonly string[]))];
+}
+
+/** The value at a dot path of an object, or undefined. */
+export function getPath(value: unknown, dotted: string): unknown {
+  let at = value;
+  for (const key of dotted.split('.')) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** Sets the value at a dot path whose parents exist (a secret field of an object already validated). */
+export function setPath(value: object, dotted: string, field: unknown): void {
+  const keys = dotted.split('.');
+  const last = keys.pop()!;
+  const parent = keys.length ? getPath(value, keys.join('.')) : value;
+  if (parent !== null && typeof parent === 'object') (parent as Record<string, unknown>)[last] = field;
+}
+
+/** Fills the schema's `default`s into a validated config object, in place (the file validator injects none). */
+export function applyDefaults(schema: object, value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  const properties = (schema as { properties?: Record<string, { default?: unknown; properties?: object }> }).properties ?? {};
+  const target = value as Record<string, unknown>;
+  for (const [key, sub] of Object.entries(properties)) {
+    if (target[key] === undefined && sub.default !== undefined) target[key] = sub.default;
+    else if (sub.properties) applyDefaults(sub, target[key]);
+  }
+}
