@@ -8,6 +8,7 @@ const ADAPTERS: Record<string, () => Promise<{ createSigner: SignerFactory }>> =
   local: () => import('./local/signer.ts'),
   vault: () => import('./vault/signer.ts'),
   vault_transit: () => import('./vault_transit/signer.ts'),
+  turnkey: () => import('./turnkey/signer.ts'),
 };
 
 export function createSignerResolver(context: SignerContext): SignerResolver {

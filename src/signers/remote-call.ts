@@ -23,10 +23,12 @@ export function statusCause(status: number): string {
   return `HTTP ${status}`;
 }
 
-/** Why a request never got an answer: refused connection, DNS, TLS (fetch's `cause` codes). */
-function networkCause(err: unknown): string {
-  const cause = (err as { cause?: { code?: string } }).cause;
-  return cause?.code ? `unreachable (${cause.code})` : 'unreachable';
+/** Why a request never got an answer: refused connection, DNS, TLS (undici's `cause` code, node-fetch's `code`). */
+function networkCause(err: unknown): string | undefined {
+  const code = (err as { cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code;
+  if (err instanceof TypeError && /fetch failed/i.test(err.message)) return typeof code === 'string' ? `unreachable (${code})` : 'unreachable';
+  if ((err as Error)?.name === 'FetchError' && typeof code === 'string') return `unreachable (${code})`;
+  return undefined;
 }
 
 /**
@@ -47,7 +49,8 @@ export async function remoteCall<T>(label: string, timeoutMs: number, call: (sig
   } catch (err) {
     if (err instanceof RemoteSignerError) throw err;
     if (controller.signal.aborted) throw new RemoteSignerError(`${label}: no answer within ${timeoutMs} ms (timed out)`);
-    if (err instanceof TypeError && /fetch failed/i.test(err.message)) throw new RemoteSignerError(`${label}: ${networkCause(err)}`);
+    const unreachable = networkCause(err);
+    if (unreachable) throw new RemoteSignerError(`${label}: ${unreachable}`);
     throw err;
   } finally {
     clearTimeout(timer);
