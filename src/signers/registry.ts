@@ -10,6 +10,7 @@ const ADAPTERS: Record<string, () => Promise<{ createSigner: SignerFactory }>> =
   vault: () => import('./vault/signer.ts'),
   vault_transit: () => import('./vault_transit/signer.ts'),
   turnkey: () => import('./turnkey/signer.ts'),
+  cdp: () => import('./cdp/signer.ts'),
 };
 
 export function createSignerResolver(context: SignerContext): SignerResolver {

@@ -1,0 +1,112 @@
+// The `cdp` signer (the reference's CdpSigner): a Coinbase Developer Platform server account signs. Requests carry the
+// authentication Coinbase's official SDK makes (@coinbase/cdp-sdk/auth getAuthHeaders: the API key's bearer JWT,
+// Ed25519 or ES256, bound to the method, host and path, and the X-Wallet-Auth JWT signed with the wallet secret, bound
+// to the body's hash). The SDK's CdpClient is not used: it keeps one process-wide HTTP client (configure() replaces
+// it), so two cdp signers with different API keys would sign with each other's, and it reports errors to Coinbase's
+// analytics endpoint. EVM: POST /v2/evm/accounts/{address}/sign (a 32-byte hash; v recovered against the address);
+// Solana: POST /v2/solana/accounts/{address}/sign/transaction, the signature verified against the address.
+// CDP_API_BASE_URL points it elsewhere (default https://api.cdp.coinbase.com/platform, the SDK's basePath).
+import { createPublicKey, verify } from 'node:crypto';
+import { getAddress, isAddress } from 'viem';
+import { getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
+import type { SignerConfigOf } from '../../config/config.ts';
+import type { Signer } from '../../domain/signers/ports.ts';
+import type { SignerFactory } from '../factory.ts';
+import { evmSignatureFrom } from '../evm-signature.ts';
+import { remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
+import { signatureAt, requiredSigners, unsignedWire } from './solana-wire.ts';
+
+export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+type Post = (what: string, path: string, body: Record<string, string>) => Promise<Record<string, unknown>>;
+
+/** CDP's error answer names its type (e.g. unauthorized); its message is kept short and is the service's own. */
+async function failure(label: string, res: Response): Promise<RemoteSignerError> {
+  let type = '';
+  try {
+    const body = (await res.json()) as { errorType?: unknown; errorMessage?: unknown };
+    if (typeof body.errorType === 'string') type = ` (${body.errorType}${typeof body.errorMessage === 'string' ? `: ${body.errorMessage.slice(0, 200)}` : ''})`;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`);
+}
+
+async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Promise<Post> {
+  const { getAuthHeaders } = await import('@coinbase/cdp-sdk/auth');
+  const base = (env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL).replace(/\/+$/, '');
+  const c = signer.config;
+  const timeoutMs = signerTimeoutMs(env);
+  return (what, path, body) => {
+    const label = `signer '${signer.id}': CDP ${what}`;
+    return remoteCall(label, timeoutMs, async (signal) => {
+      const url = new URL(base + path);
+      let headers: Record<string, string>;
+      try {
+        headers = await getAuthHeaders({ apiKeyId: c.api_key_id, apiKeySecret: c.api_key_secret.value, walletSecret: c.wallet_secret.value, requestMethod: 'POST', requestHost: url.host, requestPath: url.pathname, requestBody: body, source: 'relaybox' });
+      } catch (err) {
+        // The SDK says which secret is malformed; its text never holds the secret.
+        throw new RemoteSignerError(`${label}: the credentials cannot sign a request: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
+      }
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+      if (!res.ok) throw await failure(label, res);
+      return (await res.json()) as Record<string, unknown>;
+    });
+  };
+}
+
+function evmSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
+  const address = getAddress(signer.config.account_address);
+  return {
+    address,
+    async signEvmDigest(digest) {
+      const answer = await post('sign hash', `/v2/evm/accounts/${address}/sign`, { hash: `0x${Buffer.from(digest).toString('hex')}` });
+      const hex = typeof answer.signature === 'string' ? answer.signature.replace(/^0x/, '') : '';
+      if (!/^[0-9a-fA-F]{130}$/.test(hex)) throw new RemoteSignerError(`signer '${signer.id}': CDP sign hash: the answer holds no 65-byte signature`);
+      try {
+        return evmSignatureFrom(Buffer.from(hex.slice(0, 128), 'hex'), digest, address);
+      } catch (err) {
+        throw new RemoteSignerError(`signer '${signer.id}': CDP account ${address}: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
+  const address = signer.config.account_address;
+  const raw = new Uint8Array(getBase58Encoder().encode(address));
+  const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+  const label = `signer '${signer.id}': CDP sign transaction`;
+  const sign = async (message: Uint8Array) => {
+    let index: number;
+    let wire: Uint8Array;
+    try {
+      index = requiredSigners(message).findIndex((key) => Buffer.compare(Buffer.from(key), Buffer.from(raw)) === 0);
+      wire = unsignedWire(message);
+    } catch (err) {
+      throw new RemoteSignerError(`${label}: the message is not a Solana transaction message: ${(err as Error).message}`);
+    }
+    if (index < 0) throw new RemoteSignerError(`${label}: account ${address} is not a signer of this transaction`);
+    const answer = await post('sign transaction', `/v2/solana/accounts/${address}/sign/transaction`, { transaction: Buffer.from(wire).toString('base64') });
+    let signature: Uint8Array;
+    try {
+      signature = signatureAt(new Uint8Array(Buffer.from(String(answer.signedTransaction ?? ''), 'base64')), message, index);
+    } catch (err) {
+      throw new RemoteSignerError(`${label}: ${(err as Error).message}`);
+    }
+    if (!verify(null, message, publicKey, signature)) throw new RemoteSignerError(`${label}: the signature does not verify against account ${address}: refused`);
+    return signature;
+  };
+  return { address, ed25519: { address, sign } };
+}
+
+export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
+  const signer = entry as SignerConfigOf<'cdp'>;
+  const account = signer.config.account_address;
+  if (networkType === 'stellar') throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
+  if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false }))) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);
+  if (networkType === 'solana' && !isSolanaAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
+  const post = await poster(signer, env);
+  return networkType === 'evm' ? evmSigner(signer, post) : solanaSigner(signer, post);
+};
