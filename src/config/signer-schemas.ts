@@ -142,6 +142,23 @@ export const SIGNER_SCHEMAS = {
   pkcs11: { schema: pkcs11, secretFields: ['pin'] },
 } as const satisfies Record<string, SignerTypeSchema>;
 
+// The management API takes the same objects with each secret as a plain string (the reference's request shapes).
+const plainSecret = { type: 'string', minLength: 1 } as const;
+const optPlainSecret = optional(plainSecret, 'a string');
+
+function withPlainSecrets(node: unknown): unknown {
+  if (node === secretRef) return plainSecret;
+  if (node === optSecret) return optPlainSecret;
+  if (Array.isArray(node)) return node.map(withPlainSecrets);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withPlainSecrets(v)]));
+}
+
+/** The JSON Schema of a type's `config` in `POST /api/v1/signers`: the file's, each secret field a string. */
+export function requestSchemaOf(type: SignerType): object {
+  return withPlainSecrets(SIGNER_SCHEMAS[type].schema) as object;
+}
+
 /** Every signer type a config may name (whether or not its adapter is there yet). */
 export type SignerType = keyof typeof SIGNER_SCHEMAS;
 export const ALL_SIGNER_TYPES = Object.keys(SIGNER_SCHEMAS) as SignerType[];
@@ -213,6 +230,14 @@ export function setPath(value: object, dotted: string, field: unknown): void {
   const last = keys.pop()!;
   const parent = keys.length ? getPath(value, keys.join('.')) : value;
   if (parent !== null && typeof parent === 'object') (parent as Record<string, unknown>)[last] = field;
+}
+
+/** Removes the field at a dot path, if there. */
+export function deletePath(value: object, dotted: string): void {
+  const keys = dotted.split('.');
+  const last = keys.pop()!;
+  const parent = keys.length ? getPath(value, keys.join('.')) : value;
+  if (parent !== null && typeof parent === 'object') delete (parent as Record<string, unknown>)[last];
 }
 
 /** Fills the schema's `default`s into a validated config object, in place (the file validator injects none). */

@@ -1,4 +1,5 @@
 // Schemas of what the API answers (the envelope's `data`): the records the domain returns, for the API reference.
+import { ALL_SIGNER_TYPES } from '../config/signer-schemas.ts';
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: 'null' }] });
@@ -27,7 +28,11 @@ export const relayerRecord = {
 export const signerRecord = {
   type: 'object',
   required: ['id', 'type', 'config'],
-  properties: { id: { type: 'string' }, type: { enum: ['local'] }, config: { type: 'object', description: 'nothing of a local signer is public: always {}' } },
+  properties: {
+    id: { type: 'string' },
+    type: { enum: ALL_SIGNER_TYPES },
+    config: { type: 'object', description: "the signer's config without its secret fields (docs/signers.md); a local signer's is always {}" },
+  },
 } as const;
 
 export const networkRecord = {

@@ -33,7 +33,7 @@ test('signers: create (the key never shown again), list, get, update refused, de
   assert.equal((await s.request('GET', '/api/v1/signers/api-signer')).status, 404);
 
   const bad: Array<[unknown, RegExp]> = [
-    [{ type: 'aws_kms', config: { key_id: 'x' } }, /signer type 'aws_kms' is not supported by Relaybox/],
+    [{ type: 'aws_kms', config: { key_id: 'x' } }, /missing required field 'config.region'/],
     [{ type: 'plain', config: { key: 'not-hex' } }, /'config.key' must be a 32-byte key in hex/],
     [{ type: 'plain', config: {} }, /missing required field 'config.key'/],
     [{ type: 'plain', config: { key: KEY, extra: 1 } }, /unknown field 'config.extra'/],

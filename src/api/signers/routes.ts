@@ -1,4 +1,4 @@
-// /api/v1/signers: list, get, create (a raw key, stored sealed), update (refused, as the reference), delete.
+// /api/v1/signers: list, get, create (a raw key or a remote signer's config, secrets stored sealed), update (refused, as the reference), delete.
 import { Router } from 'express';
 import { AppError } from '../../errors.ts';
 import { success } from '../../http/envelope.ts';
@@ -53,8 +53,8 @@ export const signerRouteDocs: RouteDoc[] = [
   {
     method: 'post',
     path: '/',
-    summary: 'Create a signer from a raw key',
-    description: "`type: plain` with `config.key` (32 bytes of hex); stored encrypted when STORAGE_ENCRYPTION_KEY is set, never shown again. The reference's KMS types are refused with the reason.",
+    summary: 'Create a signer: a raw key, or a remote signer (KMS, Vault, HSM) by its config',
+    description: "`type: plain` with `config.key` (32 bytes of hex), or another signer type with its config as in docs/signers.md, each secret field a string. Keys and secret fields are stored encrypted when STORAGE_ENCRYPTION_KEY is set and never shown again; `config` in answers holds only the other fields. A type not offered by this build is refused with the supported list.",
     body: createSignerBody,
     status: 201,
     data: signerRecord,

@@ -1,9 +1,16 @@
 // JSON Schemas of the /api/v1/signers routes (the reference's SignerCreateRequest and its empty SignerUpdateRequest).
+import { ALL_SIGNER_TYPES, requestSchemaOf } from '../../config/signer-schemas.ts';
 
 export const signerIdParams = { type: 'object', required: ['signer_id'], properties: { signer_id: { type: 'string', minLength: 1, maxLength: 128 } } } as const;
 
-/** The reference's request types; only `plain` (a raw key) is served, the others are refused with the reason by the domain. */
-const SIGNER_TYPES = ['plain', 'aws_kms', 'vault', 'vault_transit', 'turnkey', 'cdp', 'google_cloud_kms'];
+/**
+ * The reference's request types (`plain`: a raw key; the others: their config, each secret a string) and our `pkcs11`.
+ * Each config is checked against its type's schema (src/config/signer-schemas.ts); a type whose adapter is not there
+ * yet is refused by the domain with the supported list.
+ */
+const REMOTE_TYPES = ALL_SIGNER_TYPES.filter((t) => t !== 'local');
+
+const configOfType = (type: string, config: object) => ({ if: { required: ['type'], properties: { type: { const: type } } }, then: { properties: { config } } });
 
 export const createSignerBody = {
   type: 'object',
@@ -11,18 +18,12 @@ export const createSignerBody = {
   required: ['type', 'config'],
   properties: {
     id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-    type: { enum: SIGNER_TYPES },
+    type: { enum: ['plain', ...REMOTE_TYPES] },
     config: { type: 'object' },
   },
   allOf: [
-    {
-      if: { required: ['type'], properties: { type: { const: 'plain' } } },
-      then: {
-        properties: {
-          config: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', minLength: 1, maxLength: 200 } } },
-        },
-      },
-    },
+    configOfType('plain', { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', minLength: 1, maxLength: 200 } } }),
+    ...REMOTE_TYPES.map((type) => configOfType(type, requestSchemaOf(type))),
   ],
 } as const;
 

@@ -33,9 +33,9 @@ export type SignerResolver = (signer: SignerConfig, networkType: NetworkType) =>
 
 export interface SignerRow {
   id: string;
-  /** 'local' (a keystore or a raw key of the config file, or a key given through the API). */
+  /** The signer type: 'local' (a keystore or a raw key of the config file, or a key given through the API), 'aws_kms', … */
   type: string;
-  /** Non-secret settings shown by the API (e.g. nothing, or a keystore's file name); never a key. */
+  /** Non-secret settings shown by the API (a local signer: nothing; another type: its config without secret fields); never a key. */
   config: Record<string, unknown>;
   /**
    * API-created signers only, of any type: every secret field of the signer in this one string (a key, or the JSON of

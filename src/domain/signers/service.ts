@@ -1,26 +1,32 @@
 // Signer use cases: config signers seeded (never their keys), signers created through the API with a key stored sealed,
 // list, get, delete (refused while a relayer uses it), and resolving a signer for a relayer's network type.
 import { randomUUID } from 'node:crypto';
-import type { SignerConfig } from '../../config/config.ts';
+import type { SignerConfig, SignerType } from '../../config/config.ts';
+import { applyDefaults, SIGNER_SCHEMAS } from '../../config/signer-schemas.ts';
+import { SUPPORTED_SIGNER_TYPES } from '../../config/signer-types.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { NetworkType, Page, PageRequest } from '../types.ts';
 import type { Log } from '../notifications/ports.ts';
 import type { SecretBox } from '../notifications/secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
 import type { Signer, SignerResolver, SignerRow, SignersRepo } from './ports.ts';
+import { entryOf, publicConfig, secretFields } from './entries.ts';
 
-/** The reference's SignerResponse: a local signer shows no configuration (nothing of it is public). */
+/** The reference's SignerResponse: the type and its config without a secret field (a local signer shows nothing). */
 export interface SignerView {
   id: string;
-  type: 'local';
-  config: Record<string, never>;
+  type: SignerType;
+  config: Record<string, unknown>;
 }
 
-/** POST /api/v1/signers after schema validation: the reference's `plain` type with a hex key. */
+/**
+ * POST /api/v1/signers after schema validation: the reference's `plain` type with a hex key, or another type with its
+ * config (src/config/signer-schemas.ts requestSchemaOf: each secret field a string).
+ */
 export interface CreateSignerInput {
   id?: string;
   type: string;
-  config: { key: string };
+  config: Record<string, unknown>;
 }
 
 export interface SignerService {
@@ -32,8 +38,14 @@ export interface SignerService {
   resolve(id: string, networkType: NetworkType): Promise<Signer>;
 }
 
-const toView = (row: SignerRow): SignerView => ({ id: row.id, type: 'local', config: {} });
 const KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
+/** A type of the API's request (`plain` or another signer type) whose adapter is not there refuses with the list. */
+function checkRequestType(type: string, supported: readonly SignerType[]): asserts type is Exclude<SignerType, 'local'> | 'plain' {
+  const offered = ['plain', ...supported.filter((t) => t !== 'local')];
+  if (offered.includes(type)) return;
+  throw new ValidationError(`'type': signer type '${type}' is not supported by Relaybox (supported: ${offered.join(', ')}), or use a keystore in the config file`);
+}
 
 export interface SignerServiceDeps {
   repo: SignersRepo;
@@ -43,13 +55,15 @@ export interface SignerServiceDeps {
   /** The signer adapters (src/signers/), by the config entry's type. */
   resolveSigner: SignerResolver;
   logger: Log;
+  /** The types whose adapter is there (default SUPPORTED_SIGNER_TYPES); tests name others. */
+  supportedTypes?: readonly SignerType[];
 }
 
 export async function createSignerService(deps: SignerServiceDeps): Promise<SignerService> {
   const { repo, secrets, logger } = deps;
   const configured = new Map(deps.signers.map((s) => [s.id, s]));
   const now = new Date().toISOString();
-  await repo.seed(deps.signers.map((s) => ({ id: s.id, type: 'local', config: {}, secret: null, source: 'config' as const, created_at: now, updated_at: now })));
+  await repo.seed(deps.signers.map((s) => ({ id: s.id, type: s.type, config: publicConfig(s.type, s.config), secret: null, source: 'config' as const, created_at: now, updated_at: now })));
   const deleted = (await repo.deletedIds()).filter((id) => configured.has(id));
   if (deleted.length) logger.warn({ signerIds: deleted }, 'config drift: these config signers were deleted through the API and stay deleted (the store wins)');
 
@@ -59,6 +73,18 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
     return row;
   };
   const resolved = new Map<string, Signer>();
+  // A config signer is shown as its config entry says now (its row keeps what was seeded first).
+  const toView = (row: SignerRow): SignerView => {
+    const entry = row.source === 'config' ? configured.get(row.id) : undefined;
+    if (entry) return { id: row.id, type: entry.type, config: publicConfig(entry.type, entry.config) };
+    return { id: row.id, type: row.type as SignerType, config: row.type === 'local' ? {} : row.config };
+  };
+  /** The entry an API-created signer's adapter reads, its secrets opened. */
+  const apiEntry = (row: SignerRow): SignerConfig => {
+    const opened = secrets.open(row.secret ?? '', `signer:${row.id}`);
+    if (row.type === 'local') return { id: row.id, type: 'local', private_key: opened };
+    return entryOf(row.id, row.type as Exclude<SignerType, 'local'>, row.config, JSON.parse(opened) as Record<string, string>);
+  };
 
   return {
     async list({ page, per_page }) {
@@ -67,17 +93,25 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
     },
     get: async (id) => toView(await require(id)),
     async create(input) {
-      if (input.type !== 'plain') {
-        throw new ValidationError(`'type': signer type '${input.type}' is not supported by Relaybox; use 'plain' with config.key (a 32-byte hex key), or a keystore in the config file`);
+      const { type } = input;
+      checkRequestType(type, deps.supportedTypes ?? SUPPORTED_SIGNER_TYPES);
+      let row: Pick<SignerRow, 'type' | 'config'> & { secret: string };
+      if (type === 'plain') {
+        const key = String(input.config.key);
+        if (!KEY.test(key)) throw new ValidationError("'config.key' must be a 32-byte key in hex (64 hex digits, 0x optional)");
+        row = { type: 'local', config: {}, secret: key.replace(/^0x/, '') };
+      } else {
+        // Every secret field goes into the sealed `secret`, never into `config` (which GET answers show).
+        const config = structuredClone(input.config);
+        applyDefaults(SIGNER_SCHEMAS[type].schema, config);
+        row = { type, config: publicConfig(type, config), secret: JSON.stringify(secretFields(type, config)) };
       }
-      if (!KEY.test(input.config.key)) throw new ValidationError("'config.key' must be a 32-byte key in hex (64 hex digits, 0x optional)");
       const id = input.id ?? randomUUID();
       const at = new Date().toISOString();
-      const key = input.config.key.replace(/^0x/, '');
-      if (!(await repo.insert({ id, type: 'local', config: {}, secret: secrets.seal(key, `signer:${id}`), source: 'api', created_at: at, updated_at: at }))) {
+      if (!(await repo.insert({ id, ...row, secret: secrets.seal(row.secret, `signer:${id}`), source: 'api', created_at: at, updated_at: at }))) {
         throw new ConflictError('SIGNER_EXISTS', { reason: `a signer with id '${id}' already exists` });
       }
-      logger.info({ signerId: id }, 'signer created');
+      logger.info({ signerId: id, type: row.type }, 'signer created');
       return toView(await require(id));
     },
     async remove(id) {
@@ -100,7 +134,7 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       const row = (await repo.get(id)) ?? (configured.has(id) ? undefined : await require(id));
       let signer: Signer;
       try {
-        const entry = row?.source === 'api' ? { id, type: 'local' as const, private_key: secrets.open(row!.secret ?? '', `signer:${id}`) } : configured.get(id);
+        const entry = row?.source === 'api' ? apiEntry(row) : configured.get(id);
         if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
         signer = await deps.resolveSigner(entry, networkType);
       } catch (err) {
