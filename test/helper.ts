@@ -113,7 +113,8 @@ export async function request(base: string, method: string, urlPath: string, opt
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + urlPath, { method, headers, body });
+  // A Uint8Array view of a Buffer: BodyInit as the DOM's typings (some clients' .d.ts bring them in) define it.
+  const res = await fetch(base + urlPath, { method, headers, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body });
   const text = await res.text();
   let parsed: unknown;
   try {
