@@ -1,22 +1,17 @@
 // The local signer (the domain's Signer port): a key from the config file, the environment or a keystore, kept here.
 // Resolves each configured relayer's signer: its public address and what signs (secp256k1 for EVM, Ed25519 for Solana
-// and Stellar); the key never leaves this module.
-import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { hexToBytes } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import secp256k1 from 'secp256k1';
-import { getAddressDecoder, getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
+// and Stellar, in ../keys.ts); the key never leaves src/signers.
+import { getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfig, SignerConfigOf } from '../../config/config.ts';
 import { KEYSTORE_MAX_BYTES, readJsonFile } from '../../config/read-file.ts';
 import type { NetworkType } from '../../domain/types.ts';
-import type { Ed25519Signer, Signer } from '../../domain/signers/ports.ts';
+import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
+import { ed25519Key, ed25519Signer, evmSigner } from '../keys.ts';
 import { decryptKeystore } from './keystore.ts';
 
 const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
-// PKCS#8 DER header of an Ed25519 private key (RFC 8410): the 32-byte seed follows.
-const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /** Keystores already opened, by path and passphrase: one scrypt run per signer, not per relayer using it. */
 const opened = new Map<string, string>();
@@ -60,12 +55,6 @@ function configuredKey(signer: SignerConfig, env: NodeJS.ProcessEnv): string | u
   return key.trim();
 }
 
-function ed25519Key(seed: Uint8Array): { key: KeyObject; publicKey: Uint8Array } {
-  const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
-  return { key, publicKey: new Uint8Array(spki.subarray(spki.length - 32)) };
-}
-
 const base58 = getBase58Encoder();
 
 /**
@@ -93,31 +82,6 @@ function stellarSeed(id: string, key: string): Uint8Array {
   if (PRIVATE_KEY.test(key)) return Buffer.from(key.replace(/^0x/, ''), 'hex');
   if (!StrKey.isValidEd25519SecretSeed(key)) throw new Error(`signer '${id}': the Stellar key must be a secret seed (S…) or a 32-byte seed in hex`);
   return new Uint8Array(StrKey.decodeEd25519SecretSeed(key));
-}
-
-function ed25519Signer(seed: Uint8Array, networkType: 'solana' | 'stellar'): Ed25519Signer {
-  const { key, publicKey } = ed25519Key(seed);
-  const address = networkType === 'solana' ? getAddressDecoder().decode(publicKey) : StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
-  return { address, sign: async (message) => new Uint8Array(sign(null, message, key)) };
-}
-
-/**
- * libsecp256k1 signs the digest (RFC 6979 nonce, low s: the same bytes viem's own signer gives, 8x faster than its
- * JavaScript curve, which made signing the cost of every send). Synchronous work behind the async port: a send pays
- * no more than a resolved promise for it.
- */
-function evmSigner(privateKey: `0x${string}`): Signer {
-  const key = hexToBytes(privateKey);
-  return {
-    address: privateKeyToAccount(privateKey).address,
-    async signEvmDigest(digest) {
-      const { signature, recid } = secp256k1.ecdsaSign(digest, key);
-      const out = new Uint8Array(65);
-      out.set(signature);
-      out[64] = 27 + recid;
-      return out;
-    },
-  };
 }
 
 function resolveEvm(signer: SignerConfig, env: NodeJS.ProcessEnv): Signer {
