@@ -169,6 +169,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
     { name: 'runtime', check: () => runtime.serving() },
   ]));
+  // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
+  app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
   const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.

@@ -32,7 +32,6 @@ export const ERROR_CATALOGUE = {
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   NOT_IMPLEMENTED: { status: 501, message: 'Not Implemented' },
   RUNTIME_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
-  NOT_READY: { status: 503, message: 'Service Unavailable' },
   CHAIN_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
 } as const;
 

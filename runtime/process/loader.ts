@@ -104,6 +104,27 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
   return found;
 }
 
+/**
+ * A discovered plugin whose file, or whose folder, holds a configured plugin's file is that plugin's, not one of its
+ * own: the reference's examples configure `channel/index.ts` as `channels`, and the folder `channel` must not be
+ * listed as a second plugin. A configured id is always kept.
+ */
+function withoutClaimed(found: Map<string, string>, dir: string, configured: Iterable<ConfiguredPlugin>): Map<string, string> {
+  const root = path.resolve(dir);
+  const claimed: string[] = [];
+  const ids = new Set<string>();
+  for (const e of configured) {
+    ids.add(e.id);
+    if (e.path) claimed.push(path.resolve(root, e.path));
+  }
+  for (const [id, file] of found) {
+    if (ids.has(id)) continue;
+    const folder = path.dirname(file) === root ? undefined : path.dirname(file);
+    if (claimed.some((c) => c === file || (folder !== undefined && c.startsWith(folder + path.sep)))) found.delete(id);
+  }
+  return found;
+}
+
 /** The egress policy: absolute http(s) origins (a path, query or credentials would suggest a finer rule than we apply). */
 function checkOrigins(raw: unknown, where: string): string[] {
   if (!Array.isArray(raw)) throw new Error(`${where} must be an array of origins such as "https://api.example.com"`);
@@ -255,7 +276,7 @@ export function createLoader(deps: LoaderDeps): Loader {
   }
 
   async function scanOnce(): Promise<void> {
-    const files = discover(deps.pluginsDir, warned, deps.log);
+    const files = withoutClaimed(discover(deps.pluginsDir, warned, deps.log), deps.pluginsDir, configured.values());
     for (const entry of configured.values()) {
       if (entry.path) files.set(entry.id, path.resolve(deps.pluginsDir, entry.path));
     }

@@ -39,7 +39,7 @@ function nestingDepth(text: string): number {
  */
 export function parseJson(text: string): unknown {
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
-    throw new AppError('INVALID_JSON', { reason: `JSON body nests deeper than ${MAX_JSON_DEPTH} levels` });
+    throw new AppError('INVALID_JSON', { reason: `Invalid JSON: the body nests deeper than ${MAX_JSON_DEPTH} levels` });
   }
   return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
     if (typeof value !== 'number' || context?.source === undefined) return value;
@@ -76,13 +76,14 @@ export function jsonBody(options: { untypedIsJson?: (req: Request) => boolean } 
       try {
         decoded = utf8.decode(buf);
       } catch {
-        return next(new AppError('INVALID_JSON', { reason: 'request body is not valid UTF-8' }));
+        return next(new AppError('INVALID_JSON', { reason: 'Invalid JSON: the request body is not valid UTF-8' }));
       }
       try {
         req.body = parseJson(decoded);
       } catch (e) {
         if (e instanceof AppError) return next(e);
-        return next(new AppError('INVALID_JSON', { reason: `malformed JSON body: ${(e as Error).message}` }));
+        // The reference's text (`Invalid JSON: <parser message>`), which its clients and tests look for.
+        return next(new AppError('INVALID_JSON', { reason: `Invalid JSON: ${(e as Error).message}` }));
       }
       next();
     });

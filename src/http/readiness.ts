@@ -1,12 +1,23 @@
-// GET /api/v1/ready: asks each component whether it can serve; 503 naming the ones that cannot.
+// GET /api/v1/ready: the reference's bare readiness answer `{ ready, status, reason?, components, timestamp }` (its
+// client reads that shape), 200 when ready and 503 when not. Its components (system, redis, queue, plugins) are filled
+// from ours, and ours (store, runtime, …) are added beside them with their own state.
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors.ts';
-import { success } from './envelope.ts';
+import { systemHealth, type ComponentStatus, type SystemHealth } from './system-health.ts';
 
 export interface ReadinessComponent {
   name: string;
   /** True when the component can serve requests. A throw or a rejection counts as down. */
   check(): boolean | Promise<boolean>;
+}
+
+interface Probe {
+  name: string;
+  up: boolean;
+}
+
+interface OwnHealth {
+  status: ComponentStatus;
+  error?: string;
 }
 
 // A probe that hangs must not hang the readiness answer (orchestrators time out and retry anyway).
@@ -26,16 +37,47 @@ async function isUp(component: ReadinessComponent): Promise<boolean> {
   }
 }
 
-export function readinessHandler(components: readonly ReadinessComponent[]): RequestHandler {
+const own = (probe: Probe | undefined): OwnHealth => (probe === undefined || probe.up ? { status: 'healthy' } : { status: 'unhealthy', error: `${probe.name} is down` });
+
+/** The reference's `redis` component: our one Redis connection as both pools; without Redis, a healthy `enabled: false`. */
+function redisHealth(probe: Probe | undefined): Record<string, unknown> {
+  if (probe === undefined) {
+    const none = { connected: false, available: 0, max_size: 0 };
+    return { status: 'healthy', enabled: false, primary_pool: none, reader_pool: none };
+  }
+  const pool = { connected: probe.up, available: probe.up ? 1 : 0, max_size: 1 };
+  return { ...own(probe), ...(probe.up ? {} : { error: 'Redis primary pool: connection failed' }), primary_pool: pool, reader_pool: pool };
+}
+
+/** The reference's four components from ours (the job queue lives in the store; plugins run in the runtime), then ours. */
+function components(probes: Probe[], system: SystemHealth): Record<string, unknown> {
+  const find = (name: string) => probes.find((p) => p.name === name);
+  const runtime = find('runtime');
+  const out: Record<string, unknown> = {
+    system,
+    redis: redisHealth(find('redis')),
+    queue: own(find('store')),
+    ...(runtime ? { plugins: { ...own(runtime), enabled: true } } : {}),
+  };
+  // Ours, each under its own name; Redis is the reference's `redis` above.
+  for (const p of probes) if (p.name !== 'redis') out[p.name] = own(p);
+  return out;
+}
+
+export function readinessHandler(list: readonly ReadinessComponent[], system: () => Promise<SystemHealth> = systemHealth): RequestHandler {
   return async (_req, res) => {
-    const states = await Promise.all(components.map(async (c) => [c.name, (await isUp(c)) ? 'up' : 'down'] as const));
-    const down = states.filter(([, state]) => state === 'down').map(([name]) => name);
-    if (down.length > 0) {
-      throw new AppError('NOT_READY', {
-        reason: `not ready: ${down.join(', ')} ${down.length === 1 ? 'is' : 'are'} down`,
-        headers: { 'Retry-After': '5' },
-      });
-    }
-    res.json(success({ status: 'ready', components: Object.fromEntries(states) }));
+    const [probes, sys] = await Promise.all([Promise.all(list.map(async (c) => ({ name: c.name, up: await isUp(c) }))), system()]);
+    const down = probes.filter((p) => !p.up).map((p) => `${p.name} is down`);
+    const reasons = [...(sys.status === 'unhealthy' && sys.error ? [sys.error] : []), ...down];
+    const status: ComponentStatus = sys.status === 'unhealthy' || down.length > 0 ? 'unhealthy' : sys.status;
+    const ready = status !== 'unhealthy';
+    if (!ready) res.status(503).set('Retry-After', '5');
+    res.json({
+      ready,
+      status,
+      ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+      components: components(probes, sys),
+      timestamp: new Date().toISOString(),
+    });
   };
 }

@@ -5,10 +5,9 @@ import type { SchemaObject } from './schema-convert.ts';
 // What `error` says for a few codes, so the examples show a precise reason next to the spec text.
 const REASONS: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: "missing required field 'url'",
-  INVALID_JSON: 'request body is not valid JSON',
+  INVALID_JSON: 'Invalid JSON: Unexpected token } in JSON at position 9',
   PAYLOAD_TOO_LARGE: 'request body exceeds 1 MiB',
   RATE_LIMITED: 'rate limit exceeded; retry in 1 s',
-  NOT_READY: 'not ready: store is down',
 };
 
 export function exampleReason(code: ErrorCode): string | undefined {

@@ -1,7 +1,36 @@
 // The operational routes (health, readiness, this reference, metrics) for the API reference.
 import type { RouteDoc } from './route-doc.ts';
 
-const components = { type: 'object', additionalProperties: { enum: ['up', 'down'] } } as const;
+const status = { enum: ['healthy', 'degraded', 'unhealthy'] } as const;
+const state = { type: 'object', required: ['status'], properties: { status, error: { type: 'string' } } } as const;
+const pool = { type: 'object', required: ['connected', 'available', 'max_size'], properties: { connected: { type: 'boolean' }, available: { type: 'integer' }, max_size: { type: 'integer' } } } as const;
+/** The reference's ReadinessResponse; our own components (store, runtime) beside its four. */
+const readiness = {
+  type: 'object',
+  required: ['ready', 'status', 'components', 'timestamp'],
+  properties: {
+    ready: { type: 'boolean' },
+    status,
+    reason: { type: 'string', description: 'the unhealthy components, `; `-separated' },
+    timestamp: { type: 'string', format: 'date-time' },
+    components: {
+      type: 'object',
+      required: ['system', 'redis', 'queue'],
+      properties: {
+        system: {
+          type: 'object',
+          required: ['status', 'fd_count', 'fd_limit', 'fd_usage_percent', 'close_wait_count'],
+          properties: { status, fd_count: { type: 'integer' }, fd_limit: { type: 'integer' }, fd_usage_percent: { type: 'integer' }, close_wait_count: { type: 'integer' }, error: { type: 'string' } },
+        },
+        redis: { type: 'object', required: ['status', 'primary_pool', 'reader_pool'], properties: { status, primary_pool: pool, reader_pool: pool, enabled: { type: 'boolean' }, error: { type: 'string' } } },
+        queue: state,
+        plugins: { type: 'object', required: ['status', 'enabled'], properties: { status, enabled: { type: 'boolean' }, error: { type: 'string' } } },
+        store: state,
+        runtime: state,
+      },
+    },
+  },
+} as const;
 const metricParams = { type: 'object', required: ['metric_name'], properties: { metric_name: { type: 'string', pattern: '^[A-Za-z_:][A-Za-z0-9_:]*$' } } } as const;
 const metricNames = { type: 'array', items: { type: 'string' } } as const;
 
@@ -34,10 +63,10 @@ export const serviceApiRouteDocs: RouteDoc[] = [
     method: 'get',
     path: '/ready',
     summary: 'Readiness: the store answers and the plugin runtime is up',
-    description: 'Answers 503 `Service Unavailable` naming the components that are down.',
-    data: { type: 'object', required: ['status', 'components'], properties: { status: { const: 'ready' }, components } },
-    errors: ['NOT_READY'],
-    examples: { data: { status: 'ready', components: { store: 'up', runtime: 'up' } } },
+    description:
+      "The reference's readiness answer (no envelope): `system`, `redis`, `queue` (our store holds the job queue) and `plugins` (our runtime) as the reference names them, plus our own `store` and `runtime`. Not ready: 503 with the same body, `ready: false`, `status: \"unhealthy\"`, `reason` naming what is down, and `Retry-After: 5`.",
+    produces: 'application/json',
+    data: readiness,
   },
   { method: 'get', path: '/openapi.json', summary: 'This API reference, OpenAPI 3.1', produces: 'application/json' },
   ...metricRoutes(true),

@@ -28,7 +28,8 @@ test('three instances on one database: start together, share sends, nonces and n
         const r = await i.request('GET', '/api/v1/ready', { auth: false });
         return r.status === 200 ? r : undefined;
       }, `${i.name} to be ready`);
-      assert.deepEqual(ready.body.data.components, { store: 'up', redis: 'up', runtime: 'up' });
+      const { store, redis, runtime } = ready.body.components;
+      assert.deepEqual([store.status, redis.status, redis.primary_pool.connected, runtime.status], ['healthy', 'healthy', true, 'healthy']);
     }
     const client = new pg.Client({ connectionString: cluster.databaseUrl });
     await client.connect();

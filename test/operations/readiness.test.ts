@@ -1,9 +1,11 @@
-// GET /api/v1/ready answers for the store and the runtime; GET /api/v1/health stays a cheap liveness answer.
+// GET /api/v1/ready answers the reference's bare readiness shape for the store and the runtime; GET /api/v1/health
+// stays a cheap liveness answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { readinessHandler } from '../../src/http/readiness.ts';
+import type { SystemHealth } from '../../src/http/system-health.ts';
 import { errorHandler } from '../../src/http/error-handler.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { build, request } from '../helper.ts';
@@ -12,7 +14,21 @@ test('ready answers 200 without a key when the store and the runtime are up', as
   const s = await build(t);
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { success: true, data: { status: 'ready', components: { store: 'up', runtime: 'up' } }, error: null });
+  const { timestamp, components, ...rest } = res.body;
+  assert.deepEqual(rest, { ready: true, status: 'healthy' });
+  assert.ok(!Number.isNaN(Date.parse(timestamp)), timestamp);
+  const { system, ...others } = components;
+  assert.deepEqual(others, {
+    redis: { status: 'healthy', enabled: false, primary_pool: { connected: false, available: 0, max_size: 0 }, reader_pool: { connected: false, available: 0, max_size: 0 } },
+    queue: { status: 'healthy' },
+    plugins: { status: 'healthy', enabled: true },
+    store: { status: 'healthy' },
+    runtime: { status: 'healthy' },
+  });
+  assert.equal(system.status, 'healthy');
+  assert.ok(system.fd_count > 0 && system.fd_limit >= system.fd_count, JSON.stringify(system));
+  assert.equal(system.fd_usage_percent, Math.floor((system.fd_count / system.fd_limit) * 100));
+  assert.equal(typeof system.close_wait_count, 'number');
 });
 
 test('ready answers 503 naming the store when the store does not answer, while health still answers 200', async (t) => {
@@ -20,7 +36,11 @@ test('ready answers 503 naming the store when the store does not answer, while h
   s.app.db.close();
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 503);
-  assert.deepEqual(res.body, { success: false, data: null, error: 'not ready: store is down', message: 'Service Unavailable' });
+  assert.equal(res.body.ready, false);
+  assert.equal(res.body.status, 'unhealthy');
+  assert.equal(res.body.reason, 'store is down');
+  assert.deepEqual(res.body.components.queue, { status: 'unhealthy', error: 'store is down' });
+  assert.deepEqual(res.body.components.store, { status: 'unhealthy', error: 'store is down' });
   assert.equal(res.headers.get('retry-after'), '5');
   const health = await s.request('GET', '/api/v1/health', { auth: false });
   assert.equal(health.status, 200);
@@ -42,10 +62,12 @@ test('ready names every component that is down, including one whose probe throws
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const down = await request(base, 'GET', '/ready', { auth: false });
   assert.equal(down.status, 503);
-  assert.equal(down.body.error, 'not ready: runtime, cache are down');
+  assert.equal(down.body.reason, 'runtime is down; cache is down');
+  assert.deepEqual(down.body.components.plugins, { status: 'unhealthy', error: 'runtime is down', enabled: true });
+  assert.deepEqual(down.body.components.cache, { status: 'unhealthy', error: 'cache is down' });
   runtimeUp = true;
   const one = await request(base, 'GET', '/ready', { auth: false });
-  assert.equal(one.body.error, 'not ready: cache is down');
+  assert.equal(one.body.reason, 'cache is down');
 });
 
 test('ready follows the runtime process: down while it is not running', async (t) => {
@@ -53,5 +75,22 @@ test('ready follows the runtime process: down while it is not running', async (t
   await s.app.runtime.close();
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 503);
-  assert.equal(res.body.error, 'not ready: runtime is down');
+  assert.equal(res.body.reason, 'runtime is down');
+});
+
+test("the reference's system thresholds: degraded stays ready, unhealthy answers 503 with the reason", async (t) => {
+  let system: SystemHealth = { status: 'degraded', fd_count: 750, fd_limit: 1024, fd_usage_percent: 73, close_wait_count: 0 };
+  const app = express();
+  app.get('/ready', readinessHandler([{ name: 'store', check: () => true }], async () => system));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const degraded = await request(base, 'GET', '/ready', { auth: false });
+  assert.equal(degraded.status, 200);
+  assert.deepEqual([degraded.body.ready, degraded.body.status, degraded.body.reason], [true, 'degraded', undefined]);
+  system = { status: 'unhealthy', fd_count: 900, fd_limit: 1024, fd_usage_percent: 87, close_wait_count: 0, error: 'File descriptor limit critical: 900/1024 (87.9% > 80.0%)' };
+  const unhealthy = await request(base, 'GET', '/ready', { auth: false });
+  assert.equal(unhealthy.status, 503);
+  assert.deepEqual([unhealthy.body.ready, unhealthy.body.status, unhealthy.body.reason], [false, 'unhealthy', system.error]);
 });

@@ -29,7 +29,7 @@ test('a JSON body without Content-Type is read as JSON on a plugin call; a non-J
   assert.deepEqual(ok.body.data.params, { n: '12345678901234567890' });
   const bad = await rawRequest(s.url, 'POST', '/api/v1/plugins/echo/call', auth, 'not json');
   assert.equal(bad.status, 400);
-  assert.match(bad.body.error, /^malformed JSON body: /);
+  assert.match(bad.body.error, /^Invalid JSON: /);
   // A body labelled as something else is still refused, and other routes keep requiring the JSON type.
   const typed = await s.request('POST', '/api/v1/plugins/echo/call', { rawBody: '{}', headers: { 'content-type': 'text/plain' } });
   assert.equal(typed.status, 415);

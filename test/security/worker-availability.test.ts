@@ -45,7 +45,7 @@ test('a worker whose event loop stops answering is detected, replaced and counte
     const ready = await s.request('GET', '/api/v1/ready', { auth: false });
     if (ready.status === 503) {
       sawNotReady = true;
-      assert.match(ready.body.error, /runtime/);
+      assert.match(ready.body.reason, /runtime/);
     }
     await pause(100);
   }

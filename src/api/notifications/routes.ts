@@ -17,7 +17,7 @@ export function createNotificationsRouter(service: NotificationService): Router 
   const createInput = validator<unknown, unknown, CreateNotificationInput>({ body: createBody });
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const oneInput = validator<IdParams, unknown, undefined>({ params: idParams });
-  const updateInput = validator<IdParams, unknown, UpdateNotificationInput>({ params: idParams, body: updateBody });
+  const updateInput = validator<IdParams, unknown, UpdateNotificationInput & { type?: 'webhook' }>({ params: idParams, body: updateBody });
   const deliveriesInput = validator<IdParams, PageRequest, undefined>({ params: idParams, query: pageQuery });
   const retryInput = validator<IdParams & { event_id: string }, unknown, undefined>({ params: deliveryParams });
 
@@ -36,7 +36,8 @@ export function createNotificationsRouter(service: NotificationService): Router 
   });
   router.patch('/:id', async (req, res) => {
     const { params, body } = updateInput(req);
-    res.json(success(await service.update(params.id, body)));
+    const { type: _webhook, ...fields } = body;
+    res.json(success(await service.update(params.id, fields)));
   });
   router.delete('/:id', async (req, res) => {
     await service.remove(oneInput(req).params.id);

@@ -21,6 +21,8 @@ export const updateBody = {
   additionalProperties: false,
   minProperties: 1,
   properties: {
+    // The reference's update request carries `type` (its only value, webhook): accepted, nothing to change.
+    type: { enum: ['webhook'] },
     url,
     signing_key: {
       'x-expect': 'an empty string (removes the key) or a string of at least 32 characters',

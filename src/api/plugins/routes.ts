@@ -66,8 +66,10 @@ export function createPluginsRouter(service: PluginService): Router {
 
   router.patch('/:plugin_id', async (req, res) => {
     const { plugin_id } = input(req).params;
-    service.get(plugin_id);
-    res.json(success(await service.update(plugin_id, updateInput(req).body)));
+    const current = service.get(plugin_id);
+    const { body } = updateInput(req);
+    // Nothing to change: the plugin as it is, and no stored change (which would count as drift from the config file).
+    res.json(success(Object.keys(body).length === 0 ? current : await service.update(plugin_id, body)));
   });
 
   const call = async (req: Request, res: Response) => {

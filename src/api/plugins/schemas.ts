@@ -11,11 +11,13 @@ export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 const maybe = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
 
-/** The reference's UpdatePluginRequest: every field optional; null puts it back to the config file's (config: null clears it). */
+/**
+ * The reference's UpdatePluginRequest: every field optional (`{}` changes nothing, as there); null puts it back to the
+ * config file's (config: null clears it).
+ */
 export const updatePluginBody = {
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   properties: {
     timeout: maybe({ type: 'integer', minimum: 1, maximum: 3600 }, 'an integer number of seconds in [1, 3600]'),
     emit_logs: maybe({ type: 'boolean' }, 'a boolean'),

@@ -1,4 +1,5 @@
 // The reference's EVM relayer policies, checked against one prepared transaction: pure, no I/O (the caller reads the balance).
+import { hasWrongChecksum } from '../transactions/evm/address.ts';
 import { applyFeeCap, topPrice, type Pricing } from '../transactions/evm/pricing.ts';
 
 export interface EvmPolicies {
@@ -21,6 +22,12 @@ export interface PolicyTx {
   pricing: Pricing;
   /** The request gave its prices (`gas_price` or the EIP-1559 pair), rather than a `speed`. */
   explicitPrices: boolean;
+}
+
+/** whitelist_receivers entries with a wrong EIP-55 checksum: accepted (compared in any case), as the reference does; logged. */
+export function wrongChecksumReceivers(policies: Record<string, unknown> | null | undefined): string[] {
+  const list = policies?.whitelist_receivers;
+  return Array.isArray(list) ? list.filter((a): a is string => typeof a === 'string' && hasWrongChecksum(a)) : [];
 }
 
 /** The relayer's `gas_price_cap` in wei; null when it has none. */

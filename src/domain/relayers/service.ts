@@ -10,6 +10,7 @@ import { maskRpcUrls } from '../networks/mask.ts';
 import type { SignerService } from '../signers/service.ts';
 import type { Signer } from '../signers/ports.ts';
 import type { RelayerChanges, RelayerRow, RelayersRepo } from './ports.ts';
+import { wrongChecksumReceivers } from './policies.ts';
 import { reportRelayerDrift, seedOf } from './seeding.ts';
 import { seedHashOf } from './seed-hash.ts';
 
@@ -106,6 +107,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
         policies: input.policies && Object.keys(input.policies).length ? input.policies : null,
         custom_rpc_urls: input.custom_rpc_urls ?? null,
       };
+      noteWrongChecksums(logger, fields.id, fields.policies);
       const seed = { ...fields, paused: input.paused, notification_id: input.notification_id ?? null, initial_nonce: 0, seed_hash: seedHashOf(fields) };
       if (!(await repo.create(seed))) throw conflict(seed.id);
       signers.set(seed.id, signer);
@@ -115,6 +117,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
     async update(id, changes) {
       await require(id);
       await checkNotification(changes.notification_id);
+      noteWrongChecksums(logger, id, changes.policies);
       await repo.update(id, changes);
       return toRelayerView(await require(id));
     },
@@ -157,6 +160,7 @@ async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput): P
 async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
   const seeds = [];
   for (const r of deps.config.file.relayers) {
+    noteWrongChecksums(deps.logger, r.id, r.policies as Record<string, unknown> | undefined);
     let address: string;
     try {
       address = (await deps.signers.resolve(r.signer_id, r.network_type!)).address;
@@ -172,6 +176,12 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     if (row) stored.set(s.id, row);
   }
   reportRelayerDrift(seeds, stored, deps.logger);
+}
+
+/** whitelist_receivers addresses with a wrong EIP-55 checksum are accepted, as the reference accepts them: said in the log. */
+function noteWrongChecksums(logger: Log, relayerId: string, policies: Record<string, unknown> | null | undefined): void {
+  const addresses = wrongChecksumReceivers(policies);
+  if (addresses.length) logger.warn({ relayerId, addresses }, 'whitelist_receivers: addresses with a wrong EIP-55 checksum; accepted, as the reference accepts them');
 }
 
 /** Every visible relayer's signer, config or API; one that cannot be resolved takes its relayer out of service. */

@@ -9,6 +9,7 @@ import type { Log } from '../../notifications/ports.ts';
 import { FINAL_STATUSES, type TransactionStatus } from '../../types.ts';
 import type { RelayFamily, TransitionObserver } from '../family.ts';
 import type { RecordWriter } from '../record-writer.ts';
+import { hasWrongChecksum } from './address.ts';
 import { maxCost, prepareEvm, type EvmBody, type GasSource } from './transaction.ts';
 import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
 import { createEvmSubmitter } from './submit.ts';
@@ -49,6 +50,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   /** Priced from the chain (or as given), then held to the relayer's policies before anything is signed. */
   const price = async (relayer: RelayerRow, body: EvmBody, old?: EvmRecord) => {
     const priced = await prepareEvm(body, fees(relayer), old, Date.now(), gasFromChain(relayers, relayer));
+    if (body.to && hasWrongChecksum(body.to)) logger.warn({ relayerId: relayer.id, to: body.to, checksummed: priced.to }, "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it");
     return enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`));
   };
   const signer = (relayer: RelayerRow): EvmSigner => {

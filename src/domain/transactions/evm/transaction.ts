@@ -1,7 +1,8 @@
 // EVM transactions (request shape A): semantic checks, real signing (viem serializes, the relayer's signer signs), and
 // the record fields.
-import { bytesToHex, getAddress, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
+import { bytesToHex, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
 import { ValidationError } from '../../../errors.ts';
+import { checksummed } from './address.ts';
 import { resolvePricing, type FeeSource, type PreviousPrices, type Pricing, type Speed } from './pricing.ts';
 import { checkValidUntil } from '../valid-until.ts';
 
@@ -43,10 +44,9 @@ export function defaultGasLimit(data: Hex | null): bigint {
 }
 
 function checkTo(to: string): Hex {
-  // viem refuses a mixed-case address whose EIP-55 checksum is wrong; say so instead of a 500.
   if (!isAddress(to, { strict: false })) throw new ValidationError(`'to' must be a 20-byte hex address (0x + 40 hex digits)`);
-  if (/[a-f]/.test(to) && /[A-F]/.test(to) && !isAddress(to)) throw new ValidationError(`'to' has an invalid EIP-55 checksum`);
-  return getAddress(to);
+  // A wrong EIP-55 checksum is accepted, as the reference accepts it (the relay logs it: hasWrongChecksum).
+  return checksummed(to);
 }
 
 /** Gas for a call without a `gas_limit` (the chain's estimate); without one, defaultGasLimit. */
