@@ -8,6 +8,7 @@ const ADAPTERS: Record<string, () => Promise<{ createSigner: SignerFactory }>> =
   local: () => import('./local/signer.ts'),
   aws_kms: () => import('./aws_kms/signer.ts'),
   google_cloud_kms: () => import('./google_cloud_kms/signer.ts'),
+  azure_key_vault: () => import('./azure_key_vault/signer.ts'),
   pkcs11: () => import('./pkcs11/signer.ts'),
   vault: () => import('./vault/signer.ts'),
   vault_transit: () => import('./vault_transit/signer.ts'),
