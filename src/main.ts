@@ -57,8 +57,10 @@ let app;
 try {
   app = await createApp(config, logger);
 } catch (err) {
-  // A refusal to start (storage key mismatch, database unreachable…) is one clear line, not a stack trace.
-  logger.fatal({ err }, `relaybox cannot start: ${(err as Error).message}`);
+  // A refusal to start (storage key mismatch, database unreachable, a signer refused…) is one clear line, not a stack
+  // trace; the stack is there at LOG_LEVEL=debug for whoever debugs the service itself.
+  logger.debug({ err }, 'start failure: detail');
+  logger.fatal(`relaybox cannot start: ${(err as Error).message}`);
   process.exit(1);
 }
 starting = false;
