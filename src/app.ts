@@ -36,6 +36,7 @@ import { createDocsRouter } from './openapi/docs-router.ts';
 import { startChains, type ChainRegistry } from './chains/index.ts';
 import { createManagementServices } from './domain/management.ts';
 import { createSignerResolver } from './signers/registry.ts';
+import type { SignerResolver } from './domain/signers/ports.ts';
 import { applyNetworkOverrides } from './domain/networks/service.ts';
 import { createApiKeyService } from './domain/api-keys/service.ts';
 import { createSignersRouter } from './api/signers/routes.ts';
@@ -71,7 +72,12 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+/** Parts a test or a bench puts in place of the real ones (a signer that answers slowly, fails or hangs). */
+export interface AppOverrides {
+  resolveSigner?: SignerResolver;
+}
+
+export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
   const instanceId = newInstanceId();
   const opened = openStore({
     databaseUrl: config.databaseUrl,
@@ -119,7 +125,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const { notifications, relayers, management } = await opened
     .startup(async () => {
       // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-      const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: createSignerResolver({ env: process.env }) });
+      const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: process.env }) });
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type ConfigFile } from '../src/config/config.ts';
 import { createLogger, secretsOf } from '../src/observability/logger.ts';
 import { createApp, type App } from '../src/app.ts';
+import type { SignerResolver } from '../src/domain/signers/ports.ts';
 
 export const API_KEY = 'test-api-key-0123456789abcdef0123456789';
 
@@ -47,6 +48,8 @@ export interface BuildOptions {
   plugins?: Record<string, string>;
   /** Reuse a data dir (restart tests). */
   dataDir?: string;
+  /** In place of the signer adapters (test/support/signer-faults.ts: a signer that is slow, fails or hangs). */
+  resolveSigner?: SignerResolver;
 }
 
 /** Starts the real app; closes it and removes its temp dirs via t.after. */
@@ -77,7 +80,7 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     },
   });
   const logger = createLogger('debug', sink, secretsOf(config, { ...process.env, ...env }));
-  const app = await createApp(config, logger);
+  const app = await createApp(config, logger, options.resolveSigner ? { resolveSigner: options.resolveSigner } : {});
   const server = await app.listen(0, '127.0.0.1');
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('server did not bind a TCP port');

@@ -137,6 +137,8 @@ export interface Config {
   logOutput: LogOutput;
   /** The reference's variables we read differently or cannot honour: one start-up log line each. */
   notices: ReferenceNotice[];
+  /** SIGNER_TIMEOUT_MS: how long one signature by a relayer's signer may take (default 10 s; docs/signers.md). */
+  signerTimeoutMs: number;
   /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
@@ -451,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notices: reference.notices,
     // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
+    signerTimeoutMs: intFromEnv(env, 'SIGNER_TIMEOUT_MS', 10_000),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', reference.rps ?? 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', reference.burst ?? 300) },
     storageEncryptionKey: encryptionKey,
     storageEncryptionKeyPrevious: previousKey,

@@ -37,6 +37,7 @@ export async function createManagementServices(deps: {
     secrets: deps.secrets,
     resolveSigner: deps.resolveSigner,
     logger: deps.logger,
+    signTimeoutMs: deps.config.signerTimeoutMs,
   });
   return { networks, signers };
 }

@@ -30,7 +30,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (thrown, req, res, _next) => {
     const err = normalize(thrown);
     const reqId = res.locals.requestId as string | undefined;
-    if (err.status >= 500 && !(err instanceof PluginError)) logger.error({ reqId, err: (err as AppError).cause ?? err }, err.message);
+    // A signer that did not sign is said in one line (its reason names the signer and the cause), never a stack trace.
+    if (err.code === 'SIGNER_UNAVAILABLE') logger.warn({ reqId, code: err.code, reason: (err as AppError).reason }, 'the signer did not sign');
+    else if (err.status >= 500 && !(err instanceof PluginError)) logger.error({ reqId, err: (err as AppError).cause ?? err }, err.message);
     else logger.debug({ reqId, code: err.code }, 'request failed');
     if (res.headersSent) {
       res.end();

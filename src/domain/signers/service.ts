@@ -11,6 +11,7 @@ import type { SecretBox } from '../notifications/secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
 import type { Signer, SignerResolver, SignerRow, SignersRepo } from './ports.ts';
 import { entryOf, publicConfig, secretFields } from './entries.ts';
+import { boundedSigner, DEFAULT_SIGN_TIMEOUT_MS } from './bounded.ts';
 
 /** The reference's SignerResponse: the type and its config without a secret field (a local signer shows nothing). */
 export interface SignerView {
@@ -55,6 +56,8 @@ export interface SignerServiceDeps {
   /** The signer adapters (src/signers/), by the config entry's type. */
   resolveSigner: SignerResolver;
   logger: Log;
+  /** SIGNER_TIMEOUT_MS: how long one signature may take before it fails as SIGNER_UNAVAILABLE. */
+  signTimeoutMs?: number;
   /** The types whose adapter is there (default SUPPORTED_SIGNER_TYPES); tests name others. */
   supportedTypes?: readonly SignerType[];
 }
@@ -136,7 +139,7 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       try {
         const entry = row?.source === 'api' ? apiEntry(row) : configured.get(id);
         if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
-        signer = await deps.resolveSigner(entry, networkType);
+        signer = boundedSigner(await deps.resolveSigner(entry, networkType), id, deps.signTimeoutMs ?? DEFAULT_SIGN_TIMEOUT_MS);
       } catch (err) {
         throw new ValidationError(`'signer_id': ${(err as Error).message}`);
       }

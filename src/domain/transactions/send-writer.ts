@@ -1,8 +1,9 @@
-// The write of a relayer's queued sends: one store transaction per batch, nonces taken in queue order from the
-// relayer's row read for update, the batch's signatures awaited together, then the records, events and jobs.
+// The write of a relayer's queued sends: the batch signed with the nonces that come next (outside any transaction),
+// then one store transaction per batch that checks those nonces under the relayer row's lock and writes the records,
+// events and jobs. A send whose signature fails fails alone and leaves no nonce gap.
 import { randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { Atomically } from '../ports.ts';
+import type { Atomically, Tx } from '../ports.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
@@ -18,13 +19,15 @@ type Built = ReturnType<PreparedSend['build']>;
 interface Taken {
   b: Built;
   createdMs: number;
+  /** The relayer's nonce and clock once this send took its own. */
+  after: RelayerRow;
 }
 
 export function refusePaused(relayer: RelayerRow): void {
   if (relayer.paused) throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
 }
 
-/** Each send's nonce and clock, in queue order, from the locked row; a send whose build throws gets its Error (no nonce). */
+/** Each send's nonce and clock, in queue order, from `row`; a send whose build throws gets its Error (no nonce). */
 function takeNonces(row: RelayerRow, items: readonly PendingSend[]): { taken: Array<Taken | Error>; next: RelayerRow } {
   let next = row;
   const taken = items.map((item): Taken | Error => {
@@ -32,14 +35,49 @@ function takeNonces(row: RelayerRow, items: readonly PendingSend[]): { taken: Ar
     try {
       b = item.prepared.build(next);
     } catch (err) {
-      return err instanceof Error ? err : new Error(String(err));
+      return asError(err);
     }
     // created_at strictly increases per relayer, so newest-first listing has a stable order.
     const createdMs = Math.max(Date.now(), next.last_created_ms + 1);
     next = { ...next, next_nonce: b.nextNonce, last_created_ms: createdMs };
-    return { b, createdMs };
+    return { b, createdMs, after: next };
   });
   return { taken, next };
+}
+
+const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+
+/** A send built and signed: its record's fields, nonce and clock. */
+interface Signed {
+  t: Taken;
+  fields: Record<string, unknown>;
+}
+
+/**
+ * Builds and signs each send with the nonces that follow `row`, in queue order, the signatures awaited together. A
+ * send whose signature fails gets its Error and gives its nonce up: the sends after it are signed again with the
+ * nonces moved down (one more round trip, only when a signature failed), so the nonces written are contiguous.
+ */
+async function signBatch(row: RelayerRow, items: readonly PendingSend[]): Promise<{ results: Array<Signed | Error>; next: RelayerRow }> {
+  const results: Array<Signed | Error> = new Array(items.length);
+  let from = row;
+  let left = items.map((_, i) => i);
+  while (left.length > 0) {
+    const { taken, next } = takeNonces(from, left.map((i) => items[i]!));
+    const settled = await Promise.allSettled(taken.map((t) => (t instanceof Error ? Promise.reject(t) : Promise.resolve(t.b.fields))));
+    const failed = settled.findIndex((s, k) => s.status === 'rejected' && !(taken[k] instanceof Error));
+    const done = failed < 0 ? taken.length : failed + 1;
+    for (let k = 0; k < done; k++) {
+      const t = taken[k]!;
+      const s = settled[k]!;
+      results[left[k]!] = t instanceof Error ? t : s.status === 'rejected' ? asError(s.reason) : { t, fields: s.value };
+      // The state after the last send kept (the failed one's nonce is not kept).
+      if (!(t instanceof Error) && s.status === 'fulfilled') from = t.after;
+    }
+    if (failed < 0) return { results, next };
+    left = left.slice(done);
+  }
+  return { results, next: from };
 }
 
 function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): TransactionRecord {
@@ -55,33 +93,73 @@ function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): 
   };
 }
 
+/** What signBatch found is still true under the lock: no one took a nonce (or a clock tick) since it read the row. */
+const unchanged = (read: RelayerRow, locked: RelayerRow) => read.next_nonce === locked.next_nonce && read.last_created_ms === locked.last_created_ms;
+
+const STALE = Symbol('stale');
+/** Signing outside the lock is tried this many times before the batch is signed under it (another writer keeps moving the nonce). */
+const UNLOCKED_ATTEMPTS = 3;
+
+export interface SendWriterDeps {
+  atomically: Atomically;
+  /** The relayer's row, read outside any transaction (the nonce the batch will most likely get). */
+  readRelayer(id: string): Promise<RelayerRow | undefined>;
+  writer: RecordWriter;
+  families: Record<NetworkType, RelayFamily>;
+}
+
 /**
- * Writes every send queued for one relayer in one store transaction: the nonces are read under the relayer row's
- * lock there (another instance sending for this relayer waits for this commit instead of taking the same nonces)
- * and handed out in queue order, so a hot relayer pays one lock and one commit per batch, not per send.
+ * Writes every send queued for one relayer in one store transaction, nonces handed out in queue order. The signatures
+ * are made before that transaction, with the nonces the relayer's row says come next, so a remote signer's round
+ * trip never holds the row lock (nor, on SQLite, the store's one write lock). In the transaction, under the row's
+ * lock, the nonces are checked to be still free: another instance or the check job that moved them makes the batch
+ * sign again (the last attempt signs under the lock). A signature that fails fails its send alone, and frees its
+ * nonce for the next send, so no gap is written. A hot relayer pays one lock and one commit per batch, not per send.
  */
-export function createSendWriter(deps: { atomically: Atomically; writer: RecordWriter; families: Record<NetworkType, RelayFamily> }): (items: PendingSend[]) => Promise<Array<TransactionRecord | Error>> {
+export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) => Promise<Array<TransactionRecord | Error>> {
   const { atomically, writer, families } = deps;
+  const notFound = (relayerId: string) => new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
+
+  async function write(tx: Tx, row: RelayerRow, signed: { results: Array<Signed | Error>; next: RelayerRow }): Promise<Array<TransactionRecord | Error>> {
+    const { results, next } = signed;
+    if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
+      throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
+    }
+    const family = families[row.network_type];
+    const out: Array<TransactionRecord | Error> = [];
+    for (const r of results) {
+      if (r instanceof Error) {
+        out.push(r);
+        continue;
+      }
+      const record = newRecord(row, r.t, r.fields);
+      await writer.insert(tx, record, r.t.createdMs, r.t.b.nonce, row.network_type);
+      await family.schedule(tx, record);
+      out.push(record);
+    }
+    return out;
+  }
+
   return async (items) => {
     const relayerId = items[0]!.relayerId;
+    for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt++) {
+      const read = await deps.readRelayer(relayerId);
+      if (!read) throw notFound(relayerId);
+      refusePaused(read);
+      const signed = await signBatch(read, items);
+      const written = await atomically(async (tx) => {
+        const locked = await tx.relayers.getForUpdate(relayerId);
+        if (!locked) throw notFound(relayerId);
+        refusePaused(locked);
+        return unchanged(read, locked) ? write(tx, locked, signed) : STALE;
+      });
+      if (written !== STALE) return written;
+    }
     return atomically(async (tx) => {
-      const row = await tx.relayers.getForUpdate(relayerId);
-      if (!row) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
-      refusePaused(row);
-      const family = families[row.network_type];
-      const { taken, next } = takeNonces(row, items);
-      // Every nonce is taken before any signature is awaited: the batch's signatures are awaited together.
-      const fields = await Promise.all(taken.map((t) => (t instanceof Error ? null : t.b.fields)));
-      const built = taken.map((t, i) => (t instanceof Error ? t : { record: newRecord(row, t, fields[i]!), createdMs: t.createdMs, nonce: t.b.nonce }));
-      if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
-        throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
-      }
-      for (const b of built) {
-        if (b instanceof Error) continue;
-        await writer.insert(tx, b.record, b.createdMs, b.nonce, row.network_type);
-        await family.schedule(tx, b.record);
-      }
-      return built.map((b) => (b instanceof Error ? b : b.record));
+      const locked = await tx.relayers.getForUpdate(relayerId);
+      if (!locked) throw notFound(relayerId);
+      refusePaused(locked);
+      return write(tx, locked, await signBatch(locked, items));
     });
   };
 }

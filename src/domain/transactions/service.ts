@@ -71,7 +71,7 @@ export function createTransactionService(deps: {
   const cancel = (relayer: RelayerRow, id: string) =>
     lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
 
-  const writeSends = createSendWriter({ atomically, writer, families });
+  const writeSends = createSendWriter({ atomically, readRelayer: (id) => repos.relayers.get(id), writer, families });
 
   return {
     async send(relayer, body) {

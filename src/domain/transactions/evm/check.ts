@@ -10,6 +10,7 @@ import { asEvm } from './versions.ts';
 import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
 import { createEvmMoves } from './moves.ts';
 import { fillNonceGaps } from './gaps.ts';
+import { createSignBackoff, isSignerFailure } from './sign-backoff.ts';
 
 export const EVM_CHECK = 'evm.check';
 /** Transactions walked per run, lowest nonce first. */
@@ -33,6 +34,7 @@ const BLOCKS_PER_RUN = 16;
 export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
   const { relayers, store, logger } = deps;
   const moves = createEvmMoves(deps);
+  const backoff = createSignBackoff(logger);
   /** The newest block each relayer's check has read receipts of (in memory: after a restart, lookups per transaction). */
   const scanned = new Map<string, bigint>();
 
@@ -116,7 +118,7 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       relayer,
       chain,
       network,
-      signer: deps.signer(relayer),
+      signer: backoff(relayer.id, deps.signer(relayer)),
       head,
       latest: nonces.latest,
       pending: nonces.pending,
@@ -127,7 +129,11 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     };
     // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
     await eachLimited(active, PARALLEL, ctx.signal, (s) =>
-      step(t, s).catch((err: unknown) => logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run')),
+      step(t, s).catch((err: unknown) =>
+        isSignerFailure(err)
+          ? logger.debug({ transactionId: s.record.id, relayerId: relayer.id }, 'transaction not re-signed (signer failing); looked at again next run')
+          : logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run'),
+      ),
     );
     const top = active.length >= WINDOW ? asEvm(active[active.length - 1]!.record).nonce : relayer.next_nonce;
     const gaps = await fillNonceGaps(t, active, top, logger);
