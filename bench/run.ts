@@ -18,6 +18,7 @@ import { runtimeRestart } from './restart.ts';
 import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
 import { instanceScenarios } from './instances.ts';
+import { signerLatency } from './signer-latency.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -228,6 +229,8 @@ try {
   rows.push(await runtimeRestart(svc.url, AUTH, svc.child.pid!, pluginsDir, mode === 'full' ? 3 : 1, log));
   // Its own service process, relaying to the simulated Solana and Stellar networks.
   rows.push(...(await chainSends(PLAN.chainSends, 16, log)));
+  log('signer latency: local keys beside a signer answering in 20 ms');
+  rows.push(...(await signerLatency({ inflights: PLAN.inflights, ...('count' in PLAN ? { count: PLAN.count } : { durationMs: PLAN.durationMs }), log })));
   await svc.stop();
   // Several instances on PostgreSQL + Redis against SQLite (their own services; skipped without a PostgreSQL server).
   // Not in smoke runs: starting five services is minutes of plumbing on a small machine.
