@@ -4,7 +4,7 @@ import type { SignerType } from './signer-schemas.ts';
 
 export type { SignerType } from './signer-schemas.ts';
 
-export const SUPPORTED_SIGNER_TYPES: readonly SignerType[] = ['local', 'azure_key_vault', 'pkcs11', 'vault', 'vault_transit', 'turnkey', 'cdp'];
+export const SUPPORTED_SIGNER_TYPES: readonly SignerType[] = ['local', 'aws_kms', 'google_cloud_kms', 'azure_key_vault', 'pkcs11', 'vault', 'vault_transit', 'turnkey', 'cdp'];
 
 /**
  * Refuses, before the schema sees them, signers of a type we do not have (yet): one sentence naming the signer, its
