@@ -4,6 +4,7 @@ import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config, LogOutput, SecretRef } from '../config/config.ts';
 import { allSecretFieldPaths, getPath, SIGNER_SCHEMAS } from '../config/signer-schemas.ts';
+import { urlPassword } from '../config/url-password.ts';
 
 interface RollOptions {
   file: string;
@@ -43,16 +44,6 @@ const CENSOR = '[redacted]';
  * and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
  * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
  */
-/** The password in a database or Redis URL, if any. */
-function urlPassword(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
   const values = [config.apiKey, config.storageEncryptionKey, config.storageEncryptionKeyPrevious, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
   for (const s of config.file.signers) {

@@ -2,6 +2,7 @@
 // (STELLAR_NETWORK, PLUGIN_ADMIN_SECRET, …) and the reference hands them everything; we hand them the environment minus
 // every credential of the service: the rule is in docs/plugins.md ("The service's environment").
 import type { Config } from '../config/config.ts';
+import { urlPassword } from '../config/url-password.ts';
 
 /** Our own settings (and the reference's) that hold a key, a credential or a URL that may carry a password. */
 const OWN_SECRETS = new Set([
@@ -28,16 +29,6 @@ const CREDENTIAL_WORDS = ['PASSPHRASE', 'PASSWORD', 'PRIVATE_KEY', 'CREDENTIAL']
 export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   return OWN_SECRETS.has(upper) || CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p)) || CREDENTIAL_WORDS.some((w) => upper.includes(w));
-}
-
-/** The password of a database or Redis URL, if any. */
-function urlPassword(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every `{ type: 'env' | 'plain', value }` reference inside a signer's config: a secret field (before or after load). */
