@@ -22,6 +22,12 @@ async function manualMining<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Waits until the node holds one of `hashes` (a record is written before its broadcast completes). */
+async function waitInPool(hashes: string[], what: string): Promise<void> {
+  const held = async () => (await Promise.all(hashes.map((h) => anvil.rpc('eth_getTransactionByHash', [h])))).some((tx) => tx !== null);
+  await waitFor(held, (yes) => yes, 20_000, what);
+}
+
 test('a transaction dropped from the pool is broadcast again and mined', async (t) => {
   const s = await buildOn(t, anvil);
   await manualMining(async () => {
@@ -46,6 +52,7 @@ test('a replace while submitted: same nonce, new content, the record ends with t
     assert.equal(replaced.nonce, sent.nonce);
     assert.ok(BigInt(replaced.max_fee_per_gas) >= (BigInt(sent.max_fee_per_gas) * 11n) / 10n, 'fees at least 10% up');
     await waitStatus(s, sent.id, ['submitted']);
+    await waitInPool([replaced.hash], 'the replacement in the node pool');
     await anvil.mine(1);
     const done = await waitStatus(s, sent.id, ['confirmed']);
     assert.equal(done.hash, replaced.hash);
@@ -63,6 +70,7 @@ test('a cancel while submitted: the NOOP is mined, the transaction ends canceled
     const canceled = (await s.request('DELETE', txPath(sent.id))).body.data;
     assert.equal(canceled.is_canceled, true);
     await waitStatus(s, sent.id, ['submitted']);
+    await waitInPool([canceled.hash], 'the NOOP in the node pool');
     await anvil.mine(1);
     const done = await waitStatus(s, sent.id, ['canceled', 'confirmed']);
     assert.equal(done.status, 'canceled');
@@ -93,7 +101,10 @@ test('valid_until passes before it is mined: a NOOP takes the nonce and it ends 
   await manualMining(async () => {
     const sent = (await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })).body.data;
     await waitStatus(s, sent.id, ['submitted']);
-    await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted', 20_000, 'the NOOP broadcast');
+    const expiring = await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted', 20_000, 'the NOOP broadcast');
+    // Mine only once the node holds a NOOP (it then replaced the original in the pool), or a loaded machine mines the
+    // original first and the test sees a legitimate 'confirmed'.
+    await waitInPool(expiring.noop_hashes, 'a NOOP in the node pool');
     await anvil.mine(1);
     const done = await waitStatus(s, sent.id, ['expired', 'confirmed']);
     assert.equal(done.status, 'expired');
