@@ -13,7 +13,7 @@ import { createSigner } from '../../src/signers/aws_kms/signer.ts';
 import { startAwsKmsSim, type AwsKmsSim } from '../support/simulators/aws-kms.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { build } from '../helper.ts';
-import { waitFor } from '../transactions/lifecycle/support.ts';
+import { sendIsMinedFrom } from './support.ts';
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 
@@ -148,12 +148,7 @@ describe('through the service', () => {
     assert.equal(relayer.body.data.address.toLowerCase(), address.toLowerCase());
     await anvil.rpc('anvil_setBalance', [address, '0x56bc75e2d63100000']);
     const to = '0x00000000000000000000000000000000000000a2';
-    const sent = await s.request('POST', '/api/v1/relayers/kms-relayer/transactions', { body: { to, value: '1000', speed: 'fast' } });
-    assert.equal(sent.status, 200, sent.text);
-    const txUrl = `/api/v1/relayers/kms-relayer/transactions/${sent.body.data.id}`;
-    const mined = await waitFor(async () => (await s.request('GET', txUrl)).body.data, (tx) => ['mined', 'confirmed'].includes(tx.status), 60_000, 'mined');
-    assert.equal(mined.from.toLowerCase(), address.toLowerCase());
-    assert.equal(BigInt(await anvil.rpc('eth_getBalance', [to, 'latest'])), 1000n);
+    await sendIsMinedFrom(s, anvil, 'kms-relayer', address, to);
     assert.ok(!s.rawLogs().includes(sim.secretAccessKey), 'the secret access key is never logged');
   });
 });

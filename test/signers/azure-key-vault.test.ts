@@ -16,7 +16,7 @@ import { startAzureKeyVaultSim, type AzureKeyVaultSim } from '../support/simulat
 import { startAnvil } from '../support/anvil.ts';
 import { startService } from '../faults/support.ts';
 import { API_KEY, build } from '../helper.ts';
-import { waitFor } from '../transactions/lifecycle/support.ts';
+import { sendIsMinedFrom } from './support.ts';
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 
@@ -157,12 +157,7 @@ describe('through the service', () => {
     assert.equal(relayer.body.data.address.toLowerCase(), address.toLowerCase());
     await anvil.rpc('anvil_setBalance', [address, '0x56bc75e2d63100000']);
     const to = '0x00000000000000000000000000000000000000a3';
-    const sent = await s.request('POST', '/api/v1/relayers/azure-relayer/transactions', { body: { to, value: '1000', speed: 'fast' } });
-    assert.equal(sent.status, 200, sent.text);
-    const txUrl = `/api/v1/relayers/azure-relayer/transactions/${sent.body.data.id}`;
-    const mined = await waitFor(async () => (await s.request('GET', txUrl)).body.data, (tx) => ['mined', 'confirmed'].includes(tx.status), 60_000, 'mined');
-    assert.equal(mined.from.toLowerCase(), address.toLowerCase());
-    assert.equal(BigInt(await anvil.rpc('eth_getBalance', [to, 'latest'])), 1000n);
+    await sendIsMinedFrom(s, anvil, 'azure-relayer', address, to);
     assert.ok(!s.rawLogs().includes(sim.clientSecret), 'the client secret is never logged');
   });
 });

@@ -12,7 +12,7 @@ import { createSigner } from '../../src/signers/vault/signer.ts';
 import { ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 import { startVaultSim, type VaultSim } from '../support/simulators/vault.ts';
 import { build } from '../helper.ts';
-import { waitFor } from '../transactions/lifecycle/support.ts';
+import { sendIsMinedFrom } from './support.ts';
 
 // anvil's publicly known account #1: a development key, never real funds.
 const EVM_KEY = ANVIL_KEYS[1];
@@ -140,11 +140,6 @@ test('through the service: a relayer with a vault signer has the key address and
   assert.equal(relayer.status, 200, relayer.text);
   assert.equal(relayer.body.data.address.toLowerCase(), EVM_ADDRESS.toLowerCase());
   const to = '0x00000000000000000000000000000000000000a1';
-  const sent = await s.request('POST', '/api/v1/relayers/vault-relayer/transactions', { body: { to, value: '1000', speed: 'fast' } });
-  assert.equal(sent.status, 200, sent.text);
-  const txUrl = `/api/v1/relayers/vault-relayer/transactions/${sent.body.data.id}`;
-  const mined = await waitFor(async () => (await s.request('GET', txUrl)).body.data, (tx) => ['mined', 'confirmed'].includes(tx.status), 60_000, 'mined');
-  assert.equal(mined.from.toLowerCase(), EVM_ADDRESS.toLowerCase());
-  assert.equal(BigInt(await anvil.rpc('eth_getBalance', [to, 'latest'])), 1000n);
+  await sendIsMinedFrom(s, anvil, 'vault-relayer', EVM_ADDRESS, to);
   assert.ok(!s.rawLogs().includes(vault.secretId), 'the secret_id is never logged');
 });
