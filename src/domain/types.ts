@@ -58,6 +58,13 @@ export interface Page<T> {
   pagination: { current_page: number; per_page: number; total_items: number };
 }
 
+/** A send's answer. */
+export interface SentTransaction {
+  record: TransactionRecord;
+  /** True when an idempotency key had already answered: `record` is that transaction as it is now. */
+  replayed: boolean;
+}
+
 /**
  * The relayer operations, with validation included: the HTTP routes and the plugin sandbox's
  * `api.useRelayer(id)` both call these, so both get the same rules, store and webhooks. The chain
@@ -70,13 +77,17 @@ export interface RelayerOperations extends RelayerChainOperations {
   updateRelayer(relayerId: string, body: unknown): Promise<RelayerView>;
   createRelayer(body: unknown): Promise<RelayerView>;
   deleteRelayer(relayerId: string): Promise<void>;
-  sendTransaction(relayerId: string, body: unknown): Promise<TransactionRecord>;
+  /** `idempotencyKey` as the caller gave it (an Idempotency-Key header, a plugin's option): checked here. */
+  sendTransaction(relayerId: string, body: unknown, idempotencyKey?: unknown): Promise<SentTransaction>;
   getTransaction(relayerId: string, transactionId: string): Promise<TransactionRecord>;
   listTransactions(relayerId: string, query: unknown): Promise<Page<TransactionRecord>>;
   replaceTransaction(relayerId: string, transactionId: string, body: unknown): Promise<TransactionRecord>;
   cancelTransaction(relayerId: string, transactionId: string): Promise<TransactionRecord>;
   getTransactionByNonce(relayerId: string, nonce: string): Promise<TransactionRecord>;
   deletePendingTransactions(relayerId: string): Promise<DeletePendingResult>;
+  /** Sponsored (gasless) transactions: the fee in a token, and the transaction paying it (Stellar; Solana by its family). */
+  quoteSponsoredTransaction(relayerId: string, body: unknown): Promise<Record<string, unknown>>;
+  buildSponsoredTransaction(relayerId: string, body: unknown): Promise<Record<string, unknown>>;
 }
 
 /** The reference's DeletePendingTransactionsResponse. */

@@ -23,9 +23,10 @@ import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createStellarFamily } from '../../domain/transactions/stellar/relay.ts';
 import type { RelayFamily, TransitionObserver } from '../../domain/transactions/family.ts';
 import type { JobHandler } from '../../domain/jobs/scheduler.ts';
-import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { checkShape } from './shapes.ts';
 import { createChainOperations } from './chain-operations.ts';
+import { createSponsoredOperations } from './sponsored.ts';
 
 /** Query values arrive as strings (or arrays when repeated); a repeated parameter is ambiguous, so refused. */
 function queryCopy(raw: unknown): Record<string, unknown> {
@@ -90,7 +91,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
     stellar: createStellarFamily({ ...ed25519, chains: deps.chains }),
   };
-  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock() });
+  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log });
   if (deps.jobs) {
     for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);
     for (const family of Object.values(families)) await family.resume();
@@ -100,6 +101,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');
   const nonce = compile<string>(nonceSchema, 'nonce');
+  const idempotencyKey = compile<string>(idempotencyKeySchema, 'Idempotency-Key');
   const relayersQuery = compile<PageRequest>(listRelayersQuery, 'query', { coerce: true });
   const transactionsQuery = compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true });
   const updateBody = compile<UpdateBody>(updateRelayerBody, 'body');
@@ -121,6 +123,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
 
   return {
     ...createChainOperations({ relayers, chain }),
+    ...createSponsoredOperations({ relayers, families: {} }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);
@@ -149,9 +152,10 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
       const relayer = await relayers.require(relayerId(id));
       await relayers.remove(relayer.id, await activeCount(relayer.id));
     },
-    async sendTransaction(id, body) {
+    async sendTransaction(id, body, key) {
       const relayer = await relayers.require(relayerId(id));
-      return transactions.send(relayer, transactionBody(relayer.network_type, relayer.id, body));
+      const checkedKey = key === undefined ? undefined : idempotencyKey(key);
+      return transactions.send(relayer, transactionBody(relayer.network_type, relayer.id, body), checkedKey);
     },
     async getTransaction(id, txId) {
       const relayer = await relayers.require(relayerId(id));

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import type { RelayerOperations } from '../../domain/types.ts';
 import { methodNotAllowed } from '../../http/error-handler.ts';
+import { ValidationError } from '../../errors.ts';
 import { chainRouteDocs, mountChainRoutes } from './chain-routes.ts';
 import { success } from '../../http/envelope.ts';
 import { authorizeSignerUse, listScope } from '../../http/auth.ts';
@@ -12,6 +13,15 @@ import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
 import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { pendingRouteDocs } from './pending-docs.ts';
+import { mountSponsoredRoutes, sponsoredRouteDocs } from './sponsored.ts';
+
+/** The Idempotency-Key header as sent (checked by the operation); Node would join repeated ones, which are ambiguous. */
+function idempotencyKeyOf(rawHeaders: string[]): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
+  if (values.length > 1) throw new ValidationError("header 'Idempotency-Key' must be given once");
+  return values[0];
+}
 
 /** Express 5 matches these with or without a trailing slash (non-strict routing). */
 export function createRelayersRouter(ops: RelayerOperations): Router {
@@ -57,7 +67,9 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     res.json(success(page.items, { pagination: page.pagination }));
   });
   router.post('/:relayer_id/transactions', async (req, res) => {
-    res.json(success(await ops.sendTransaction(p(req).relayer_id!, req.body)));
+    const sent = await ops.sendTransaction(p(req).relayer_id!, req.body, idempotencyKeyOf(req.rawHeaders));
+    if (sent.replayed) res.set('Idempotent-Replayed', 'true');
+    res.json(success(sent.record));
   });
   router.all('/:relayer_id/transactions', methodNotAllowed);
 
@@ -66,6 +78,7 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     res.json(success(await ops.getTransactionByNonce(p(req).relayer_id!, p(req).nonce!)));
   });
   router.all('/:relayer_id/transactions/by-nonce/:nonce', methodNotAllowed);
+  mountSponsoredRoutes(router, ops);
   router.delete('/:relayer_id/transactions/pending', async (req, res) => {
     res.json(success(await ops.deletePendingTransactions(p(req).relayer_id!)));
   });
@@ -157,6 +170,7 @@ export const relayerRouteDocs: RouteDoc[] = [
   },
   ...chainRouteDocs,
   ...pendingRouteDocs,
+  ...sponsoredRouteDocs,
   {
     method: 'get',
     path: '/:relayer_id/transactions',

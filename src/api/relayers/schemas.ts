@@ -8,6 +8,12 @@ export const SPEEDS = ['fastest', 'fast', 'average', 'safeLow'];
 
 export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
 
+/** A send's `Idempotency-Key` header (or a plugin's `idempotencyKey`): printable ASCII, as Stripe's keys, up to 255. */
+export const idempotencyKeySchema = {
+  'x-expect': 'a string of 1 to 255 printable ASCII characters',
+  anyOf: [{ type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }],
+} as const;
+
 export const listRelayersQuery = pageQuery;
 
 /** A path segment: the reference takes a u64 there. */
@@ -151,7 +157,8 @@ const contractAuth = {
   ],
 } as const;
 
-const operation = {
+/** One Stellar operation of shape C (also the sponsored quote and build's). */
+export const operation = {
   type: 'object',
   required: ['type'],
   properties: { type: { enum: OPERATION_TYPES } },
@@ -237,5 +244,6 @@ export const stellarBody = {
     valid_until: { type: 'string', format: 'date-time' },
     fee_bump: { type: 'boolean' },
     max_fee: schemas.int64,
+    signed_auth_entry: { type: 'string', minLength: 1, maxLength: 262_144, description: 'Soroban gas abstraction: the user\'s signed SorobanAuthorizationEntry (base64 XDR), with transaction_xdr.' },
   },
 } as const;

@@ -4,6 +4,7 @@ import type { StellarChain, StellarMemoSpec, StellarOperationSpec } from '../../
 import type { NetworkConfig } from '../../../config/config.ts';
 import { ValidationError } from '../../../errors.ts';
 import { checkValidUntil } from '../valid-until.ts';
+import { checkSignedAuthEntry } from './soroban-gas.ts';
 
 /** Shape C after schema validation (operation and memo forms: the Stellar port's). */
 export interface StellarBody {
@@ -15,6 +16,8 @@ export interface StellarBody {
   valid_until?: string | null;
   fee_bump?: boolean | null;
   max_fee?: number | string | null;
+  /** Soroban gas abstraction: checked, then refused with the reason (soroban-gas.ts). */
+  signed_auth_entry?: string | null;
 }
 
 export const DEFAULT_MAX_FEE = 1_000_000n;
@@ -49,6 +52,7 @@ function decodeXdr(xdr: string, passphrase: string): { signed: boolean } {
  */
 export function stellarRecordFields(body: StellarBody, relayerNetwork: string, network: NetworkConfig, from: string, checkOperations?: StellarChain['checkOperations'], now = Date.now()) {
   if (body.network !== relayerNetwork) throw new ValidationError(`'network' must be '${relayerNetwork}', the relayer's network (got '${body.network}')`);
+  checkSignedAuthEntry(body);
   const hasOps = body.operations !== undefined && body.operations !== null;
   const hasXdr = body.transaction_xdr !== undefined && body.transaction_xdr !== null;
   if (hasOps === hasXdr) throw new ValidationError("exactly one of 'operations' and 'transaction_xdr' is required");
