@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   NOTIFICATION_EXISTS: { status: 409, message: 'Notification with this ID already exists' },
   RELAYER_EXISTS: { status: 409, message: 'Relayer with this ID already exists' },
   SIGNER_EXISTS: { status: 409, message: 'Signer with this ID already exists' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'Idempotency key already used with a different request' },
   RATE_LIMITED: { status: 429, message: 'Too Many Requests' },
   PLUGIN_BUSY: { status: 429, message: 'Plugin {id} has too many calls in progress; retry shortly' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },

@@ -7,6 +7,7 @@ import type { SignersRepo } from './signers/ports.ts';
 import type { NetworkOverridesRepo } from './networks/ports.ts';
 import type { ApiKeysRepo } from './api-keys/ports.ts';
 import type { PluginOverridesRepo } from './plugins/ports.ts';
+import type { IdempotencyRepo } from './idempotency/ports.ts';
 
 export interface Repositories {
   relayers: RelayersRepo;
@@ -18,6 +19,7 @@ export interface Repositories {
   networkOverrides: NetworkOverridesRepo;
   pluginOverrides: PluginOverridesRepo;
   apiKeys: ApiKeysRepo;
+  idempotency: IdempotencyRepo;
 }
 
 /** The repositories bound to one open transaction. Valid only until the callback's promise settles. */

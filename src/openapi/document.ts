@@ -49,7 +49,7 @@ function operationId(method: string, template: string): string {
 
 function errorCodesOf(group: RouteGroup, route: RouteDoc, auth: boolean): ErrorCode[] {
   const codes: ErrorCode[] = [];
-  if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');
+  if (route.params || route.query || route.headers || route.body) codes.push('VALIDATION_FAILED');
   if (route.body) codes.push(...BODY_ERRORS);
   // A key created through /api/v1/api-keys may lack the permission (the API_KEY admin key never does).
   if (auth) codes.push('UNAUTHORIZED', 'FORBIDDEN');
@@ -117,6 +117,10 @@ function parameters(route: RouteDoc, template: string, convert: (s: unknown) => 
   const required = new Set(((route.query as { required?: string[] } | undefined)?.required ?? []) as string[]);
   for (const [name, schema] of Object.entries(props(route.query))) {
     out.push({ name, in: 'query', required: required.has(name), schema: convert(schema) });
+  }
+  for (const [name, schema] of Object.entries(props(route.headers))) {
+    const { description, ...rest } = schema as { description?: string };
+    out.push({ name, in: 'header', required: false, schema: convert(rest), ...(description ? { description } : {}) });
   }
   return out;
 }

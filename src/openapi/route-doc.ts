@@ -15,6 +15,8 @@ export interface RouteDoc {
   /** Object schemas, the same objects the route compiles; each property becomes one parameter. */
   params?: Schema;
   query?: Schema;
+  /** Request headers the route reads (an object schema, as `query`); each property becomes one header parameter. */
+  headers?: Schema;
   body?: Schema;
   /** Default 200. */
   status?: number;
@@ -30,7 +32,7 @@ export interface RouteDoc {
   /** Overrides the group's setting. */
   auth?: boolean;
   /** An answer that is not the JSON envelope (the metrics text, the docs page, this document). */
-  produces?: 'text/plain' | 'text/html' | 'application/json';
+  produces?: 'text/plain' | 'text/html' | 'application/json' | 'text/event-stream';
 }
 
 /** A group of routes as mounted under one prefix, with what the mount adds to all of them. */

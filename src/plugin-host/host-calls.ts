@@ -67,6 +67,14 @@ function str(value: unknown, name: string): string {
   return value;
 }
 
+/** `sendTransaction(tx, { idempotencyKey })`: bounded here; the operation checks it as it checks the HTTP header. */
+function idempotencyKeyOf(args: Record<string, unknown>): string | undefined {
+  const key = args.idempotencyKey;
+  if (key === undefined || key === null) return undefined;
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new ValidationError('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
+  return key;
+}
+
 const record = (v: unknown): Record<string, any> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {});
 
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
@@ -124,7 +132,7 @@ async function dispatch(req: HostCallRequest, deps: HostCallDeps, signal: AbortS
     case 'relayer.signTransaction':
       return JSON.stringify(await relayers.signTransaction(str(args.relayerId, 'relayerId'), args.payload));
     case 'relayer.sendTransaction':
-      return JSON.stringify(await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload));
+      return JSON.stringify((await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload, idempotencyKeyOf(args))).record);
     case 'relayer.getTransaction':
       return JSON.stringify(await relayers.getTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
     case 'relayer.listTransactions':

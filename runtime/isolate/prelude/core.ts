@@ -191,7 +191,12 @@ const api = ObjectFreeze({
       getRelayerStatus: () => r('getRelayerStatus', {}),
       rpc: (req) => r('rpc', req),
       signTransaction: (req) => r('signTransaction', req),
-      sendTransaction: (req) => r('sendTransaction', req).then(withWait),
+      // Our extension: \`sendTransaction(tx, { idempotencyKey })\` sends once per key (docs/transactions.md).
+      sendTransaction: (req, opts) => {
+        const key = opts === undefined || opts === null ? undefined : opts.idempotencyKey;
+        if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) return invalid('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
+        return call('relayer.sendTransaction', key === undefined ? { relayerId, payload: req } : { relayerId, payload: req, idempotencyKey: key }).then(withWait);
+      },
       getTransaction: (req) => r('getTransaction', { transactionId: req && typeof req === 'object' ? req.transactionId : req }),
       listTransactions: (req) => r('listTransactions', req || {}),
       replaceTransaction: (transactionId, req) => r('replaceTransaction', { transactionId, request: req }),

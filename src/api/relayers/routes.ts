@@ -11,7 +11,7 @@ import type { PageRequest } from '../../domain/types.ts';
 import { scopedPage } from '../scoped-list.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
-import { createRelayerBody, evmBody, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { pendingRouteDocs } from './pending-docs.ts';
 import { mountSponsoredRoutes, sponsoredRouteDocs } from './sponsored.ts';
 
@@ -186,10 +186,13 @@ export const relayerRouteDocs: RouteDoc[] = [
     method: 'post',
     path: '/:relayer_id/transactions',
     summary: 'Send a transaction',
+    description:
+      'With an `Idempotency-Key` header, a retry is safe: the same key with the same request (compared after validation, so key order and whitespace do not matter) answers the transaction the first one created, as it is now, with the header `Idempotent-Replayed: true`, for at least 24 hours, across restarts and instances; concurrent requests with one key wait for the first. The same key with another request answers 409. Keys are per relayer.',
     params: relayerParams,
+    headers: { type: 'object', properties: { 'Idempotency-Key': { ...idempotencyKeySchema, description: 'Sends once per key and request on this relayer (see the description); 1 to 255 printable ASCII characters, given once.' } } },
     body: transactionBody,
     data: transactionRecord,
-    errors: ['RELAYER_NOT_FOUND'],
+    errors: ['RELAYER_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'],
     examples: { body: exampleSend, data: exampleTransaction },
   },
   { method: 'get', path: '/:relayer_id/transactions/:transaction_id', summary: 'Get a transaction', params: transactionParams, data: transactionRecord, errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'], examples: { data: exampleTransaction } },

@@ -1,6 +1,7 @@
 // The write of a relayer's queued sends: the batch signed with the nonces that come next (outside any transaction),
 // then one store transaction per batch that checks those nonces under the relayer row's lock and writes the records,
-// events and jobs. A send whose signature fails fails alone and leaves no nonce gap.
+// events and jobs. A send whose signature fails fails alone and leaves no nonce gap. A send with an idempotency key
+// writes its key in that transaction too: a key another request wrote first fails that send alone (KeyTakenError).
 import { randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Atomically, Tx } from '../ports.ts';
@@ -8,11 +9,14 @@ import type { RelayerRow } from '../relayers/ports.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
+import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 
 /** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
 export interface PendingSend {
   relayerId: string;
   prepared: PreparedSend;
+  /** Its Idempotency-Key, written with its transaction. */
+  idempotency?: IdempotencyClaimOf;
 }
 
 type Built = ReturnType<PreparedSend['build']>;
@@ -96,6 +100,37 @@ function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): 
 /** What signBatch found is still true under the lock: no one took a nonce (or a clock tick) since it read the row. */
 const unchanged = (read: RelayerRow, locked: RelayerRow) => read.next_nonce === locked.next_nonce && read.last_created_ms === locked.last_created_ms;
 
+/** Thrown in a batch's transaction (rolling it back) when keys of some of its sends were written by other requests. */
+class KeysTaken extends Error {
+  readonly positions: number[];
+  constructor(positions: number[]) {
+    super('idempotency keys taken');
+    this.positions = positions;
+  }
+}
+
+/**
+ * Writes the keys of the batch's keyed sends (`records` in queue order); throws KeysTaken with the positions of those
+ * whose key is held by another request (or by an earlier send of this batch), before anything else is written.
+ */
+async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[], records: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
+  const claims: Array<{ k: number; key: string; requestHash: string; transactionId: string }> = [];
+  const taken: number[] = [];
+  const keys = new Set<string>();
+  items.forEach((item, k) => {
+    const record = records[k];
+    if (!item.idempotency || record instanceof Error) return;
+    if (keys.has(item.idempotency.key)) return void taken.push(k);
+    keys.add(item.idempotency.key);
+    claims.push({ k, ...item.idempotency, transactionId: record!.id });
+  });
+  if (claims.length === 0) return;
+  const now = Date.now();
+  const written = new Set(await tx.idempotency.insert(relayerId, claims, now, now - IDEMPOTENCY_RETENTION_MS));
+  for (const c of claims) if (!written.has(c.key)) taken.push(c.k);
+  if (taken.length > 0) throw new KeysTaken(taken);
+}
+
 const STALE = Symbol('stale');
 /** Signing outside the lock is tried this many times before the batch is signed under it (another writer keeps moving the nonce). */
 const UNLOCKED_ATTEMPTS = 3;
@@ -120,27 +155,24 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
   const { atomically, writer, families } = deps;
   const notFound = (relayerId: string) => new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
 
-  async function write(tx: Tx, row: RelayerRow, signed: { results: Array<Signed | Error>; next: RelayerRow }): Promise<Array<TransactionRecord | Error>> {
+  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], signed: { results: Array<Signed | Error>; next: RelayerRow }): Promise<Array<TransactionRecord | Error>> {
     const { results, next } = signed;
+    const out = results.map((r) => (r instanceof Error ? r : newRecord(row, r.t, r.fields)));
+    await claimKeys(tx, row.id, items, out);
     if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
       throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
     }
     const family = families[row.network_type];
-    const out: Array<TransactionRecord | Error> = [];
-    for (const r of results) {
-      if (r instanceof Error) {
-        out.push(r);
-        continue;
-      }
-      const record = newRecord(row, r.t, r.fields);
+    for (const [k, r] of results.entries()) {
+      const record = out[k]!;
+      if (r instanceof Error || record instanceof Error) continue;
       await writer.insert(tx, record, r.t.createdMs, r.t.b.nonce, row.network_type);
       await family.schedule(tx, record);
-      out.push(record);
     }
     return out;
   }
 
-  return async (items) => {
+  async function writeOnce(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
     const relayerId = items[0]!.relayerId;
     for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt++) {
       const read = await deps.readRelayer(relayerId);
@@ -151,7 +183,7 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
         const locked = await tx.relayers.getForUpdate(relayerId);
         if (!locked) throw notFound(relayerId);
         refusePaused(locked);
-        return unchanged(read, locked) ? write(tx, locked, signed) : STALE;
+        return unchanged(read, locked) ? write(tx, locked, items, signed) : STALE;
       });
       if (written !== STALE) return written;
     }
@@ -159,7 +191,25 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
       const locked = await tx.relayers.getForUpdate(relayerId);
       if (!locked) throw notFound(relayerId);
       refusePaused(locked);
-      return write(tx, locked, await signBatch(locked, items));
+      return write(tx, locked, items, await signBatch(locked, items));
     });
+  }
+
+  // Sends whose key another request took leave the batch (answered by that request); the rest are signed again.
+  return async (items) => {
+    const out: Array<TransactionRecord | Error> = new Array(items.length);
+    let left = items.map((_, i) => i);
+    for (;;) {
+      try {
+        const written = await writeOnce(left.map((i) => items[i]!));
+        left.forEach((i, k) => (out[i] = written[k]!));
+        return out;
+      } catch (err) {
+        if (!(err instanceof KeysTaken)) throw err;
+        for (const k of err.positions) out[left[k]!] = new KeyTakenError(items[left[k]!]!.idempotency!.key);
+        left = left.filter((_, k) => !err.positions.includes(k));
+        if (left.length === 0) return out;
+      }
+    }
   };
 }

@@ -1,7 +1,7 @@
 // Transaction use cases: send, get, list, replace and cancel. Each state change is one store transaction with its
 // event and the jobs that move it on; the network family's half (pricing, signing, relaying) is its RelayFamily.
 import { AppError, NotFoundError } from '../../errors.ts';
-import type { DeletePendingResult, NetworkType, Page, TransactionRecord, TransactionStatus } from '../types.ts';
+import type { DeletePendingResult, NetworkType, Page, SentTransaction, TransactionRecord, TransactionStatus } from '../types.ts';
 import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
@@ -13,11 +13,14 @@ import type { SolanaBody } from './solana/request.ts';
 import type { StellarBody } from './stellar/request.ts';
 import { createPendingCancel } from './pending-cancel.ts';
 import { createSendWriter, refusePaused } from './send-writer.ts';
+import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
+import type { Log } from '../notifications/ports.ts';
 
 export type TransactionBody = EvmBody | SolanaBody | StellarBody;
 
 export interface TransactionService {
-  send(relayer: RelayerRow, body: TransactionBody): Promise<TransactionRecord>;
+  /** With an idempotency key: sent once per key and request (docs/transactions.md, "Idempotency keys"). */
+  send(relayer: RelayerRow, body: TransactionBody, idempotencyKey?: string): Promise<SentTransaction>;
   get(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
   list(relayer: RelayerRow, page: number, perPage: number, status?: TransactionStatus): Promise<Page<TransactionRecord>>;
   replace(relayer: RelayerRow, id: string, body: TransactionBody): Promise<TransactionRecord>;
@@ -34,6 +37,7 @@ export function createTransactionService(deps: {
   writer: RecordWriter;
   families: Record<NetworkType, RelayFamily>;
   lock: KeyedLock;
+  logger?: Log;
 }): TransactionService {
   const { relayers, writer, families, lock } = deps;
   const { repos, atomically } = deps.store;
@@ -72,17 +76,23 @@ export function createTransactionService(deps: {
     lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
 
   const writeSends = createSendWriter({ atomically, readRelayer: (id) => repos.relayers.get(id), writer, families });
+  const keyed = createIdempotentSends({ keys: repos.idempotency, transactions: repos.transactions, logger: deps.logger });
+
+  async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
+    refusePaused(relayer);
+    const family = families[relayer.network_type];
+    // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
+    // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
+    const prepared = await family.prepareSend(relayer, body);
+    const record = await lock.batch(relayer.id, { relayerId: relayer.id, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
+    family.afterCommit(record);
+    return record;
+  }
 
   return {
-    async send(relayer, body) {
-      refusePaused(relayer);
-      const family = families[relayer.network_type];
-      // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
-      // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
-      const prepared = await family.prepareSend(relayer, body);
-      const record = await lock.batch(relayer.id, { relayerId: relayer.id, prepared }, writeSends);
-      family.afterCommit(record);
-      return record;
+    async send(relayer, body, idempotencyKey) {
+      if (idempotencyKey === undefined) return { record: await sendNow(relayer, body), replayed: false };
+      return keyed.send(relayer.id, idempotencyKey, body, (claim) => sendNow(relayer, body, claim));
     },
 
     async get(relayer, id) {

@@ -146,6 +146,14 @@ export interface ApiKeysTable {
   rate_limit: string | null;
 }
 
+export interface IdempotencyKeysTable {
+  relayer_id: string;
+  key: string;
+  request_hash: string;
+  transaction_id: string;
+  created_ms: number;
+}
+
 export interface Database {
   signers: SignersTable;
   network_overrides: NetworkOverridesTable;
@@ -154,6 +162,7 @@ export interface Database {
   relayers: RelayersTable;
   transactions: TransactionsTable;
   transaction_counts: TransactionCountsTable;
+  idempotency_keys: IdempotencyKeysTable;
   notifications: NotificationsTable;
   webhook_events: WebhookEventsTable;
   jobs: JobsTable;

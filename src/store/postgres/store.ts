@@ -14,6 +14,7 @@ import { JOBS_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
 import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
 import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
+import { createIdempotencyRepo } from './idempotency-repo.ts';
 
 export interface PostgresStore extends Store {
   readonly db: Db;
@@ -66,6 +67,7 @@ function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, coun
     networkOverrides: createNetworkOverridesRepo(q),
     pluginOverrides: createPluginOverridesRepo(q),
     apiKeys: createApiKeysRepo(q),
+    idempotency: createIdempotencyRepo(q),
   };
 }
 

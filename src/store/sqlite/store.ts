@@ -12,6 +12,7 @@ import { createJobsRepo } from './jobs-repo.ts';
 import { createSignersRepo } from './signers-repo.ts';
 import { createNetworkOverridesRepo, createPluginOverridesRepo } from './overrides-repos.ts';
 import { createApiKeysRepo } from './api-keys-repo.ts';
+import { createIdempotencyRepo } from './idempotency-repo.ts';
 
 export interface SqliteStore extends Store {
   readonly db: Db;
@@ -41,12 +42,14 @@ export function createSqliteStore(db: Db): SqliteStore {
     networkOverrides: createNetworkOverridesRepo(db),
     pluginOverrides: createPluginOverridesRepo(db),
     apiKeys: createApiKeysRepo(db),
+    idempotency: createIdempotencyRepo(db),
   };
   const plainViews = (invoke: Invoke) => ({
     signers: viewOf(ops.signers, invoke),
     networkOverrides: viewOf(ops.networkOverrides, invoke),
     pluginOverrides: viewOf(ops.pluginOverrides, invoke),
     apiKeys: viewOf(ops.apiKeys, invoke),
+    idempotency: viewOf(ops.idempotency, invoke),
   });
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
