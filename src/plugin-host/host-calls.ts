@@ -71,7 +71,7 @@ function str(value: unknown, name: string): string {
 function idempotencyKeyOf(args: Record<string, unknown>): string | undefined {
   const key = args.idempotencyKey;
   if (key === undefined || key === null) return undefined;
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new ValidationError('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
+  if (typeof key !== 'string' || !/^[\x20-\x7E]{1,255}$/.test(key)) throw new ValidationError('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
   return key;
 }
 
