@@ -1,0 +1,96 @@
+// The traffic of a scenario: `count` sends through the API, spread evenly over `spreadMs` (so they land before,
+// during and after the fault), each with its own marker: the value it moves (MARKER_BASE + i wei), which is how the
+// chain is later searched for it. Each answer is kept: acknowledged (200 and an id), refused (any other status),
+// or unknown (the connection was cut: the send may or may not have been stored).
+import { API_KEY } from '../helper.ts';
+import { RELAYER_ID } from './service.ts';
+import type { Hex } from 'viem';
+
+/** anvil's account #2: the recipient of every send. */
+export const RECIPIENT: Hex = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+export const MARKER_BASE = 1_000_000_000n;
+
+export interface SendOutcome {
+  marker: bigint;
+  kind: 'acked' | 'refused' | 'unknown';
+  /** Acknowledged: the transaction id(s) the answers carried (one per POST; all equal when they share a key). */
+  ids: string[];
+  statuses: number[];
+  codes: string[];
+}
+
+export interface LoadOptions {
+  count: number;
+  spreadMs: number;
+  inFlight?: number;
+  /** POSTs per send, racing, sharing one Idempotency-Key (1: a plain send, no key). */
+  copies?: number;
+  /** The service's current URL (it changes when the service is restarted). */
+  url(): string;
+  signal?: AbortSignal;
+  /** Requests in flight right now, kept up to date for a fault that wants to land mid-request. */
+  traffic?: Traffic;
+}
+
+export interface Traffic {
+  inFlight: number;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+async function post(url: string, marker: bigint, key: string | undefined): Promise<{ status: number; id?: string; code?: string }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+  if (key) headers['idempotency-key'] = key;
+  const body = JSON.stringify({ to: RECIPIENT, value: marker.toString(), speed: 'fast' });
+  const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions`, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const json = (await res.json().catch(() => ({}))) as { data?: { id?: string } | null; error?: unknown };
+  // A refusal's reason, shortened: the suite prints which reasons it saw.
+  return { status: res.status, id: json.data?.id, code: typeof json.error === 'string' ? json.error.slice(0, 80) : undefined };
+}
+
+/** A connection refused never reached the service (it is down, restarting): safe to try again, as a client would. */
+async function postRetryingRefused(o: LoadOptions, marker: bigint, key: string | undefined) {
+  const deadline = Date.now() + REQUEST_TIMEOUT_MS;
+  for (;;) {
+    if (o.traffic) o.traffic.inFlight++;
+    try {
+      return await post(o.url(), marker, key);
+    } catch (err) {
+      const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+      if (!refused || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      if (o.traffic) o.traffic.inFlight--;
+    }
+  }
+}
+
+/** One logical send: its copies race; the worst answer decides (a cut connection makes it unknown). */
+async function sendOne(o: LoadOptions, marker: bigint, runId: string): Promise<SendOutcome> {
+  const copies = o.copies ?? 1;
+  const key = copies > 1 ? `${runId}-${marker}` : undefined;
+  const answers = await Promise.all(Array.from({ length: copies }, () => postRetryingRefused(o, marker, key).catch(() => null)));
+  const ids = answers.flatMap((a) => (a?.status === 200 && a.id ? [a.id] : []));
+  const statuses = answers.map((a) => a?.status ?? 0);
+  const codes = answers.flatMap((a) => (a?.code ? [a.code] : []));
+  const kind = answers.some((a) => a === null) ? 'unknown' : ids.length > 0 ? 'acked' : 'refused';
+  return { marker, kind, ids, statuses, codes };
+}
+
+export async function runLoad(o: LoadOptions): Promise<SendOutcome[]> {
+  const started = Date.now();
+  const runId = `${process.pid}-${started}`;
+  const gap = o.count > 1 ? o.spreadMs / (o.count - 1) : 0;
+  const outcomes: SendOutcome[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < o.count && !o.signal?.aborted) {
+      const i = next++;
+      const wait = started + i * gap - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      outcomes.push(await sendOne(o, MARKER_BASE + BigInt(i), runId));
+    }
+  };
+  await Promise.all(Array.from({ length: o.inFlight ?? 16 }, worker));
+  return outcomes.sort((a, b) => (a.marker < b.marker ? -1 : 1));
+}

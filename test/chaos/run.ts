@@ -1,0 +1,105 @@
+// Runs one chaos scenario end to end: anvil behind fault proxies, the service as a process, the traffic and the fault
+// at the same time, then the drain (every record final) and the verdict. Everything started is stopped, pass or fail.
+import { startChain, type ChaosChain } from './chain.ts';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
+import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
+import { runLoad, type SendOutcome, type Traffic } from './load.ts';
+import { verify, type Verdict } from './verify.ts';
+
+export interface Size {
+  sends: number;
+  /** Sends are spread over this long; the fault runs inside this window. */
+  spreadMs: number;
+  /** How long the fault lasts. */
+  faultMs: number;
+}
+
+export interface Ctx {
+  chain: ChaosChain;
+  proxies: FaultProxy[];
+  service: ChaosService;
+  size: Size;
+  /** Hashes of transactions the test sent itself with the relayer's key. */
+  foreign: Set<string>;
+  traffic: Traffic;
+}
+
+export interface Scenario {
+  name: string;
+  /** The fault, in a few words, for the table. */
+  fault: string;
+  persistChain?: boolean;
+  rpcUrls?: number;
+  service?: Omit<ServiceOptions, 'rpcUrls'>;
+  /** Set when the scenario cannot run yet: the reason, naming what is missing. */
+  skip?: string;
+  /** POSTs per send sharing an Idempotency-Key. */
+  copies?: number;
+  /** Runs beside the traffic; resolves once the fault is over, with proof that it hit (counts that must be > 0). */
+  inject(ctx: Ctx): Promise<Record<string, number>>;
+}
+
+export interface Row extends Verdict {
+  scenario: string;
+  fault: string;
+  sends: number;
+  acked: number;
+  refused: number;
+  unknown: number;
+  refusals: Record<string, number>;
+  evidence: Record<string, number>;
+  schedule: ScheduleReport;
+  drainMs: number;
+  totalMs: number;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the store holds no non-final transaction; the time it took, or a throw naming what is left. */
+async function drain(service: ChaosService, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const left = service.db().prepare("SELECT id || ': ' || status FROM transactions WHERE status IN ('pending', 'sent', 'submitted', 'mined')").pluck().all() as string[];
+    if (left.length === 0) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`not drained within ${timeoutMs} ms: ${left.length} non-final, e.g. ${left.slice(0, 5).join(', ')}`);
+    await sleep(250);
+  }
+}
+
+function summarize(outcomes: SendOutcome[]) {
+  const refusals: Record<string, number> = {};
+  for (const o of outcomes.filter((x) => x.kind !== 'acked')) {
+    const key = `${o.statuses.join('/')} ${o.codes[0] ?? ''}`.trim();
+    refusals[key] = (refusals[key] ?? 0) + 1;
+  }
+  const count = (k: SendOutcome['kind']) => outcomes.filter((o) => o.kind === k).length;
+  return { acked: count('acked'), refused: count('refused'), unknown: count('unknown'), refusals };
+}
+
+export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_000): Promise<Row> {
+  const started = Date.now();
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const chain = await startChain({ persist: s.persistChain });
+    stops.push(() => chain.stop());
+    const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startFaultProxy(chain.url())));
+    stops.push(...proxies.map((p) => () => p.close()));
+    const service = await startChaosService({ ...s.service, rpcUrls: proxies.map((p) => p.url) });
+    stops.push(() => service.stop());
+    const ctx: Ctx = { chain, proxies, service, size, foreign: new Set(), traffic: { inFlight: 0 } };
+    const sampler = sampleSchedule(service.db);
+    let schedule: ScheduleReport | undefined;
+    try {
+      const [outcomes, evidence] = await Promise.all([runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic }), s.inject(ctx)]);
+      const drainMs = await drain(service, drainTimeoutMs);
+      schedule = sampler.stop();
+      const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
+      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
+    } finally {
+      schedule ??= sampler.stop();
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}

@@ -1,0 +1,139 @@
+// The chaos scenarios of issue 26. Each one's fault starts a quarter into the traffic and lasts `faultMs`; it returns
+// proof that it hit (a test whose fault did nothing would pass for the wrong reason): every count it returns must be
+// above 0, except those named with the INFO prefix.
+import type { Hex } from 'viem';
+import { sleep, type Ctx, type Scenario } from './run.ts';
+import { RECIPIENT } from './load.ts';
+import { RELAYER_KEY } from './service.ts';
+
+const GWEI = 1_000_000_000n;
+/** The base fee before and after the spike, and the relayer's cap in the fee-spike scenario: spike = 20 × base > cap. */
+const BASE_FEE = GWEI;
+const CAP = 10n * GWEI;
+const SPIKE = 20n * BASE_FEE;
+/** Values of the test's own sends with the relayer's key: apart from the load's markers. */
+const FOREIGN_BASE = 2_000_000_000n;
+
+export const INFO = 'info:';
+
+const lead = (ctx: Ctx) => sleep(ctx.size.spreadMs / 4);
+
+/** Blocks in the chain whose base fee is at least `wei`. */
+async function blocksAtLeast(ctx: Ctx, wei: bigint, from: number): Promise<number> {
+  const head = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
+  let n = 0;
+  for (let b = from; b <= head; b++) {
+    const block = await ctx.chain.rpc<{ baseFeePerGas: Hex }>('eth_getBlockByNumber', [`0x${b.toString(16)}`, false]);
+    if (BigInt(block.baseFeePerGas) >= wei) n++;
+  }
+  return n;
+}
+
+export const feeSpike: Scenario = {
+  name: 'fee-spike',
+  fault: `base fee ×20 (${SPIKE / GWEI} gwei), cap ${CAP / GWEI} gwei`,
+  service: { policies: { gas_price_cap: Number(CAP) } },
+  async inject(ctx) {
+    await ctx.chain.setNextBaseFee(BASE_FEE);
+    await lead(ctx);
+    const from = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
+    // anvil sets the base fee for the next block only: held there by setting it again before every block.
+    const until = Date.now() + ctx.size.faultMs;
+    while (Date.now() < until) {
+      await ctx.chain.setNextBaseFee(SPIKE);
+      await sleep(200);
+    }
+    await ctx.chain.setNextBaseFee(BASE_FEE);
+    return { spikeBlocks: await blocksAtLeast(ctx, SPIKE, from) };
+  },
+};
+
+export const flakyRpc: Scenario = {
+  name: 'flaky-rpc',
+  fault: '1 of 2 URLs: 30% HTTP 503, then hanging',
+  rpcUrls: 2,
+  // The timeouts are the operator's knob: 2 s keeps the scenario short (the default is 10 s).
+  service: { env: { RPC_TIMEOUT_MS: '2000' } },
+  async inject(ctx) {
+    const bad = ctx.proxies[0]!;
+    await lead(ctx);
+    bad.mode = { kind: 'errors', rate: 0.3 };
+    await sleep(ctx.size.faultMs / 2);
+    bad.mode = { kind: 'hang' };
+    await sleep(ctx.size.faultMs / 2);
+    bad.mode = { kind: 'pass' };
+    return { errors503: bad.counts.errors, hung: bad.counts.hung };
+  },
+};
+
+export const allRpcDown: Scenario = {
+  name: 'all-rpc-down',
+  fault: 'both RPC URLs down',
+  rpcUrls: 2,
+  async inject(ctx) {
+    await lead(ctx);
+    for (const p of ctx.proxies) p.mode = { kind: 'down' };
+    await sleep(ctx.size.faultMs);
+    for (const p of ctx.proxies) p.mode = { kind: 'pass' };
+    return { cutFirst: ctx.proxies[0]!.counts.cut, cutSecond: ctx.proxies[1]!.counts.cut };
+  },
+};
+
+export const anvilRestart: Scenario = {
+  name: 'anvil-kill',
+  fault: 'anvil SIGKILL, restarted on its saved state',
+  persistChain: true,
+  // anvil saves its state every second, so a kill loses about the last second of blocks: with 4 confirmations,
+  // nothing the relayer calls final can be in what is lost (a deeper loss would be a reorg past finality).
+  service: { confirmations: 4 },
+  async inject(ctx) {
+    await lead(ctx);
+    const before = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
+    await ctx.chain.kill();
+    await sleep(ctx.size.faultMs);
+    const url = await ctx.chain.restart();
+    for (const p of ctx.proxies) p.upstream = url;
+    const after = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
+    return { kills: 1, blockBeforeKill: before, blockAfterRestart: after, cut: ctx.proxies[0]!.counts.cut };
+  },
+};
+
+export const serviceKill: Scenario = {
+  name: 'service-kill',
+  fault: 'service SIGKILL mid-run, restarted',
+  async inject(ctx) {
+    await lead(ctx);
+    // Mid-request: the kill waits (a little) for a send to be in flight.
+    for (let i = 0; i < 2000 && ctx.traffic.inFlight === 0; i++) await sleep(1);
+    const inFlightAtKill = ctx.traffic.inFlight;
+    await ctx.service.kill();
+    await sleep(ctx.size.faultMs);
+    await ctx.service.restart();
+    return { kills: 1, inFlightAtKill };
+  },
+};
+
+export const noncesBehindBack: Scenario = {
+  name: 'nonces-elsewhere',
+  fault: 'the key sends on its own, ~1/s',
+  async inject(ctx) {
+    await lead(ctx);
+    let accepted = 0;
+    let refused = 0;
+    const until = Date.now() + ctx.size.faultMs;
+    for (let j = 0; Date.now() < until; j++) {
+      try {
+        // Well above the relayer's prices: it replaces whatever the relayer has in the pool at that nonce.
+        const hash = await ctx.chain.sendRaw(RELAYER_KEY, { to: RECIPIENT, value: FOREIGN_BASE + BigInt(j), maxFeePerGas: 100n * GWEI });
+        ctx.foreign.add(hash.toLowerCase());
+        accepted++;
+      } catch {
+        refused++;
+      }
+      await sleep(1000);
+    }
+    return { foreignSent: accepted, [`${INFO}refusedByNode`]: refused };
+  },
+};
+
+export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack];
