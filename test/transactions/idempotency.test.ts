@@ -6,7 +6,9 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { API_KEY, type TestServer } from '../helper.ts';
+import { waitFor } from '../cluster/cluster.ts';
 import { buildWithRelayers, evmBody, txPath } from './fixtures.ts';
 
 const keyed = (key: string) => ({ 'idempotency-key': key });
@@ -124,6 +126,36 @@ test('after a restart on the same database file, the key still answers its trans
       await after.close();
     }
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a key older than 25 hours is free again, and the next process deletes expired keys after a keyed send', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-idempotency-'));
+  const db = new Database(path.join(dataDir, 'relaybox.sqlite'), { fileMustExist: false });
+  try {
+    const before = await buildWithRelayers(undefined, { dataDir });
+    try {
+      for (const key of ['reused', 'pruned', 'kept']) assert.equal((await before.request('POST', txPath('evm'), { body: evmBody(), headers: keyed(key) })).status, 200);
+      db.pragma('busy_timeout = 5000');
+      db.prepare("UPDATE idempotency_keys SET created_ms = created_ms - ? WHERE key IN ('reused', 'pruned')").run(26 * 3600_000);
+      const reused = await before.request('POST', txPath('evm'), { body: evmBody({ value: 2 }), headers: keyed('reused') });
+      assert.equal(reused.status, 200, `an expired key sends anew: ${reused.text}`);
+      assert.equal(reused.headers.get('idempotent-replayed'), null);
+      assert.equal(await countOf(before), 4);
+    } finally {
+      await before.close();
+    }
+    const after = await buildWithRelayers(undefined, { dataDir });
+    try {
+      assert.equal((await after.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('trigger') })).status, 200);
+      const keys = () => (db.prepare('SELECT key FROM idempotency_keys ORDER BY key').pluck().all() as string[]).join(',');
+      await waitFor(() => keys() === 'kept,reused,trigger', 'the expired key to be deleted', 10_000);
+    } finally {
+      await after.close();
+    }
+  } finally {
+    db.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
