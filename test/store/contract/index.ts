@@ -9,6 +9,7 @@ import { notificationsContract } from './notifications.ts';
 import { webhookEventsContract } from './webhook-events.ts';
 import { jobsContract } from './jobs.ts';
 import { managementContract } from './management.ts';
+import { idempotencyContract } from './idempotency.ts';
 
 /** A fresh, empty, migrated store for one test; the factory closes and removes it via t.after. */
 export type StoreFactory = (t: TestContext) => Promise<Store>;
@@ -23,4 +24,5 @@ export function runStoreContract(adapter: string, factory: StoreFactory, skip?: 
   describe(`${adapter} store: webhook events (outbox)`, opts, () => webhookEventsContract(factory));
   describe(`${adapter} store: jobs`, opts, () => jobsContract(factory));
   describe(`${adapter} store: management (relayers through the API, signers, overrides, API keys)`, opts, () => managementContract(factory));
+  describe(`${adapter} store: idempotency keys`, opts, () => idempotencyContract(factory));
 }
