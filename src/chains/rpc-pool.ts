@@ -3,7 +3,7 @@ import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
 import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer, type NodeRpcError } from './rpc-text.ts';
-import { createUrlHealth, type UrlState } from './url-health.ts';
+import { createUrlHealth, retryAfterMs, type UrlState } from './url-health.ts';
 
 export type JsonRpcError = NodeRpcError;
 export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
@@ -48,9 +48,19 @@ export class RpcUnavailableError extends RpcFailure {
 /** One URL did not answer (the next URL is tried); `label` is the metric's code: timeout, network, http_<status>. */
 export class RpcAttemptError extends RpcFailure {
   readonly label: string;
-  constructor(message: string, label: string) {
+  /** The answer's Retry-After (a 429's), in ms: the URL is not asked again before it (capped). */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, label: string, retryAfter?: number) {
     super(message);
     this.label = label;
+    this.retryAfterMs = retryAfter;
+  }
+}
+
+/** The URL was marked down by another call while this one waited on it: not a failure of its own. */
+class UrlSkipped extends RpcFailure {
+  constructor() {
+    super('marked down while this call waited on it; trying the next URL');
   }
 }
 
@@ -85,7 +95,7 @@ export async function postJson(url: string, body: string, signal: AbortSignal, o
     throw new RpcAttemptError(connectionFailure(err), 'network');
   }
   const text = await res.text().catch(() => '');
-  if (HTTP_RETRYABLE(res.status)) throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`);
+  if (HTTP_RETRYABLE(res.status)) throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`, retryAfterMs(res.headers.get('retry-after')));
   let parsed: unknown;
   try {
     parsed = (options.codec ?? PLAIN_JSON).parse(text);
@@ -123,11 +133,14 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     const timeout = AbortSignal.timeout(options.timeoutMs);
+    // Aborted when another call finds this URL failing: this one moves on at once instead of at its timeout.
+    const call = s.inFlight;
     try {
       let response: Res;
       try {
-        response = await options.send(s.url, req, signal ? AbortSignal.any([signal, timeout]) : timeout);
+        response = await options.send(s.url, req, AbortSignal.any([...(signal ? [signal] : []), timeout, call.signal]));
       } catch (err) {
+        if (call.signal.aborted && !signal?.aborted) throw new UrlSkipped();
         if (timeout.aborted) throw new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout');
         // Only our own texts go on: another error's message may quote what the URL answered.
         throw err instanceof RpcAttemptError ? err : new RpcAttemptError(connectionFailure(err), 'network');
@@ -138,8 +151,9 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
       observer?.rpcRequest({ network, url: s.label, method, seconds: seconds(), ...(code !== undefined ? { error: String(code) } : {}) });
       return response;
     } catch (err) {
+      if (err instanceof UrlSkipped) throw err;
       const failure = err as RpcAttemptError;
-      failed(s, failure.message);
+      failed(s, failure.message, failure.retryAfterMs);
       observer?.rpcRequest({ network, url: s.label, method, seconds: seconds(), error: failure.label });
       throw failure;
     }

@@ -18,15 +18,20 @@ after(() => anvil.stop());
 const DEAD = 'http://127.0.0.1:1';
 const FAST_RPC = { timeoutMs: 300, retryCount: 0, retryDelayMs: 10, cooldownMs: 60_000 };
 
-/** An HTTP endpoint counting requests: forwards to anvil, answers 503, or never answers. */
-async function endpoint(t: { after(fn: () => unknown): void }, mode: 'proxy' | 'overloaded' | 'hang') {
-  const state = { requests: 0 };
+/**
+ * An HTTP endpoint counting requests: forwards to anvil, answers 503, never answers, or answers 429 with a Retry-After
+ * (`retryAfter`: its value). Its mode can change while it runs.
+ */
+async function endpoint(t: { after(fn: () => unknown): void }, initial: 'proxy' | 'overloaded' | 'hang' | 'limited', retryAfter = '30') {
+  const state = { requests: 0, mode: initial };
   const server: Server = createServer(async (req, res) => {
     state.requests++;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    const mode = state.mode;
     if (mode === 'hang') return;
     if (mode === 'overloaded') return void res.writeHead(503).end('busy');
+    if (mode === 'limited') return void res.writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' }).end('{"error":"rate limited"}');
     const upstream = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
     res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
   });
@@ -86,6 +91,8 @@ test('a URL that never answers times out, is skipped while down, and is probed a
   assert.equal(chain.health()[0]!.up, false);
   await new Promise((r) => setTimeout(r, 250));
   await chain.blockNumber();
+  // The probe goes out in the background: the call itself was answered by the live URL.
+  while (hang.state.requests < 2) await new Promise((r) => setTimeout(r, 10));
   assert.equal(hang.state.requests, 2, 'probed again once the cooldown passed');
 });
 
@@ -141,4 +148,71 @@ test('RPC metrics: requests by URL, errors by code, URL health; URLs are masked 
   assert.match(text, /relaybox_rpc_request_duration_seconds_count\{network="failover",url="http:\/\/127\.0\.0\.1:\d+\/\*\*\*"\} 1/);
   assert.doesNotMatch(text, /secret-api-key/);
   assert.doesNotMatch(JSON.stringify(chain.health()), /secret-api-key/);
+});
+
+const until = async (ok: () => boolean) => {
+  while (!ok()) await new Promise((r) => setTimeout(r, 10));
+};
+
+test('HTTP 429 with Retry-After (seconds or an HTTP date) pauses that URL only, for as long as it asks; calls go on through the other', async (t) => {
+  for (const retryAfter of ['30', new Date(Date.now() + 30_000).toUTCString()]) {
+    const limited = await endpoint(t, 'limited', retryAfter);
+    const live = await endpoint(t, 'proxy');
+    const observer = recorder();
+    // A 50 ms backoff: only the Retry-After keeps the URL paused past it.
+    const chain = chainWith([limited.url, live.url], { observer, rpc: { ...FAST_RPC, cooldownMs: 50, retryCount: 2 } });
+    assert.equal(await chain.blockNumber(), await anvil.blockNumber());
+    await new Promise((r) => setTimeout(r, 120));
+    for (let i = 0; i < 5; i++) await chain.blockNumber();
+    assert.equal(limited.state.requests, 1, `Retry-After ${retryAfter}: not asked again, not even probed, while it asks to wait`);
+    assert.equal(live.state.requests, 6);
+    assert.equal(chain.health()[0]!.up, false);
+    assert.equal(chain.health()[0]!.lastError, 'HTTP 429');
+    assert.equal(observer.requests.filter((r) => r.error === 'http_429').length, 1);
+  }
+});
+
+test("a 429 on the last URL does not make viem wait out its Retry-After: the next round starts after the pool's own short delay", { timeout: 20_000 }, async (t) => {
+  const live = await endpoint(t, 'hang');
+  const limited = await endpoint(t, 'limited', '3600');
+  const chain = chainWith([{ url: live.url, weight: 90 }, { url: limited.url, weight: 10 }], { rpc: { ...FAST_RPC, timeoutMs: 200, retryCount: 1, retryDelayMs: 10 } });
+  // Round one: the first URL times out, the second answers 429 (Retry-After: an hour). Round two must come at once
+  // and find the first URL answering (it no longer hangs): the call succeeds instead of hanging for an hour.
+  const answered = chain.blockNumber();
+  await until(() => limited.state.requests === 1);
+  live.state.mode = 'proxy';
+  assert.equal(await answered, await anvil.blockNumber());
+  assert.equal(limited.state.requests, 1);
+});
+
+test('calls waiting on a URL that stops answering all move to the other URL when the first of them times out', async (t) => {
+  const hang = await endpoint(t, 'hang');
+  const live = await endpoint(t, 'proxy');
+  const observer = recorder();
+  const chain = chainWith([hang.url, live.url], { observer, rpc: { ...FAST_RPC, timeoutMs: 400 } });
+  const started = [];
+  for (let i = 0; i < 4; i++) {
+    started.push(chain.balance(ANVIL_ADDRESSES[i % ANVIL_ADDRESSES.length]!));
+    // Each call is on the hanging URL before the next starts (they would time out one after the other).
+    await until(() => hang.state.requests === i + 1);
+  }
+  const balances = await Promise.all(started);
+  assert.equal(balances.length, 4);
+  assert.equal(observer.requests.filter((r) => r.url === hang.url.replace('/v3/secret-api-key', '/***') && r.error === 'timeout').length, 1, 'one timeout counted; the others were released');
+  assert.equal(live.state.requests, 4);
+});
+
+test('every URL down: calls still try them (no URL is given up on), health says all down, and the first URL back ends the outage', async (t) => {
+  const a = await endpoint(t, 'overloaded');
+  const b = await endpoint(t, 'overloaded');
+  const chain = chainWith([a.url, b.url], { rpc: { ...FAST_RPC, cooldownMs: 60_000 } });
+  await assert.rejects(chain.blockNumber(), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE');
+  assert.ok(chain.health().every((h) => !h.up));
+  b.state.mode = 'proxy';
+  assert.equal(await chain.blockNumber(), await anvil.blockNumber());
+  assert.deepEqual(chain.health().map((h) => h.up), [false, true]);
+  // With one URL up again, the other is left to its background probe.
+  const before = a.state.requests;
+  await chain.blockNumber();
+  assert.equal(a.state.requests, before);
 });

@@ -1,9 +1,9 @@
 // The RPC transport of one network: viem's fallback over http transports, with a health gate per URL so a dead URL is skipped.
-import { BaseError, fallback, http, type Transport } from 'viem';
+import { BaseError, fallback, http, HttpRequestError, type Transport } from 'viem';
 import type { RpcUrlConfig } from '../../config/config.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
-import { errorLabel, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
-import { createUrlHealth, maskUrl, type UrlState } from '../url-health.ts';
+import { errorLabel, httpStatus, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
+import { createUrlHealth, maskUrl, retryAfterMs, type UrlState } from '../url-health.ts';
 
 /** Where RPC traffic is reported (src/observability/metrics.ts implements it). `url` is always masked. */
 export interface RpcObserver {
@@ -36,29 +36,57 @@ class UrlSkippedError extends BaseError {
   }
 }
 
-export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; health(): RpcUrlHealth[] } {
+/** The Retry-After of a 429 (or any answer carrying one), in ms. */
+function retryAfterOf(err: unknown): number | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  const holder = err.walk((e) => (e as { headers?: unknown })?.headers instanceof Headers) as { headers?: Headers } | null;
+  return retryAfterMs(holder?.headers?.get('retry-after'));
+}
+
+/**
+ * The error passed on to viem's fallback once its URL was marked down: viem would otherwise wait out a Retry-After
+ * before its next round over every URL (a pause of all URLs for one URL's limit). The status stays for the labels.
+ */
+function withoutRetryAfter(err: unknown): unknown {
+  const status = httpStatus(err);
+  if (retryAfterOf(err) === undefined || status === undefined) return err;
+  return new HttpRequestError({ url: 'rpc', status, details: nodeMessage(err) });
+}
+
+export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; health(): RpcUrlHealth[]; allDown(): boolean } {
   const { network, observer } = options;
-  const { states, skip, answered, failed: markFailed, health } = createUrlHealth(options);
-  const failed = (s: UrlState, err: unknown) => markFailed(s, nodeMessage(err));
+  // Each URL's fetch also stops when its URL is marked down (url-health aborts `inFlight`), so no call waits out a dead URL.
+  const fetchOf = (s: UrlState): typeof fetch => {
+    const base = options.fetchFor?.(s.url) ?? fetch;
+    return (input, init) => base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, s.inFlight.signal]) : s.inFlight.signal });
+  };
+  const clientOf = (s: UrlState) => http(s.url, { timeout: options.timeoutMs, retryCount: 0, fetchFn: fetchOf(s) });
+  const probe = async (s: UrlState) => {
+    await clientOf(s)({ retryCount: 0 }).request({ method: 'eth_blockNumber' });
+  };
+  const { states, skip, answered, failed, health, allDown } = createUrlHealth({ ...options, probe: (s) => probe(s).catch((err: unknown) => Promise.reject(new Error(nodeMessage(err)))) });
 
   const gated = (s: UrlState): Transport => {
-    const fetchFn = options.fetchFor?.(s.url);
-    const base = http(s.url, { timeout: options.timeoutMs, retryCount: 0, ...(fetchFn ? { fetchFn } : {}) });
+    const base = clientOf(s);
     return (params) => {
       const inner = base(params);
       const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {
         if (skip(s, Date.now())) throw new UrlSkippedError(s.label);
         const started = performance.now();
+        const call = s.inFlight;
+        const report = (error?: string) => observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000, ...(error ? { error } : {}) });
         try {
           const result = await inner.request(args, opts);
           answered(s, performance.now() - started);
-          observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000 });
+          report();
           return result;
         } catch (err) {
+          // Another call found this URL failing meanwhile: this one moves on without counting a second failure.
+          if (call.signal.aborted) throw new UrlSkippedError(s.label);
           if (isNodeAnswer(err)) answered(s, performance.now() - started);
-          else failed(s, err);
-          observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000, error: errorLabel(err) });
-          throw err;
+          else failed(s, nodeMessage(err), retryAfterOf(err));
+          report(errorLabel(err));
+          throw isNodeAnswer(err) ? err : withoutRetryAfter(err);
         }
       }) as typeof inner.request;
       return { ...inner, request };
@@ -71,8 +99,5 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
     // A node's own answer (nonce too low, reverted…) would be the same elsewhere: no failover.
     shouldThrow: (err) => isNodeAnswer(err),
   });
-  return {
-    transport,
-    health,
-  };
+  return { transport, health, allDown };
 }

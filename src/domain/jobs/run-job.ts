@@ -30,6 +30,13 @@ export interface JobRunner {
   run(job: ClaimedJob, handler: JobHandler, controller: AbortController): Promise<void>;
 }
 
+/**
+ * A job whose network does not answer (every RPC URL down: CHAIN_UNAVAILABLE) waits rather than fails: tried again at
+ * least this often, so it resumes soon after its network does, and logged as a wait, without a stack.
+ */
+const CHAIN_WAIT_MAX_MS = 5_000;
+const waitsOnChain = (err: unknown) => (err as { code?: unknown } | null)?.code === 'CHAIN_UNAVAILABLE';
+
 export function createJobRunner(deps: {
   jobs: JobsRepo;
   logger: Log;
@@ -42,9 +49,11 @@ export function createJobRunner(deps: {
 
   async function retry(job: ClaimedJob, err: unknown): Promise<void> {
     const attempts = job.attempts + 1;
-    const delay = backoffDelay(backoff, attempts);
+    const waiting = waitsOnChain(err);
+    const delay = waiting ? Math.min(backoffDelay(backoff, attempts), CHAIN_WAIT_MAX_MS) : backoffDelay(backoff, attempts);
     const reason = err instanceof Error ? err.message : String(err);
-    logger.error({ err, kind: job.kind, subject: job.subject, attempts, retryInMs: delay }, 'job failed; will retry');
+    if (waiting) logger.warn({ kind: job.kind, subject: job.subject, attempts, retryInMs: delay, reason: (err as { reason?: string }).reason }, 'job waits: its network is not answering');
+    else logger.error({ err, kind: job.kind, subject: job.subject, attempts, retryInMs: delay }, 'job failed; will retry');
     try {
       await jobs.retry(job, now() + delay, reason.slice(0, 2000));
     } catch (storeErr) {
