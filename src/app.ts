@@ -129,7 +129,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked }, checkRpcUrls: chains.checkRpcUrls, ...management }),
+        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait }, checkRpcUrls: chains.checkRpcUrls, ...management }),
       };
     })
     .catch(async (err: unknown) => {

@@ -37,6 +37,8 @@ export interface MetricsRecorder {
   transactionTransition(networkType: string, from: string | null, to: string): void;
   /** Non-final transactions of a relayer that nothing moves (it left the config). */
   transactionsUntracked(relayerId: string, count: number): void;
+  /** An EVM transaction started waiting at its relayer's fee cap (once per wait). */
+  transactionFeeCapWait(network: string): void;
 }
 
 export interface Metrics extends MetricsRecorder {
@@ -157,6 +159,12 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     labelNames: ['network_type', 'from', 'to'] as const,
     registers,
   });
+  const feeCapWaits = new Counter({
+    name: 'relaybox_transaction_fee_cap_waits_total',
+    help: 'EVM transactions that started waiting at their relayer\'s gas_price_cap (the network asks more; no more re-pricing until fees fall), by network',
+    labelNames: ['network'] as const,
+    registers,
+  });
   const untracked = new Gauge({
     name: 'relaybox_transactions_untracked',
     help: 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute',
@@ -225,6 +233,9 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
     transactionTransition(networkType, from, to) {
       transitions.inc({ network_type: networkType, from: from ?? 'new', to });
+    },
+    transactionFeeCapWait(network) {
+      feeCapWaits.inc({ network });
     },
   };
 }

@@ -66,9 +66,10 @@ export interface TestAnvil {
  * Starts anvil on a free port. Call once per test file and stop it in `after`:
  * @example const anvil = await startAnvil(); after(() => anvil.stop());
  */
-export async function startAnvil(options: { chainId?: number; blockTimeMs?: number } = {}): Promise<TestAnvil> {
+export async function startAnvil(options: { chainId?: number; blockTimeMs?: number; args?: readonly string[] } = {}): Promise<TestAnvil> {
   const chainId = options.chainId ?? 31337;
-  const devnet = await startDevnet({ chainId, blockTimeMs: options.blockTimeMs });
+  // args: extra anvil arguments, e.g. ['--optimism'] for anvil's OP-stack mode.
+  const devnet = await startDevnet({ chainId, blockTimeMs: options.blockTimeMs, args: options.args });
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const res = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });

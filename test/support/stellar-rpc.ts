@@ -12,7 +12,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { Asset, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { applyOperation, type Ledger } from './stellar-ops.ts';
 
 export const BASE_RESERVE = 5_000_000n;
@@ -39,10 +39,6 @@ interface Applied {
   feeBump: boolean;
 }
 
-const trustKey = (asset: string) => {
-  const [code, issuer] = asset.split(':') as [string, string];
-  return new Asset(code, issuer).toTrustLineXDRObject().toXDR('base64');
-};
 const i64 = (n: bigint) => xdr.Int64.fromString(n.toString());
 const inner = (tx: Transaction | FeeBumpTransaction) => (tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx);
 
@@ -88,10 +84,6 @@ export interface StellarSim {
   /** Creates (or tops up) an account with `stroops`, as friendbot does. */
   fund(address: string, stroops: bigint): void;
   account(address: string): { balance: bigint; seq: bigint } | undefined;
-  /** Opens a trustline to `CODE:ISSUER` (if none) and credits `units` of it, as a payment from the issuer does. */
-  credit(address: string, asset: string, units: bigint): void;
-  /** The account's balance of `CODE:ISSUER`; undefined without a trustline. */
-  assetBalance(address: string, asset: string): bigint | undefined;
   /** Forgets queued transactions without applying them (a node restart drops its queue). */
   dropQueue(): void;
   readonly calls: Map<string, number>;
@@ -266,18 +258,6 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
       else state.accounts.set(address, { balance: stroops, seq: BigInt(state.ledger) << 32n, subentries: 0, trustlines: new Map() });
     },
     account: (address) => state.accounts.get(address),
-    credit(address, asset, units) {
-      const acc = state.accounts.get(address);
-      if (!acc) throw new Error(`no account ${address}`);
-      const key = trustKey(asset);
-      const line = acc.trustlines.get(key);
-      if (line) line.balance += units;
-      else {
-        acc.trustlines.set(key, { balance: units, limit: 2n ** 63n - 1n });
-        acc.subentries += 1;
-      }
-    },
-    assetBalance: (address, asset) => state.accounts.get(address)?.trustlines.get(trustKey(asset))?.balance,
     dropQueue: () => void queue.splice(0),
     calls,
     async close() {

@@ -21,7 +21,6 @@ import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
 import { createEvmFamily } from '../../domain/transactions/evm/relay.ts';
 import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createStellarFamily } from '../../domain/transactions/stellar/relay.ts';
-import { createStellarSponsored } from '../../domain/transactions/stellar/sponsored.ts';
 import type { RelayFamily, TransitionObserver } from '../../domain/transactions/family.ts';
 import type { JobHandler } from '../../domain/jobs/scheduler.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
@@ -124,7 +123,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
 
   return {
     ...createChainOperations({ relayers, chain }),
-    ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains, network: relayers.network }) } }),
+    ...createSponsoredOperations({ relayers, families: {} }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);

@@ -7,6 +7,7 @@ import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from '
 import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
 import { decodeRevert } from './revert.ts';
+import { readL1Fee } from './l1-fee.ts';
 
 export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
 
@@ -210,6 +211,7 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
     broadcast: (serialized) => broadcast(rpc, checkChainId, serialized),
     ...lookups(rpc),
     revertReason: (hash) => revertReason(rpc, hash),
+    l1Fee: (unsigned) => readL1Fee(client, name, unsigned, read),
     rawRequest: (method, params) => rawRequest(rpc, method, params),
     health: transport.health,
   };

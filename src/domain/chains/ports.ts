@@ -117,6 +117,11 @@ export interface EvmChain {
   blockNumber(): Promise<bigint>;
   /** The canonical block hash at `number`, or null past the head. */
   blockHash(number: bigint): Promise<Hex | null>;
+  /**
+   * OP-stack networks: the L1 data fee (wei) of a transaction, from the chain's GasPriceOracle predeploy
+   * (`getL1Fee(bytes)` at 0x420000000000000000000000000000000000000F) given the unsigned serialized transaction.
+   */
+  l1Fee(unsigned: Hex): Promise<bigint>;
   /** Replays a mined transaction with `eth_call` on its block's parent state and decodes the revert data. */
   revertReason(hash: Hex): Promise<RevertReason | null>;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */

@@ -41,4 +41,6 @@ export interface TransitionObserver {
   transition(networkType: string, from: TransactionStatus | null, to: TransactionStatus): void;
   /** Non-final transactions of a relayer that nothing can move (its relayer left the config), now. */
   untracked?(relayerId: string, count: number): void;
+  /** An EVM transaction started waiting at its relayer's fee cap (counted once per wait), on `network`. */
+  feeCapWait?(network: string): void;
 }

@@ -11,6 +11,9 @@ import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
 import { createEvmMoves } from './moves.ts';
 import { fillNonceGaps } from './gaps.ts';
 import { createSignBackoff, isSignerFailure } from './sign-backoff.ts';
+import { lacksMempool } from './network-kind.ts';
+import { isWaitingAtCap } from './fee-cap-wait.ts';
+import { evmExpiresAt } from '../valid-until.ts';
 
 export const EVM_CHECK = 'evm.check';
 /** Transactions walked per run, lowest nonce first. */
@@ -64,6 +67,15 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     });
   }
 
+  /** "nonce too high" from a node without a pool: the chain's nonces read again now, so the gap fill below sees them. */
+  async function resyncAtOnce(t: Tick): Promise<void> {
+    const fresh = await t.chain.nonces(t.relayer.address as Hex).catch(() => null);
+    if (!fresh) return;
+    logger.info({ relayerId: t.relayer.id, latest: fresh.latest, pending: fresh.pending }, 'nonce too high on a network without a pool: nonces read again from the chain');
+    await resync(t.relayer, fresh.pending);
+    t.pending = fresh.pending;
+  }
+
   /** One transaction's next step, from what the chain says about its nonce. */
   async function step(t: Tick, stored: StoredTransaction): Promise<void> {
     const r = asEvm(stored.record);
@@ -74,14 +86,23 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       if (!current) return;
       logger.warn({ transactionId: r.id, hash: r.hash }, 'mined transaction reorged out; tracked again');
     }
-    const c = asEvm(current.record);
-    if (c.valid_until !== null && Date.parse(c.valid_until) <= t.now && !(c.noop_hashes ?? []).includes(c.hash)) return moves.noop(t, current, 'expiry');
+    let c = asEvm(current.record);
+    // valid_until, or 8 hours after its creation when the request gave none (the reference's default).
+    if (evmExpiresAt(c) <= t.now && !(c.noop_hashes ?? []).includes(c.hash)) return moves.noop(t, current, 'expiry');
+    if (isWaitingAtCap(c)) {
+      current = await moves.leaveWaitIfFeesFell(t, current);
+      if (!current) return;
+      c = asEvm(current.record);
+    }
     if (c.status === 'pending') return moves.broadcast(t, current);
     // A version signed moments ago is being broadcast by the path that wrote it: only a stale one is sent from here.
-    if (c.status === 'sent') return Date.parse(c.signed_at) + FAST_PATH_GRACE_MS <= t.now ? moves.broadcast(t, current) : undefined;
-    // Submitted. Not in the node's pool (dropped, evicted, node restarted): broadcast again.
+    // Without a pool there is nothing to wait for (a second broadcast of it is answered "already known" at worst).
+    const grace = lacksMempool(t.network) ? 0 : FAST_PATH_GRACE_MS;
+    if (c.status === 'sent') return Date.parse(c.signed_at) + grace <= t.now ? moves.broadcast(t, current) : undefined;
+    // Submitted. Not in the node's pool (dropped, evicted, node restarted; without a pool: not mined yet): broadcast again.
     if (c.nonce >= t.pending) return moves.broadcast(t, current);
-    if (Date.parse(c.signed_at) + resubmitTimeoutMs(t.network, c.speed) <= t.now) return moves.bump(t, current);
+    // The wait doubles per version signed (the reference's backoff), except on Arbitrum (timing.ts).
+    if (Date.parse(c.signed_at) + resubmitTimeoutMs(t.network, c.speed, c.hashes.length) <= t.now) return moves.bump(t, current);
   }
 
   /** Its relayer left the config: nothing can sign for its transactions. Said in a metric and a log line, again every minute. */
@@ -128,13 +149,18 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       receipts: await newReceipts(relayer.id, chain, head, active.some((s) => asEvm(s.record).nonce < nonces.latest)),
     };
     // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
-    await eachLimited(active, PARALLEL, ctx.signal, (s) =>
+    const guarded = (s: StoredTransaction) =>
       step(t, s).catch((err: unknown) =>
         isSignerFailure(err)
           ? logger.debug({ transactionId: s.record.id, relayerId: relayer.id }, 'transaction not re-signed (signer failing); looked at again next run')
           : logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run'),
-      ),
-    );
+      );
+    const used = active.filter((s) => asEvm(s.record).nonce < t.latest);
+    const waiting = active.filter((s) => asEvm(s.record).nonce >= t.latest);
+    await eachLimited(used, PARALLEL, ctx.signal, guarded);
+    // A sequencer refuses a nonce above the next one: without a pool, broadcasts go out one at a time, lowest first.
+    await eachLimited(waiting, lacksMempool(network) ? 1 : PARALLEL, ctx.signal, guarded);
+    if (t.resyncNow) await resyncAtOnce(t);
     const top = active.length >= WINDOW ? asEvm(active[active.length - 1]!.record).nonce : relayer.next_nonce;
     const gaps = await fillNonceGaps(t, active, top, logger);
     if (active.length === 0 && gaps === 0) return;

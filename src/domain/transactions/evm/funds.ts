@@ -4,7 +4,8 @@ import type { EvmChain, Hex } from '../../chains/ports.ts';
 
 export interface FundsGuard {
   /** Throws a ValidationError when `address` cannot pay `cost` wei; reserves it otherwise. Safe for concurrent sends. */
-  reserve(chain: EvmChain, relayerId: string, address: string, cost: bigint): Promise<void>;
+  /** `parts`: what `cost` is made of, for the refusal's text. */
+  reserve(chain: EvmChain, relayerId: string, address: string, cost: bigint, parts?: string): Promise<void>;
 }
 
 /**
@@ -32,12 +33,12 @@ export function createFundsGuard(ttlMs: number): FundsGuard {
     return read;
   };
   return {
-    async reserve(chain, relayerId, address, cost) {
+    async reserve(chain, relayerId, address, cost, parts = 'value + gas_limit × fee') {
       let entry = known.get(relayerId);
       if (!entry || Date.now() - entry.at > ttlMs || entry.available < cost) entry = await refresh(chain, relayerId, address);
       if (entry.available < cost) {
         throw new ValidationError(
-          `relayer '${relayerId}' cannot pay for this transaction: its balance is ${entry.available} wei, and the transaction may cost up to ${cost} wei (value + gas_limit × fee)`,
+          `relayer '${relayerId}' cannot pay for this transaction: its balance is ${entry.available} wei, and the transaction may cost up to ${cost} wei (${parts})`,
         );
       }
       entry.available -= cost;

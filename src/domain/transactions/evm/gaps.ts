@@ -6,6 +6,7 @@ import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { Tick } from './tick.ts';
 import { speedPricing } from './pricing.ts';
 import { asEvm, noopPrepared, signUnderCap } from './versions.ts';
+import { noopGasLimit } from './network-kind.ts';
 
 const FILLS_PER_RUN = 32;
 
@@ -17,7 +18,7 @@ export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[
   if (gaps.length === 0) return 0;
   const fees = await t.fees();
   if (!fees) return gaps.length;
-  const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees));
+  const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees), await noopGasLimit(t.chain, t.network, t.relayer.address));
   await Promise.all(
     gaps.map(async (nonce) => {
       // Priced at the network's `fast`, signed under the relayer's fee cap (signUnderCap lowers it to the cap).

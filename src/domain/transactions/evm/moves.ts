@@ -6,8 +6,10 @@ import type { Receipt, Hex } from '../../chains/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../types.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
-import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord } from './versions.ts';
+import { asEvm, isNoop, noopPrepared, preparedOf, repricing, samePricing, withVersion, type EvmRecord } from './versions.ts';
 import { raisesPrice } from './pricing.ts';
+import { lacksMempool, noopGasLimit } from './network-kind.ts';
+import { capBinds, feeCapWaitReason, isWaitingAtCap } from './fee-cap-wait.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -32,7 +34,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const receipt = await findReceipt(t, r);
     if (!receipt) return nonceTaken(t, stored);
     if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash)) return failed(t, stored, receipt);
-    const minedRecord: TransactionRecord = { ...r, status: 'mined', hash: receipt.hash };
+    const minedRecord: TransactionRecord = { ...r, status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) ? { status_reason: null } : {}) };
     const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
     const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
     if (!deep) {
@@ -86,26 +88,34 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     await broadcast(t, written);
   }
 
-  /** Sends the newest version; a node that wants a higher price gets one at once. */
+  /**
+   * Sends the newest version; a node that wants a higher price gets one at once. Without a pool, "nonce too high"
+   * means a nonce below is missing on chain: the check runs again at once, reading the chain's nonces afresh.
+   */
   async function broadcast(t: Tick, stored: StoredTransaction): Promise<void> {
     if (t.budget.broadcasts-- <= 0) return;
     const outcome = await submitter.submit(t.chain, stored);
-    if (outcome.status === 'rejected' && (outcome.reason === 'underpriced' || outcome.reason === 'replacement_underpriced')) await bump(t, stored, true);
+    if (outcome.status !== 'rejected') return;
+    if (outcome.reason === 'underpriced' || outcome.reason === 'replacement_underpriced') await bump(t, stored, true);
+    else if (outcome.reason === 'nonce_too_high' && lacksMempool(t.network)) t.resyncNow = true;
   }
 
   /**
-   * Both fees up by at least 10% (and to the network's price for its speed), same nonce, re-signed, broadcast. Never
-   * above the relayer's fee cap: one already at it is broadcast again as it is (not when the node just refused it),
-   * and stays in the check's care.
+   * Re-priced (both fees up by at least 10% and to the network's price for its speed; without a pool, the network's
+   * price), same nonce, re-signed, broadcast. Never above the relayer's fee cap: one already at it is broadcast again
+   * as it is (not when the node just refused it), waits at the cap (fee-cap-wait.ts), and stays in the check's care.
    */
   async function bump(t: Tick, stored: StoredTransaction, justRefused = false): Promise<void> {
     // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
     if (t.budget.broadcasts-- <= 0) return;
     const r = asEvm(stored.record);
     const prepared = preparedOf(r);
-    const pricing = bumpPricing(prepared.pricing, await t.fees(), r.speed ?? 'average', t.signer.feeCap);
-    if (!raisesPrice(prepared.pricing, pricing)) {
-      if (!justRefused) await submitter.submit(t.chain, stored);
+    const fees = await t.fees();
+    const noPool = lacksMempool(t.network);
+    const pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
+    if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
+      const current = await waitAtCap(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
+      if (!justRefused && current) await submitter.submit(t.chain, current);
       return;
     }
     const written = await write(stored, await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
@@ -114,19 +124,43 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     await submitter.submit(t.chain, written);
   }
 
-  /** A NOOP under the same nonce with bumped fees (valid_until passed): it ends `expired` if the NOOP is mined. */
+  /** Enters the wait at the fee cap once (`asks`: the network's price above the cap; null: the cap does not bind). */
+  async function waitAtCap(t: Tick, stored: StoredTransaction, asks: bigint | null): Promise<StoredTransaction | null> {
+    const r = asEvm(stored.record);
+    // A NOOP keeps the reason it was sent for (valid_until passed, a cancel).
+    if (asks === null || isNoop(r) || isWaitingAtCap(r)) return stored;
+    const written = await write(stored, { ...r, status_reason: feeCapWaitReason(t.signer.feeCap!, asks) });
+    if (!written) return null;
+    deps.observer?.feeCapWait?.(t.network.network);
+    logger.info({ transactionId: r.id, nonce: r.nonce, cap: String(t.signer.feeCap), asks: String(asks) }, 'transaction waiting at the fee cap');
+    return written;
+  }
+
+  /** Leaves the wait at the fee cap once the network's price for its speed is back at or under the cap. */
+  async function leaveWaitIfFeesFell(t: Tick, stored: StoredTransaction): Promise<StoredTransaction | null> {
+    const r = asEvm(stored.record);
+    if (!isWaitingAtCap(r)) return stored;
+    const fees = await t.fees();
+    if (!fees || capBinds(fees, r.speed ?? 'average', t.signer.feeCap) !== null) return stored;
+    logger.info({ transactionId: r.id, nonce: r.nonce }, 'fees fell under the fee cap: no longer waiting');
+    return write(stored, { ...r, status_reason: null });
+  }
+
+  /** A NOOP under the same nonce, re-priced (valid_until passed): it ends `expired` if the NOOP is mined. */
   async function noop(t: Tick, stored: StoredTransaction, why: 'expiry'): Promise<void> {
     const r = asEvm(stored.record);
     // Under the fee cap too: at the cap it may not beat the pool's replacement rule; it is sent and tracked all the same.
-    const pricing = bumpPricing(preparedOf(r).pricing, await t.fees(), 'fast', t.signer.feeCap);
-    const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing), { noop: true })), status_reason: 'valid_until passed before it was mined: a NOOP replaces it' };
+    const pricing = repricing(lacksMempool(t.network), preparedOf(r).pricing, await t.fees(), 'fast', t.signer.feeCap);
+    const gas = await noopGasLimit(t.chain, t.network, t.relayer.address);
+    const reason = r.valid_until === null ? `not mined within 8 hours (the default valid_until): a NOOP replaces it` : 'valid_until passed before it was mined: a NOOP replaces it';
+    const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing, gas), { noop: true })), status_reason: reason };
     const written = await write(stored, next);
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, why }, 'transaction replaced by a NOOP');
     await submitter.submit(t.chain, written);
   }
 
-  return { write, settle, broadcast, bump, noop };
+  return { write, settle, broadcast, bump, noop, leaveWaitIfFeesFell };
 }
 
 /** Newest version first: the one most likely mined. */
@@ -142,6 +176,9 @@ async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
 /** How a transaction ends once the version with `hash` is deep enough. */
 function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
   // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
-  if (!(r.noop_hashes ?? []).includes(hash)) return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : r.status_reason };
+  if (!(r.noop_hashes ?? []).includes(hash)) {
+    const kept = isWaitingAtCap(r) ? null : r.status_reason;
+    return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : kept };
+  }
   return r.is_canceled ? { status: 'canceled', reason: 'canceled: the NOOP took its nonce' } : { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
 }

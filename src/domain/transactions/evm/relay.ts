@@ -10,8 +10,9 @@ import { FINAL_STATUSES, type TransactionStatus } from '../../types.ts';
 import type { RelayFamily, TransitionObserver } from '../family.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import { hasWrongChecksum } from './address.ts';
-import { maxCost, prepareEvm, type EvmBody, type GasSource } from './transaction.ts';
-import { asEvm, bumpPricing, isNoop, noopPrepared, preparedOf, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
+import { maxCost, prepareEvm, unsignedEvm, type EvmBody, type EvmPrepared, type GasSource } from './transaction.ts';
+import { asEvm, isNoop, noopPrepared, preparedOf, repricing, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
+import { isOptimism, lacksMempool, noopGasLimit } from './network-kind.ts';
 import { createEvmSubmitter } from './submit.ts';
 import { createFundsGuard } from './funds.ts';
 import { createEvmCheck, EVM_CHECK } from './check.ts';
@@ -59,6 +60,22 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     if (!signDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
     return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address, feeCap: gasPriceCap(relayer.policies) };
   };
+  /**
+   * OP-stack networks: the L1 data fee of the transaction (null elsewhere). It counts in the balance check and is
+   * kept in the record (`l1_fee`, wei): what the chain charges on top of gas_limit × fee.
+   */
+  const l1FeeOf = async (relayer: RelayerRow, prepared: EvmPrepared, nonce: number): Promise<bigint | null> => {
+    const network = relayers.network(relayer);
+    return isOptimism(network) ? relayers.chain(relayer).l1Fee(unsignedEvm(network.chain_id!, nonce, prepared)) : null;
+  };
+  /** The balance must cover value + gas_limit × max fee (+ the L1 data fee); returns the L1 fee for the record. */
+  const reserveFunds = async (relayer: RelayerRow, prepared: EvmPrepared, nonce: number): Promise<bigint | null> => {
+    const l1Fee = await l1FeeOf(relayer, prepared, nonce);
+    const parts = l1Fee === null ? undefined : 'value + gas_limit × fee + L1 data fee';
+    await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared) + (l1Fee ?? 0n), parts);
+    return l1Fee;
+  };
+  const withL1Fee = (l1Fee: bigint | null) => (r: EvmRecord): EvmRecord => (l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() });
   const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
 
   /** The relayer's check is due within one interval (an earlier due time stands). */
@@ -72,12 +89,13 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   return {
     async prepareSend(relayer, body) {
       const prepared = await price(relayer, body as EvmBody);
-      await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared));
+      // Priced with the nonce the row says comes next (the L1 fee barely depends on it).
+      const l1Fee = await reserveFunds(relayer, prepared, relayer.next_nonce);
       return {
         build(row) {
           const nonce = row.next_nonce;
           const empty = { hashes: [], noop_hashes: [], is_canceled: false } as unknown as EvmRecord;
-          const fields = withVersion(empty, signer(row), nonce, prepared);
+          const fields = withVersion(empty, signer(row), nonce, prepared).then(withL1Fee(l1Fee));
           return { status: 'sent', fields, nonce, nextNonce: nonce + 1 };
         },
       };
@@ -90,9 +108,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
         throw new ValidationError(`transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`);
       }
       const prepared = await price(relayer, body as EvmBody, old);
-      await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared));
+      const l1Fee = await reserveFunds(relayer, prepared, old.nonce);
       // The new version waits for its broadcast (`sent`); whichever version is mined, the record ends with its hash.
-      return { ...(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
+      return { ...withL1Fee(l1Fee)(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
     },
 
     async cancel(relayer, stored) {
@@ -108,7 +126,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       // May already be on chain: a NOOP under the same nonce, priced to replace it (never above the fee cap: at the
       // cap it may not beat the pool's replacement rule, and is sent and tracked all the same). Canceled only if mined.
       const signs = signer(relayer);
-      const noop = noopPrepared(relayer.address, bumpPricing(preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast', signs.feeCap));
+      const network = relayers.network(relayer);
+      const pricing = repricing(lacksMempool(network), preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast', signs.feeCap);
+      const noop = noopPrepared(relayer.address, pricing, await noopGasLimit(relayers.chain(relayer), network, relayer.address));
       return { ...(await withVersion(old, signs, old.nonce, noop, { noop: true })), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
     },
 
@@ -123,8 +143,13 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       if (r.status !== 'sent' && r.status !== 'pending') return;
       void (async () => {
         const relayer = await store.repos.relayers.get(r.relayer_id);
+        if (!relayer) return;
         // The version is not needed: submit writes through a fresh read (a newer version written meanwhile wins).
-        if (relayer) await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
+        const outcome = await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
+        // Without a pool, a nonce below is missing on chain (sends raced to the sequencer): the check runs now.
+        if (outcome.status === 'rejected' && outcome.reason === 'nonce_too_high' && lacksMempool(relayers.network(relayer))) {
+          await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: Date.now() });
+        }
       })().catch((err: unknown) => logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'));
     },
 

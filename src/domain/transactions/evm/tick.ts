@@ -28,6 +28,8 @@ export interface Tick {
   budget: { broadcasts: number };
   /** Receipts of the blocks read in this run (new since the last run), by hash: no lookup per transaction for them. */
   receipts: ReadonlyMap<string, Receipt>;
+  /** Set when a node without a pool answered "nonce too high": the check runs again at once, with the chain's nonces read afresh. */
+  resyncNow?: boolean;
 }
 
 export interface EvmCheckDeps {

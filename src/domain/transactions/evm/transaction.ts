@@ -68,6 +68,16 @@ export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: Prev
   return { to, data, value, gasLimit, pricing, speed: body.speed ?? null, validUntil };
 }
 
+function serializable(chainId: number, nonce: number, p: EvmPrepared): TransactionSerializable {
+  const common = { chainId, nonce, gas: p.gasLimit, value: p.value, ...(p.to ? { to: p.to } : {}), ...(p.data ? { data: p.data } : {}) };
+  return p.pricing.type === 'legacy'
+    ? { ...common, type: 'legacy', gasPrice: p.pricing.gasPrice }
+    : { ...common, type: 'eip1559', maxFeePerGas: p.pricing.maxFeePerGas, maxPriorityFeePerGas: p.pricing.maxPriorityFeePerGas };
+}
+
+/** The transaction as it will be signed, without its signature (what an OP-stack gas price oracle prices). */
+export const unsignedEvm = (chainId: number, nonce: number, p: EvmPrepared): Hex => serializeTransaction(serializable(chainId, nonce, p));
+
 /** Signs a 32-byte digest: 65 bytes r ‖ s ‖ v, v 27 or 28 (the Signer port's signEvmDigest). */
 export type EvmDigestSign = (digest: Uint8Array) => Promise<Uint8Array>;
 
@@ -76,11 +86,7 @@ export type EvmDigestSign = (digest: Uint8Array) => Promise<Uint8Array>;
  * hashes; the relayer's signer signs the digest.
  */
 export async function signEvm(signDigest: EvmDigestSign, chainId: number, nonce: number, p: EvmPrepared): Promise<EvmSigned> {
-  const common = { chainId, nonce, gas: p.gasLimit, value: p.value, ...(p.to ? { to: p.to } : {}), ...(p.data ? { data: p.data } : {}) };
-  const tx: TransactionSerializable =
-    p.pricing.type === 'legacy'
-      ? { ...common, type: 'legacy', gasPrice: p.pricing.gasPrice }
-      : { ...common, type: 'eip1559', maxFeePerGas: p.pricing.maxFeePerGas, maxPriorityFeePerGas: p.pricing.maxPriorityFeePerGas };
+  const tx = serializable(chainId, nonce, p);
   const digest = keccak256(serializeTransaction(tx), 'bytes');
   const signature = await signDigest(digest);
   const r = bytesToHex(signature.subarray(0, 32));

@@ -3,7 +3,8 @@
 import type { FeeSuggestions, Hex } from '../../chains/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import { evmRecordFields, signEvm, type EvmDigestSign, type EvmPrepared, type EvmSigned } from './transaction.ts';
-import { applyFeeCap, minimumBump, speedPricing, type Pricing, type Speed } from './pricing.ts';
+import { applyFeeCap, minimumBump, speedPricing, topPrice, type Pricing, type Speed } from './pricing.ts';
+import { isWaitingAtCap } from './fee-cap-wait.ts';
 
 /** Who signs (the relayer's signer, never its key), for which chain, under which fee cap. */
 export interface EvmSigner {
@@ -64,9 +65,28 @@ export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Sp
   return applyFeeCap({ type: 'eip1559', maxPriorityFeePerGas: tip, maxFeePerGas: max(cap, tip) }, feeCap);
 }
 
-/** A zero-value transfer to the sender itself: the cheapest transaction that uses a nonce. */
-export function noopPrepared(from: string, pricing: Pricing): EvmPrepared {
-  return { to: from as Hex, data: null, value: 0n, gasLimit: 21_000n, pricing, speed: null, validUntil: null };
+/**
+ * A network without a pool (network-kind.ts) has no replacement rule to beat: a resubmission is priced at the
+ * network's current price for its speed (as the reference does), held to the fee cap. Without an answer from the
+ * node, the old prices stay.
+ */
+export function marketPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
+  return applyFeeCap(fees ? speedPricing(speed, fees) : old, feeCap);
+}
+
+/** The re-pricing of a resubmission or a NOOP: the market price on a network without a pool, else the bump. */
+export function repricing(noPool: boolean, old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
+  return noPool ? marketPricing(old, fees, speed, feeCap) : bumpPricing(old, fees, speed, feeCap);
+}
+
+export function samePricing(a: Pricing, b: Pricing): boolean {
+  if (a.type === 'legacy' || b.type === 'legacy') return a.type === b.type && topPrice(a) === topPrice(b);
+  return a.maxFeePerGas === b.maxFeePerGas && a.maxPriorityFeePerGas === b.maxPriorityFeePerGas;
+}
+
+/** A zero-value transfer to the sender itself: the cheapest transaction that uses a nonce (21,000 gas but on Arbitrum). */
+export function noopPrepared(from: string, pricing: Pricing, gasLimit = 21_000n): EvmPrepared {
+  return { to: from as Hex, data: null, value: 0n, gasLimit, pricing, speed: null, validUntil: null };
 }
 
 /**
@@ -88,6 +108,8 @@ export async function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number
   return {
     ...r,
     ...fields,
+    // A new version leaves the wait at the fee cap (the re-pricing that signed it says so again if it still binds).
+    ...(isWaitingAtCap(r) ? { status_reason: null } : {}),
     // A NOOP keeps the request's speed and validity: they still describe what was asked.
     speed: options.keepSpeed || options.noop ? r.speed : fields.speed,
     valid_until: options.keepSpeed || options.noop ? r.valid_until : fields.valid_until,
