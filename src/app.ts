@@ -45,6 +45,14 @@ import { createApiKeysRouter } from './api/api-keys/routes.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { releaseDeadOwners } from './domain/jobs/predecessors.ts';
 import { newInstanceId, ownerIsGone } from './store/instance-id.ts';
+import { createLiveFeed, type LiveFeed } from './domain/live/feed.ts';
+import { createRelayerActivity } from './domain/live/relayer-activity.ts';
+import { createPluginCallLog, recordCalls } from './domain/live/plugin-calls.ts';
+import { createTimelineReader } from './domain/transactions/timeline.ts';
+import { createEventsRouter } from './api/events/routes.ts';
+import { createRelayerInsightsRouter } from './api/relayers/insight-routes.ts';
+import { createPluginCallsRouter } from './api/plugins/calls-routes.ts';
+import { CONSOLE_PATH, consoleHandler } from './console/routes.ts';
 
 export interface App {
   express: Express;
@@ -61,6 +69,8 @@ export interface App {
   metrics: MetricsRecorder;
   /** The EVM chain adapters, and the devnets started for `devnet` networks. */
   chains: ChainRegistry;
+  /** Live events (committed transaction changes): what GET /api/v1/events streams. */
+  live: LiveFeed;
   /** The METRICS_PORT listener, once listening (undefined when METRICS_PORT is unset). */
   readonly metricsServer: Server | undefined;
   /** Starts listening; resolves with the bound server (port 0 picks a free port). */
@@ -118,6 +128,14 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   // With the previous key during a rotation: what it sealed still opens until the start re-seals it (secrets-at-rest.ts).
   const secrets = createSecretBox(config.storageEncryptionKey, config.storageEncryptionKeyPrevious);
   const webhookSignal = createWakeSignal();
+  // In memory, for the console and the events stream: live changes, each relayer's last hour, recent plugin calls.
+  const live = createLiveFeed();
+  const activity = createRelayerActivity();
+  const pluginCalls = createPluginCallLog();
+  const transactionChanged = (record: Parameters<typeof activity.observe>[0], from: Parameters<typeof activity.observe>[1]) => {
+    activity.observe(record, from);
+    live.publish({ type: 'transaction_update', relayer_id: record.relayer_id, transaction: record });
+  };
   const outbox = createOutbox({ signal: webhookSignal });
   // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
@@ -129,7 +147,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait }, checkRpcUrls: chains.checkRpcUrls, ...management }),
+        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, changed: transactionChanged }, checkRpcUrls: chains.checkRpcUrls, ...management }),
       };
     })
     .catch(async (err: unknown) => {
@@ -151,7 +169,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     host: { relayers, kv: redis && opened.kind === 'postgres' ? createRedisKvRepo(redis.client) : opened.kv },
     observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
   });
-  const plugins = createPluginService({
+  const plugins = recordCalls(createPluginService({
     runtime,
     observer: metrics,
     pluginsDir: config.pluginsDir,
@@ -159,13 +177,13 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     overrides: pluginOverrides,
     repo: repos.pluginOverrides,
     logger,
-  });
+  }), pluginCalls);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(logger));
-  app.use(requestMetrics(metrics, createRouteMatcher([...routeTemplates(ROUTE_GROUPS), '/docs/{asset}'])));
+  app.use(requestMetrics(metrics, createRouteMatcher([...routeTemplates(ROUTE_GROUPS), '/docs/{asset}', '/console', '/console/assets/{asset}'])));
   // The reference's liveness answer: plain `OK` (its client reads a string); readiness keeps the component detail.
   app.get('/api/v1/health', (_req, res) => {
     res.type('text/plain').send('OK');
@@ -178,6 +196,8 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
+  // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
+  app.use(CONSOLE_PATH, consoleHandler(logger));
   const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
   app.use(createMetricsRouter(metrics, requireApiKey(config.apiKey, apiKeys.find), 'when-asked'));
@@ -188,8 +208,11 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   // The reference's API scope: /api/v1/metrics is the JSON list of names.
   api.use(createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
   const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, redis?.client);
-  api.use('/relayers', limited, createRelayersRouter(relayers));
-  api.use('/plugins', limited, createPluginsRouter(plugins));
+  const timeline = createTimelineReader({ transactions: repos.transactions, webhookEvents: repos.webhookEvents });
+  api.use('/relayers', limited, createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: async (id) => (await repos.transactions.listUnfinished(id, 1))[0]?.record.created_at ?? null }));
+  api.use('/plugins', limited, createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
+  const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
+  api.use('/events', limited, events.router);
   api.use('/notifications', createNotificationsRouter(notifications));
   api.use('/signers', createSignersRouter(management.signers));
   api.use('/networks', createNetworksRouter(management.networks, chains.checkRpcUrls));
@@ -222,6 +245,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     runtime,
     metrics,
     chains,
+    live,
     get metricsServer() {
       return metricsServer;
     },
@@ -239,6 +263,8 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     async close() {
       const graceMs = config.shutdownGraceMs;
       const deadline = Date.now() + graceMs;
+      // Event streams never finish on their own: ended first, so they do not hold the close for the grace period.
+      events.closeAll();
       const http = Promise.all([server, metricsServer].map((s) => (s ? closeGracefully(s, deadline) : { cut: false })));
       // The runtime stops restarting at once but keeps serving the calls of the requests still in flight.
       const runtimeStopped = runtime.close(http);

@@ -10,6 +10,9 @@ import { networkRouteDocs } from '../api/networks/routes.ts';
 import { apiKeyRouteDocs } from '../api/api-keys/routes.ts';
 import { pluginCallBody, pluginRouteDocs } from './plugin-routes.ts';
 import { serviceApiRouteDocs, serviceRootRouteDocs } from './service-routes.ts';
+import { relayerInsightRouteDocs } from '../api/relayers/insight-routes.ts';
+import { pluginCallsRouteDocs } from '../api/plugins/calls-routes.ts';
+import { eventRouteDocs } from '../api/events/routes.ts';
 import type { RouteGroup } from './route-doc.ts';
 import { buildOpenApiDocument } from './document.ts';
 
@@ -18,8 +21,11 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   { prefix: '/api/v1', tag: 'service', auth: false, routes: serviceApiRouteDocs },
   { prefix: '', tag: 'service', auth: false, routes: serviceRootRouteDocs },
   { prefix: '/api/v1/relayers', tag: 'relayers', rateLimited: true, routes: relayerRouteDocs },
+  { prefix: '/api/v1/relayers', tag: 'relayers', rateLimited: true, routes: relayerInsightRouteDocs },
   { prefix: '/api/v1/notifications', tag: 'notifications', routes: notificationRouteDocs },
   { prefix: '/api/v1/plugins', tag: 'plugins', rateLimited: true, envelope: 'plugin', routes: pluginRouteDocs },
+  { prefix: '/api/v1/plugins', tag: 'plugins', rateLimited: true, envelope: 'plugin', routes: pluginCallsRouteDocs },
+  { prefix: '/api/v1/events', tag: 'events', rateLimited: true, routes: eventRouteDocs },
   { prefix: '/api/v1/signers', tag: 'signers', routes: signerRouteDocs },
   { prefix: '/api/v1/networks', tag: 'networks', routes: networkRouteDocs },
   { prefix: '/api/v1/api-keys', tag: 'api-keys', routes: apiKeyRouteDocs },

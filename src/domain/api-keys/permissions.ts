@@ -13,6 +13,8 @@ export interface Need {
   action: Action;
   /** A list route: answered filtered to the ids the key may read, instead of needing a wildcard. */
   list?: boolean;
+  /** About the calling key itself (its own permissions): every key may. */
+  self?: boolean;
 }
 
 /** One permission string, understood. `id: '*'` stands for `all` and `*`; `area: '*'` for every area. */
@@ -52,6 +54,7 @@ const areaCovers = (grant: Grant, area: Area | '*') => grant.area === WILD || gr
  * the one needed. A list route also passes with a read on any one id: its answer is filtered (readableIds).
  */
 export function allows(permissions: readonly string[], need: Need): boolean {
+  if (need.self) return true;
   if (need.list) return readableIds(permissions, need.area) !== 'none';
   return grantsOf(permissions).some((g) => areaCovers(g, need.area) && (g.id === WILD || (need.id !== null && g.id === need.id)) && RANK[g.action] >= RANK[need.action]);
 }
@@ -89,6 +92,8 @@ const AREA_OF: Record<string, Area> = {
   networks: 'network',
   'api-keys': 'api_key',
   metrics: 'metrics',
+  // The live events stream carries relayers' transaction changes: a list of relayers, filtered per key.
+  events: 'relayer',
 };
 
 /** Areas whose bare collection path (`GET /relayers`) is a list route, filtered per key. */
@@ -103,6 +108,7 @@ export function needOf(method: string, path: string): Need | undefined {
   // The reference's scrape route lives outside the metrics path: reading it is reading every metric.
   if (/^\/debug\/metrics(\/|$)/.test(path)) return { area: 'metrics', id: null, action: 'read' };
   const [first, id, ...rest] = path.split('/').filter(Boolean);
+  if (first === 'api-keys' && id === 'me' && rest.length === 0 && (method === 'GET' || method === 'HEAD')) return { area: 'api_key', id: null, action: 'read', self: true };
   const area = first === undefined ? undefined : AREA_OF[first];
   if (!area) return undefined;
   const isCall = rest[0] === 'call';
@@ -121,6 +127,28 @@ function decodeURIComponentSafe(s: string): string {
   } catch {
     return s;
   }
+}
+
+/** Per area and action, the ids a key may act on: 'all', a list, or none (an empty list). What a client shows as enabled. */
+export type Abilities = Record<Area, Record<Action, 'all' | string[]>>;
+
+export function abilities(permissions: readonly string[]): Abilities {
+  const grants = grantsOf(permissions);
+  const out = {} as Abilities;
+  for (const area of AREAS) {
+    out[area] = { read: [], execute: [], manage: [] };
+    for (const action of ['read', 'execute', 'manage'] as const) {
+      const ids = new Set<string>();
+      let all = false;
+      for (const g of grants) {
+        if (!areaCovers(g, area) || RANK[g.action] < RANK[action]) continue;
+        if (g.id === WILD) all = true;
+        else ids.add(g.id);
+      }
+      out[area][action] = all ? 'all' : [...ids].sort();
+    }
+  }
+  return out;
 }
 
 /** The action name as docs and error texts say it: `execute on relayer 'evm'`, `read on relayers`. */

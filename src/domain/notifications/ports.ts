@@ -70,6 +70,8 @@ export interface WebhookEventsRepo {
   /** Newest first (seq descending). */
   listByNotification(notificationId: string, limit: number, offset: number): Promise<WebhookEventRow[]>;
   countByNotification(notificationId: string): Promise<number>;
+  /** The events written for one transaction, oldest first, at most `limit` (its timeline). */
+  listByTransaction(transactionId: string, limit: number): Promise<WebhookEventRow[]>;
   get(notificationId: string, eventId: string): Promise<WebhookEventRow | undefined>;
   /** Failed → pending, attempts reset, due at `nextAttemptAt`. False when it was not failed. */
   requeue(seq: number, nextAttemptAt: number, now: string): Promise<boolean>;

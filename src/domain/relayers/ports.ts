@@ -117,4 +117,13 @@ export interface TransactionsRepo {
   /** Newest first (created_at, then id, both descending). */
   list(relayerId: string, status: TransactionStatus | undefined, limit: number, offset: number): Promise<TransactionRecord[]>;
   count(relayerId: string, status: TransactionStatus | undefined): Promise<number>;
+  /** Every state the transaction was written in, oldest first (the store's append-only history; its timeline). */
+  history(id: string): Promise<TransactionSnapshot[]>;
+}
+
+/** One written state of a transaction: the record as it was stored, and when. */
+export interface TransactionSnapshot {
+  version: number;
+  at_ms: number;
+  record: TransactionRecord;
 }

@@ -39,6 +39,8 @@ export interface RelayFamily {
 /** Observes every committed status change (metrics); the domain stays free of a metrics library. */
 export interface TransitionObserver {
   transition(networkType: string, from: TransactionStatus | null, to: TransactionStatus): void;
+  /** Every committed write of a record (a status change or not: a new hash, new fees), for the live events. */
+  changed?(record: TransactionRecord, from: TransactionStatus | null): void;
   /** Non-final transactions of a relayer that nothing can move (its relayer left the config), now. */
   untracked?(relayerId: string, count: number): void;
   /** An EVM transaction started waiting at its relayer's fee cap (counted once per wait), on `network`. */

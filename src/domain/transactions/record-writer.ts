@@ -22,13 +22,23 @@ export function createRecordWriter(deps: { events: TransactionEvents; observer?:
     async insert(tx, record, createdMs, nonce, networkType) {
       await tx.transactions.insert(record, createdMs, nonce);
       await events.transactionChanged(tx, record);
-      if (observer) tx.afterCommit(() => observer.transition(networkType, null, record.status));
+      if (observer) {
+        tx.afterCommit(() => {
+          observer.transition(networkType, null, record.status);
+          observer.changed?.(record, null);
+        });
+      }
     },
     async update(tx, stored, next, networkType) {
       const from = stored.record.status;
       if (!(await tx.transactions.update(next, from, stored.version))) return null;
       await events.transactionChanged(tx, next);
-      if (observer && from !== next.status) tx.afterCommit(() => observer.transition(networkType, from, next.status));
+      if (observer) {
+        tx.afterCommit(() => {
+          if (from !== next.status) observer.transition(networkType, from, next.status);
+          observer.changed?.(next, from);
+        });
+      }
       return { record: next, version: stored.version + 1 };
     },
   };

@@ -62,6 +62,8 @@ export function createWebhookEventsRepo(q: Kysely<Database>, lease: OutboxLease)
     },
     listByNotification: (id, limit, offset) =>
       q.selectFrom('webhook_events').select(COLUMNS).where('notification_id', '=', id).orderBy('seq', 'desc').limit(limit).offset(offset).execute() as Promise<WebhookEventRow[]>,
+    listByTransaction: (transactionId, limit) =>
+      q.selectFrom('webhook_events').select(COLUMNS).where('transaction_id', '=', transactionId).orderBy('seq').limit(limit).execute() as Promise<WebhookEventRow[]>,
     async countByNotification(id) {
       const row = await q.selectFrom('webhook_events').select((eb) => eb.fn.countAll<string>().as('n')).where('notification_id', '=', id).executeTakeFirstOrThrow();
       return Number(row.n);

@@ -40,6 +40,7 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     ORDER BY t.created_ms DESC, t.id DESC`).pluck();
   const countAll = db.prepare<[string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ?').pluck();
   const countByStatus = db.prepare<[string, string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?').pluck();
+  const history = db.prepare<[string], { version: number; at_ms: number; record: string }>('SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version');
 
   return {
     insert(record, createdMs, nonce) {
@@ -64,5 +65,6 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
       return rows.map((r) => JSON.parse(r) as TransactionRecord);
     },
     count: (relayerId, status?: TransactionStatus) => (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
+    history: (id) => history.all(id).map((row) => ({ version: row.version, at_ms: row.at_ms, record: JSON.parse(row.record) as TransactionRecord })),
   };
 }

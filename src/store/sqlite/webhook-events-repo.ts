@@ -27,6 +27,7 @@ export function createWebhookEventsRepo(db: Db): SyncOf<WebhookEventsRepo> {
   const failed = db.prepare("UPDATE webhook_events SET status = 'failed', attempts = ?, last_error = ?, updated_at = ? WHERE seq = ?");
   const listPage = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE notification_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`);
   const count = db.prepare('SELECT COUNT(*) FROM webhook_events WHERE notification_id = ?').pluck();
+  const byTransaction = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE transaction_id = ? ORDER BY seq LIMIT ?`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE notification_id = ? AND id = ?`);
   const requeue = db.prepare("UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND status = 'failed'");
 
@@ -52,6 +53,7 @@ export function createWebhookEventsRepo(db: Db): SyncOf<WebhookEventsRepo> {
     },
     listByNotification: (id, limit, offset) => listPage.all(id, limit, offset) as WebhookEventRow[],
     countByNotification: (id) => count.get(id) as number,
+    listByTransaction: (transactionId, limit) => byTransaction.all(transactionId, limit) as WebhookEventRow[],
     get: (notificationId, eventId) => getOne.get(notificationId, eventId) as WebhookEventRow | undefined,
     requeue: (seq, nextAttemptAt, now) => requeue.run(nextAttemptAt, now, seq).changes > 0,
   };

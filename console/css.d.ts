@@ -1,0 +1,2 @@
+// esbuild bundles the imported stylesheet into the hashed app.<hash>.css.
+declare module '*.css';

@@ -1,0 +1,124 @@
+// Plugins: state (loaded, the compiler's error, quarantined and why), calls per minute, error rate, p50/p99; a
+// plugin's recent calls with status, duration, result, logs and traces; a form to call it with JSON params.
+import { useEffect, useState } from 'preact/hooks';
+import { api, enc, type Answer } from '../api.ts';
+import { may, needs, type Me } from '../access.ts';
+import { Action, Bars, ErrorLine, e, time } from '../ui.ts';
+
+interface Plugin { id: string; path: string; state: string; error: { code: string; message: string } | null; emit_logs: boolean; emit_traces: boolean }
+interface Minute { counts: Record<string, number>; latency: Record<string, { p50: number; p99: number; n: number }> }
+interface Call { request_id: string; at: string; outcome: string; duration_ms: number; result: string | null; error: { code: string; message: string } | null; logs: Array<{ level: string; message: string }>; traces: string[]; truncated: boolean }
+
+function stats(minutes: Minute[]) {
+  const calls = minutes.reduce((n, m) => n + (m.counts.calls ?? 0), 0);
+  const errors = minutes.reduce((n, m) => n + (m.counts.errors ?? 0), 0);
+  const busy = minutes.filter((m) => m.latency.duration_ms);
+  const p50s = busy.map((m) => m.latency.duration_ms!.p50).sort((a, b) => a - b);
+  return {
+    perMinute: minutes.map((m) => m.counts.calls ?? 0),
+    calls,
+    errorRate: calls ? `${Math.round((errors / calls) * 100)}%` : '—',
+    p50: p50s.length ? `${Math.round(p50s[Math.floor(p50s.length / 2)]!)} ms` : '—',
+    p99: busy.length ? `${Math.round(Math.max(...busy.map((m) => m.latency.duration_ms!.p99)))} ms` : '—',
+  };
+}
+
+function stateOf(p: Plugin) {
+  if (p.state === 'ready') return e('span', { class: 'badge ok' }, 'loaded');
+  const quarantined = p.error?.code === 'PLUGIN_QUARANTINED';
+  return e('span', { class: 'badge bad' }, quarantined ? 'quarantined' : 'error', p.error ? e('div', { class: 'plugin-error' }, `${p.error.code}: ${p.error.message}`) : null);
+}
+
+function CallView({ call }: { call: Call }) {
+  return e(
+    'li',
+    { class: `call o-${call.outcome}`, 'data-request': call.request_id },
+    e('div', null, e('time', null, time(call.at)), ' ', e('span', { class: `badge ${call.outcome === 'ok' ? 'ok' : 'bad'}` }, call.outcome), ` ${call.duration_ms} ms`, call.truncated ? e('span', { class: 'muted' }, ' (cut)') : null),
+    call.error ? e('div', { class: 'call-error' }, `${call.error.code}: ${call.error.message}`) : null,
+    call.result !== null ? e('pre', { class: 'call-result' }, call.result) : null,
+    call.logs.length ? e('ul', { class: 'logs' }, call.logs.map((l) => e('li', { class: `log l-${l.level}` }, `[${l.level}] `, l.message))) : null,
+    call.traces.length ? e('ul', { class: 'traces' }, call.traces.map((t) => e('li', { class: 'mono' }, t))) : null,
+  );
+}
+
+function CallForm({ me, plugin, done }: { me: Me; plugin: Plugin; done: () => void }) {
+  const [params, setParams] = useState('{}');
+  const [answer, setAnswer] = useState<Answer<unknown> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const allowed = may(me, 'plugin', 'execute', plugin.id);
+  const call = async () => {
+    setError(null);
+    setAnswer(null);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(params);
+    } catch (err) {
+      setError(new Error(`params are not JSON: ${(err as Error).message}`));
+      return;
+    }
+    try {
+      setAnswer(await api(`/plugins/${enc(plugin.id)}/call`, { method: 'POST', body: { params: parsed } }));
+    } catch (err) {
+      setError(err);
+    }
+    done();
+  };
+  return e(
+    'form',
+    { class: 'call-form', onSubmit: (ev: Event) => (ev.preventDefault(), void call()) },
+    e('label', null, 'params (JSON)', e('textarea', { name: 'params', rows: 4, value: params, onInput: (ev: Event) => setParams((ev.target as HTMLTextAreaElement).value) })),
+    e(Action, { name: 'call', allowed, why: needs('plugin', 'execute', plugin.id), onClick: () => void call() }, `Call ${plugin.id}`),
+    e(ErrorLine, { error }),
+    answer ? e('pre', { class: 'call-answer' }, JSON.stringify(answer.data, null, 2)) : null,
+  );
+}
+
+export function Plugins({ me, pluginId }: { me: Me; pluginId: string | undefined }) {
+  const [plugins, setPlugins] = useState<Plugin[]>([]);
+  const [detail, setDetail] = useState<Record<string, { calls: Call[]; minutes: Minute[] }>>({});
+  const [error, setError] = useState<unknown>(null);
+  const load = async () => {
+    try {
+      const list = (await api<Plugin[]>('/plugins?per_page=100')).data;
+      setPlugins(list);
+      const read = await Promise.all(list.map(async (p) => [p.id, (await api<{ calls: Call[]; minutes: Minute[] }>(`/plugins/${enc(p.id)}/calls`)).data] as const));
+      setDetail(Object.fromEntries(read));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  useEffect(() => {
+    void load();
+    const timer = setInterval(load, 10_000);
+    return () => clearInterval(timer);
+  }, []);
+  const selected = plugins.find((p) => p.id === pluginId);
+  return e(
+    'div',
+    { class: 'plugins' },
+    e(ErrorLine, { error }),
+    e(
+      'table',
+      { class: 'plugin-list' },
+      e('thead', null, e('tr', null, ['plugin', 'state', 'calls (1 h)', 'error rate', 'p50', 'p99', 'calls / min'].map((t) => e('th', null, t)))),
+      e(
+        'tbody',
+        null,
+        plugins.map((p) => {
+          const s = stats(detail[p.id]?.minutes ?? []);
+          return e('tr', { 'data-plugin': p.id }, e('td', null, e('a', { href: `#/plugins/${enc(p.id)}` }, p.id), e('div', { class: 'muted' }, p.path)), e('td', null, stateOf(p)), e('td', null, String(s.calls)), e('td', null, s.errorRate), e('td', null, s.p50), e('td', null, s.p99), e('td', null, e(Bars, { title: '', values: s.perMinute })));
+        }),
+      ),
+    ),
+    selected
+      ? e(
+          'section',
+          { class: 'plugin-detail' },
+          e('h2', null, `Plugin ${selected.id}`),
+          e(CallForm, { me, plugin: selected, done: () => void load() }),
+          e('h3', null, 'Recent calls'),
+          e('ol', { class: 'calls' }, (detail[selected.id]?.calls ?? []).map((call) => e(CallView, { call }))),
+        )
+      : e('p', { class: 'muted' }, 'Choose a plugin to see its recent calls and call it.'),
+  );
+}

@@ -1,0 +1,126 @@
+// The most recent calls of each plugin, in a bounded in-memory ring, and its last hour minute by minute (calls,
+// errors, p50/p99 duration). What the console's plugin page shows; never stored. Everything kept is cut to a size.
+import { createMinuteSeries, type MinutePoint, type MinuteSeries } from './minute-series.ts';
+
+/** Calls kept per plugin. */
+export const RECENT_CALLS = 50;
+const MAX_LINES = 100;
+const MAX_TEXT = 4_000;
+
+export interface PluginCallReport {
+  request_id: string;
+  /** 'ok', or how it failed: 'plugin_error', 'timeout', 'memory', 'overload'. */
+  outcome: string;
+  duration_ms: number;
+  /** The result as JSON text (cut), or null for a failure. */
+  result: string | null;
+  error: { code: string; message: string } | null;
+  logs: ReadonlyArray<{ level: string; message: string }> | undefined;
+  traces: ReadonlyArray<unknown> | undefined;
+}
+
+export interface PluginCallEntry {
+  request_id: string;
+  at: string;
+  outcome: string;
+  duration_ms: number;
+  result: string | null;
+  error: { code: string; message: string } | null;
+  logs: Array<{ level: string; message: string }>;
+  traces: string[];
+  /** True when result, logs or traces were cut to fit. */
+  truncated: boolean;
+}
+
+export interface PluginCallLog {
+  record(pluginId: string, report: PluginCallReport, now?: number): void;
+  recent(pluginId: string): PluginCallEntry[];
+  minutes(pluginId: string, now?: number): MinutePoint[];
+  /** Forgets a plugin that is gone (its file removed). */
+  forget(pluginId: string): void;
+}
+
+function cut(text: string): [string, boolean] {
+  return text.length > MAX_TEXT ? [text.slice(0, MAX_TEXT), true] : [text, false];
+}
+
+function entryOf(report: PluginCallReport, now: number): PluginCallEntry {
+  let truncated = false;
+  const keep = (text: string) => {
+    const [kept, wasCut] = cut(text);
+    truncated ||= wasCut;
+    return kept;
+  };
+  const logs = (report.logs ?? []).slice(0, MAX_LINES).map((l) => ({ level: keep(String(l.level)), message: keep(String(l.message)) }));
+  const traces = (report.traces ?? []).slice(0, MAX_LINES).map((t) => keep(JSON.stringify(t) ?? 'null'));
+  truncated ||= (report.logs?.length ?? 0) > MAX_LINES || (report.traces?.length ?? 0) > MAX_LINES;
+  return {
+    request_id: report.request_id,
+    at: new Date(now).toISOString(),
+    outcome: report.outcome,
+    duration_ms: Math.round(report.duration_ms * 10) / 10,
+    result: report.result === null ? null : keep(report.result),
+    error: report.error && { code: keep(report.error.code), message: keep(report.error.message) },
+    logs,
+    traces,
+    truncated,
+  };
+}
+
+export function createPluginCallLog(): PluginCallLog {
+  const rings = new Map<string, { entries: PluginCallEntry[]; series: MinuteSeries }>();
+  const of = (pluginId: string) => {
+    let ring = rings.get(pluginId);
+    if (!ring) rings.set(pluginId, (ring = { entries: [], series: createMinuteSeries() }));
+    return ring;
+  };
+  return {
+    record(pluginId, report, now = Date.now()) {
+      const ring = of(pluginId);
+      ring.entries.push(entryOf(report, now));
+      if (ring.entries.length > RECENT_CALLS) ring.entries.shift();
+      ring.series.count('calls', now);
+      if (report.outcome !== 'ok') ring.series.count('errors', now);
+      ring.series.sample('duration_ms', report.duration_ms, now);
+    },
+    recent: (pluginId) => [...(rings.get(pluginId)?.entries ?? [])].reverse(),
+    minutes: (pluginId, now = Date.now()) => (rings.get(pluginId)?.series ?? createMinuteSeries()).read(now),
+    forget: (pluginId) => void rings.delete(pluginId),
+  };
+}
+
+/** What `recordCalls` wraps: anything with the plugin service's call. */
+type Callable<I, R> = { call(pluginId: string, input: I, ...rest: any[]): Promise<R> };
+
+/**
+ * The plugin service with each finished call reported to `log`, its answer and failure passed on unchanged. A call
+ * that never reached a plugin (unknown id, a method it does not allow) is not a plugin call and is not kept.
+ */
+export function recordCalls<S extends Callable<{ requestId: string }, { result: string; metadata?: { logs?: ReadonlyArray<{ level: string; message: string }>; traces?: unknown[] } }>>(service: S, log: PluginCallLog): S {
+  const call: S['call'] = async (pluginId, input, ...rest) => {
+    const t0 = performance.now();
+    const base = { request_id: input.requestId };
+    try {
+      const answer = await service.call(pluginId, input, ...rest);
+      log.record(pluginId, { ...base, outcome: 'ok', duration_ms: performance.now() - t0, result: answer.result, error: null, logs: answer.metadata?.logs, traces: answer.metadata?.traces });
+      return answer;
+    } catch (err) {
+      const failure = failureOf(err);
+      if (failure) log.record(pluginId, { ...base, ...failure, duration_ms: performance.now() - t0, result: null });
+      throw err;
+    }
+  };
+  return { ...service, call };
+}
+
+/** A plugin's failure as kept: only errors that came from running it (they carry a plugin error `code` and `status`). */
+function failureOf(err: unknown): Pick<PluginCallReport, 'outcome' | 'error' | 'logs' | 'traces'> | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as Error & { code?: unknown; logs?: PluginCallReport['logs']; traces?: PluginCallReport['traces'] };
+  if (typeof e.code !== 'string') return undefined;
+  if (NOT_A_CALL.has(e.code)) return undefined;
+  const outcome = e.code === 'TIMEOUT' ? 'timeout' : e.code === 'MEMORY_LIMIT_EXCEEDED' ? 'memory' : e.code === 'RUNTIME_UNAVAILABLE' || e.code === 'PLUGIN_BUSY' ? 'overload' : 'plugin_error';
+  return { outcome, error: { code: e.code, message: e.message }, logs: e.logs, traces: e.traces };
+}
+
+const NOT_A_CALL: ReadonlySet<string> = new Set(['PLUGIN_NOT_FOUND', 'METHOD_NOT_ALLOWED', 'VALIDATION_FAILED', 'FORBIDDEN']);

@@ -1,0 +1,41 @@
+// Per relayer, the last hour minute by minute: sends, confirmations and failures, and how long the submit stage
+// (created → sent) and the confirm stage (sent → confirmed) took. Fed by the transaction changes this process commits.
+import type { TransactionRecord, TransactionStatus } from '../types.ts';
+import { createMinuteSeries, type MinutePoint, type MinuteSeries } from './minute-series.ts';
+
+export interface RelayerActivity {
+  observe(record: TransactionRecord, from: TransactionStatus | null, now?: number): void;
+  read(relayerId: string, now?: number): MinutePoint[];
+}
+
+const SENT: ReadonlySet<string> = new Set(['sent', 'submitted']);
+const FAILED: ReadonlySet<string> = new Set(['failed', 'expired']);
+
+const ms = (iso: unknown): number | undefined => (typeof iso === 'string' ? Date.parse(iso) || undefined : undefined);
+
+export function createRelayerActivity(): RelayerActivity {
+  const series = new Map<string, MinuteSeries>();
+  const of = (relayerId: string) => {
+    let s = series.get(relayerId);
+    if (!s) series.set(relayerId, (s = createMinuteSeries()));
+    return s;
+  };
+  return {
+    observe(record, from, now = Date.now()) {
+      if (from === record.status) return;
+      const s = of(record.relayer_id);
+      const created = ms(record.created_at);
+      const sent = ms(record.sent_at);
+      if (from === null) s.count('sends', now);
+      if (SENT.has(record.status) && from !== null && !SENT.has(from) && created && sent) s.sample('submit_ms', Math.max(0, sent - created), now);
+      if (record.status === 'confirmed') {
+        s.count('confirmations', now);
+        const confirmed = ms(record.confirmed_at);
+        const start = sent ?? created;
+        if (confirmed && start) s.sample('confirm_ms', Math.max(0, confirmed - start), now);
+      }
+      if (FAILED.has(record.status)) s.count('failures', now);
+    },
+    read: (relayerId, now = Date.now()) => of(relayerId).read(now),
+  };
+}

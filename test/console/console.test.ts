@@ -1,0 +1,241 @@
+// The operator console in a real headless Chromium (the build @sparticuz/chromium ships, see
+// test/operations/packaged-chromium.ts), against one real service and one anvil devnet the test mines by hand:
+// one browser, one service, one devnet for the whole suite, its steps in order.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { API_KEY, build, type TestServer } from '../helper.ts';
+import { packagedChromium } from '../operations/packaged-chromium.ts';
+import { ANVIL_KEYS, startAnvil, type TestAnvil } from '../support/anvil.ts';
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** Set to a folder to write the screenshots docs/console.md shows (CONSOLE_SCREENSHOTS=docs/console). */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS;
+const XSS_PLUGIN = `export async function handler() {
+  console.log('<img src=x onerror="window.__pwned = 1">');
+  return { html: '<img src=x onerror="window.__pwned = 2">' };
+}
+`;
+
+let anvil: TestAnvil;
+let s: TestServer;
+let receiver: Server;
+let receiverFails = true;
+let browser: BrowserContext;
+let page: Page;
+let userDataDir: string;
+let viewerKey: string;
+const requests: string[] = [];
+const problems: string[] = [];
+
+before(async () => {
+  anvil = await startAnvil();
+  await anvil.setAutomine(false);
+  receiver = createServer((req, res) => {
+    req.resume();
+    res.statusCode = receiverFails ? 500 : 200;
+    res.end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const dryKey = generatePrivateKey();
+  s = await build(undefined, {
+    env: { WEBHOOK_MAX_ATTEMPTS: '1', WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '200' },
+    plugins: { 'xss.ts': XSS_PLUGIN },
+    config: {
+      networks: [anvil.network('devnet')],
+      signers: [
+        { id: 'dev-evm-signer', type: 'local', development: true, private_key: ANVIL_KEYS[0]! },
+        { id: 'dry-signer', type: 'local', development: true, private_key: dryKey },
+      ],
+      relayers: [
+        { id: 'sepolia-example', name: 'Example EVM relayer', network: 'devnet', signer_id: 'dev-evm-signer', notification_id: 'example-webhook' },
+        { id: 'dry-relayer', name: 'A relayer <b>running dry</b>', network: 'devnet', signer_id: 'dry-signer', policies: { min_balance: 1_000_000_000_000_000 } },
+      ],
+      notifications: [{ id: 'example-webhook', type: 'webhook', url: hook }],
+      plugins: [],
+    } as never,
+  });
+  assert.equal(privateKeyToAccount(dryKey).address.length, 42);
+  await s.request('PATCH', '/api/v1/plugins/xss', { body: { emit_logs: true } });
+  const viewer = await s.request('POST', '/api/v1/api-keys', { body: { name: 'viewer', permissions: ['relayer:all:read', 'plugin:all:read', 'notification:all:read'] } });
+  assert.equal(viewer.status, 201, viewer.text);
+  viewerKey = viewer.body.data.value;
+
+  const { executablePath, env } = packagedChromium();
+  userDataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-console-'));
+  browser = await chromium.launchPersistentContext(userDataDir, { executablePath, env, headless: true, args: ARGS, viewport: { width: 1280, height: 860 } });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  // Generous: a loaded machine is slow; nothing here asserts a duration.
+  page.setDefaultTimeout(60_000);
+  browser.on('request', (req) => requests.push(req.url()));
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(msg.text());
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await s?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await anvil?.stop();
+});
+
+const send = async (value = 1) => {
+  const res = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: { to: TO, value, speed: 'fast' } });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data as { id: string; status: string };
+};
+
+async function signIn(p: Page, key: string) {
+  await p.goto(`${s.url}/console`);
+  await p.locator('input[name="api-key"]').fill(key);
+  await p.locator('form.login button[type="submit"]').click();
+  await p.locator('header nav').waitFor();
+}
+
+test('the console is served with a strict CSP, hashed files cached for a year, and the page never cached', async () => {
+  const res = await fetch(`${s.url}/console`);
+  assert.equal(res.status, 200);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.match(csp, /script-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  assert.equal(res.headers.get('cache-control'), 'no-cache');
+  const html = await res.text();
+  const assets = [...html.matchAll(/\/console\/assets\/(app\.[A-Z0-9]+\.(?:js|css))/g)].map((m) => m[1]!);
+  assert.equal(assets.length, 2, html);
+  for (const name of assets) {
+    const asset = await fetch(`${s.url}/console/assets/${name}`);
+    assert.equal(asset.status, 200);
+    assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  }
+  assert.equal((await fetch(`${s.url}/console/assets/app.NOTAHASH.js`)).status, 404);
+  assert.doesNotMatch(html, /<script>|style=/, 'nothing inline');
+});
+
+test('signing in shows the relayers with their balances, and the one running dry is flagged', async () => {
+  await signIn(page, API_KEY);
+  const example = page.locator('tr[data-relayer="sepolia-example"]');
+  await example.locator('.balance', { hasText: 'ETH' }).waitFor();
+  assert.match(await example.locator('.balance').innerText(), /^10000 ETH/);
+  const dry = page.locator('tr[data-relayer="dry-relayer"]');
+  await dry.locator('.low-balance').waitFor();
+  assert.match(await dry.innerText(), /A relayer <b>running dry<\/b>/, 'the name is shown as text');
+  assert.equal(await example.locator('.low-balance').count(), 0);
+  await page.locator('.readiness li', { hasText: 'store' }).waitFor();
+  assert.ok(await page.locator('figure.chart').count() >= 5);
+});
+
+let confirmedId = '';
+
+test('a transaction sent through the API reaches confirmed on the page without a reload', async () => {
+  await page.goto(`${s.url}/console#/transactions/sepolia-example`);
+  await page.locator('.transactions .live').waitFor();
+  const loads: string[] = [];
+  page.on('load', () => loads.push(page.url()));
+  const tx = await send();
+  confirmedId = tx.id;
+  const row = page.locator(`tr[data-tx="${tx.id}"]`);
+  await row.waitFor();
+  await anvil.mine();
+  await page.locator(`tr[data-tx="${tx.id}"][data-status="confirmed"]`).waitFor();
+  assert.deepEqual(loads, [], 'no reload');
+  if (SHOTS) {
+    await page.goto(`${s.url}/console#/overview`);
+    await page.locator('tr[data-relayer="sepolia-example"] .balance', { hasText: 'ETH' }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'overview.png'), fullPage: true });
+  }
+});
+
+test("a transaction's timeline shows its status changes, its hash and its webhook deliveries", async () => {
+  await page.goto(`${s.url}/console#/tx/sepolia-example/${confirmedId}`);
+  await page.locator('[data-current-status="confirmed"]').waitFor();
+  const kinds = await page.locator('.timeline li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+  assert.ok(kinds.includes('status') && kinds.includes('broadcast'), kinds.join());
+  const text = await page.locator('.timeline').innerText();
+  assert.match(text, /submitted/);
+  assert.match(text, /confirmed/);
+  await page.locator('.timeline li[data-kind="webhook"]').first().waitFor();
+});
+
+test('canceling another transaction from its page says what happens on chain, and the NOOP cancels it', async () => {
+  const tx = await send(2);
+  await page.goto(`${s.url}/console#/tx/sepolia-example/${tx.id}`);
+  await page.locator('[data-current-status="submitted"]').waitFor();
+  await page.locator('button[data-action="cancel"]').click();
+  const dialog = page.locator('.modal');
+  assert.match(await dialog.innerText(), /NOOP is signed under nonce \d+/);
+  await dialog.locator('button.danger').click();
+  await page.locator('.timeline li[data-kind="broadcast"]', { hasText: 'NOOP' }).waitFor();
+  await anvil.mine();
+  await page.locator('[data-current-status="canceled"]').waitFor();
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'timeline.png'), fullPage: true });
+});
+
+test("a plugin's log line that is markup is shown as text, and no script runs", async () => {
+  await page.goto(`${s.url}/console#/plugins/xss`);
+  await page.locator('.plugin-detail').waitFor();
+  await page.locator('textarea[name="params"]').fill('{"x": "<script>window.__pwned = 3</script>"}');
+  await page.locator('button[data-action="call"]').click();
+  await page.locator('.call-answer').waitFor();
+  const log = page.locator('.calls .logs li').first();
+  await log.waitFor();
+  assert.match(await log.innerText(), /<img src=x onerror="window.__pwned = 1">/);
+  assert.match(await page.locator('.call-answer').innerText(), /<img src=x onerror/);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  assert.equal(await page.locator('main img, main script').count(), 0);
+});
+
+test('a failing webhook is shown, and retried once its receiver is back it is delivered', async () => {
+  await page.goto(`${s.url}/console#/webhooks`);
+  const failed = page.locator('section[data-notification="example-webhook"] tr[data-status="failed"]').first();
+  await failed.waitFor();
+  const id = await failed.getAttribute('data-delivery');
+  receiverFails = false;
+  await failed.locator('button[data-action="retry"]').click();
+  await page.locator(`tr[data-delivery="${id}"][data-status="delivered"]`).waitFor();
+});
+
+test('a read-only key sees everything and has no enabled action button', async () => {
+  const viewer = await browser.newPage();
+  viewer.setDefaultTimeout(60_000);
+  await signIn(viewer, viewerKey);
+  await viewer.locator('.read-only').waitFor();
+  await viewer.locator('tr[data-relayer="sepolia-example"] .balance', { hasText: 'ETH' }).waitFor();
+  const tx = await send(3);
+  await viewer.goto(`${s.url}/console#/tx/sepolia-example/${tx.id}`);
+  await viewer.locator('[data-current-status="submitted"]').waitFor();
+  assert.equal(await viewer.locator('button[data-action]:enabled').count(), 0);
+  assert.match((await viewer.locator('button[data-action="cancel"]').getAttribute('title')) ?? '', /needs relayer:sepolia-example:execute/);
+  await viewer.goto(`${s.url}/console#/plugins/xss`);
+  await viewer.locator('button[data-action="call"]').waitFor();
+  await viewer.goto(`${s.url}/console#/webhooks`);
+  await viewer.locator('section[data-notification="example-webhook"] tr').first().waitFor();
+  await viewer.goto(`${s.url}/console#/plugins/xss`);
+  await viewer.locator('.calls li.call').first().waitFor();
+  assert.equal(await viewer.locator('button[data-action]:enabled').count(), 0);
+  await viewer.close();
+  await anvil.mine();
+});
+
+test('the key never appears in a URL or a log line, and the pages load nothing from elsewhere', () => {
+  assert.ok(requests.length > 10);
+  for (const url of requests) {
+    assert.ok(url.startsWith(s.url), `foreign request ${url}`);
+    assert.ok(!url.includes(API_KEY) && !url.includes(viewerKey), `a key in ${url}`);
+  }
+  assert.ok(requests.some((u) => u.includes('/api/v1/events')), 'the events stream was read');
+  assert.ok(!s.rawLogs().includes(viewerKey) && !s.rawLogs().includes(API_KEY));
+  assert.deepEqual(problems, [], 'no script or content-security errors');
+});
+
+if (SHOTS) mkdirSync(SHOTS, { recursive: true });
