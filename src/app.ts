@@ -120,7 +120,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
   // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
   const guard = { settings: config.rpcUrls, configFile: config.file };
-  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc }).catch(async (err: unknown) => {
+  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl }).catch(async (err: unknown) => {
     await closeStores();
     throw err;
   });

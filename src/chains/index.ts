@@ -35,6 +35,8 @@ export interface StartChainsOptions {
    * when given and at every connection. Unset: no URL is guarded.
    */
   guard?: RpcUrlGuardOptions | undefined;
+  /** Jupiter's API for Solana fee-token prices and swaps (JUPITER_API_URL); the reference's public URL when unset. */
+  jupiterUrl?: string | undefined;
 }
 
 async function startDevnets(networks: EvmNetworkConfig[], logger: Logger): Promise<Map<string, Devnet>> {
@@ -107,7 +109,8 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
     chains.set(n.network, createEvmChain(network, rpc));
   }
   const ofType = (type: NetworkConfig['type']) => file.networks.filter((n) => n.type === type);
-  const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolanaChain(n, rpc)]));
+  const solanaOptions = { ...rpc, jupiterUrl: options.jupiterUrl };
+  const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolanaChain(n, solanaOptions)]));
   const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellarChain(n, rpc)]));
   const used = (type: NetworkConfig['type']) => new Set(file.relayers.filter((r) => r.network_type === type).map((r) => r.network));
   checkPassphrases([...stellar.values()].filter((c) => used('stellar').has(c.network)), options.logger);
@@ -151,7 +154,7 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       if (!network) throw new Error(`no ${type} network named '${name}'`);
       const changed = { ...network, rpc_urls: urls.map((u) => ({ ...u })) };
       if (type === 'evm') chains.set(name, createEvmChain(changed as EvmNetworkConfig, rpc));
-      else if (type === 'solana') solana.set(name, createSolanaChain(changed, rpc));
+      else if (type === 'solana') solana.set(name, createSolanaChain(changed, solanaOptions));
       else stellar.set(name, createStellarChain(changed, rpc));
     },
     health() {

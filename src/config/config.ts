@@ -158,6 +158,8 @@ export interface Config {
    * the only ones allowed when set. RPC_BLOCK_PRIVATE_IPS (default on): refuse private, loopback and link-local addresses.
    */
   rpcUrls: { allowedHosts: string[]; blockPrivateIps: boolean };
+  /** JUPITER_API_URL: Jupiter's Swap API, the Solana fee tokens' price and swap source (default https://lite-api.jup.ag, the reference's). */
+  jupiterApiUrl: string;
   webhooks: WebhookSettings;
   /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
@@ -416,6 +418,18 @@ function logLevel(env: NodeJS.ProcessEnv): string {
 }
 
 /** Builds the frozen Config from the environment (defaults as documented in the README). */
+function httpUrlFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, got '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, got '${value}'`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const location = locateConfig(env, { defaultFile: DEFAULT_CONFIG_PATH, cwd: process.cwd() });
   const configPath = location.file;
@@ -461,6 +475,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     redis: reference.redis,
     rpc: reference.rpc,
+    jupiterApiUrl: httpUrlFromEnv(env, 'JUPITER_API_URL', 'https://lite-api.jup.ag'),
     rpcUrls: {
       allowedHosts: (env.RPC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
       // On by default, unlike the reference (off): a key that may manage relayers must not reach internal services.

@@ -120,7 +120,7 @@ test('the client calls rpc and gets raw JSON-RPC back, node errors included', as
   assert.match(block.result, /^0x[0-9a-f]+$/);
   assert.equal(block.id, 1);
   const features = (await relayers.rpc('sol', { jsonrpc: '2.0', id: 2, method: 'getFeaturesEnabled', params: {} } as never)).data as { result: unknown };
-  assert.deepEqual(features.result, { features: ['gasless'] });
+  assert.deepEqual(features.result, { method: 'getFeaturesEnabled', features: ['gasless'] });
   const refused = (await relayers.rpc('evm', { jsonrpc: '2.0', id: 3, method: 'eth_sendRawTransaction', params: ['0x00'] } as never)).data as { error: { code: number } };
   assert.equal(refused.error.code, -32601);
 });

@@ -5,13 +5,15 @@
 // heights (one block per slot, advanced on a timer or on demand), the blockhash validity window (a blockhash
 // is valid for `blockhashValidBlocks` blocks after its own, 150 on mainnet), commitment levels (processed at
 // once, confirmed `confirmDepth` slots later, finalized `finalizeDepth` slots later; 1 and 32 on mainnet),
-// and the fee for a message (5,000 lamports per signature, no priority fees). Answers use the RPC's documented
+// and the fee for a message (5,000 lamports per signature, no priority fees). SPL token accounts can be written
+// straight into the SVM (createMint, fundTokens), after which the real Token program moves them. Answers use the RPC's documented
 // shapes: a refused preflight is code -32002 with `data.err` and `data.logs`, a bad signature -32003.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { LiteSVM } from 'litesvm';
-import { getBase58Decoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports, type Address, type Transaction } from '@solana/kit';
+import { generateKeyPairSigner, getBase58Decoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports, type Address, type Transaction } from '@solana/kit';
+import { AccountState, TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getMintEncoder, getTokenDecoder, getTokenEncoder } from '@solana-program/token';
 
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 
@@ -86,6 +88,14 @@ export interface SolanaSim {
   expireBlockhashes(): void;
   airdrop(address: string, amount: bigint): void;
   balance(address: string): bigint;
+  /**
+   * SPL Token accounts written straight into the SVM (a mint with no authority; an owner's associated token
+   * account holding `amount`): the Token program then moves them for real.
+   */
+  createMint(decimals: number): Promise<string>;
+  fundTokens(owner: string, mint: string, amount: bigint): Promise<string>;
+  /** Amount held by an SPL token account, or null when there is none. */
+  tokenBalance(account: string): bigint | null;
   /** Requests received, by method. */
   readonly calls: Map<string, number>;
   close(): Promise<void>;
@@ -193,6 +203,13 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
     },
     isBlockhashValid: ([hash]) => ({ context: context(), value: valid(hash as string) }),
     getBalance: ([address]) => ({ context: context(), value: Number(svm.getBalance(address as Address) ?? 0n) }),
+    getAccountInfo: ([address]) => {
+      const account = svm.getAccount(address as Address);
+      if (!account.exists) return { context: context(), value: null };
+      const data = Buffer.from(account.data).toString('base64');
+      return { context: context(), value: { data: [data, 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: account.programAddress, rentEpoch: 0, space: account.data.length } };
+    },
+    getMinimumBalanceForRentExemption: ([size]) => Number(svm.minimumBalanceForRentExemption(BigInt(size as number))),
     getFeeForMessage: ([message]) => {
       const m = messageDecoder.decode(new Uint8Array(base64.encode(message as string)));
       return { context: context(), value: valid(m.lifetimeToken) ? Number(LAMPORTS_PER_SIGNATURE) * m.header.numSignerAccounts : null };
@@ -247,6 +264,22 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
       methods.requestAirdrop!([address, Number(amount)]);
     },
     balance: (address) => svm.getBalance(address as Address) ?? 0n,
+    async createMint(decimals) {
+      const { address } = await generateKeyPairSigner();
+      const data = new Uint8Array(getMintEncoder().encode({ mintAuthority: null, supply: 10n ** 15n, decimals, isInitialized: true, freezeAuthority: null }));
+      svm.setAccount({ address, data, executable: false, lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))), programAddress: TOKEN_PROGRAM_ADDRESS, space: BigInt(data.length) });
+      return address;
+    },
+    async fundTokens(owner, mint, amount) {
+      const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+      const data = new Uint8Array(getTokenEncoder().encode({ mint: mint as Address, owner: owner as Address, amount, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0, closeAuthority: null }));
+      svm.setAccount({ address: ata, data, executable: false, lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))), programAddress: TOKEN_PROGRAM_ADDRESS, space: BigInt(data.length) });
+      return ata;
+    },
+    tokenBalance(account) {
+      const found = svm.getAccount(account as Address);
+      return found.exists ? getTokenDecoder().decode(found.data).amount : null;
+    },
     calls,
     async close() {
       clearInterval(timer);

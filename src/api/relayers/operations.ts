@@ -96,7 +96,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);
     for (const family of Object.values(families)) await family.resume();
   }
-  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions });
+  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions, send: async (relayer, body) => (await transactions.send(relayer, body)).record });
 
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');

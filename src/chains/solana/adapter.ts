@@ -1,4 +1,5 @@
 // The Solana chain adapter: the SolanaChain port over kit's RPC and the failover pool, plus building and signing for the relayer.
+import { getTransactionEncoder } from '@solana/kit';
 import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Signature, TransactionMessageBytesBase64 } from '@solana/kit';
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
@@ -10,12 +11,18 @@ import { failureText } from '../rpc-text.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
 import { compileInstructions, parseInstructions } from './instructions.ts';
 import { createSolanaRpc, type SolanaRpc } from './rpc.ts';
-import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, messageFacts, signAsFeePayer, toBase58, withBlockhash, type DecodedTransaction } from './wire.ts';
+import { inspectTransaction } from './inspect.ts';
+import { createSolanaDex } from './jupiter.ts';
+import { associatedTokenAddress, decodeMint, decodeTokenAccount, splTransfer } from './spl.ts';
+import { toKitInstructions } from './instructions.ts';
+import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, messageFacts, signAsFeePayer, toBase58, toBase64, withBlockhash, type DecodedTransaction } from './wire.ts';
 
 export interface SolanaChainOptions {
   rpc?: Partial<RpcPoolSettings> | undefined;
   observer?: RpcObserver | undefined;
   fetchFor?: FetchFor | undefined;
+  /** Jupiter's API (JUPITER_API_URL); the reference's public URL when unset. */
+  jupiterUrl?: string | undefined;
 }
 
 function createRead(name: string) {
@@ -49,7 +56,7 @@ async function send(rpc: SolanaRpc, wire: string): Promise<SolanaSendOutcome> {
   }
 }
 
-function reads(rpc: SolanaRpc, read: Read): Omit<SolanaChain, 'network' | 'send' | 'signTransaction' | 'buildAndSign' | 'resign' | 'rawRequest' | 'health'> {
+function reads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'balance' | 'latestBlockhash' | 'isBlockhashValid' | 'feeForMessage' | 'simulate' | 'signatureStatuses' | 'blockHeight'> {
   const latestBlockhash = async (commitment: SolanaCommitment = 'confirmed'): Promise<SolanaBlockhash> => {
     const { value } = await read('getLatestBlockhash', () => rpc.getLatestBlockhash({ commitment }).send());
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
@@ -84,6 +91,25 @@ function reads(rpc: SolanaRpc, read: Read): Omit<SolanaChain, 'network' | 'send'
       );
     },
     blockHeight: (commitment = 'confirmed') => read('getBlockHeight', () => rpc.getBlockHeight({ commitment }).send()),
+  };
+}
+
+/** SPL token reads for fee payments in tokens: accounts and mints as the node holds them at `confirmed`. */
+function tokenReads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'tokenAccount' | 'mint' | 'rentExemption'> {
+  const account = async (address: string) => {
+    const { value } = await read('getAccountInfo', () => rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send());
+    return value ? { owner: value.owner as string, data: new Uint8Array(Buffer.from(value.data[0], 'base64')) } : null;
+  };
+  return {
+    async tokenAccount(address) {
+      const found = await account(address);
+      return found ? decodeTokenAccount(address, found.owner, found.data) : null;
+    },
+    async mint(address) {
+      const found = await account(address);
+      return found ? decodeMint(address, found.owner, found.data) : null;
+    },
+    rentExemption: (bytes) => read('getMinimumBalanceForRentExemption', () => rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: 'confirmed' }).send()),
   };
 }
 
@@ -133,7 +159,7 @@ function createIssued() {
 }
 
 /** Building and signing: each needs the fee from the node, and building a recent blockhash. */
-function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign'> {
+function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign' | 'compose' | 'signComposed'> {
   const recentBlockhash = cachedBlockhash(() => chain.latestBlockhash());
   const claim = createIssued();
   const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean): Promise<SignedSolanaTransaction> => {
@@ -162,6 +188,19 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       const instructions = parseInstructions(specs, signer.address);
       const { transaction, blockhash } = await unique((bh) => compileInstructions(instructions, signer.address, bh), await recentBlockhash());
       return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
+    },
+    async compose(specs, feePayer) {
+      // A finalized blockhash, as the reference's prepareTransaction: the user signs after, and it must still be known then.
+      const blockhash = await chain.latestBlockhash('finalized');
+      const transaction = compileInstructions(toKitInstructions(specs), feePayer, blockhash);
+      const fee = await chain.feeForMessage(messageBase64(transaction));
+      const wire = toBase64(getTransactionEncoder().encode(transaction));
+      return { transaction: wire, blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, fee };
+    },
+    async signComposed(wire, signer) {
+      const decoded = decodeWireTransaction(wire);
+      checkFeePayer(decoded, signer.address);
+      return finish(decoded, signer, decoded.blockhash, null, decoded.signers.length === 1);
     },
     async resign(wire, signer) {
       const decoded = decodeWireTransaction(wire);
@@ -206,10 +245,16 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
   const { rpc, raw, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
-  const base = reads(rpc, createRead(name));
+  const read = createRead(name);
+  const base = reads(rpc, read);
   return {
     network: name,
     ...base,
+    ...tokenReads(rpc, read),
+    inspect: inspectTransaction,
+    associatedTokenAddress,
+    splTransfer,
+    dex: createSolanaDex(name, options.jupiterUrl),
     send: (wire) => send(rpc, wire),
     ...signing(base),
     rawRequest: (method, params) => rawRequest(name, raw, method, params),

@@ -71,6 +71,18 @@ export function parseInstructions(specs: SolanaInstructionSpec[], relayer: strin
   return instructions;
 }
 
+/**
+ * Instructions the relayer composed itself (a client's decoded instructions and its own fee transfer): taken as
+ * they are, other signers included, since each signer still has to sign the result.
+ */
+export function toKitInstructions(specs: SolanaInstructionSpec[]): Instruction[] {
+  return specs.map((spec) => ({
+    programAddress: spec.program_id as Address,
+    accounts: spec.accounts.map((a) => ({ address: a.pubkey as Address, role: role(a.is_signer, a.is_writable) })),
+    data: new Uint8Array(base64.encode(spec.data)),
+  }));
+}
+
 /** A legacy message (the reference builds legacy too) paid by the relayer, with the given blockhash; unsigned. */
 export function compileInstructions(instructions: Instruction[], feePayer: string, blockhash: SolanaBlockhash): Transaction {
   const message = pipe(

@@ -6,6 +6,9 @@ import type { RelayerRow, TransactionsRepo } from '../relayers/ports.ts';
 import { createRelayerRpc, type RpcRequest } from './rpc-passthrough.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import { createRelayerSigning, type SignTransactionInput, type TypedDataHashes } from '../signers/signing.ts';
+import type { SolanaMethodDeps } from './solana/relayer-methods.ts';
+import { feePolicy, userPays } from './solana/fee-policy.ts';
+import { checkUserPayment } from './solana/user-fee.ts';
 
 export interface RelayerChainService {
   status(relayer: RelayerRow): Promise<RelayerStatus>;
@@ -16,7 +19,9 @@ export interface RelayerChainService {
   signTransaction(relayer: RelayerRow, input: SignTransactionInput): Promise<SignedTransactionView>;
 }
 
-export function createRelayerChainService(deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo }): RelayerChainService {
+export function createRelayerChainService(
+  deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo } & Partial<Pick<SolanaMethodDeps, 'send'>>,
+): RelayerChainService {
   const chains: RelayerChains = {
     evm: (relayer) => deps.relayers.chain(relayer),
     solana: (relayer) => deps.chains.solana(relayer.network),
@@ -25,7 +30,7 @@ export function createRelayerChainService(deps: { relayers: RelayerService; chai
   const reads = createChainReads({ chains, transactions: deps.transactions });
   const signing = createRelayerSigning(chains);
   const signer = (relayer: RelayerRow) => deps.relayers.signer(relayer.id);
-  const rpc = createRelayerRpc({ chains, signing, signer });
+  const rpc = createRelayerRpc({ chains, signing, signer, send: deps.send });
   return {
     status: (relayer) => reads.status(relayer),
     balance: (relayer) => reads.balance(relayer),
@@ -43,6 +48,10 @@ export function createRelayerChainService(deps: { relayers: RelayerService; chai
     },
     async signTransaction(relayer, input) {
       requireActive(relayer);
+      // Where users pay fees in tokens, the transaction must pay the relayer before it signs (the reference's rule).
+      if (input.kind === 'solana' && relayer.network_type === 'solana' && userPays(feePolicy(relayer))) {
+        await checkUserPayment({ chain: chains.solana(relayer), relayer, policy: feePolicy(relayer) }, input.transaction);
+      }
       return signing.signTransaction(relayer, signer(relayer), input);
     },
   };

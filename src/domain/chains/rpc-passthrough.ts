@@ -7,7 +7,7 @@ import type { RelayerRow } from '../relayers/ports.ts';
 import { refusal, RPC_READS } from './rpc-methods.ts';
 import type { RelayerSigning } from '../signers/signing.ts';
 import type { Signer } from '../signers/ports.ts';
-import { isSolanaRelayerMethod, solanaRelayerMethod } from './solana/relayer-methods.ts';
+import { isSolanaRelayerMethod, solanaRelayerMethod, type SolanaMethodDeps } from './solana/relayer-methods.ts';
 
 /** A validated request: `id` null is kept (and left out of the answer), absent is 1, as the reference. */
 export interface RpcRequest {
@@ -35,10 +35,12 @@ function rawRequest(chains: RelayerChains, relayer: RelayerRow): (method: string
   }
 }
 
-export function createRelayerRpc(deps: { chains: RelayerChains; signing: RelayerSigning; signer: (relayer: RelayerRow) => Signer }): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
+export function createRelayerRpc(deps: { chains: RelayerChains; signing: RelayerSigning; signer: (relayer: RelayerRow) => Signer; send?: SolanaMethodDeps['send'] | undefined }): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
   const { chains } = deps;
+  const send = deps.send ?? (() => Promise.reject(new AppError('NOT_IMPLEMENTED', { reason: 'signAndSendTransaction is not wired here' })));
+  const solana: SolanaMethodDeps = { signing: deps.signing, chain: chains.solana, send };
   return async (relayer, { id, method, params }) => {
-    if (relayer.network_type === 'solana' && isSolanaRelayerMethod(method)) return answer(id, await solanaRelayerMethod(deps.signing, relayer, deps.signer(relayer), method, params));
+    if (relayer.network_type === 'solana' && isSolanaRelayerMethod(method)) return answer(id, await solanaRelayerMethod(solana, relayer, deps.signer(relayer), method, params));
     if (!RPC_READS[relayer.network_type].has(method)) {
       return answer(id, { error: { code: METHOD_NOT_FOUND, message: 'Method not found', description: refusal(relayer.network_type, method) } });
     }

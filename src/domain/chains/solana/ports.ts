@@ -98,6 +98,106 @@ export interface SignedSolanaTransaction {
   size: number;
 }
 
+/** One account of an instruction, as the message's header gives its role. */
+export interface SolanaAccountRef {
+  address: string;
+  signer: boolean;
+  writable: boolean;
+}
+
+/**
+ * What the relayer reads in an instruction: a System Program transfer, an SPL Token transfer (Transfer or
+ * TransferChecked, Token or Token-2022), an associated-token-account creation, or anything else.
+ */
+export type SolanaParsedInstruction =
+  | { type: 'system_transfer'; from: string; to: string; lamports: bigint }
+  | { type: 'token_transfer'; source: string; destination: string; authority: string; amount: bigint; mint: string | null; decimals: number | null }
+  | { type: 'create_ata'; payer: string; ata: string; owner: string; mint: string }
+  | { type: 'other' };
+
+export interface SolanaInstructionView {
+  program: string;
+  accounts: SolanaAccountRef[];
+  parsed: SolanaParsedInstruction;
+  /** The same instruction in the reference's `instructions` form, to compose it into another message. */
+  spec: SolanaInstructionSpec;
+}
+
+/** A wire transaction decoded, nothing signed or checked beyond its shape. */
+export interface InspectedSolanaTransaction {
+  feePayer: string;
+  /** Accounts that must sign, fee payer first. */
+  signers: string[];
+  blockhash: string;
+  instructions: SolanaInstructionView[];
+  /** Every static account of the message, fee payer first. */
+  accounts: string[];
+  programs: string[];
+  /** Accounts loaded from address lookup tables (v0): their addresses are not in the message. */
+  lookupAccounts: number;
+  /** Bytes of the wire transaction. */
+  size: number;
+  /** The compiled message in base64, as `feeForMessage` takes it. */
+  message: string;
+}
+
+/** An SPL token account (Token or Token-2022), read from the chain. */
+export interface SplTokenAccount {
+  address: string;
+  mint: string;
+  owner: string;
+  amount: bigint;
+  frozen: boolean;
+  /** The token program that owns it. */
+  program: string;
+}
+
+export interface SplMint {
+  address: string;
+  decimals: number;
+  program: string;
+}
+
+/** A transaction the relayer composed (fee payer, fresh blockhash), not signed yet. */
+export interface ComposedSolanaTransaction {
+  /** Base64 wire transaction, every signature empty. */
+  transaction: string;
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+  /** Lamports for the message; null when the node no longer knows the blockhash. */
+  fee: bigint | null;
+}
+
+/** A Jupiter quote (its documented `GET /swap/v1/quote` fields), amounts in the smallest units. */
+export interface SolanaSwapQuote {
+  inputMint: string;
+  outputMint: string;
+  inAmount: bigint;
+  outAmount: bigint;
+  /** outAmount less the slippage: the least the swap may give. */
+  otherAmountThreshold: bigint;
+  slippageBps: number;
+  /** The quote as Jupiter sent it, for its swap API. */
+  raw: unknown;
+}
+
+/** The swap API's answer: a transaction for the relayer to sign (base64) and its last valid block height. */
+export interface SolanaSwapTransaction {
+  transaction: string;
+  lastValidBlockHeight: bigint;
+}
+
+/**
+ * The reference's price and swap source (Jupiter; on networks named devnet and testnet a 1:1 stand-in, as the
+ * reference). Failures are AppErrors `CHAIN_UNAVAILABLE` naming the source, never its URL's secrets.
+ */
+export interface SolanaDex {
+  /** Quote for selling `amount` of `inputMint` for `outputMint`. */
+  quote(inputMint: string, outputMint: string, amount: bigint, slippagePercent: number): Promise<SolanaSwapQuote>;
+  /** A swap transaction for that quote, paid and signed by `user`. */
+  swapTransaction(quote: SolanaSwapQuote, user: string, options: { priorityLevel?: string | undefined; priorityFeeMaxLamports?: bigint | undefined; dynamicComputeUnitLimit?: boolean | undefined }): Promise<SolanaSwapTransaction>;
+}
+
 /**
  * One Solana network, through all its RPC URLs (failover, timeouts, retries). Reads throw an AppError
  * `CHAIN_UNAVAILABLE` when no URL answers; `send` never throws for what a node says.
@@ -126,6 +226,27 @@ export interface SolanaChain {
   buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner): Promise<SignedSolanaTransaction>;
   /** The same message with a fresh blockhash, signed again; refused when another signer is required. */
   resign(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  /** Decodes a base64 wire transaction (ValidationError with the reason when it is not one). */
+  inspect(transactionBase64: string): InspectedSolanaTransaction;
+  /** The SPL token account at `address`, or null when there is none (or it is not a token account). */
+  tokenAccount(address: string): Promise<SplTokenAccount | null>;
+  /** The SPL mint at `address`, or null when there is none. */
+  mint(address: string): Promise<SplMint | null>;
+  /** Lamports that keep an account of `bytes` data rent-exempt. */
+  rentExemption(bytes: number): Promise<bigint>;
+  /** The associated token account of `owner` for `mint`. */
+  associatedTokenAddress(owner: string, mint: SplMint): Promise<string>;
+  /**
+   * `amount` of `mint` from `owner`'s associated token account to `recipient`'s (TransferChecked, `owner` signs),
+   * preceded by the creation of the recipient's account, paid by `payer`, when `createRecipient`.
+   */
+  splTransfer(args: { owner: string; recipient: string; mint: SplMint; amount: bigint; payer: string; createRecipient: boolean }): Promise<SolanaInstructionSpec[]>;
+  /** A legacy message of `instructions` paid by `feePayer` with a fresh blockhash; other signers allowed, nothing signed. */
+  compose(instructions: SolanaInstructionSpec[], feePayer: string): Promise<ComposedSolanaTransaction>;
+  /** Signs as fee payer a transaction the relayer composed; the other signers sign after (their slots stay empty). */
+  signComposed(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  /** The network's token price and swap source. */
+  readonly dex: SolanaDex;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
   rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];

@@ -1,38 +1,84 @@
 // The reference's own JSON-RPC methods of a Solana relayer (its `rpc` route answers them itself, not the node):
-// signTransaction (as fee payer), getSupportedTokens and getFeaturesEnabled; the fee-token methods are not offered.
+// feeEstimate, prepareTransaction, transferTransaction, signTransaction, signAndSendTransaction, getSupportedTokens
+// and getFeaturesEnabled. Each result carries its `method`, as the reference's answers do.
 import { AppError } from '../../../errors.ts';
 import type { JsonRpcAnswer } from '../views.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerSigning } from '../../signers/signing.ts';
 import type { Signer } from '../../signers/ports.ts';
+import type { TransactionRecord } from '../../types.ts';
+import type { SolanaChain } from './ports.ts';
+import { DEFAULT_SLIPPAGE_PERCENT, feePolicy, invalidParams, userPays } from './fee-policy.ts';
+import { feeEstimate, prepareTransaction, transferTransaction } from './fee-methods.ts';
+import { jsonRpcError, SolanaRpcRefusal } from './rpc-errors.ts';
+import { checkUserPayment, type FeeContext } from './user-fee.ts';
 
 type Outcome = Pick<JsonRpcAnswer, 'result' | 'error'>;
 
-// Methods the reference's Solana relayer answers itself; the last four pay fees in SPL tokens or send.
-const OWN = new Set(['signTransaction', 'getSupportedTokens', 'getFeaturesEnabled']);
-const NOT_OFFERED: Record<string, string> = {
-  feeEstimate: 'fee payment in SPL tokens is not offered by this relayer: it pays the fee itself',
-  prepareTransaction: 'fee payment in SPL tokens is not offered by this relayer: it pays the fee itself',
-  transferTransaction: 'fee payment in SPL tokens is not offered by this relayer: it pays the fee itself',
-  signAndSendTransaction: 'send it with POST /api/v1/relayers/{relayer_id}/transactions ({ "transaction": "<base64>" }): the relayer signs as fee payer and tracks it',
-};
+export interface SolanaMethodDeps {
+  signing: RelayerSigning;
+  chain(relayer: RelayerRow): SolanaChain;
+  /** A send as POST /transactions makes it (`{ transaction }`): checked, signed, recorded, then sent by its job. */
+  send(relayer: RelayerRow, body: { transaction: string }): Promise<TransactionRecord>;
+}
 
-export const isSolanaRelayerMethod = (method: string): boolean => OWN.has(method) || method in NOT_OFFERED;
+const METHODS = new Set(['feeEstimate', 'prepareTransaction', 'transferTransaction', 'signTransaction', 'signAndSendTransaction', 'getSupportedTokens', 'getFeaturesEnabled']);
 
-const invalidParams = (description: string): Outcome => ({ error: { code: -32602, message: 'INVALID_PARAMS', description } });
+export const isSolanaRelayerMethod = (method: string): boolean => METHODS.has(method);
+
+function transactionParam(params: unknown): string {
+  const record = params as Record<string, unknown> | undefined;
+  const transaction = record?.transaction;
+  if (typeof transaction !== 'string' || transaction === '') throw invalidParams('params must be { "transaction": "<base64 wire transaction>" }');
+  return transaction;
+}
+
+function supportedTokens(relayer: RelayerRow) {
+  const tokens = (feePolicy(relayer).allowed_tokens ?? []).map((t) => ({
+    mint: t.mint,
+    symbol: t.symbol ?? '',
+    decimals: t.decimals ?? 0,
+    ...(t.max_allowed_fee == null ? {} : { max_allowed_fee: Number(t.max_allowed_fee) }),
+    conversion_slippage_percentage: t.swap_config?.slippage_percentage ?? DEFAULT_SLIPPAGE_PERCENT,
+  }));
+  return { tokens };
+}
+
+async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const ctx: FeeContext = { chain: deps.chain(relayer), relayer, policy: feePolicy(relayer) };
+  switch (method) {
+    case 'getFeaturesEnabled':
+      return { features: ['gasless'] };
+    case 'getSupportedTokens':
+      return supportedTokens(relayer);
+    case 'feeEstimate':
+      return feeEstimate(ctx, params);
+    case 'prepareTransaction':
+      return prepareTransaction(ctx, signer.ed25519, params);
+    case 'transferTransaction':
+      return transferTransaction(ctx, signer.ed25519, params);
+    case 'signTransaction': {
+      const transaction = transactionParam(params);
+      // Policies before the signature: where users pay, the transaction must pay the relayer.
+      if (userPays(ctx.policy)) await checkUserPayment(ctx, transaction);
+      return { ...(await deps.signing.signTransaction(relayer, signer, { kind: 'solana', transaction })) };
+    }
+    default: {
+      // signAndSendTransaction: the send path checks (the user's payment where users pay), signs and records it.
+      const record = await deps.send(relayer, { transaction: transactionParam(params) });
+      return { transaction: record.transaction, signature: record.signature, id: record.id };
+    }
+  }
+}
 
 /** Answers one of the methods above; `isSolanaRelayerMethod(method)` must hold. */
-export async function solanaRelayerMethod(signing: RelayerSigning, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Outcome> {
-  if (method in NOT_OFFERED) return { error: { code: -32601, message: 'UNSUPPORTED_METHOD', description: `'${method}': ${NOT_OFFERED[method]}` } };
-  if (method === 'getFeaturesEnabled') return { result: { features: ['gasless'] } };
-  // Fee tokens come from a relayer's allowed_tokens policy; none is configured, so none is supported.
-  if (method === 'getSupportedTokens') return { result: { tokens: [] } };
-  const transaction = (params as { transaction?: unknown } | undefined)?.transaction;
-  if (typeof transaction !== 'string' || transaction === '') return invalidParams('params must be { "transaction": "<base64 wire transaction>" }');
+export async function solanaRelayerMethod(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Outcome> {
   try {
-    return { result: await signing.signTransaction(relayer, signer, { kind: 'solana', transaction }) };
+    return { result: { method, ...(await run(deps, relayer, signer, method, params)) } };
   } catch (err) {
-    if (err instanceof AppError && err.status === 400) return invalidParams(err.reason);
+    if (err instanceof SolanaRpcRefusal) return { error: jsonRpcError(err.kind, err.reason) };
+    if (err instanceof AppError && err.status === 400) return { error: jsonRpcError(/^Policy violation: /.test(err.reason) ? 'PREPARATION_ERROR' : 'INVALID_PARAMS', err.reason) };
+    if (err instanceof AppError && err.code === 'CHAIN_UNAVAILABLE') return { error: jsonRpcError('PROVIDER_ERROR', err.reason) };
     throw err;
   }
 }

@@ -24,7 +24,7 @@ export const solanaPolicy = (relayer: RelayerRow): SolanaPolicy => (relayer.poli
 const violation = (reason: string) => new ValidationError(`Policy violation: ${reason}`);
 
 /** Checks that need only the transaction: programs, accounts, signatures, size, fee cap. */
-export function checkSolanaPolicy(signed: SignedSolanaTransaction, policy: SolanaPolicy): void {
+export function checkSolanaPolicy(signed: Pick<SignedSolanaTransaction, 'programs' | 'accounts' | 'requiredSignatures' | 'size' | 'fee'>, policy: SolanaPolicy): void {
   if (policy.allowed_programs) {
     const denied = signed.programs.find((p) => !policy.allowed_programs!.includes(p));
     if (denied) throw violation(`Program ${denied} not allowed`);

@@ -14,6 +14,11 @@ import { parseSolanaRequest, type SolanaBody } from './request.ts';
 import { checkSolanaBalance, checkSolanaPolicy, solanaPolicy } from './policy.ts';
 import { sendStep, watchStep, type TrackContext } from './track.ts';
 import { onlyPending, resumeInFlight } from '../family-common.ts';
+import { feePolicy, userPays } from '../../chains/solana/fee-policy.ts';
+import { checkUserPayment } from '../../chains/solana/user-fee.ts';
+
+/** The reference's text: where users pay, the relayer only relays a transaction already paying it. */
+const USER_PAYS_NEEDS_TRANSACTION = 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.';
 
 export const SOLANA_JOB = 'solana.tx';
 const DEFAULT_SLOT_MS = 400;
@@ -42,6 +47,12 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
   const request = parseSolanaRequest(body, (deps.now ?? Date.now)());
   const signer = requireSigner(deps, relayer);
   const chain = deps.chains.solana(relayer.network);
+  const fees = feePolicy(relayer);
+  if (userPays(fees)) {
+    // Users pay in tokens: the transaction must pay the relayer, under the policies, before the signer is called.
+    if (request.form !== 'transaction') throw new ValidationError(USER_PAYS_NEEDS_TRANSACTION);
+    await checkUserPayment({ chain, relayer, policy: fees }, request.transaction);
+  }
   const [signed, balance] = await Promise.all([
     request.form === 'transaction' ? chain.signTransaction(request.transaction, signer) : chain.buildAndSign(request.instructions, signer),
     chain.balance(relayer.address),
