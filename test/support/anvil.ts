@@ -128,6 +128,17 @@ export async function startAnvil(options: { chainId?: number; blockTimeMs?: numb
   };
 }
 
+/** Waits until anvil's pool holds `hash` (a broadcast of it was accepted and nothing has mined it yet). */
+export async function waitInPool(anvil: TestAnvil, hash: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pool = await anvil.txpool();
+    if (Object.values(pool.pending).some((byNonce) => Object.values(byNonce).some((tx) => tx.hash === hash))) return;
+    if (Date.now() > deadline) throw new Error(`${hash} not in the pool within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /**
  * Runtime bytecode that reverts every call with `data`: CODECOPY the bytes that follow the
  * 12-byte prologue into memory, then REVERT with them. Install it with `setCode`.

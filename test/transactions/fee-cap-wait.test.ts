@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build, type TestServer } from '../helper.ts';
-import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
+import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil, waitInPool } from '../support/anvil.ts';
 import { waitFor } from './lifecycle/support.ts';
 
 const GWEI = 1_000_000_000n;
@@ -40,12 +40,6 @@ const waitRecord = (s: TestServer, id: string, done: (r: Record<string, any>) =>
 const reasons = (s: TestServer, id: string) =>
   (s.app.db.prepare('SELECT body FROM webhook_events WHERE transaction_id = ? ORDER BY seq').pluck().all(id) as string[]).map((b) => JSON.parse(b).payload.status_reason as string | null);
 const waitsCounted = async (s: TestServer) => Number(/relaybox_transaction_fee_cap_waits_total\{network="anvil"\} (\d+)/.exec((await s.request('GET', '/metrics')).text)?.[1] ?? 0);
-
-/** Waits until anvil's pool holds `hash` (the relayer's broadcast of it was accepted). */
-async function waitInPool(hash: string): Promise<void> {
-  const pooled = async () => Object.values((await anvil.txpool()).pending).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash as string));
-  await waitFor(pooled, (hashes) => hashes.includes(hash), 30_000, `${hash} in the pool`);
-}
 
 /** Sent under the cap with automine off (it sits in the pool), then the next base fee pushed far above the cap. */
 async function waitingAtCap(s: TestServer, body: Record<string, unknown>): Promise<Record<string, any>> {
@@ -89,7 +83,7 @@ test('waiting at the cap when valid_until passes: a NOOP replaces it, and it end
   assert.ok(BigInt(noop.max_fee_per_gas) <= CAP);
   await anvil.setNextBaseFee(LOW_BASE_FEE);
   // The NOOP in the node's pool (it replaced the first version, still held there) before a block is mined.
-  await waitInPool(noop.noop_hashes[0]);
+  await waitInPool(anvil, noop.noop_hashes[0]);
   await anvil.setAutomine(true);
   await anvil.mine(1);
   const done = await waitRecord(s, waiting.id, (r) => ['confirmed', 'expired'].includes(r.status), 'final');
@@ -111,7 +105,7 @@ test('without valid_until, a transaction not mined 8 hours after its creation is
   s.app.db.prepare("UPDATE transactions SET record = json_set(record, '$.created_at', ?) WHERE id = ?").run(created, id);
   const noop = await waitRecord(s, id, (r) => r.noop_hashes.length === 1, 'the expiry NOOP');
   assert.match(noop.status_reason, /not mined within 8 hours/);
-  await waitInPool(noop.noop_hashes[0]);
+  await waitInPool(anvil, noop.noop_hashes[0]);
   await anvil.setAutomine(true);
   await anvil.mine(1);
   const done = await waitRecord(s, id, (r) => ['confirmed', 'expired'].includes(r.status), 'final');

@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { numberToHex, pad, parseTransaction, serializeTransaction, type Hex } from 'viem';
 import { build, type TestServer } from '../helper.ts';
-import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil, type TestAnvil } from '../support/anvil.ts';
+import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil, waitInPool, type TestAnvil } from '../support/anvil.ts';
 import { startSequencerProxy } from '../support/sequencer-proxy.ts';
 import type { NetworkConfig } from '../../src/config/config.ts';
 import { isArbitrum, isOptimism, lacksMempool } from '../../src/domain/transactions/evm/network-kind.ts';
@@ -106,6 +106,25 @@ test('no-mempool: a nonce used behind the relayer\'s back is answered "nonce too
   assert.equal(done.nonce, before + 1);
   assert.match(done.status_reason, /re-signed with nonce/);
   assert.equal(await latestNonce(address), before + 2);
+});
+
+test('rollup: a transaction re-signed more than 50 times gives its nonce up to a NOOP, as the reference does', async (t) => {
+  // Straight to anvil (automine is off for the sequencer): the transaction waits in the pool.
+  const s = await start(t, anvil, { tags: ['rollup'] }, ANVIL_KEYS[1]);
+  const res = await s.request('POST', path(), { body: { to: TO, value: 1, speed: 'fast' } });
+  assert.equal(res.status, 200, res.text);
+  const id = res.body.data.id;
+  await waitFor(() => get(s, id), (r) => r.status === 'submitted', 30_000, 'submitted');
+  // As if it had been re-priced 50 times (the store holds the record as JSON).
+  const earlier = Array.from({ length: 50 }, (_, i) => numberToHex(i + 1, { size: 32 }));
+  s.app.db.prepare("UPDATE transactions SET record = json_set(record, '$.hashes', json(?)) WHERE id = ?").run(JSON.stringify([...earlier, res.body.data.hash]), id);
+  const noop = await waitFor(() => get(s, id), (r) => r.noop_hashes.length === 1, 30_000, 'the NOOP');
+  assert.equal(noop.status_reason, 'Rollup transaction has too many attempts. Replacing with NOOP.');
+  await waitInPool(anvil, noop.noop_hashes[0]);
+  await anvil.mine(1);
+  const done = await waitConfirmed(s, id);
+  assert.equal(done.status, 'expired');
+  assert.equal(done.status_reason, 'too many attempts on a rollup: a NOOP took its nonce');
 });
 
 /**

@@ -6,12 +6,12 @@ import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
 import type { EvmChain, FeeSuggestions, Hex, Receipt } from '../../chains/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
-import { asEvm } from './versions.ts';
+import { asEvm, isNoop } from './versions.ts';
 import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
 import { createEvmMoves } from './moves.ts';
 import { fillNonceGaps } from './gaps.ts';
 import { createSignBackoff, isSignerFailure } from './sign-backoff.ts';
-import { lacksMempool } from './network-kind.ts';
+import { isRollup, lacksMempool } from './network-kind.ts';
 import { isWaitingAtCap } from './fee-cap-wait.ts';
 import { evmExpiresAt } from '../valid-until.ts';
 
@@ -20,6 +20,8 @@ export const EVM_CHECK = 'evm.check';
 export const WINDOW = 256;
 /** How long a freshly signed version is left to the broadcast right after its commit. */
 const FAST_PATH_GRACE_MS = 2_000;
+/** Versions a transaction may have on a `rollup` network before a NOOP replaces it (the reference's MAXIMUM_TX_ATTEMPTS). */
+const MAX_ROLLUP_ATTEMPTS = 50;
 /** Transactions handled at once within a run (RPC lookups in flight). */
 const PARALLEL = 16;
 
@@ -88,7 +90,11 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     }
     let c = asEvm(current.record);
     // valid_until, or 8 hours after its creation when the request gave none (the reference's default).
-    if (evmExpiresAt(c) <= t.now && !(c.noop_hashes ?? []).includes(c.hash)) return moves.noop(t, current, 'expiry');
+    if (!isNoop(c)) {
+      if (evmExpiresAt(c) <= t.now) return moves.noop(t, current, 'expiry');
+      // The reference's MAXIMUM_TX_ATTEMPTS: on a rollup, a transaction re-signed more than 50 times gives its nonce up.
+      if (isRollup(t.network) && c.hashes.length > MAX_ROLLUP_ATTEMPTS) return moves.noop(t, current, 'attempts');
+    }
     if (isWaitingAtCap(c)) {
       current = await moves.leaveWaitIfFeesFell(t, current);
       if (!current) return;

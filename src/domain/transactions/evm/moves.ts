@@ -146,13 +146,16 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     return write(stored, { ...r, status_reason: null });
   }
 
-  /** A NOOP under the same nonce, re-priced (valid_until passed): it ends `expired` if the NOOP is mined. */
-  async function noop(t: Tick, stored: StoredTransaction, why: 'expiry'): Promise<void> {
+  /**
+   * A NOOP under the same nonce, re-priced: valid_until passed, or (on a rollup) too many versions were signed. It
+   * ends `expired` if the NOOP is mined.
+   */
+  async function noop(t: Tick, stored: StoredTransaction, why: 'expiry' | 'attempts'): Promise<void> {
     const r = asEvm(stored.record);
     // Under the fee cap too: at the cap it may not beat the pool's replacement rule; it is sent and tracked all the same.
     const pricing = repricing(lacksMempool(t.network), preparedOf(r).pricing, await t.fees(), 'fast', t.signer.feeCap);
     const gas = await noopGasLimit(t.chain, t.network, t.relayer.address);
-    const reason = r.valid_until === null ? `not mined within 8 hours (the default valid_until): a NOOP replaces it` : 'valid_until passed before it was mined: a NOOP replaces it';
+    const reason = why === 'attempts' ? ROLLUP_ATTEMPTS_REASON : r.valid_until === null ? 'not mined within 8 hours (the default valid_until): a NOOP replaces it' : 'valid_until passed before it was mined: a NOOP replaces it';
     const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing, gas), { noop: true })), status_reason: reason };
     const written = await write(stored, next);
     if (!written) return;
@@ -162,6 +165,9 @@ export function createEvmMoves(deps: EvmCheckDeps) {
 
   return { write, settle, broadcast, bump, noop, leaveWaitIfFeesFell };
 }
+
+/** The reference's words (MAXIMUM_TX_ATTEMPTS on a `rollup` network); the final reason is derived from them. */
+export const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts. Replacing with NOOP.';
 
 /** Newest version first: the one most likely mined. */
 async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
@@ -180,5 +186,7 @@ function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reaso
     const kept = isWaitingAtCap(r) ? null : r.status_reason;
     return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : kept };
   }
-  return r.is_canceled ? { status: 'canceled', reason: 'canceled: the NOOP took its nonce' } : { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
+  if (r.is_canceled) return { status: 'canceled', reason: 'canceled: the NOOP took its nonce' };
+  if (r.status_reason === ROLLUP_ATTEMPTS_REASON) return { status: 'expired', reason: 'too many attempts on a rollup: a NOOP took its nonce' };
+  return { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
 }
