@@ -141,7 +141,7 @@ function storage(env: NodeJS.ProcessEnv, notices: ReferenceNotice[]): string | u
   if (queue && !['redis', 'sqs', 'pubsub', 'rabbitmq'].includes(queue)) throw new Error(`QUEUE_BACKEND must be redis, sqs, pubsub or rabbitmq, got '${env.QUEUE_BACKEND}'`);
   if (queue) notices.push({ variable: 'QUEUE_BACKEND', level: 'info', message: `QUEUE_BACKEND=${queue}: no queue broker is used; jobs live in the store, so ${queue === 'redis' ? 'Redis' : queue} needs no set-up for Relaybox` });
   if (set(env, 'TRANSACTION_EXPIRATION_HOURS')) {
-    notices.push({ variable: 'TRANSACTION_EXPIRATION_HOURS', level: 'info', message: 'TRANSACTION_EXPIRATION_HOURS is not used: transactions in a final state are kept, not deleted after that many hours' });
+    notices.push({ variable: 'TRANSACTION_EXPIRATION_HOURS', level: 'info', message: 'TRANSACTION_EXPIRATION_HOURS is not used: transactions in a final state are kept, not deleted after that many hours (in the reference it sets no valid_until either: an EVM transaction sent without one expires 8 hours after its creation, in both)' });
   }
   if (type === 'redis') return 'REPOSITORY_STORAGE_TYPE=redis';
   if (bool(env, 'DISTRIBUTED_MODE', true)) return 'DISTRIBUTED_MODE=true';
