@@ -92,6 +92,7 @@ export const transactionRecord = {
     max_priority_fee_per_gas: nullable({ type: 'string' }),
     nonce: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     speed: nullable({ type: 'string' }),
+    l1_fee: { type: 'string', pattern: '^\\d+$', description: "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced" },
   },
 } as const;
 
