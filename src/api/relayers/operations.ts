@@ -27,6 +27,7 @@ import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayer
 import { checkShape } from './shapes.ts';
 import { createChainOperations } from './chain-operations.ts';
 import { createSponsoredOperations } from './sponsored.ts';
+import { createSolanaSponsored } from '../../domain/chains/solana/sponsored.ts';
 
 /** Query values arrive as strings (or arrays when repeated); a repeated parameter is ambiguous, so refused. */
 function queryCopy(raw: unknown): Record<string, unknown> {
@@ -123,7 +124,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
 
   return {
     ...createChainOperations({ relayers, chain }),
-    ...createSponsoredOperations({ relayers, families: {} }),
+    ...createSponsoredOperations({ relayers, families: { solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);

@@ -41,8 +41,19 @@ export const stellarSponsoredBody = {
   },
 } as const;
 
+/** The reference's Solana quote and build request (its feeEstimate and prepareTransaction params). */
+export const solanaSponsoredBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['transaction', 'fee_token'],
+  properties: {
+    transaction: { type: 'string', minLength: 1, maxLength: 65_536, description: "The user's transaction (base64 wire transaction, the user as fee payer, signed or not)." },
+    fee_token: { type: 'string', maxLength: 64, description: 'The SPL token mint the fee is paid in (in `allowed_tokens` when set).' },
+  },
+} as const;
+
 /** Bodies by network type; a family without sponsored transactions has none. */
-const BODIES: Partial<Record<NetworkType, object>> = { stellar: stellarSponsoredBody };
+const BODIES: Partial<Record<NetworkType, object>> = { stellar: stellarSponsoredBody, solana: solanaSponsoredBody };
 
 function withoutNulls(body: unknown): Record<string, unknown> {
   if (body === undefined) throw new ValidationError('a JSON request body is required');
@@ -114,6 +125,23 @@ const buildResult = {
     max_fee_in_token_ui: { type: 'string' },
   },
 } as const;
+// Solana: the reference answers with its feeEstimate and prepareTransaction results.
+const solanaQuoteResult = {
+  type: 'object',
+  required: ['estimated_fee', 'conversion_rate'],
+  properties: { estimated_fee: { type: 'string', description: 'The fee in whole tokens (decimal).' }, conversion_rate: { type: 'string', description: 'Tokens per SOL.' } },
+} as const;
+const solanaBuildResult = {
+  type: 'object',
+  required: ['transaction', 'fee_in_spl', 'fee_in_lamports', 'fee_token', 'valid_until_blockheight'],
+  properties: {
+    transaction: { type: 'string', description: "The user's instructions after a fee transfer to the relayer, the relayer as fee payer, signed by it: for the user to sign and send." },
+    fee_in_spl: decimal,
+    fee_in_lamports: decimal,
+    fee_token: { type: 'string' },
+    valid_until_blockheight: { type: 'integer' },
+  },
+} as const;
 const exampleBody = { operations: [{ type: 'payment', destination: 'GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI', amount: 1000000, asset: { type: 'native' } }], source_account: 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ', fee_token: 'USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN' };
 const errors = ['RELAYER_NOT_FOUND', 'RELAYER_PAUSED', 'RELAYER_DISABLED', 'NOT_SUPPORTED', 'CHAIN_UNAVAILABLE'] as const;
 
@@ -125,8 +153,8 @@ export const sponsoredRouteDocs: RouteDoc[] = [
     description:
       "Stellar: the fee the relayer will pay (the user's operations, the fee payment and the fee bump, plus `fee_margin_percentage`) priced in `fee_token` from the order book (Horizon's `/paths/strict-send`). The token must be in `allowed_tokens` (when set) and the user must hold enough of it. EVM relayers answer 400.",
     params,
-    body: { oneOf: [stellarSponsoredBody] },
-    data: quoteResult,
+    body: { oneOf: [stellarSponsoredBody, solanaSponsoredBody] },
+    data: { oneOf: [quoteResult, solanaQuoteResult] },
     errors,
     examples: { body: exampleBody, data: { fee_in_token_ui: '0.00045', fee_in_token: '4500', conversion_rate: '15' } },
   },
@@ -137,8 +165,8 @@ export const sponsoredRouteDocs: RouteDoc[] = [
     description:
       "Stellar (needs `fee_payment_strategy: user`): the user's transaction (from `transaction_xdr` or `operations` with `source_account`) with a payment of the quoted fee to the relayer added and time bounds of two minutes. The user signs it and sends it to `POST …/transactions` with `fee_bump: true`: the relayer checks the payment again and pays the network in a fee bump.",
     params,
-    body: { oneOf: [stellarSponsoredBody] },
-    data: buildResult,
+    body: { oneOf: [stellarSponsoredBody, solanaSponsoredBody] },
+    data: { oneOf: [buildResult, solanaBuildResult] },
     errors,
     examples: { body: exampleBody, data: { transaction: 'AAAAAgAAAAD…', fee_in_token: '4500', fee_in_token_ui: '0.00045', fee_in_stroops: '300', fee_token: exampleBody.fee_token, valid_until: '2026-01-01T12:02:00Z' } },
   },

@@ -196,3 +196,26 @@ test('bad params and price source failures answer JSON-RPC errors; the relayer s
   // One signature (the relayer's: the memo names no signer), no margin, no token account: 5000 lamports.
   assert.deepEqual(quoted.result, { method: 'feeEstimate', estimated_fee: '0.00075', conversion_rate: '150' });
 });
+
+test('the REST routes: sponsored quote and build answer as feeEstimate and prepareTransaction; the signed result sent with POST /transactions lands', async () => {
+  const friend = (await generateKeyPairSigner()).address;
+  await sol.fundTokens(friend, usdc, 0n);
+  const body = { transaction: wire(user.address, [await tokenTransfer(friend, 500_000n)]), fee_token: usdc };
+  const quote = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/quote', { body });
+  assert.equal(quote.status, 200, quote.text);
+  assert.deepEqual(Object.keys(quote.body.data).sort(), ['conversion_rate', 'estimated_fee']);
+  const built = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', { body });
+  assert.equal(built.status, 200, built.text);
+  assert.equal(built.body.data.fee_token, usdc);
+  const refused = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', { body: { ...body, fee_token: other } });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error, `Policy violation: Token ${other} not allowed for transfers`);
+
+  const before = sol.tokenBalance(await ata(RELAYER, usdc))!;
+  const sent = await s.request('POST', '/api/v1/relayers/gasless/transactions', { body: { transaction: await userSigns(built.body.data.transaction) } });
+  assert.equal(sent.status, 200, sent.text);
+  const record = await waitLanded(sent.body.data.id);
+  assert.notEqual(record.status, 'failed', String(record.status_reason));
+  assert.equal(sol.tokenBalance(await ata(RELAYER, usdc)), before + BigInt(built.body.data.fee_in_spl));
+  assert.equal(sol.tokenBalance(await ata(friend, usdc)), 500_000n);
+});
