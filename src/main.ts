@@ -65,7 +65,10 @@ try {
 }
 starting = false;
 const server = await app.listen(config.port, config.host);
-logger.info({ address: server.address(), pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
+const bound = server.address();
+// Where to point curl and a browser: the API and the operator console share the port (and the key).
+const base = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : '';
+logger.info({ address: bound, url: `${base}/api/v1`, console: `${base}/console`, pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
 
 const signal = await stopRequested;
 const stopStarted = Date.now();

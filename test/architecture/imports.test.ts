@@ -39,7 +39,7 @@ function edgesOf(file: string): Edges {
 }
 
 const graph = new Map<string, Edges>();
-for (const file of [...sourceFiles('src'), ...sourceFiles('runtime')]) graph.set(rel(file), edgesOf(file));
+for (const file of [...sourceFiles('src'), ...sourceFiles('runtime'), ...sourceFiles('console')]) graph.set(rel(file), edgesOf(file));
 const all = (e: Edges) => [...e.local, ...e.typeOnly];
 const under = (prefix: string) => [...graph].filter(([file]) => file.startsWith(prefix));
 // A bare name that is also one of our dependencies (`buffer`) is that npm package: the bundler resolves it so.
@@ -137,6 +137,25 @@ test('adapters (chains, signers, store, plugin host) never import the HTTP or AP
     }
   }
   assert.ok(graph.get('src/app.ts')!.local.includes('src/chains/index.ts'), 'the composition root builds the chains');
+});
+
+test("the console's browser code (console/) imports only itself and preact, and nothing imports it", () => {
+  const browser = under('console/');
+  assert.ok(browser.some(([f]) => f === 'console/app.ts'), 'the console is read');
+  for (const [file, edges] of browser) {
+    for (const p of edges.packages) assert.ok(/^preact(\/hooks)?$/.test(p), `${file} imports ${p}`);
+    for (const t of all(edges)) assert.ok(t.startsWith('console/'), `${file} imports ${t}`);
+  }
+  for (const [file, edges] of [...under('src/'), ...under('runtime/')]) for (const t of all(edges)) assert.ok(!t.startsWith('console/'), `${file} imports ${t}`);
+});
+
+test("the console's server part (src/console/) serves files only: no domain, store, chain, signer or plugin host", () => {
+  const server = under('src/console/');
+  assert.ok(server.length >= 2);
+  for (const [file, edges] of server) {
+    for (const t of all(edges)) assert.ok(!/^src\/(domain|store|chains|signers|plugin-host|api)\//.test(t), `${file} imports ${t}`);
+  }
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/console/routes.ts'), 'the composition root mounts it');
 });
 
 test('there are no import cycles, counting type imports', () => {

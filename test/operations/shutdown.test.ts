@@ -157,3 +157,22 @@ test('a call that outlives SHUTDOWN_GRACE_MS is cut when the grace period ends, 
   assert.ok(cut, s.output());
   assert.equal(cut.graceMs, 300);
 });
+
+test('npm start logs the console URL next to the API URL, serves the console there, and an open events stream does not hold the stop', async (t) => {
+  const s = await startNpm(t);
+  const listening = s.lines().find((l) => l.msg === 'relaybox listening')!;
+  assert.equal(listening.url, `${s.url}/api/v1`);
+  assert.equal(listening.console, `${s.url}/console`);
+  const page = await fetch(listening.console);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /Relaybox console/);
+  const stream = await fetch(`${s.url}/api/v1/events`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  assert.equal(stream.status, 200);
+  const reader = stream.body!.getReader();
+  assert.match(new TextDecoder().decode((await reader.read()).value), /: connected/);
+  process.kill(s.mainPid, 'SIGTERM');
+  // The stream ends at the stop, so the stop does not wait out SHUTDOWN_GRACE_MS for it.
+  while (!(await reader.read()).done);
+  await assertCleanStop(s);
+  assert.equal(s.lines().find((l) => l.msg === 'shutdown grace period over: closing the connections still open'), undefined, s.output());
+});

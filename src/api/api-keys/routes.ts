@@ -98,7 +98,7 @@ export const apiKeyRouteDocs: RouteDoc[] = [
     summary: "The calling key's own permissions",
     description: 'Any key may call it (no permission needed): what it may read, execute and manage, per area. The operator console enables its buttons from it; the server still checks every call.',
     data: selfRecord,
-    examples: { data: { kind: 'key', id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc', name: 'ops-read', permissions: ['relayer:all:read'], can: { relayer: { read: 'all', execute: [], manage: [] } } } },
+    examples: { data: { kind: 'key', id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc', name: 'ops-read', permissions: ['relayer:all:read', 'plugin:echo:execute'], can: abilities(['relayer:all:read', 'plugin:echo:execute']) } },
   },
   { method: 'get', path: '/:api_key_id/permissions', summary: "An API key's permissions", params: apiKeyIdParams, data: { type: 'array', items: { type: 'string' } }, errors: ['API_KEY_NOT_FOUND'] },
   { method: 'delete', path: '/:api_key_id', summary: 'Delete an API key', params: apiKeyIdParams, data: { type: 'string' }, errors: ['API_KEY_NOT_FOUND'], examples: { data: 'API key deleted successfully' } },

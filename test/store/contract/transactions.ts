@@ -118,4 +118,27 @@ export function transactionsContract(factory: StoreFactory): void {
     assert.equal(await repos.transactions.update({ ...a, status: 'submitted' }, 'sent', 1), true);
     assert.equal((await repos.transactions.getByNonce('r1', 0))?.version, 2);
   });
+  test('history keeps every state written, oldest first, and nothing from a stale update or a rollback', async (t) => {
+    const store = await factory(t);
+    const { repos } = store;
+    await repos.relayers.seed([relayerSeed('r1')]);
+    await repos.transactions.insert(txRecord('r1', 'tx-1', 1000), 1000, 0);
+    const before = Date.now();
+    const sent = { ...txRecord('r1', 'tx-1', 1000, 'sent'), hash: '0xaa' };
+    assert.equal(await repos.transactions.update(sent, 'pending', 1), true);
+    assert.equal(await repos.transactions.update(txRecord('r1', 'tx-1', 1000, 'failed'), 'pending', 1), false);
+    await assert.rejects(
+      store.atomically(async (tx) => {
+        await tx.transactions.update({ ...sent, status: 'confirmed' }, 'sent', 2);
+        throw new Error('rolled back');
+      }),
+    );
+    await repos.transactions.update({ ...sent, status: 'submitted' }, 'sent', 2);
+    const history = await repos.transactions.history('tx-1');
+    assert.deepEqual(history.map((h) => [h.version, h.record.status]), [[1, 'pending'], [2, 'sent'], [3, 'submitted']]);
+    assert.equal(history[1]!.record.hash, '0xaa');
+    assert.ok(history.every((h, i) => i === 0 || h.at_ms >= history[i - 1]!.at_ms));
+    assert.ok(history[2]!.at_ms >= before - 1000 && history[2]!.at_ms <= Date.now() + 1000, 'written at the time of the write');
+    assert.deepEqual(await repos.transactions.history('tx-none'), []);
+  });
 }

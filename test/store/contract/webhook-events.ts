@@ -59,6 +59,19 @@ export function webhookEventsContract(factory: StoreFactory): void {
     assert.equal(await events.get('hook', 'x1'), undefined, "another notification's event is not found under this one");
   });
 
+  test("listByTransaction: a transaction's events, oldest first, whatever their notification, at most the limit", async (t) => {
+    const { repos } = await factory(t);
+    const events = repos.webhookEvents;
+    await repos.notifications.insertIfAbsent(notificationRow('hook'));
+    await events.insert(eventRow('e1', 'hook', 'tx-1', 100));
+    await events.insert(eventRow('x1', 'hook', 'tx-2', 100));
+    await events.insert(eventRow('e2', 'other', 'tx-1', 100));
+    await events.insert(eventRow('e3', 'hook', 'tx-1', 100));
+    assert.deepEqual((await events.listByTransaction('tx-1', 10)).map((e) => e.id), ['e1', 'e2', 'e3']);
+    assert.deepEqual((await events.listByTransaction('tx-1', 2)).map((e) => e.id), ['e1', 'e2']);
+    assert.deepEqual(await events.listByTransaction('tx-none', 10), []);
+  });
+
   test('events written in one transaction keep their order per transaction', async (t) => {
     const store = await factory(t);
     await store.atomically(async (tx) => {
