@@ -23,12 +23,12 @@ after(() => anvil.stop());
 const sequencer = await startSequencerProxy(anvil);
 after(() => sequencer.close());
 
-function start(t: Parameters<typeof build>[0], chain: TestAnvil, network: Partial<NetworkConfig>, key: Hex = ANVIL_KEYS[0]): Promise<TestServer> {
+function start(t: Parameters<typeof build>[0], chain: TestAnvil, network: Partial<NetworkConfig>, key: Hex = ANVIL_KEYS[0], policies?: Record<string, unknown>): Promise<TestServer> {
   return build(t, {
     config: {
       networks: [chain.network('l2', { resubmit_timeout_ms: 3_600_000, ...network })],
       signers: [{ id: 'key', type: 'local', development: true, private_key: key }],
-      relayers: [{ id: 'relay', name: 'l2', network: 'l2', signer_id: 'key' }],
+      relayers: [{ id: 'relay', name: 'l2', network: 'l2', signer_id: 'key', ...(policies ? { policies } : {}) }],
       notifications: [],
       plugins: [],
     },
@@ -159,6 +159,14 @@ test('optimism-based: the L1 data fee from the chain\'s gas price oracle counts 
   const unsigned = serializeTransaction({ ...tx, r: undefined, s: undefined, v: undefined, yParity: undefined } as never);
   assert.equal(r.l1_fee, String(BigInt((unsigned.length - 2) / 2 + 68) * perByte));
   assert.equal((await waitFor(() => get(s, r.id), (x) => x.status === 'confirmed', 30_000, 'confirmed')).l1_fee, r.l1_fee);
+
+  // min_balance counts it too: a policy that value + gas × fee alone would leave intact.
+  const balance = 5n * 10n ** 14n;
+  await op.rpc('anvil_setBalance', [ANVIL_ADDRESSES[1], numberToHex(balance)]);
+  const guarded = await start(t, op, { tags: ['optimism-based'], features: ['eip1559'] }, key, { min_balance: Number(balance - l2Cost - 1000n) });
+  const below = await guarded.request('POST', path(), { body });
+  assert.equal(below.status, 400, below.text);
+  assert.match(JSON.stringify(below.body), /min_balance/);
 
   // Tagged optimism-based, but nothing answers at the oracle's address: said, not guessed.
   await op.setCode(ORACLE, '0x');

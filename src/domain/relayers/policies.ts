@@ -22,6 +22,8 @@ export interface PolicyTx {
   pricing: Pricing;
   /** The request gave its prices (`gas_price` or the EIP-1559 pair), rather than a `speed`. */
   explicitPrices: boolean;
+  /** Wei the chain charges beyond gas × price (an OP-stack L1 data fee); counts in the min_balance check. */
+  extraCost?: bigint;
 }
 
 /** whitelist_receivers entries with a wrong EIP-55 checksum: accepted (compared in any case), as the reference does; logged. */
@@ -65,7 +67,7 @@ export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx, balance?: 
   }
   if (policies.min_balance !== undefined && BigInt(policies.min_balance) > 0n) {
     if (balance === undefined) return "the relayer's balance is needed to check its min_balance policy";
-    const cost = tx.value + tx.gasLimit * price;
+    const cost = tx.value + tx.gasLimit * price + (tx.extraCost ?? 0n);
     const left = balance - cost;
     if (left < BigInt(policies.min_balance)) {
       return `sending would leave the relayer with ${left < 0n ? 0n : left} wei, below its min_balance policy of ${policies.min_balance} wei (balance ${balance}, worst-case cost ${cost})`;

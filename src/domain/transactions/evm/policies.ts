@@ -12,13 +12,14 @@ export async function enforceEvmPolicies(
   body: EvmBody,
   prepared: EvmPrepared,
   readBalance: () => Promise<bigint>,
+  extraCost = 0n,
 ): Promise<EvmPrepared> {
   if (!policies || Object.keys(policies).length === 0) return prepared;
   const explicitPrices = body.speed === undefined;
   const p = explicitPrices ? prepared : { ...prepared, pricing: capPricing(policies, prepared.pricing) };
   const needsBalance = policies.min_balance !== undefined && BigInt(policies.min_balance) > 0n;
   const balance = needsBalance ? await readBalance() : undefined;
-  const tx = { to: p.to, value: p.value, gasLimit: p.gasLimit, gasLimitGiven: body.gas_limit !== undefined && body.gas_limit !== null, pricing: p.pricing, explicitPrices };
+  const tx = { to: p.to, value: p.value, gasLimit: p.gasLimit, gasLimitGiven: body.gas_limit !== undefined && body.gas_limit !== null, pricing: p.pricing, explicitPrices, extraCost };
   const reason = checkEvmPolicies(policies, tx, balance);
   if (reason) throw new ValidationError(reason);
   return p;

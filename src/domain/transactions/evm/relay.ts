@@ -48,11 +48,19 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   const funds = createFundsGuard(2_000);
   const submitter = createEvmSubmitter({ store, writer, logger });
   const fees = (relayer: RelayerRow) => () => relayers.chain(relayer).fees();
-  /** Priced from the chain (or as given), then held to the relayer's policies before anything is signed. */
-  const price = async (relayer: RelayerRow, body: EvmBody, old?: EvmRecord) => {
+  /**
+   * Priced from the chain (or as given), held to the relayer's policies, and paid for (the balance check) before
+   * anything is signed. On OP-stack networks the L1 data fee (an estimate at signing, with the nonce expected) counts
+   * in min_balance and the balance check, and is returned for the record.
+   */
+  const price = async (relayer: RelayerRow, body: EvmBody, nonce: number, old?: EvmRecord) => {
     const priced = await prepareEvm(body, fees(relayer), old, Date.now(), gasFromChain(relayers, relayer));
     if (body.to && hasWrongChecksum(body.to)) logger.warn({ relayerId: relayer.id, to: body.to, checksummed: priced.to }, "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it");
-    return enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`));
+    const l1Fee = await l1FeeOf(relayer, priced, nonce);
+    const prepared = await enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`), l1Fee ?? 0n);
+    const parts = l1Fee === null ? undefined : 'value + gas_limit × fee + L1 data fee';
+    await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared) + (l1Fee ?? 0n), parts);
+    return { prepared, l1Fee };
   };
   const signer = (relayer: RelayerRow): EvmSigner => {
     const resolved = relayers.signer(relayer.id);
@@ -60,20 +68,10 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     if (!signDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
     return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address, feeCap: gasPriceCap(relayer.policies) };
   };
-  /**
-   * OP-stack networks: the L1 data fee of the transaction (null elsewhere). It counts in the balance check and is
-   * kept in the record (`l1_fee`, wei): what the chain charges on top of gas_limit × fee.
-   */
+  /** OP-stack networks: the L1 data fee (wei) the chain charges on top of gas_limit × fee; null elsewhere. */
   const l1FeeOf = async (relayer: RelayerRow, prepared: EvmPrepared, nonce: number): Promise<bigint | null> => {
     const network = relayers.network(relayer);
     return isOptimism(network) ? relayers.chain(relayer).l1Fee(unsignedEvm(network.chain_id!, nonce, prepared)) : null;
-  };
-  /** The balance must cover value + gas_limit × max fee (+ the L1 data fee); returns the L1 fee for the record. */
-  const reserveFunds = async (relayer: RelayerRow, prepared: EvmPrepared, nonce: number): Promise<bigint | null> => {
-    const l1Fee = await l1FeeOf(relayer, prepared, nonce);
-    const parts = l1Fee === null ? undefined : 'value + gas_limit × fee + L1 data fee';
-    await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared) + (l1Fee ?? 0n), parts);
-    return l1Fee;
   };
   const withL1Fee = (l1Fee: bigint | null) => (r: EvmRecord): EvmRecord => (l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() });
   const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
@@ -88,9 +86,8 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
 
   return {
     async prepareSend(relayer, body) {
-      const prepared = await price(relayer, body as EvmBody);
-      // Priced with the nonce the row says comes next (the L1 fee barely depends on it).
-      const l1Fee = await reserveFunds(relayer, prepared, relayer.next_nonce);
+      // The L1 fee is priced with the nonce the row says comes next (it barely depends on it).
+      const { prepared, l1Fee } = await price(relayer, body as EvmBody, relayer.next_nonce);
       return {
         build(row) {
           const nonce = row.next_nonce;
@@ -107,8 +104,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
         const why = old.is_canceled ? 'canceled (a NOOP is taking its nonce)' : old.status;
         throw new ValidationError(`transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`);
       }
-      const prepared = await price(relayer, body as EvmBody, old);
-      const l1Fee = await reserveFunds(relayer, prepared, old.nonce);
+      const { prepared, l1Fee } = await price(relayer, body as EvmBody, old.nonce, old);
       // The new version waits for its broadcast (`sent`); whichever version is mined, the record ends with its hash.
       return { ...withL1Fee(l1Fee)(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
     },
