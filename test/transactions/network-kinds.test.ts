@@ -108,6 +108,19 @@ test('no-mempool: a nonce used behind the relayer\'s back is answered "nonce too
   assert.equal(await latestNonce(address), before + 2);
 });
 
+test('no-mempool: a replace need not beat the old prices (no pool holds the old version to outbid)', async (t) => {
+  // Straight to anvil with automine off, so the transaction is still there to replace; the relayer trusts the tag.
+  const s = await start(t, anvil, { tags: ['no-mempool'] }, ANVIL_KEYS[1]);
+  const prices = { max_fee_per_gas: String(100n * GWEI), max_priority_fee_per_gas: String(2n * GWEI) };
+  const res = await s.request('POST', path(), { body: { to: TO, value: 1, ...prices } });
+  assert.equal(res.status, 200, res.text);
+  const replaced = await s.request('PUT', path(res.body.data.id), { body: { to: TO, value: 2, ...prices } });
+  assert.equal(replaced.status, 200, replaced.text);
+  assert.equal(replaced.body.data.max_fee_per_gas, prices.max_fee_per_gas);
+  await anvil.mine(1);
+  await waitConfirmed(s, res.body.data.id);
+});
+
 test('rollup: a transaction re-signed more than 50 times gives its nonce up to a NOOP, as the reference does', async (t) => {
   // Straight to anvil (automine is off for the sequencer): the transaction waits in the pool.
   const s = await start(t, anvil, { tags: ['rollup'] }, ANVIL_KEYS[1]);

@@ -54,7 +54,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
    * in min_balance and the balance check, and is returned for the record.
    */
   const price = async (relayer: RelayerRow, body: EvmBody, nonce: number, old?: EvmRecord) => {
-    const priced = await prepareEvm(body, fees(relayer), old, Date.now(), gasFromChain(relayers, relayer));
+    // A replacement must beat the old version by 10% only where a pool holds it (the reference skips it without one).
+    const previous = old && !lacksMempool(relayers.network(relayer)) ? old : undefined;
+    const priced = await prepareEvm(body, fees(relayer), previous, Date.now(), gasFromChain(relayers, relayer));
     if (body.to && hasWrongChecksum(body.to)) logger.warn({ relayerId: relayer.id, to: body.to, checksummed: priced.to }, "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it");
     const l1Fee = await l1FeeOf(relayer, priced, nonce);
     const prepared = await enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`), l1Fee ?? 0n);
