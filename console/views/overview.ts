@@ -88,7 +88,7 @@ function charts(rows: Row[]) {
     e(Bars, { title: 'sends / min', values: count('sends') }),
     e(Bars, { title: 'confirmations / min', values: count('confirmations') }),
     e(Bars, { title: 'failures / min', values: count('failures') }),
-    e(Bars, { title: 'submit p50 (created -> sent)', values: lat('submit_ms', 'p50'), unit: ' ms' }),
+    e(Bars, { title: 'submit p50 (created -> submitted)', values: lat('submit_ms', 'p50'), unit: ' ms' }),
     e(Bars, { title: 'submit p99', values: lat('submit_ms', 'p99'), unit: ' ms' }),
     e(Bars, { title: 'confirm p50 (sent -> confirmed)', values: lat('confirm_ms', 'p50'), unit: ' ms' }),
     e(Bars, { title: 'confirm p99', values: lat('confirm_ms', 'p99'), unit: ' ms' }),

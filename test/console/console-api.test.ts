@@ -170,6 +170,7 @@ test("a relayer's last hour counts its sends and confirmations with the stage la
   assert.ok(total('sends') >= 3, JSON.stringify(minutes.at(-1)));
   assert.ok(total('confirmations') >= 2);
   assert.ok(minutes.some((m) => m.latency.confirm_ms && m.latency.confirm_ms.p99 >= m.latency.confirm_ms.p50));
+  assert.ok(minutes.some((m) => m.latency.submit_ms), 'the submit stage is timed');
   assert.ok('oldest_unfinished_at' in res.body.data);
   assert.equal((await s.request('GET', '/api/v1/relayers/b/activity', as(scopedKey))).status, 403);
   assert.equal((await s.request('GET', '/api/v1/relayers/nope/activity')).status, 404);

@@ -77,7 +77,7 @@ export const relayerInsightRouteDocs: RouteDoc[] = [
     path: '/:relayer_id/activity',
     summary: "A relayer's last hour, minute by minute",
     description:
-      "60 points, oldest first: `counts` of `sends`, `confirmations` and `failures`, and `latency` p50/p99 in ms of the `submit_ms` (created → sent) and `confirm_ms` (sent → confirmed) stages. Kept in memory by this instance (a restart starts a new hour).",
+      "60 points, oldest first: `counts` of `sends`, `confirmations` and `failures`, and `latency` p50/p99 in ms of the `submit_ms` (created → first submitted: priced, signed and accepted by a node) and `confirm_ms` (sent → confirmed) stages. Kept in memory by this instance (a restart starts a new hour).",
     params: relayerParams,
     data: {
       type: 'object',

@@ -1,5 +1,6 @@
 // Per relayer, the last hour minute by minute: sends, confirmations and failures, and how long the submit stage
-// (created → sent) and the confirm stage (sent → confirmed) took. Fed by the transaction changes this process commits.
+// (created → submitted: priced, signed and accepted by a node) and the confirm stage (sent → confirmed) took. Fed by
+// the transaction changes this process commits, at their commit.
 import type { TransactionRecord, TransactionStatus } from '../types.ts';
 import { createMinuteSeries, type MinutePoint, type MinuteSeries } from './minute-series.ts';
 
@@ -8,7 +9,6 @@ export interface RelayerActivity {
   read(relayerId: string, now?: number): MinutePoint[];
 }
 
-const SENT: ReadonlySet<string> = new Set(['sent', 'submitted']);
 const FAILED: ReadonlySet<string> = new Set(['failed', 'expired']);
 
 const ms = (iso: unknown): number | undefined => (typeof iso === 'string' ? Date.parse(iso) || undefined : undefined);
@@ -25,14 +25,15 @@ export function createRelayerActivity(): RelayerActivity {
       if (from === record.status) return;
       const s = of(record.relayer_id);
       const created = ms(record.created_at);
-      const sent = ms(record.sent_at);
       if (from === null) s.count('sends', now);
-      if (SENT.has(record.status) && from !== null && !SENT.has(from) && created && sent) s.sample('submit_ms', Math.max(0, sent - created), now);
+      // The first submission only: a replacement or a cancel's NOOP is submitted again later, and is not this stage.
+      const versions = (record as { hashes?: unknown }).hashes;
+      const first = !Array.isArray(versions) || versions.length <= 1;
+      if (record.status === 'submitted' && first && created) s.sample('submit_ms', Math.max(0, now - created), now);
       if (record.status === 'confirmed') {
         s.count('confirmations', now);
-        const confirmed = ms(record.confirmed_at);
-        const start = sent ?? created;
-        if (confirmed && start) s.sample('confirm_ms', Math.max(0, confirmed - start), now);
+        const start = ms(record.sent_at) ?? created;
+        if (start) s.sample('confirm_ms', Math.max(0, (ms(record.confirmed_at) ?? now) - start), now);
       }
       if (FAILED.has(record.status)) s.count('failures', now);
     },
