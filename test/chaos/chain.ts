@@ -6,12 +6,17 @@ import path from 'node:path';
 import { numberToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, type Devnet } from '../../src/chains/evm/devnet.ts';
+import { startAnvil } from '../support/anvil.ts';
+import { startSequencerProxy, type SequencerProxy } from '../support/sequencer-proxy.ts';
 
 export const CHAIN_ID = 31337;
 export const BLOCK_MS = 1000;
 
 export interface ChaosChain {
+  /** What the service's RPC URLs forward to: anvil, or the sequencer in front of it. */
   url(): string;
+  /** The no-mempool sequencer, when the chain is one. */
+  sequencer?: SequencerProxy;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
   /** SIGKILL to anvil (its whole process group): nothing is saved beyond its last periodic dump. */
   kill(): Promise<void>;
@@ -24,19 +29,48 @@ export interface ChaosChain {
   stop(): Promise<void>;
 }
 
+function rpcTo(url: () => string) {
+  let id = 0;
+  return async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
+    if (body.error) throw Object.assign(new Error(`${method}: ${body.error.message}`), { code: body.error.code });
+    return body.result as T;
+  };
+}
+
+/**
+ * A rollup-like chain: anvil behind test/support/sequencer-proxy.ts (no pending pool, nonce gaps refused, a block per
+ * accepted transaction). Kill, restart and base-fee moves are not part of its scenario.
+ */
+export async function startSequencerChain(): Promise<ChaosChain> {
+  const anvil = await startAnvil({ chainId: CHAIN_ID });
+  const sequencer = await startSequencerProxy(anvil);
+  const rpc = rpcTo(() => anvil.url);
+  const unsupported = () => Promise.reject(new Error('not on the sequencer chain'));
+  return {
+    url: () => sequencer.url,
+    sequencer,
+    rpc,
+    kill: unsupported,
+    restart: unsupported,
+    setNextBaseFee: unsupported,
+    nonce: async (address, tag) => Number(await rpc<Hex>('eth_getTransactionCount', [address, tag])),
+    sendRaw: unsupported,
+    async stop() {
+      await sequencer.close();
+      await anvil.stop();
+    },
+  };
+}
+
 /** `persist`: anvil saves its state every second (--state-interval), so a SIGKILL loses at most about a second. */
 export async function startChain(options: { persist?: boolean } = {}): Promise<ChaosChain> {
   const stateFile = options.persist ? path.join(mkdtempSync(path.join(tmpdir(), 'relaybox-chaos-anvil-')), 'state.json') : undefined;
   const args = stateFile ? ['--state', stateFile, '--state-interval', '1'] : [];
   const launch = () => startDevnet({ chainId: CHAIN_ID, blockTimeMs: BLOCK_MS, args });
   let devnet: Devnet = await launch();
-  let id = 0;
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
-    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-    if (body.error) throw Object.assign(new Error(`${method}: ${body.error.message}`), { code: body.error.code });
-    return body.result as T;
-  };
+  const rpc = rpcTo(() => devnet.url);
   const nonce = async (address: Hex, tag: 'latest' | 'pending') => Number(await rpc<Hex>('eth_getTransactionCount', [address, tag]));
   return {
     url: () => devnet.url,

@@ -13,6 +13,8 @@ const only = process.env.CHAOS_ONLY?.split(',');
 const SIZES: Record<string, Size> = {
   'fee-spike': { sends: 300, spreadMs: 90_000, faultMs: 60_000 },
   'flaky-rpc': { sends: 300, spreadMs: 90_000, faultMs: 60_000 },
+  // Bursts, so that sends race to a chain that refuses nonce gaps.
+  sequencer: { sends: 300, spreadMs: 20_000, faultMs: 0 },
   default: { sends: 300, spreadMs: 60_000, faultMs: 20_000 },
 };
 const sized = (name: string): Size => {

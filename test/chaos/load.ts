@@ -17,6 +17,10 @@ export interface SendOutcome {
   ids: string[];
   statuses: number[];
   codes: string[];
+  /** When the first copy was sent (ms since the epoch). */
+  at: number;
+  /** Answers that said they replayed an earlier request's transaction (Idempotent-Replayed: true). */
+  replayed: number;
 }
 
 export interface LoadOptions {
@@ -25,6 +29,8 @@ export interface LoadOptions {
   inFlight?: number;
   /** POSTs per send, racing, sharing one Idempotency-Key (1: a plain send, no key). */
   copies?: number;
+  /** More fields for send i (e.g. a valid_until), computed when it is sent. */
+  extra?: (i: number) => Record<string, unknown>;
   /** The service's current URL (it changes when the service is restarted). */
   url(): string;
   signal?: AbortSignal;
@@ -38,23 +44,23 @@ export interface Traffic {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-async function post(url: string, marker: bigint, key: string | undefined): Promise<{ status: number; id?: string; code?: string }> {
+async function post(url: string, body: string, key: string | undefined): Promise<{ status: number; id?: string; code?: string; replayed: boolean }> {
   const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
   if (key) headers['idempotency-key'] = key;
-  const body = JSON.stringify({ to: RECIPIENT, value: marker.toString(), speed: 'fast' });
   const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions`, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const json = (await res.json().catch(() => ({}))) as { data?: { id?: string } | null; error?: unknown };
   // A refusal's reason, shortened: the suite prints which reasons it saw.
-  return { status: res.status, id: json.data?.id, code: typeof json.error === 'string' ? json.error.slice(0, 80) : undefined };
+  const replayed = res.headers.get('idempotent-replayed') === 'true';
+  return { status: res.status, id: json.data?.id, code: typeof json.error === 'string' ? json.error.slice(0, 80) : undefined, replayed };
 }
 
 /** A connection refused never reached the service (it is down, restarting): safe to try again, as a client would. */
-async function postRetryingRefused(o: LoadOptions, marker: bigint, key: string | undefined) {
+async function postRetryingRefused(o: LoadOptions, body: string, key: string | undefined) {
   const deadline = Date.now() + REQUEST_TIMEOUT_MS;
   for (;;) {
     if (o.traffic) o.traffic.inFlight++;
     try {
-      return await post(o.url(), marker, key);
+      return await post(o.url(), body, key);
     } catch (err) {
       const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
       if (!refused || Date.now() > deadline) throw err;
@@ -66,15 +72,19 @@ async function postRetryingRefused(o: LoadOptions, marker: bigint, key: string |
 }
 
 /** One logical send: its copies race; the worst answer decides (a cut connection makes it unknown). */
-async function sendOne(o: LoadOptions, marker: bigint, runId: string): Promise<SendOutcome> {
+async function sendOne(o: LoadOptions, i: number, runId: string): Promise<SendOutcome> {
+  const at = Date.now();
+  const marker = MARKER_BASE + BigInt(i);
+  // Copies share one body, as a client's retries would.
+  const body = JSON.stringify({ to: RECIPIENT, value: marker.toString(), speed: 'fast', ...o.extra?.(i) });
   const copies = o.copies ?? 1;
   const key = copies > 1 ? `${runId}-${marker}` : undefined;
-  const answers = await Promise.all(Array.from({ length: copies }, () => postRetryingRefused(o, marker, key).catch(() => null)));
+  const answers = await Promise.all(Array.from({ length: copies }, () => postRetryingRefused(o, body, key).catch(() => null)));
   const ids = answers.flatMap((a) => (a?.status === 200 && a.id ? [a.id] : []));
   const statuses = answers.map((a) => a?.status ?? 0);
   const codes = answers.flatMap((a) => (a?.code ? [a.code] : []));
   const kind = answers.some((a) => a === null) ? 'unknown' : ids.length > 0 ? 'acked' : 'refused';
-  return { marker, kind, ids, statuses, codes };
+  return { marker, at, kind, ids, statuses, codes, replayed: answers.filter((a) => a?.replayed).length };
 }
 
 export async function runLoad(o: LoadOptions): Promise<SendOutcome[]> {
@@ -88,7 +98,7 @@ export async function runLoad(o: LoadOptions): Promise<SendOutcome[]> {
       const i = next++;
       const wait = started + i * gap - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      outcomes.push(await sendOne(o, MARKER_BASE + BigInt(i), runId));
+      outcomes.push(await sendOne(o, i, runId));
     }
   };
   await Promise.all(Array.from({ length: o.inFlight ?? 16 }, worker));

@@ -7,7 +7,7 @@ import { INFO } from './scenarios.ts';
 import type { Row } from './run.ts';
 
 export function assertRow(row: Row): void {
-  const where = `${row.scenario}: ${JSON.stringify({ statuses: row.statuses, refusals: row.refusals, evidence: row.evidence, mismatches: row.mismatches.slice(0, 5), unscheduled: row.schedule.unscheduled })}`;
+  const where = `${row.scenario}: ${JSON.stringify({ statuses: row.statuses, refusals: row.refusals, evidence: row.evidence, mismatches: row.mismatches.slice(0, 5), storedTwice: row.storedTwice.slice(0, 6), unscheduled: row.schedule.unscheduled })}`;
   for (const [k, v] of Object.entries(row.evidence)) if (!k.startsWith(INFO)) assert.ok(v > 0, `the fault did not hit (${k} = ${v}) — ${where}`);
   assert.ok(row.acked > 0, `nothing acknowledged — ${where}`);
   assert.ok(row.schedule.samples > 0, `the schedule was never sampled — ${where}`);
@@ -25,7 +25,7 @@ export function assertRow(row: Row): void {
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export function table(rows: Row[]): string {
-  const head = ['scenario', 'fault', 'sends', 'acked / refused / cut', 'final states', 'stuck', 'duplicates', 'nonce gaps', 'unscheduled samples', 'time to drain', 'run'];
+  const head = ['scenario', 'fault', 'sends', 'acked / refused / cut', 'final states', 'stuck', 'duplicates', 'nonce gaps', 'unscheduled samples', 'peak non-final', 'drain after the fault', 'run'];
   const lines = rows.map((r) => [
     r.scenario,
     r.fault,
@@ -36,6 +36,7 @@ export function table(rows: Row[]): string {
     String(r.duplicates + r.duplicateRecords),
     String(r.nonceGaps),
     `${r.schedule.violations} of ${r.schedule.samples}`,
+    String(r.schedule.maxNonFinal),
     s(r.drainMs),
     s(r.totalMs),
   ]);

@@ -1,6 +1,6 @@
 // Runs one chaos scenario end to end: anvil behind fault proxies, the service as a process, the traffic and the fault
 // at the same time, then the drain (every record final) and the verdict. Everything started is stopped, pass or fail.
-import { startChain, type ChaosChain } from './chain.ts';
+import { startChain, startSequencerChain, type ChaosChain } from './chain.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
 import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
@@ -13,6 +13,8 @@ export interface Size {
   spreadMs: number;
   /** How long the fault lasts. */
   faultMs: number;
+  /** When the fault starts, after the first send (default: a quarter of spreadMs). */
+  leadMs?: number;
 }
 
 export interface Ctx {
@@ -29,14 +31,19 @@ export interface Scenario {
   name: string;
   /** The fault, in a few words, for the table. */
   fault: string;
-  persistChain?: boolean;
+  /** anvil saves its state every second (the anvil-kill scenario); or a no-mempool sequencer in front of it. */
+  chain?: 'persisted' | 'sequencer';
   rpcUrls?: number;
   service?: Omit<ServiceOptions, 'rpcUrls'>;
   /** Set when the scenario cannot run yet: the reason, naming what is missing. */
   skip?: string;
   /** POSTs per send sharing an Idempotency-Key. */
   copies?: number;
-  /** Runs beside the traffic; resolves once the fault is over, with proof that it hit (counts that must be > 0). */
+  /** More fields for send i of a run of this size. */
+  sendExtra?(i: number, size: Size): Record<string, unknown>;
+  /** Before the traffic starts. */
+  prepare?(ctx: Ctx): Promise<void>;
+  /** Runs beside the traffic, from leadMs on; resolves once the fault is over, with proof that it hit (counts that must be > 0). */
   inject(ctx: Ctx): Promise<Record<string, number>>;
 }
 
@@ -50,18 +57,19 @@ export interface Row extends Verdict {
   refusals: Record<string, number>;
   evidence: Record<string, number>;
   schedule: ScheduleReport;
+  /** From the end of the fault until every record was final. */
   drainMs: number;
   totalMs: number;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until the store holds no non-final transaction; the time it took, or a throw naming what is left. */
-async function drain(service: ChaosService, timeoutMs: number): Promise<number> {
+/** Waits until the store holds no non-final transaction, or throws naming what is left. */
+async function drain(service: ChaosService, timeoutMs: number): Promise<void> {
   const started = Date.now();
   for (;;) {
     const left = service.db().prepare("SELECT id || ': ' || status FROM transactions WHERE status IN ('pending', 'sent', 'submitted', 'mined')").pluck().all() as string[];
-    if (left.length === 0) return Date.now() - started;
+    if (left.length === 0) return;
     if (Date.now() - started > timeoutMs) throw new Error(`not drained within ${timeoutMs} ms: ${left.length} non-final, e.g. ${left.slice(0, 5).join(', ')}`);
     await sleep(250);
   }
@@ -81,7 +89,7 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
   const started = Date.now();
   const stops: Array<() => Promise<void>> = [];
   try {
-    const chain = await startChain({ persist: s.persistChain });
+    const chain = s.chain === 'sequencer' ? await startSequencerChain() : await startChain({ persist: s.chain === 'persisted' });
     stops.push(() => chain.stop());
     const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startFaultProxy(chain.url())));
     stops.push(...proxies.map((p) => () => p.close()));
@@ -91,8 +99,20 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
     const sampler = sampleSchedule(service.db);
     let schedule: ScheduleReport | undefined;
     try {
-      const [outcomes, evidence] = await Promise.all([runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic }), s.inject(ctx)]);
-      const drainMs = await drain(service, drainTimeoutMs);
+      await s.prepare?.(ctx);
+      let faultEnded = 0;
+      const fault = async () => {
+        await sleep(size.leadMs ?? size.spreadMs / 4);
+        const hit = await s.inject(ctx);
+        faultEnded = Date.now();
+        return hit;
+      };
+      const [outcomes, hit] = await Promise.all([runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)) }), fault()]);
+      // Racing copies of one send: the answers that replayed the first prove they met one key.
+      const evidence = (s.copies ?? 1) > 1 ? { ...hit, replayed: outcomes.reduce((n, o) => n + o.replayed, 0) } : hit;
+      // From the fault's end (the traffic may go on after it) until every record is final.
+      await drain(service, drainTimeoutMs);
+      const drainMs = Date.now() - faultEnded;
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
       return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };

@@ -1,4 +1,4 @@
-// The chaos scenarios of issue 26. Each one's fault starts a quarter into the traffic and lasts `faultMs`; it returns
+// The chaos scenarios of issue 26. Each one's fault starts once the traffic has run a while and lasts `faultMs`; it returns
 // proof that it hit (a test whose fault did nothing would pass for the wrong reason): every count it returns must be
 // above 0, except those named with the INFO prefix.
 import type { Hex } from 'viem';
@@ -16,8 +16,6 @@ const FOREIGN_BASE = 2_000_000_000n;
 
 export const INFO = 'info:';
 
-const lead = (ctx: Ctx) => sleep(ctx.size.spreadMs / 4);
-
 /** Blocks in the chain whose base fee is at least `wei`. */
 async function blocksAtLeast(ctx: Ctx, wei: bigint, from: number): Promise<number> {
   const head = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
@@ -33,9 +31,13 @@ export const feeSpike: Scenario = {
   name: 'fee-spike',
   fault: `base fee ×20 (${SPIKE / GWEI} gwei), cap ${CAP / GWEI} gwei`,
   service: { policies: { gas_price_cap: Number(CAP) } },
-  async inject(ctx) {
+  // Every fifth send may wait a third of the spike at most: those caught by it expire through a NOOP (at the cap, mined
+  // once fees fall); the others are confirmed.
+  sendExtra: (i, size) => (i % 5 === 0 ? { valid_until: new Date(Date.now() + Math.max(3_000, size.faultMs / 3)).toISOString() } : {}),
+  async prepare(ctx) {
     await ctx.chain.setNextBaseFee(BASE_FEE);
-    await lead(ctx);
+  },
+  async inject(ctx) {
     const from = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
     // anvil sets the base fee for the next block only: held there by setting it again before every block.
     const until = Date.now() + ctx.size.faultMs;
@@ -56,11 +58,12 @@ export const flakyRpc: Scenario = {
   service: { env: { RPC_TIMEOUT_MS: '2000' } },
   async inject(ctx) {
     const bad = ctx.proxies[0]!;
-    await lead(ctx);
     bad.mode = { kind: 'errors', rate: 0.3 };
     await sleep(ctx.size.faultMs / 2);
     bad.mode = { kind: 'hang' };
     await sleep(ctx.size.faultMs / 2);
+    // A URL that failed is skipped for a cooldown (2 s, doubling): in a short run, hang until a request has hung.
+    for (let i = 0; i < 100 && bad.counts.hung === 0; i++) await sleep(100);
     bad.mode = { kind: 'pass' };
     return { errors503: bad.counts.errors, hung: bad.counts.hung };
   },
@@ -71,7 +74,6 @@ export const allRpcDown: Scenario = {
   fault: 'both RPC URLs down',
   rpcUrls: 2,
   async inject(ctx) {
-    await lead(ctx);
     for (const p of ctx.proxies) p.mode = { kind: 'down' };
     await sleep(ctx.size.faultMs);
     for (const p of ctx.proxies) p.mode = { kind: 'pass' };
@@ -82,12 +84,11 @@ export const allRpcDown: Scenario = {
 export const anvilRestart: Scenario = {
   name: 'anvil-kill',
   fault: 'anvil SIGKILL, restarted on its saved state',
-  persistChain: true,
+  chain: 'persisted',
   // anvil saves its state every second, so a kill loses about the last second of blocks: with 4 confirmations,
   // nothing the relayer calls final can be in what is lost (a deeper loss would be a reorg past finality).
   service: { confirmations: 4 },
   async inject(ctx) {
-    await lead(ctx);
     const before = Number(await ctx.chain.rpc<Hex>('eth_blockNumber'));
     await ctx.chain.kill();
     await sleep(ctx.size.faultMs);
@@ -102,7 +103,6 @@ export const serviceKill: Scenario = {
   name: 'service-kill',
   fault: 'service SIGKILL mid-run, restarted',
   async inject(ctx) {
-    await lead(ctx);
     // Mid-request: the kill waits (a little) for a send to be in flight.
     for (let i = 0; i < 2000 && ctx.traffic.inFlight === 0; i++) await sleep(1);
     const inFlightAtKill = ctx.traffic.inFlight;
@@ -117,7 +117,6 @@ export const noncesBehindBack: Scenario = {
   name: 'nonces-elsewhere',
   fault: 'the key sends on its own, ~1/s',
   async inject(ctx) {
-    await lead(ctx);
     let accepted = 0;
     let refused = 0;
     const until = Date.now() + ctx.size.faultMs;
@@ -136,4 +135,66 @@ export const noncesBehindBack: Scenario = {
   },
 };
 
-export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack];
+export const sequencer: Scenario = {
+  name: 'sequencer',
+  fault: 'no-mempool sequencer (gaps refused, no pool)',
+  chain: 'sequencer',
+  service: { network: { tags: ['no-mempool'] } },
+  // The chain is the fault: sends race to it out of nonce order and it keeps nothing for later.
+  async inject(ctx) {
+    await sleep(ctx.size.faultMs);
+    const offered = ctx.chain.sequencer!.offered;
+    // Proof the traffic went through the sequencer; how often it refused a gap depends on how the relayer orders its
+    // broadcasts, so that is reported, not required.
+    return { offered: offered.length, [`${INFO}refusedNonceTooHigh`]: offered.filter((o) => o.refused?.startsWith('nonce too high')).length };
+  },
+};
+
+export const idempotentRace: Scenario = {
+  name: 'idempotency-race',
+  fault: '3 racing POSTs per Idempotency-Key',
+  copies: 3,
+  // The race is the fault; replays prove the copies met the same key.
+  async inject() {
+    return {};
+  },
+};
+
+/**
+ * Several faults in turn under one stream of sends, against one service (one start-up: the short version's budget).
+ * The setups are merged: every part's service settings, the most RPC URLs, a persisted chain if a part needs one.
+ */
+export function inTurn(name: string, parts: Scenario[], copies = 1): Scenario {
+  if (parts.some((p) => p.chain === 'sequencer')) throw new Error('the sequencer chain runs alone');
+  const service = parts.reduce<NonNullable<Scenario['service']>>(
+    (acc, p) => ({
+      confirmations: Math.max(acc.confirmations ?? 1, p.service?.confirmations ?? 1),
+      policies: { ...acc.policies, ...p.service?.policies },
+      env: { ...acc.env, ...p.service?.env },
+      network: { ...acc.network, ...p.service?.network },
+    }),
+    {},
+  );
+  return {
+    name,
+    fault: parts.map((p) => p.name).join(', then '),
+    chain: parts.some((p) => p.chain === 'persisted') ? 'persisted' : undefined,
+    rpcUrls: Math.max(...parts.map((p) => p.rpcUrls ?? 1)),
+    service,
+    copies,
+    sendExtra: (i, size) => Object.assign({}, ...parts.map((p) => p.sendExtra?.(i, size) ?? {})),
+    async prepare(ctx) {
+      for (const p of parts) await p.prepare?.(ctx);
+    },
+    async inject(ctx) {
+      const evidence: Record<string, number> = {};
+      for (const p of parts) {
+        for (const [k, v] of Object.entries(await p.inject(ctx))) evidence[k.startsWith(INFO) ? `${INFO}${p.name}.${k.slice(INFO.length)}` : `${p.name}.${k}`] = v;
+        await sleep(500);
+      }
+      return evidence;
+    },
+  };
+}
+
+export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack, sequencer, idempotentRace];

@@ -17,6 +17,8 @@ export interface Verdict {
   duplicates: number;
   /** Markers with more than one record (one send stored twice). */
   duplicateRecords: number;
+  /** Those records (id, status, nonce, created_at), for the failure message. */
+  storedTwice: string[];
   /** Nonces below the chain's nonce that no mined transaction holds, plus queued ones the chain cannot reach. */
   nonceGaps: number;
   /** Mined transactions of the relayer that no record (and no send of the test's own) accounts for. */
@@ -30,7 +32,7 @@ export interface Verdict {
   mined: number;
 }
 
-type TxRecord = { id: string; status: string; nonce: number; hash: string | null; hashes?: string[]; noop_hashes?: string[]; value: string; status_reason?: string | null };
+type TxRecord = { id: string; status: string; nonce: number; hash: string | null; hashes?: string[]; noop_hashes?: string[]; value: string; status_reason?: string | null; created_at?: string };
 
 export async function listRecords(url: string): Promise<TxRecord[]> {
   const all: TxRecord[] = [];
@@ -91,6 +93,10 @@ export async function verify(chain: ChaosChain, url: string, outcomes: SendOutco
     stuck: records.filter((r) => !FINAL_STATUSES.has(r.status as never)).length,
     duplicates: [...markerCounts.values()].filter((c) => c > 1).length,
     duplicateRecords: [...recordsByMarker.values()].filter((c) => c > 1).length,
+    storedTwice: records.filter((r) => (recordsByMarker.get(r.value) ?? 0) > 1).map((r) => {
+      const o = outcomes.find((x) => x.marker.toString() === r.value);
+      return `${r.value}: ${r.id} ${r.status} nonce ${r.nonce} created ${r.created_at}; sent ${o && new Date(o.at).toISOString()} answered ${o?.statuses.join('/')} ids ${o?.ids.join(',')}`;
+    }),
     nonceGaps: holes,
     unaccounted: chainTxs.filter((t) => !known.has(t.hash) && !foreign.has(t.hash)).length,
     refusedButApplied: refused.filter((o) => markerCounts.has(o.marker.toString()) || recordsByMarker.has(o.marker.toString())).length,
