@@ -64,15 +64,15 @@ test('no-mempool: with a nonce gap below, concurrent sends the sequencer refuses
   const s = await start(t, anvil, onSequencer(['no-mempool']));
   const address = ANVIL_ADDRESSES[0]!;
   const chainNonce = await latestNonce(address);
-  // As if a send had been recorded and never reached the sequencer: every send above it is refused until it is filled.
-  s.app.db.prepare('UPDATE relayers SET next_nonce = ? WHERE id = ?').run(chainNonce + 1, 'relay');
+  // As if three sends had been recorded and never reached the sequencer: every send above is refused until they are filled.
+  s.app.db.prepare('UPDATE relayers SET next_nonce = ? WHERE id = ?').run(chainNonce + 3, 'relay');
   const offeredBefore = sequencer.offered.length;
   const sent = await Promise.all(Array.from({ length: 6 }, () => s.request('POST', path(), { body: { to: TO, value: 1, speed: 'fast' } })));
   for (const res of sent) assert.equal(res.status, 200, res.text);
   const done = await Promise.all(sent.map((res) => waitConfirmed(s, res.body.data.id)));
   assert.deepEqual(done.map((r) => r.status), Array(6).fill('confirmed'));
-  assert.deepEqual(done.map((r) => r.nonce).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6].map((i) => chainNonce + i));
-  assert.equal(await latestNonce(address), chainNonce + 7, 'the gap filled by one NOOP, each send mined once');
+  assert.deepEqual(done.map((r) => r.nonce).sort((a, b) => a - b), [3, 4, 5, 6, 7, 8].map((i) => chainNonce + i));
+  assert.equal(await latestNonce(address), chainNonce + 9, 'the gap filled by three NOOPs, each send mined once');
   const refused = sequencer.offered.slice(offeredBefore).filter((o) => o.refused !== null);
   assert.ok(refused.some((o) => /^nonce too high/.test(o.refused!)), 'the sequencer refused a nonce above the gap');
 });

@@ -6,7 +6,7 @@ import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { Tick } from './tick.ts';
 import { speedPricing } from './pricing.ts';
 import { asEvm, noopPrepared, signUnderCap } from './versions.ts';
-import { noopGasLimit } from './network-kind.ts';
+import { lacksMempool, noopGasLimit } from './network-kind.ts';
 
 const FILLS_PER_RUN = 32;
 
@@ -19,13 +19,14 @@ export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[
   const fees = await t.fees();
   if (!fees) return gaps.length;
   const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees), await noopGasLimit(t.chain, t.network, t.relayer.address));
-  await Promise.all(
-    gaps.map(async (nonce) => {
-      // Priced at the network's `fast`, signed under the relayer's fee cap (signUnderCap lowers it to the cap).
-      const { raw } = (await signUnderCap(t.signer, nonce, noop)).signed;
-      const outcome = await t.chain.broadcast(raw as Hex);
-      logger.warn({ relayerId: t.relayer.id, nonce, outcome: outcome.status }, 'nonce gap filled with a NOOP');
-    }),
-  );
+  const fill = async (nonce: number) => {
+    // Priced at the network's `fast`, signed under the relayer's fee cap (signUnderCap lowers it to the cap).
+    const { raw } = (await signUnderCap(t.signer, nonce, noop)).signed;
+    const outcome = await t.chain.broadcast(raw as Hex);
+    logger.warn({ relayerId: t.relayer.id, nonce, outcome: outcome.status }, 'nonce gap filled with a NOOP');
+  };
+  // A sequencer refuses a nonce above the next one: without a pool, lowest first, one at a time.
+  if (lacksMempool(t.network)) for (const nonce of gaps) await fill(nonce);
+  else await Promise.all(gaps.map(fill));
   return gaps.length;
 }
