@@ -7,7 +7,8 @@ import { streamEvents } from '../events.ts';
 import { Bars, ErrorLine, ago, coin, e } from '../ui.ts';
 
 interface Relayer { id: string; name: string; network: string; network_type: string; address: string; paused: boolean; system_disabled?: boolean; disabled_reason?: { type: string; details: unknown } | null; policies?: Record<string, unknown> | null }
-interface Status { balance?: string; pending_transactions_count?: number; last_confirmed_transaction_timestamp?: string | null; paused?: boolean; system_disabled?: boolean; disabled_reason?: unknown; balance_watch?: unknown }
+interface BalanceWatch { level: 'ok' | 'low' | 'below_min_balance'; min_balance: string | number; sends_covered: number | null }
+interface Status { balance?: string; pending_transactions_count?: number; last_confirmed_transaction_timestamp?: string | null; paused?: boolean; system_disabled?: boolean; disabled_reason?: unknown; balance_watch?: BalanceWatch | null; rpc?: { available: boolean; reason?: string } }
 interface Minute { at: number; counts: Record<string, number>; latency: Record<string, { p50: number; p99: number; n: number }> }
 interface Row { relayer: Relayer; status?: Status; statusError?: string; minutes?: Minute[]; oldest?: string | null }
 
@@ -33,10 +34,16 @@ async function load(): Promise<{ rows: Row[]; ready: Record<string, unknown> | n
   return { rows, ready };
 }
 
-/** Low when under the relayer's min_balance policy, or empty. */
+/** The service's own balance watch when it reports one; else low when under the relayer's min_balance policy, or empty. */
 function lowBalance(row: Row): string | null {
   const balance = row.status?.balance;
   if (balance === undefined) return null;
+  const watch = row.status?.balance_watch;
+  if (watch) {
+    if (watch.level === 'ok') return null;
+    const left = watch.sends_covered === null ? '' : `, about ${watch.sends_covered} send(s) left`;
+    return `${watch.level === 'low' ? 'under 2 × min_balance' : 'below min_balance'} (${coin(watch.min_balance, UNIT[row.relayer.network_type] ?? '')})${left}`;
+  }
   const min = row.relayer.policies?.min_balance;
   try {
     if (min !== undefined && min !== null && BigInt(balance) < BigInt(String(min))) return `below min_balance (${coin(min, UNIT[row.relayer.network_type] ?? '')})`;
@@ -52,6 +59,7 @@ function state(row: Row) {
   const reason = (row.status?.disabled_reason ?? row.relayer.disabled_reason) as { type?: string; details?: unknown } | null | undefined;
   if (disabled) return e('span', { class: 'badge bad' }, `disabled: ${reason?.type ?? 'by the system'}${reason?.details ? ` (${JSON.stringify(reason.details)})` : ''}`);
   if (row.status?.paused ?? row.relayer.paused) return e('span', { class: 'badge warn' }, 'paused');
+  if (row.status?.rpc?.available === false) return e('span', { class: 'badge bad', title: row.status.rpc.reason ?? '' }, 'RPC down');
   return e('span', { class: 'badge ok' }, 'active');
 }
 

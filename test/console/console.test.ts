@@ -47,7 +47,7 @@ before(async () => {
   const dryKey = generatePrivateKey();
   s = await build(undefined, {
     env: { WEBHOOK_MAX_ATTEMPTS: '1', WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '200' },
-    plugins: { 'xss.ts': XSS_PLUGIN },
+    plugins: { 'xss.ts': XSS_PLUGIN, 'broken.ts': 'export async function handler( {\n' },
     config: {
       networks: [anvil.network('devnet')],
       signers: [
@@ -149,6 +149,14 @@ test('a transaction sent through the API reaches confirmed on the page without a
   await anvil.mine();
   await page.locator(`tr[data-tx="${tx.id}"][data-status="confirmed"]`).waitFor();
   assert.deepEqual(loads, [], 'no reload');
+  // Found by its hash among others.
+  await send(5);
+  await page.locator('tr[data-tx]').nth(1).waitFor();
+  const { hash } = (await s.request('GET', `/api/v1/relayers/sepolia-example/transactions/${tx.id}`)).body.data;
+  await page.locator('input[name="search"]').fill(hash.slice(0, 20));
+  await page.locator('tr[data-tx]').nth(1).waitFor({ state: 'detached' });
+  assert.deepEqual(await page.locator('tr[data-tx]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-tx'))), [tx.id]);
+  await anvil.mine();
   if (SHOTS) {
     await page.goto(`${s.url}/console#/overview`);
     await page.locator('tr[data-relayer="sepolia-example"] .balance', { hasText: 'ETH' }).waitFor();
@@ -193,6 +201,9 @@ test("a plugin's log line that is markup is shown as text, and no script runs", 
   assert.match(await page.locator('.call-answer').innerText(), /<img src=x onerror/);
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.equal(await page.locator('main img, main script').count(), 0);
+  // A plugin that does not compile shows the compiler's message.
+  assert.match(await page.locator('tr[data-plugin="broken"] .plugin-error').innerText(), /\S/);
+  assert.match(await page.locator('tr[data-plugin="xss"]').innerText(), /loaded/);
 });
 
 test('a failing webhook is shown, and retried once its receiver is back it is delivered', async () => {
