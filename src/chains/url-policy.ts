@@ -22,7 +22,11 @@ export interface RpcUrlPolicy {
 
 function configuredUrls(file: RpcUrlGuardOptions['configFile']): Set<string> {
   const urls = new Set<string>();
-  for (const n of file.networks) for (const u of n.rpc_urls) urls.add(u.url);
+  for (const n of file.networks) {
+    for (const u of n.rpc_urls) urls.add(u.url);
+    // A Stellar network's Horizon (order book prices) is the operator's too.
+    if (n.horizon_url) urls.add(n.horizon_url);
+  }
   for (const r of file.relayers) for (const u of r.custom_rpc_urls ?? []) urls.add(typeof u === 'string' ? u : u.url);
   return urls;
 }

@@ -99,7 +99,28 @@ const stringsOrNull = nullable({ type: 'array', items: { type: 'string' } }, 'an
 const intOrNull = nullable(u64, 'a non-negative integer');
 const boolOrNull = nullable({ type: 'boolean' }, 'a boolean');
 const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
-const objectOrNull = nullable(looseObject, 'an object');
+
+/** The reference's SolanaAllowedTokensSwapConfig: the token's slippage, and how much of it a swap sells. */
+const solanaTokenSwap = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
+} as const;
+/** The reference's RelayerSolanaSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
+const solanaSwapConfig = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    strategy: { enum: ['jupiter-swap', 'jupiter-ultra', 'noop'] },
+    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
+    min_balance_threshold: u64,
+    jupiter_swap_options: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { priority_fee_max_lamports: u64, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
+    },
+  },
+} as const;
 
 export const solanaPolicySchema = {
   type: 'object',
@@ -114,7 +135,7 @@ export const solanaPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['mint'],
-        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: looseObject },
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: solanaTokenSwap },
       },
     }, 'an array of { "mint", … }'),
     fee_margin_percentage: numberOrNull,
@@ -123,7 +144,32 @@ export const solanaPolicySchema = {
     max_signatures: intOrNull,
     max_tx_data_size: intOrNull,
     min_balance: intOrNull,
-    swap_config: objectOrNull,
+    swap_config: nullable(solanaSwapConfig, 'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }'),
+  },
+} as const;
+
+/** A Stellar fee token: `native`, `CODE:ISSUER` (a classic asset) or a Soroban token contract `C…` (the reference's forms). */
+const stellarFeeToken = {
+  type: 'string',
+  'x-expect': "'native', 'CODE:ISSUER' (1-12 letters or digits, a G… issuer) or a contract address (C…)",
+  anyOf: [{ const: 'native' }, { pattern: '^[A-Za-z0-9]{1,12}:G[A-Z2-7]{55}$' }, { pattern: '^C[A-Z2-7]{55}$' }],
+} as const;
+const percentage = { type: 'number', minimum: 0, maximum: 100 } as const;
+/** The reference's StellarTokenMetadata: `decimals` sets how the fee reads in the token's units (default 7). */
+const stellarTokenMetadata = { type: 'object', properties: { decimals: { type: 'integer', minimum: 0, maximum: 18 } } } as const;
+const stellarTokenSwap = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { slippage_percentage: percentage, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
+} as const;
+/** The reference's RelayerStellarSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
+const stellarSwapConfig = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    strategies: { type: 'array', items: { enum: ['order-book', 'soroswap'] } },
+    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
+    min_balance_threshold: u64,
   },
 } as const;
 
@@ -137,16 +183,16 @@ export const stellarPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['asset'],
-        properties: { asset: { type: 'string', minLength: 1 }, max_allowed_fee: u64, metadata: looseObject, swap_config: looseObject },
+        properties: { asset: stellarFeeToken, max_allowed_fee: u64, metadata: stellarTokenMetadata, swap_config: stellarTokenSwap },
       },
     }, 'an array of { "asset", … }'),
     concurrent_transactions: boolOrNull,
-    fee_margin_percentage: numberOrNull,
+    fee_margin_percentage: nullable({ type: 'number', minimum: 0, maximum: 1000 }, 'a percentage from 0 to 1000'),
     fee_payment_strategy: strategy,
     max_fee: intOrNull,
     min_balance: intOrNull,
-    slippage_percentage: numberOrNull,
-    swap_config: objectOrNull,
+    slippage_percentage: nullable(percentage, 'a percentage from 0 to 100'),
+    swap_config: nullable(stellarSwapConfig, 'an object { "strategies": ["order-book"], "cron_schedule", "min_balance_threshold" }'),
     timeout_seconds: intOrNull,
   },
 } as const;

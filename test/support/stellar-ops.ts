@@ -1,5 +1,6 @@
-// The SIMULATED Stellar network's operations (see stellar-rpc.ts): payment, create account and change trust with stellar-core's result codes.
-import { Asset, xdr, type Operation } from '@stellar/stellar-base';
+// The SIMULATED Stellar network's operations (see stellar-rpc.ts): payment, create account, change trust and path payment
+// strict send (to XLM, against a simulated book) with stellar-core's result codes.
+import { Asset, StrKey, xdr, type Operation } from '@stellar/stellar-base';
 
 export interface SimAccount {
   balance: bigint;
@@ -13,6 +14,11 @@ export interface Ledger {
   accounts: Map<string, SimAccount>;
   ledger: number;
   baseReserve: bigint;
+  /**
+   * The simulated order book for path payments: per `CODE:ISSUER`, [n, d] units of it per unit of XLM, with
+   * unlimited depth (a market maker always there). Set by the test, like the simulated Horizon's prices.
+   */
+  prices: Map<string, [bigint, bigint]>;
 }
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -91,6 +97,29 @@ function changeTrust(ledger: Ledger, op: Operation.ChangeTrust, source: string):
   return done(T.changeTrustSuccess(), true);
 }
 
+/** Path payment strict send from a credit asset to XLM, through the simulated book (direct, any `path` ignored). */
+function pathPaymentStrictSend(ledger: Ledger, op: Operation.PathPaymentStrictSend, source: string): Outcome {
+  const P = xdr.PathPaymentStrictSendResult;
+  const done = (r: xdr.PathPaymentStrictSendResult, ok = false) => inner(xdr.OperationResultTr.pathPaymentStrictSend(r), ok);
+  const send = op.sendAsset;
+  if (send.isNative() || !op.destAsset.isNative()) return done(P.pathPaymentStrictSendTooFewOffers());
+  const from = ledger.accounts.get(source)!;
+  const dest = ledger.accounts.get(op.destination);
+  if (!dest) return done(P.pathPaymentStrictSendNoDestination());
+  const line = from.trustlines.get(trustKey(send));
+  if (!line) return done(P.pathPaymentStrictSendSrcNoTrust());
+  const amount = stroops(op.sendAmount);
+  if (line.balance < amount) return done(P.pathPaymentStrictSendUnderfunded());
+  const price = ledger.prices.get(`${send.getCode()}:${send.getIssuer()}`);
+  if (!price) return done(P.pathPaymentStrictSendTooFewOffers());
+  const out = (amount * price[1]) / price[0];
+  if (out < stroops(op.destMin)) return done(P.pathPaymentStrictSendUnderDestmin());
+  line.balance -= amount;
+  dest.balance += out;
+  const last = new xdr.SimplePaymentResult({ destination: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(op.destination)), asset: Asset.native().toXDRObject(), amount: xdr.Int64.fromString(out.toString()) });
+  return done(P.pathPaymentStrictSendSuccess(new xdr.PathPaymentStrictSendResultSuccess({ offers: [], last })), true);
+}
+
 /** Applies one operation to the ledger state; operations this simulation does not run answer op_not_supported. */
 export function applyOperation(ledger: Ledger, op: Operation, txSource: string): Outcome {
   const source = op.source ?? txSource;
@@ -102,6 +131,8 @@ export function applyOperation(ledger: Ledger, op: Operation, txSource: string):
       return createAccount(ledger, op, source);
     case 'changeTrust':
       return changeTrust(ledger, op, source);
+    case 'pathPaymentStrictSend':
+      return pathPaymentStrictSend(ledger, op, source);
     default:
       return { ok: false, result: xdr.OperationResult.opNotSupported() };
   }

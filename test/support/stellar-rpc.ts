@@ -4,7 +4,7 @@
 // signature checks of the source, the fee source and operation sources, result XDR as stellar-core encodes it.
 // Simulated here, honestly and on purpose: one validator whose ledgers close on a timer or on demand; accounts
 // with native balances, sequence numbers, trustlines and reserves (0.5 XLM base reserve); the operations
-// payment, create_account and change_trust applied with core's result codes (others answer op_not_supported:
+// payment, create_account, change_trust and path_payment_strict_send (to XLM, at a price the test sets, unlimited depth) applied with core's result codes (others answer op_not_supported:
 // no Soroban VM runs here, and simulateTransaction says so); the queue rule of stellar-core 19+ (one pending
 // transaction per source account, a second one answers TRY_AGAIN_LATER); fees charged at the base fee.
 // Answers use Stellar RPC's documented shapes (sendTransaction PENDING / DUPLICATE / TRY_AGAIN_LATER / ERROR with
@@ -12,7 +12,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Asset, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { applyOperation, type Ledger } from './stellar-ops.ts';
 
 export const BASE_RESERVE = 5_000_000n;
@@ -39,6 +39,10 @@ interface Applied {
   feeBump: boolean;
 }
 
+const trustKey = (asset: string) => {
+  const [code, issuer] = asset.split(':') as [string, string];
+  return new Asset(code, issuer).toTrustLineXDRObject().toXDR('base64');
+};
 const i64 = (n: bigint) => xdr.Int64.fromString(n.toString());
 const inner = (tx: Transaction | FeeBumpTransaction) => (tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx);
 
@@ -84,6 +88,12 @@ export interface StellarSim {
   /** Creates (or tops up) an account with `stroops`, as friendbot does. */
   fund(address: string, stroops: bigint): void;
   account(address: string): { balance: bigint; seq: bigint } | undefined;
+  /** Opens a trustline to `CODE:ISSUER` (if none) and credits `units` of it, as a payment from the issuer does. */
+  credit(address: string, asset: string, units: bigint): void;
+  /** Path payments sell `CODE:ISSUER` for XLM at `tokenPerXlm` (a decimal string) on the simulated book. */
+  setPrice(asset: string, tokenPerXlm: string): void;
+  /** The account's balance of `CODE:ISSUER`; undefined without a trustline. */
+  assetBalance(address: string, asset: string): bigint | undefined;
   /** Forgets queued transactions without applying them (a node restart drops its queue). */
   dropQueue(): void;
   readonly calls: Map<string, number>;
@@ -93,7 +103,7 @@ export interface StellarSim {
 export async function startStellarSim(options: StellarSimOptions = {}): Promise<StellarSim> {
   const passphrase = options.passphrase ?? 'Relaybox Simulated Network ; 2026';
   const baseFee = options.baseFee ?? 100n;
-  const state: Ledger = { accounts: new Map(), ledger: 2, baseReserve: BASE_RESERVE };
+  const state: Ledger = { accounts: new Map(), ledger: 2, baseReserve: BASE_RESERVE, prices: new Map() };
   let closeTime = Math.floor(Date.now() / 1000);
   let busy = 0;
   const queue: Queued[] = [];
@@ -258,6 +268,22 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
       else state.accounts.set(address, { balance: stroops, seq: BigInt(state.ledger) << 32n, subentries: 0, trustlines: new Map() });
     },
     account: (address) => state.accounts.get(address),
+    credit(address, asset, units) {
+      const acc = state.accounts.get(address);
+      if (!acc) throw new Error(`no account ${address}`);
+      const key = trustKey(asset);
+      const line = acc.trustlines.get(key);
+      if (line) line.balance += units;
+      else {
+        acc.trustlines.set(key, { balance: units, limit: 2n ** 63n - 1n });
+        acc.subentries += 1;
+      }
+    },
+    setPrice(asset, tokenPerXlm) {
+      const [whole, frac = ''] = tokenPerXlm.split('.');
+      state.prices.set(asset, [BigInt(`${whole}${frac}`), 10n ** BigInt(frac.length)]);
+    },
+    assetBalance: (address, asset) => state.accounts.get(address)?.trustlines.get(trustKey(asset))?.balance,
     dropQueue: () => void queue.splice(0),
     calls,
     async close() {

@@ -21,6 +21,8 @@ import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
 import { createEvmFamily } from '../../domain/transactions/evm/relay.ts';
 import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createStellarFamily } from '../../domain/transactions/stellar/relay.ts';
+import { createStellarSponsored } from '../../domain/transactions/stellar/sponsored.ts';
+import { createStellarSwaps, STELLAR_SWAP_JOB } from '../../domain/transactions/stellar/token-swap.ts';
 import type { RelayFamily, TransitionObserver } from '../../domain/transactions/family.ts';
 import type { JobHandler } from '../../domain/jobs/scheduler.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
@@ -93,6 +95,12 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     stellar: createStellarFamily({ ...ed25519, chains: deps.chains }),
   };
   const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log });
+  // Stellar token swaps (swap_config): one job per relayer, each swap an ordinary send of the relayer.
+  const swaps = createStellarSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: async (r, body) => (await transactions.send(r, body)).record.id, logger: deps.logger as Log });
+  if (deps.jobs) {
+    deps.jobs.register(STELLAR_SWAP_JOB, swaps.handler);
+    await swaps.resume();
+  }
   if (deps.jobs) {
     for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);
     for (const family of Object.values(families)) await family.resume();
@@ -124,7 +132,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
 
   return {
     ...createChainOperations({ relayers, chain }),
-    ...createSponsoredOperations({ relayers, families: { solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
+    ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains, network: relayers.network }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);

@@ -7,6 +7,7 @@ import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings, RpcUnavailableError } from '../rpc-pool.ts';
 import { boundMessage } from '../rpc-text.ts';
 import { parseEnvelope } from './build.ts';
+import { createHorizonPaths } from './horizon.ts';
 import { decodeResultXdr } from './results.ts';
 import { createStellarRpc, StellarNodeError, type StellarRpc } from './rpc.ts';
 import { createSigning } from './sign.ts';
@@ -113,6 +114,7 @@ export function createStellarChain(network: NetworkConfig, options: StellarChain
     submit: (envelope) => submit(rpc, passphrase, reads.checkNetwork, envelope),
     transaction: (hash) => transaction(rpc, hash),
     ...createSigning({ passphrase, reads, feeCacheMs: network.average_blocktime_ms ?? 5_000 }),
+    strictSendPath: createHorizonPaths(network, options.fetchFor),
     async rawRequest(method, params) {
       const answer = await rpc.raw(method, params);
       return answer.error ? { error: answer.error } : { result: answer.result ?? null };

@@ -7,6 +7,8 @@ const snake = (camel: string) => camel.replace(/([A-Z])/g, '_$1').toLowerCase();
 // Where Horizon's names differ from the XDR's.
 const TX_RENAMES: Record<string, string> = { txNoAccount: 'tx_no_source_account' };
 const OP_RENAMES: Record<string, string> = { opNoAccount: 'op_no_source_account' };
+/** An operation type's code where Horizon spells it otherwise (`op_already_exists`, `op_under_dest_min`). */
+const OP_CODE_RENAMES: Record<string, string> = { AlreadyExist: 'AlreadyExists', UnderDestmin: 'UnderDestMin' };
 
 /** `txBadSeq` → `tx_bad_seq`. */
 export const txCode = (name: string): string => TX_RENAMES[name] ?? snake(name);
@@ -20,7 +22,7 @@ export function opCode(result: xdr.OperationResult): string {
   const code = (tr.value() as { switch(): { name: string } }).switch().name; // e.g. `paymentUnderfunded`
   const rest = code.startsWith(type) ? code.slice(type.length) : code;
   if (rest === 'Success') return 'op_success';
-  return `op${snake(rest === 'AlreadyExist' ? 'AlreadyExists' : rest)}`;
+  return `op${snake(OP_CODE_RENAMES[rest] ?? rest)}`;
 }
 
 type ResultBody = { switch(): { name: string }; results?: () => xdr.OperationResult[] };

@@ -43,7 +43,7 @@ export function checkOperations(operations: StellarOperationSpec[], memo?: Stell
   return built;
 }
 
-export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): Pick<StellarChain, 'buildAndSign' | 'signXdr' | 'feeBump' | 'checkOperations' | 'signEnvelope'> {
+export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): Pick<StellarChain, 'buildAndSign' | 'signXdr' | 'feeBump' | 'checkOperations' | 'encodeOperations' | 'signEnvelope'> {
   const fees = createFeeCache(reads, feeCacheMs);
 
   const nextSequence = async (address: string, given?: bigint): Promise<bigint> => {
@@ -84,6 +84,7 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
     },
 
     checkOperations: (operations, memo) => void checkOperations(operations, memo),
+    encodeOperations: (operations) => checkOperations(operations).map((op) => op.toXDR('base64')),
 
     async signXdr(envelope, signer, options) {
       const tx = parseEnvelope(envelope, passphrase);

@@ -99,6 +99,14 @@ export type StellarSimulation =
   | { ok: true; minResourceFee: bigint; transactionData: string; auth: string[]; latestLedger: number }
   | { ok: false; error: string; latestLedger: number };
 
+/** One path from Horizon's path finding (`/paths/strict-send`): what `amount` of the source asset buys, through which assets. */
+export interface StellarPathQuote {
+  sourceAmount: bigint;
+  destinationAmount: bigint;
+  /** The intermediate assets (at most 5), in order. */
+  path: StellarAssetSpec[];
+}
+
 /** A transaction signed by the relayer, ready for `submit`. */
 export interface SignedStellarTransaction {
   /** Hex hash of what is submitted (the fee bump's own hash for a fee bump). */
@@ -137,6 +145,8 @@ export interface StellarChain {
    * ValidationError naming the field (`'operations.0.amount' must be…`). Pure: no RPC.
    */
   checkOperations(operations: StellarOperationSpec[], memo?: StellarMemoSpec | null): void;
+  /** The operations as checkOperations builds them, each an xdr.Operation in base64 (for a transaction the user signs). Pure. */
+  encodeOperations(operations: StellarOperationSpec[]): string[];
   /** Builds from operations (sequence from the network unless given, memo, time bounds, fee within maxFee) and signs. */
   buildAndSign(request: StellarOperationsRequest, signer: StellarSigner): Promise<SignedStellarTransaction>;
   /**
@@ -152,6 +162,12 @@ export interface StellarChain {
    * as the reference's sign-transaction does. Refuses what is not a transaction envelope (`field` names it).
    */
   signEnvelope(xdr: string, signer: StellarSigner, field: string): Promise<{ envelopeXdr: string; signature: string }>;
+  /**
+   * The order book's best price (Horizon `/paths/strict-send` of the network's `horizon_url`): how much of `destination`
+   * selling exactly `amount` of `source` buys. Amounts in each asset's smallest unit with the decimals given (Horizon
+   * writes 7). null: no path. Throws CHAIN_UNAVAILABLE when Horizon does not answer or answers an error.
+   */
+  strictSendPath(source: StellarAssetSpec, amount: bigint, destination: StellarAssetSpec, decimals: { source: number; destination: number }): Promise<StellarPathQuote | null>;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
   rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];

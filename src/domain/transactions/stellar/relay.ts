@@ -12,6 +12,9 @@ import type { RecordWriter } from '../record-writer.ts';
 import type { RelayFamily } from '../family.ts';
 import { onlyPending, resumeInFlight } from '../family-common.ts';
 import { stellarRecordFields, type StellarBody } from './request.ts';
+import { TransactionBuilder } from '@stellar/stellar-base';
+import { checkUserFeePayment } from './gasless-checks.ts';
+import type { StellarFeePolicy } from './fee-token.ts';
 import { startNext, track, type LaneContext, type LaneStep, type StellarLanePolicy } from './lane.ts';
 
 export const STELLAR_JOB = 'stellar.lane';
@@ -49,6 +52,17 @@ function sendFields(deps: StellarRelayDeps, relayer: RelayerRow, body: StellarBo
   const fields = stellarRecordFields(body, relayer.network, deps.network(relayer), relayer.address, chain.checkOperations, now);
   const cap = (relayer.policies as { max_fee?: number } | null)?.max_fee;
   return cap != null && BigInt(fields.max_fee) > BigInt(cap) ? { ...fields, max_fee: String(cap) } : fields;
+}
+
+/**
+ * A relayer whose users pay the fee in a token (fee_payment_strategy: user): a fee bump is checked (its fee payment to
+ * the relayer, nothing acting for the relayer) before it is stored, so before the relayer signs anything for it.
+ */
+async function checkUserPays(deps: StellarRelayDeps, relayer: RelayerRow, fields: { fee_bump: boolean; transaction_xdr: string | null | undefined }): Promise<void> {
+  const policy = (relayer.policies ?? {}) as StellarFeePolicy;
+  if (policy.fee_payment_strategy !== 'user' || !fields.fee_bump) return;
+  const chain = deps.chains.stellar(relayer.network);
+  await checkUserFeePayment(TransactionBuilder.fromXDR(fields.transaction_xdr!, chain.passphrase), relayer.address, policy, chain);
 }
 
 export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
@@ -93,11 +107,14 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
   return {
     async prepareSend(relayer, body) {
       const f = sendFields(deps, relayer, body as StellarBody, now());
+      await checkUserPays(deps, relayer, f);
       return { build: (row) => ({ status: 'pending', fields: f, nonce: null, nextNonce: row.next_nonce }) };
     },
     async replace(relayer, stored, body) {
       onlyPending(stored, 'stellar transactions can be replaced');
-      return { ...stored.record, ...sendFields(deps, relayer, body as StellarBody, now()) };
+      const f = sendFields(deps, relayer, body as StellarBody, now());
+      await checkUserPays(deps, relayer, f);
+      return { ...stored.record, ...f };
     },
     async cancel(_relayer, stored) {
       onlyPending(stored, 'transactions can be canceled');
