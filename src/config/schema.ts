@@ -99,28 +99,7 @@ const stringsOrNull = nullable({ type: 'array', items: { type: 'string' } }, 'an
 const intOrNull = nullable(u64, 'a non-negative integer');
 const boolOrNull = nullable({ type: 'boolean' }, 'a boolean');
 const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
-
-/** The reference's SolanaAllowedTokensSwapConfig: the token's slippage, and how much of it a swap sells. */
-const solanaTokenSwap = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
-} as const;
-/** The reference's RelayerSolanaSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
-const solanaSwapConfig = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    strategy: { enum: ['jupiter-swap', 'jupiter-ultra', 'noop'] },
-    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
-    min_balance_threshold: u64,
-    jupiter_swap_options: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { priority_fee_max_lamports: u64, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
-    },
-  },
-} as const;
+const objectOrNull = nullable(looseObject, 'an object');
 
 export const solanaPolicySchema = {
   type: 'object',
@@ -135,7 +114,7 @@ export const solanaPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['mint'],
-        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: solanaTokenSwap },
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: looseObject },
       },
     }, 'an array of { "mint", … }'),
     fee_margin_percentage: numberOrNull,
@@ -144,7 +123,7 @@ export const solanaPolicySchema = {
     max_signatures: intOrNull,
     max_tx_data_size: intOrNull,
     min_balance: intOrNull,
-    swap_config: nullable(solanaSwapConfig, 'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }'),
+    swap_config: objectOrNull,
   },
 } as const;
 
