@@ -209,7 +209,7 @@ try {
     }
   }
   log('notification creation @16');
-  const notif = await drive({ url: svc.url, method: 'POST', path: '/api/v1/notifications', headers: AUTH, body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }), inflight: 16, label: 'notifications@16' });
+  const notif = await drive({ url: svc.url, method: 'POST', path: '/api/v1/notifications', headers: AUTH, body: JSON.stringify({ url: 'http://203.0.113.9/hook' }), inflight: 16, label: 'notifications@16' });
   rows.push(row('create notification', 16, notif));
   rows.push(await coldStart(svc, pluginsDir));
   const rssAfterPlugins = svc.rssMiB();

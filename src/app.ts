@@ -34,6 +34,8 @@ import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
 import { createDocsRouter } from './openapi/docs-router.ts';
 import { startChains, type ChainRegistry } from './chains/index.ts';
+import type { ResolveHost } from './net/url-guard.ts';
+import { createWebhookUrlPolicy } from './net/url-policy.ts';
 import { createManagementServices } from './domain/management.ts';
 import { createSignerResolver } from './signers/registry.ts';
 import type { SignerResolver } from './domain/signers/ports.ts';
@@ -85,6 +87,8 @@ export interface App {
 /** Parts a test or a bench puts in place of the real ones (a signer that answers slowly, fails or hangs). */
 export interface AppOverrides {
   resolveSigner?: SignerResolver;
+  /** The URL guard's DNS lookup (RPC and webhook URLs given through the API): tests steer what a name resolves to. */
+  resolveHost?: ResolveHost;
 }
 
 export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
@@ -119,7 +123,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   });
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
   // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
-  const guard = { settings: config.rpcUrls, configFile: config.file };
+  const guard = { settings: config.rpcUrls, configFile: config.file, resolve: replaced.resolveHost };
   const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl }).catch(async (err: unknown) => {
     await closeStores();
     throw err;
@@ -157,7 +161,9 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     });
   // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
   const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
-  const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt } });
+  // Webhook URLs given through the API are guarded like RPC URLs (checked when given, again at every connect).
+  const webhookUrls = createWebhookUrlPolicy({ blockPrivateIps: config.rpcUrls.blockPrivateIps, notifications: config.file.notifications }, replaced.resolveHost);
+  const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt }, fetchFor: webhookUrls.fetchFor });
   // Plugin settings changed through the API apply over the config file's entries (the store wins).
   const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));
   for (const id of pluginOverrides.keys()) logger.warn({ pluginId: id }, "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)");
@@ -213,7 +219,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   api.use('/plugins', limited, createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
   const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
   api.use('/events', limited, events.router);
-  api.use('/notifications', createNotificationsRouter(notifications));
+  api.use('/notifications', createNotificationsRouter(notifications, webhookUrls.check));
   api.use('/signers', createSignersRouter(management.signers));
   api.use('/networks', createNetworksRouter(management.networks, chains.checkRpcUrls));
   api.use('/api-keys', createApiKeysRouter(apiKeys));
@@ -271,6 +277,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
       stopOutboxWakeups();
       await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
+      await webhookUrls.close();
       await chains.close();
       await closeStores();
     },

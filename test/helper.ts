@@ -8,6 +8,7 @@ import { loadConfig, type ConfigFile } from '../src/config/config.ts';
 import { createLogger, secretsOf } from '../src/observability/logger.ts';
 import { createApp, type App } from '../src/app.ts';
 import type { SignerResolver } from '../src/domain/signers/ports.ts';
+import type { ResolveHost } from '../src/net/url-guard.ts';
 
 export const API_KEY = 'test-api-key-0123456789abcdef0123456789';
 
@@ -50,6 +51,8 @@ export interface BuildOptions {
   dataDir?: string;
   /** In place of the signer adapters (test/support/signer-faults.ts: a signer that is slow, fails or hangs). */
   resolveSigner?: SignerResolver;
+  /** In place of the system resolver for the URL guard (test/security/webhook-url-guard.test.ts: DNS rebinding). */
+  resolveHost?: ResolveHost;
 }
 
 /** Starts the real app; closes it and removes its temp dirs via t.after. */
@@ -80,7 +83,8 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     },
   });
   const logger = createLogger('debug', sink, secretsOf(config, { ...process.env, ...env }));
-  const app = await createApp(config, logger, options.resolveSigner ? { resolveSigner: options.resolveSigner } : {});
+  const { resolveSigner, resolveHost } = options;
+  const app = await createApp(config, logger, { ...(resolveSigner ? { resolveSigner } : {}), ...(resolveHost ? { resolveHost } : {}) });
   const server = await app.listen(0, '127.0.0.1');
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('server did not bind a TCP port');

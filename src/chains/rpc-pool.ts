@@ -8,7 +8,7 @@ import { createUrlHealth, retryAfterMs, type UrlState } from './url-health.ts';
 export type JsonRpcError = NodeRpcError;
 export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
 
-/** The fetch for one URL: the guard's for a URL given through the API (src/chains/url-guard.ts), else undefined (the global fetch). */
+/** The fetch for one URL: the guard's for a URL given through the API (src/net/url-guard.ts), else undefined (the global fetch). */
 export type FetchFor = (url: string) => typeof fetch | undefined;
 
 /** Sends one request to one URL; throws an RpcAttemptError (or anything) when the URL did not answer. */

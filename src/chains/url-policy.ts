@@ -1,12 +1,13 @@
 // Which RPC URLs the guard applies to: those that came through the API. The config file's own URLs and the
 // devnets' are the operator's and stay allowed (a devnet is on loopback by design).
 import type { ConfigFile } from '../config/config.ts';
-import { ValidationError } from '../errors.ts';
+import type { ResolveHost, UrlGuardSettings } from '../net/url-guard.ts';
+import { createUrlPolicy } from '../net/url-policy.ts';
 import type { FetchFor } from './rpc-pool.ts';
-import { createRpcUrlGuard, type ResolveHost, type RpcUrlGuardSettings } from './url-guard.ts';
+import { RpcUrlRefusedError } from './rpc-text.ts';
 
 export interface RpcUrlGuardOptions {
-  settings: RpcUrlGuardSettings;
+  settings: UrlGuardSettings;
   /** The config file as written (before RPC URLs stored through the API replace a network's). */
   configFile: Pick<ConfigFile, 'networks' | 'relayers'>;
   /** The guard's DNS lookup (tests steer it); default: the system resolver. */
@@ -36,16 +37,13 @@ export function createRpcUrlPolicy(options: RpcUrlGuardOptions | undefined, devn
   if (!options) return { fetchFor: () => undefined, checkRpcUrls: async () => {}, close: async () => {} };
   const trusted = configuredUrls(options.configFile);
   for (const url of devnetUrls) trusted.add(url);
-  const guard = createRpcUrlGuard(options.settings, { resolve: options.resolve });
+  // The chains' own refusal error: their failure texts (connectionFailure) recognise it and say `refused: …`.
+  const policy = createUrlPolicy({ settings: options.settings, trusted, what: 'RPC URL', resolve: options.resolve, refused: (m) => new RpcUrlRefusedError(m) });
   return {
-    fetchFor: (url) => (trusted.has(url) ? undefined : guard.fetch),
+    fetchFor: policy.fetchFor,
     async checkRpcUrls(urls, field) {
-      for (const [i, { url }] of urls.entries()) {
-        if (trusted.has(url)) continue;
-        const refusal = await guard.check(url);
-        if (refusal) throw new ValidationError(`'${field}.${i}': RPC URL refused: ${refusal}`);
-      }
+      for (const [i, { url }] of urls.entries()) await policy.check(url, `${field}.${i}`);
     },
-    close: () => guard.close(),
+    close: () => policy.close(),
   };
 }

@@ -154,7 +154,7 @@ export interface Config {
   /** RPC_TIMEOUT_MS and the PROVIDER_* knobs we have; empty: the chains' defaults. */
   rpc: RpcEnvSettings;
   /**
-   * The guard on RPC URLs given through the API (src/chains/url-guard.ts). RPC_ALLOWED_HOSTS: comma-separated hosts,
+   * The guard on RPC URLs given through the API (src/net/url-guard.ts). RPC_ALLOWED_HOSTS: comma-separated hosts,
    * the only ones allowed when set. RPC_BLOCK_PRIVATE_IPS (default on): refuse private, loopback and link-local addresses.
    */
   rpcUrls: { allowedHosts: string[]; blockPrivateIps: boolean };

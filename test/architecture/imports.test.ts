@@ -95,8 +95,8 @@ test('only src/plugin-host/ reaches into runtime/, and only its protocol', () =>
 });
 
 test('the domain imports no framework, driver, cloud SDK or outer layer', () => {
-  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino|prom-client|rate-limiter-flexible|esbuild|@aws-sdk|@google-cloud|@azure|pkcs11js|graphene-pk11)(\/|$)/;
-  const outer = /^src\/(http|api|store|chains|signers|plugin-host|observability|openapi)\/|^src\/(app|main)\.ts$/;
+  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino|prom-client|rate-limiter-flexible|esbuild|undici|@aws-sdk|@google-cloud|@azure|pkcs11js|graphene-pk11)(\/|$)/;
+  const outer = /^src\/(http|api|store|chains|signers|plugin-host|observability|openapi|net)\/|^src\/(app|main)\.ts$/;
   for (const [file, edges] of under('src/domain/')) {
     for (const p of edges.packages) assert.ok(!forbiddenPackages.test(p), `${file} imports ${p}`);
     for (const t of all(edges)) assert.ok(!outer.test(t), `${file} imports ${t}`);

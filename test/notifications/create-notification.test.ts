@@ -16,7 +16,7 @@ test('creating a notification answers 201 with the record, never the signing key
 
 test('without an id a UUID is generated, and the type defaults to webhook', async (t) => {
   const s = await build(t);
-  const res = await s.request('POST', '/api/v1/notifications', { body: { url: 'http://127.0.0.1:9000/x' } });
+  const res = await s.request('POST', '/api/v1/notifications', { body: { url: 'https://203.0.113.10/x' } });
   assert.equal(res.status, 201);
   assert.match(res.body.data.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   assert.equal(res.body.data.type, 'webhook');

@@ -73,7 +73,7 @@ async function driveSecretsEverywhere(s: TestServer, secrets: { api: string; evm
     responses.push(JSON.stringify(res.body ?? res.text));
     return res;
   };
-  const created = await send('POST', '/api/v1/notifications', json(), { id: 'api-signed', url: 'http://127.0.0.1:9/a', signing_key: secrets.apiKey2 });
+  const created = await send('POST', '/api/v1/notifications', json(), { id: 'api-signed', url: 'http://203.0.113.9/a', signing_key: secrets.apiKey2 });
   assert.equal(created.status, 201);
   assert.equal(created.body.data.has_signing_key, true);
   await send('PATCH', '/api/v1/notifications/api-signed', json(), { signing_key: secrets.apiKey2 });
@@ -136,7 +136,7 @@ test('with LOG_LEVEL=debug no log line holds the API key, a signing key or a sig
 
 test('the store keeps no signing key in plain text when STORAGE_ENCRYPTION_KEY is set, and reads never return one', async (t) => {
   const s = await buildWithRelayers(t, { env: { STORAGE_ENCRYPTION_KEY: 'storage-encryption-key-0123456789abcdef' } });
-  const created = await s.request('POST', '/api/v1/notifications', { body: { id: 'enc', url: 'http://127.0.0.1:9/a', signing_key: API_SIGNING_KEY } });
+  const created = await s.request('POST', '/api/v1/notifications', { body: { id: 'enc', url: 'http://203.0.113.9/a', signing_key: API_SIGNING_KEY } });
   assert.equal(created.status, 201);
   const stored = s.app.db.prepare('SELECT signing_key FROM notifications WHERE id = ?').pluck().get('enc') as string;
   assert.match(stored, /^enc:v1:/);

@@ -13,7 +13,10 @@ import { pageQuery } from '../paging.ts';
 
 type IdParams = { id: string };
 
-export function createNotificationsRouter(service: NotificationService): Router {
+/** Refuses a webhook URL the guard does not allow (RPC_BLOCK_PRIVATE_IPS, metadata): VALIDATION_FAILED naming the field, host and rule. */
+export type WebhookUrlCheck = (url: string, field: string) => Promise<void>;
+
+export function createNotificationsRouter(service: NotificationService, checkUrl: WebhookUrlCheck = async () => {}): Router {
   const createInput = validator<unknown, unknown, CreateNotificationInput>({ body: createBody });
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const oneInput = validator<IdParams, unknown, undefined>({ params: idParams });
@@ -24,6 +27,7 @@ export function createNotificationsRouter(service: NotificationService): Router 
   const router = Router();
   router.post('/', async (req, res) => {
     const { body } = createInput(req);
+    await checkUrl(body.url, 'url');
     res.status(201).json(success(await service.create(body)));
   });
   router.get('/', async (req, res) => {
@@ -37,6 +41,7 @@ export function createNotificationsRouter(service: NotificationService): Router 
   router.patch('/:id', async (req, res) => {
     const { params, body } = updateInput(req);
     const { type: _webhook, ...fields } = body;
+    if (fields.url !== undefined) await checkUrl(fields.url, 'url');
     res.json(success(await service.update(params.id, fields)));
   });
   router.delete('/:id', async (req, res) => {

@@ -24,6 +24,11 @@ export interface DeliveryDeps {
   settings: WebhookSettings;
   logger: Log;
   observer?: DeliveryObserver;
+  /**
+   * The fetch for a notification's URL: a guarded one (re-checked at every connect) for a URL given through the API,
+   * undefined (the global fetch) for the config file's. Unset: the global fetch for every URL.
+   */
+  fetchFor?: (url: string) => typeof fetch | undefined;
 }
 
 /** `shutdown` aborts attempts in flight: such an attempt does not count, and its event stays as it was. */
@@ -66,7 +71,9 @@ export function createDelivery(deps: DeliveryDeps, shutdown: AbortSignal): (row:
     let outcome: string | undefined;
     const attempt = attemptSignal(settings.timeoutMs, shutdown);
     try {
-      const res = await fetch(target.url, { method: 'POST', headers, body: row.body, redirect: 'manual', signal: attempt.signal });
+      // Redirects are never followed (a 3xx is a failed delivery): a public receiver must not steer us inward.
+      const post = deps.fetchFor?.(target.url) ?? fetch;
+      const res = await post(target.url, { method: 'POST', headers, body: row.body, redirect: 'manual', signal: attempt.signal });
       await drain(res);
       if (res.status < 200 || res.status > 299) outcome = `receiver answered HTTP ${res.status}`;
     } catch (err) {

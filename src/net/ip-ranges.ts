@@ -1,4 +1,5 @@
-// Which IP addresses an RPC URL given through the API may not reach: the ranges, by rule, and the IPv4 address an IPv6 one carries.
+// Which IP addresses a URL given through the API (an RPC URL, a webhook) may not reach: the ranges, by rule, and the
+// IPv4 address an IPv6 one carries.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 export interface AddressRule {

@@ -1,15 +1,24 @@
-// The guard on RPC URLs given through the API (relayers' custom_rpc_urls, networks' rpc_urls): RPC_ALLOWED_HOSTS and
-// RPC_BLOCK_PRIVATE_IPS, checked when the URL is given and again when a connection is opened, so a name that later
-// resolves to a private address (DNS rebinding) or a redirect to one is refused at connect.
+// The guard on URLs given through the API (RPC URLs, webhook URLs): RPC_ALLOWED_HOSTS and RPC_BLOCK_PRIVATE_IPS,
+// checked when the URL is given and again when a connection is opened, so a name that later resolves to a private
+// address (DNS rebinding) or a redirect to one is refused at connect. Neutral ground: the chains and the webhook
+// delivery both use it, and neither may import the other.
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { addressRule } from './ip-ranges.ts';
-import { RpcUrlRefusedError } from './rpc-text.ts';
 
-export { RpcUrlRefusedError };
+/** A connection the guard refused: the message names the host and the rule. */
+export class UrlRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlRefusedError';
+  }
+}
 
-export interface RpcUrlGuardSettings {
+/** Makes the error a refused connection fails with (the chains use their own, which their failure texts recognise). */
+export type RefusedError = (message: string) => Error;
+
+export interface UrlGuardSettings {
   /** RPC_ALLOWED_HOSTS: when not empty, the only hosts an API-given URL may name (case-insensitive, exact). */
   allowedHosts: readonly string[];
   /** RPC_BLOCK_PRIVATE_IPS: refuse loopback, private, link-local, unique-local and reserved addresses. */
@@ -19,7 +28,7 @@ export interface RpcUrlGuardSettings {
 /** A host name's addresses; the guard's DNS lookup, replaceable so a test can steer what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 
-export interface RpcUrlGuard {
+export interface UrlGuard {
   /** Why an API-given URL is refused (names the host and the rule), or null. Resolves the host once. */
   check(url: string): Promise<string | null>;
   /** fetch whose every connection is checked again (address, allowed hosts): for guarded URLs only. */
@@ -41,7 +50,7 @@ function ruleText(host: string, address: string, blockPrivate: boolean): string 
 }
 
 /** What the host itself breaks, before any lookup: the allow-list, an internal name, or an address literal's range. */
-export function hostRefusal(hostname: string, settings: RpcUrlGuardSettings): string | null {
+export function hostRefusal(hostname: string, settings: UrlGuardSettings): string | null {
   const host = bare(hostname);
   if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host)) return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
   if (host === 'metadata.google.internal') return `host '${host}' is a cloud metadata host: always refused`;
@@ -51,7 +60,7 @@ export function hostRefusal(hostname: string, settings: RpcUrlGuardSettings): st
   return isIP(host) ? ruleText(host, host, settings.blockPrivateIps) : null;
 }
 
-function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], settings: RpcUrlGuardSettings): string | null {
+function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], settings: UrlGuardSettings): string | null {
   for (const { address } of addresses) {
     const refusal = ruleText(host, address, settings.blockPrivateIps);
     if (refusal) return refusal;
@@ -62,12 +71,12 @@ function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
 
 /** The socket's lookup: every address of the name is checked, so no answer of the resolver slips through. */
-function guardedLookup(settings: RpcUrlGuardSettings, resolve: ResolveHost) {
+function guardedLookup(settings: UrlGuardSettings, resolve: ResolveHost, refused: RefusedError) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
     resolve(hostname).then(
       (addresses) => {
         const refusal = firstRefusedAddress(bare(hostname), addresses, settings);
-        if (refusal) return callback(new RpcUrlRefusedError(refusal));
+        if (refusal) return callback(refused(refusal));
         const first = addresses[0];
         if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
         if (options.all) callback(null, addresses);
@@ -79,11 +88,11 @@ function guardedLookup(settings: RpcUrlGuardSettings, resolve: ResolveHost) {
 }
 
 /** undici's own connector, behind the host rules (also for redirects) and the guarded lookup. */
-function guardedConnector(settings: RpcUrlGuardSettings, resolve: ResolveHost): buildConnector.connector {
-  const connect = buildConnector({ lookup: guardedLookup(settings, resolve) } as buildConnector.BuildOptions);
+function guardedConnector(settings: UrlGuardSettings, resolve: ResolveHost, refused: RefusedError): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookup(settings, resolve, refused) } as buildConnector.BuildOptions);
   return (options, callback) => {
     const refusal = hostRefusal(options.hostname, settings);
-    if (refusal) return callback(new RpcUrlRefusedError(refusal), null);
+    if (refusal) return callback(refused(refusal), null);
     return connect(options, callback);
   };
 }
@@ -94,9 +103,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-export function createRpcUrlGuard(settings: RpcUrlGuardSettings, options: { resolve?: ResolveHost } = {}): RpcUrlGuard {
+export function createUrlGuard(settings: UrlGuardSettings, options: { resolve?: ResolveHost | undefined; refused?: RefusedError } = {}): UrlGuard {
   const resolve = options.resolve ?? defaultResolve;
-  const agent = new Agent({ connect: guardedConnector(settings, resolve) });
+  const refused = options.refused ?? ((message: string) => new UrlRefusedError(message));
+  const agent = new Agent({ connect: guardedConnector(settings, resolve, refused) });
   const guardedFetch = ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
 
   async function check(url: string): Promise<string | null> {
