@@ -12,7 +12,8 @@ type Area = 'relayer' | 'plugin' | 'notification' | 'signer' | 'network' | 'api_
 interface Row {
   /** The concrete request (ids filled in). */
   path: string;
-  area: Area | 'public';
+  /** public: no key needed; self: any valid key (it reads its own rights). */
+  area: Area | 'public' | 'self';
   action?: Action;
   /** The id the path names; null: it names none (only a wildcard key passes, or a list filters). */
   id?: string | null;
@@ -63,11 +64,16 @@ function table(keyId: string): Record<string, Row> {
     'get /api/v1/relayers/:relayer_id/transactions/by-nonce/:nonce': r('relayer', 'read', 'evm', `${rel}/evm/transactions/by-nonce/999`),
     'delete /api/v1/relayers/:relayer_id/transactions/pending': r('relayer', 'execute', GONE, `${rel}/${GONE}/transactions/pending`),
     'get /api/v1/relayers/:relayer_id/transactions/:transaction_id': r('relayer', 'read', 'evm', `${rel}/evm/transactions/${TX}`),
+    'get /api/v1/relayers/:relayer_id/transactions/:transaction_id/timeline': r('relayer', 'read', 'evm', `${rel}/evm/transactions/${TX}/timeline`),
+    'get /api/v1/relayers/:relayer_id/activity': r('relayer', 'read', 'evm', `${rel}/evm/activity`),
+    // Naming a relayer that does not exist: an allowed key gets 404 rather than a stream that never ends.
+    'get /api/v1/events': r('relayer', 'read', GONE, `/api/v1/events?relayer_id=${GONE}`),
     'put /api/v1/relayers/:relayer_id/transactions/:transaction_id': r('relayer', 'execute', 'evm', `${rel}/evm/transactions/${TX}`, { body: {} }),
     'delete /api/v1/relayers/:relayer_id/transactions/:transaction_id': r('relayer', 'execute', 'evm', `${rel}/evm/transactions/${TX}`),
     'get /api/v1/plugins': r('plugin', 'read', 'alpha', '/api/v1/plugins', { list: true }),
     'get /api/v1/plugins/:plugin_id': r('plugin', 'read', 'alpha', '/api/v1/plugins/alpha'),
     'patch /api/v1/plugins/:plugin_id': r('plugin', 'manage', GONE, `/api/v1/plugins/${GONE}`, { body: {} }),
+    'get /api/v1/plugins/:plugin_id/calls': r('plugin', 'read', 'alpha', '/api/v1/plugins/alpha/calls'),
     'all /api/v1/plugins/:plugin_id/call{/*route}': r('plugin', 'execute', GONE, `/api/v1/plugins/${GONE}/call`, { methods: ['get', 'post'], body: {} }),
     'post /api/v1/notifications': r('notification', 'manage', null, '/api/v1/notifications', { body: {} }),
     'get /api/v1/notifications': r('notification', 'read', 'hook-a', '/api/v1/notifications', { list: true }),
@@ -87,6 +93,7 @@ function table(keyId: string): Record<string, Row> {
     // A permission within api_key:*: — an allowed creator mints it.
     'post /api/v1/api-keys': r('api_key', 'manage', null, '/api/v1/api-keys', { body: { name: 'minted', permissions: [`api_key:${keyId}:read`] } }),
     'get /api/v1/api-keys': r('api_key', 'read', keyId, '/api/v1/api-keys', { list: true }),
+    'get /api/v1/api-keys/me': { area: 'self', path: '/api/v1/api-keys/me' },
     'get /api/v1/api-keys/:api_key_id/permissions': r('api_key', 'read', keyId, `/api/v1/api-keys/${keyId}/permissions`),
     'delete /api/v1/api-keys/:api_key_id': r('api_key', 'manage', GONE, `/api/v1/api-keys/${GONE}`),
   };
@@ -114,7 +121,7 @@ interface Key {
 
 /** The keys tried on a row, each with what the table says it may do there. */
 function keysFor(row: Row): Key[] {
-  if (row.area === 'public') return [{ name: 'none', permissions: ['nothing'], expect: 'allowed' }, { name: 'admin', permissions: 'admin', expect: 'allowed' }];
+  if (row.area === 'public' || row.area === 'self') return [{ name: 'none', permissions: ['nothing'], expect: 'allowed' }, { name: 'admin', permissions: 'admin', expect: 'allowed' }];
   const { area, action = 'read', id = null } = row;
   const scoped = (a: Action): Key['expect'] => {
     if (row.list) return [id!];
