@@ -16,7 +16,8 @@ import { createRelayerOperations } from './api/relayers/operations.ts';
 import { createRelayersRouter } from './api/relayers/routes.ts';
 import { createNotificationService } from './domain/notifications/service.ts';
 import { createNotificationsRouter } from './api/notifications/routes.ts';
-import { createOutbox } from './domain/webhooks/outbox.ts';
+import { createOutbox, createRelayerEvents } from './domain/webhooks/outbox.ts';
+import { levelRank } from './domain/relayers/balance-levels.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
@@ -151,7 +152,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       return {
         management,
         notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, changed: transactionChanged }, checkRpcUrls: chains.checkRpcUrls, ...management }),
+        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
       };
     })
     .catch(async (err: unknown) => {
@@ -159,6 +160,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       await closeStores();
       throw err;
     });
+  metrics.setBalanceSource(async () => (await relayers.balanceWatch.all()).map(({ relayerId, view }) => ({ relayer_id: relayerId, balance: Number(view.balance), level: levelRank(view.level) })));
   // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
   const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
   // Webhook URLs given through the API are guarded like RPC URLs (checked when given, again at every connect).
@@ -198,7 +200,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     { name: 'store', check: opened.probes.answers },
     ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
     { name: 'runtime', check: () => runtime.serving() },
-  ]));
+  ], undefined, relayers.rpcOutages));
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
   app.use(createDocsRouter(createApiDocument(packageJson.version)));
@@ -276,6 +278,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       const runtimeStopped = runtime.close(http);
       if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
       stopOutboxWakeups();
+      relayers.balanceWatch.close();
       await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
       await webhookUrls.close();
       await chains.close();

@@ -64,19 +64,31 @@ function components(probes: Probe[], system: SystemHealth): Record<string, unkno
   return out;
 }
 
-export function readinessHandler(list: readonly ReadinessComponent[], system: () => Promise<SystemHealth> = systemHealth): RequestHandler {
+/**
+ * Ours: networks every RPC URL of which is down. The instance stays ready (its API answers, its transactions wait and
+ * resume by themselves; taking every instance out of a load balancer would not bring a provider back): `degraded`,
+ * with the reasons in `reason` and the `rpc` component.
+ */
+async function rpcHealth(outages: (() => Promise<string[]>) | undefined): Promise<{ status: ComponentStatus; error?: string } | undefined> {
+  if (!outages) return undefined;
+  const reasons = await outages().catch(() => []);
+  return reasons.length > 0 ? { status: 'degraded', error: reasons.join('; ') } : { status: 'healthy' };
+}
+
+export function readinessHandler(list: readonly ReadinessComponent[], system: () => Promise<SystemHealth> = systemHealth, outages?: () => Promise<string[]>): RequestHandler {
   return async (_req, res) => {
-    const [probes, sys] = await Promise.all([Promise.all(list.map(async (c) => ({ name: c.name, up: await isUp(c) }))), system()]);
+    const [probes, sys, rpc] = await Promise.all([Promise.all(list.map(async (c) => ({ name: c.name, up: await isUp(c) }))), system(), rpcHealth(outages)]);
     const down = probes.filter((p) => !p.up).map((p) => `${p.name} is down`);
-    const reasons = [...(sys.status === 'unhealthy' && sys.error ? [sys.error] : []), ...down];
-    const status: ComponentStatus = sys.status === 'unhealthy' || down.length > 0 ? 'unhealthy' : sys.status;
+    const reasons = [...(sys.status === 'unhealthy' && sys.error ? [sys.error] : []), ...down, ...(rpc?.error ? [rpc.error] : [])];
+    const unhealthy = sys.status === 'unhealthy' || down.length > 0;
+    const status: ComponentStatus = unhealthy ? 'unhealthy' : rpc?.status === 'degraded' ? 'degraded' : sys.status;
     const ready = status !== 'unhealthy';
     if (!ready) res.status(503).set('Retry-After', '5');
     res.json({
       ready,
       status,
       ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
-      components: components(probes, sys),
+      components: { ...components(probes, sys), ...(rpc ? { rpc } : {}) },
       timestamp: new Date().toISOString(),
     });
   };

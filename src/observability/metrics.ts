@@ -37,6 +37,10 @@ export interface MetricsRecorder {
   transactionTransition(networkType: string, from: string | null, to: string): void;
   /** Non-final transactions of a relayer that nothing moves (it left the config). */
   transactionsUntracked(relayerId: string, count: number): void;
+  /** Seconds a transaction spent in one stage (created_to_sent, sent_to_submitted, submitted_to_mined, mined_to_confirmed). */
+  transactionStage(network: string, stage: string, seconds: number): void;
+  /** A transaction ended: its re-prices and re-broadcasts. */
+  transactionEnded(network: string, reprices: number, rebroadcasts: number): void;
   /** An EVM transaction started waiting at its relayer's fee cap (once per wait). */
   transactionFeeCapWait(network: string): void;
 }
@@ -49,11 +53,23 @@ export interface Metrics extends MetricsRecorder {
   /** One metric's exposition text; null for an unknown name. */
   renderOne(name: string): Promise<string | null>;
   readonly contentType: string;
+  /** Where the relayer balance gauges are read from at each scrape (the balance watch's last checks). */
+  setBalanceSource(source: () => Promise<RelayerBalanceSample[]>): void;
+}
+
+/** One relayer's last balance check: smallest unit, and its level (0 ok, 1 under the warning threshold, 2 under min_balance). */
+export interface RelayerBalanceSample {
+  relayer_id: string;
+  balance: number;
+  level: number;
 }
 
 // Buckets in seconds: HTTP answers are mostly milliseconds; plugin calls and webhooks reach their timeouts (tens of seconds).
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SLOW_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// A transaction's stages run from milliseconds (signing) to hours (a fee spike): up to a day.
+const STAGE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400];
+const COUNT_BUCKETS = [0, 1, 2, 3, 5, 10, 20, 50];
 const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 86400];
 
 /**
@@ -165,6 +181,42 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     labelNames: ['network'] as const,
     registers,
   });
+  const stages = new Histogram({
+    name: 'relaybox_transaction_stage_seconds',
+    help: 'Seconds a transaction spent in each stage (created_to_sent, sent_to_submitted, submitted_to_mined from its first submission, mined_to_confirmed), by network',
+    labelNames: ['network', 'stage'] as const,
+    buckets: STAGE_BUCKETS,
+    registers,
+  });
+  const reprices = new Histogram({
+    name: 'relaybox_transaction_reprices',
+    help: 'Versions signed after the first (fee bumps, replacements, NOOPs) per transaction, observed when it ends, by network',
+    labelNames: ['network'] as const,
+    buckets: COUNT_BUCKETS,
+    registers,
+  });
+  const rebroadcasts = new Histogram({
+    name: 'relaybox_transaction_rebroadcasts',
+    help: 'Broadcasts of a version already broadcast (dropped, evicted, stale) per transaction, observed when it ends, by network',
+    labelNames: ['network'] as const,
+    buckets: COUNT_BUCKETS,
+    registers,
+  });
+  let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
+  const balanceGauge = (name: string, help: string, value: (s: RelayerBalanceSample) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['relayer'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        // A scrape answers while the store is closing or failing; /api/v1/ready reports the store.
+        for (const sample of await balanceSource().catch(() => [])) this.set({ relayer: sample.relayer_id }, value(sample));
+      },
+    });
+  balanceGauge('relaybox_relayer_balance', "Relayer balance at its last check (every minute and after its transactions move), in its network's smallest unit (wei, lamport, stroop)", (x) => x.balance);
+  balanceGauge('relaybox_relayer_low_balance', 'Relayer balance level at its last check: 0 ok, 1 under the warning threshold (2 × min_balance), 2 under min_balance (relayer disabled)', (x) => x.level);
   const untracked = new Gauge({
     name: 'relaybox_transactions_untracked',
     help: 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute',
@@ -230,6 +282,16 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
     transactionsUntracked(relayerId, count) {
       untracked.set({ relayer: relayerId }, count);
+    },
+    transactionStage(network, stage, seconds) {
+      stages.observe({ network, stage }, seconds);
+    },
+    transactionEnded(network, repriced, rebroadcast) {
+      reprices.observe({ network }, repriced);
+      rebroadcasts.observe({ network }, rebroadcast);
+    },
+    setBalanceSource(source) {
+      balanceSource = source;
     },
     transactionTransition(networkType, from, to) {
       transitions.inc({ network_type: networkType, from: from ?? 'new', to });

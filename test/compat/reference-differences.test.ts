@@ -3,6 +3,7 @@
 // text, the plugin listing of a plugin's folder, and EVM addresses with a wrong EIP-55 checksum.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Configuration, HealthApi, NotificationsApi, PluginsApi } from '@openzeppelin/relayer-sdk';
 import { API_KEY, build } from '../helper.ts';
 import { buildWithRelayers, evmBody } from '../transactions/fixtures.ts';
@@ -25,13 +26,14 @@ async function failure(call: Promise<unknown>): Promise<{ status: number; data: 
 }
 
 test("the reference's client reads readiness in its own shape, with our components inside", async (t) => {
-  const s = await build(t);
+  // Only the example's devnet relayer: the public testnets of the others may not answer here (readiness would say so).
+  const s = await build(t, { config: { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') } });
   const ready = (await new HealthApi(new Configuration({ basePath: s.url })).readiness()).data;
   assert.equal(ready.ready, true);
   assert.equal(ready.status, 'healthy');
   assert.equal(ready.reason, undefined);
   assert.ok(!Number.isNaN(Date.parse(ready.timestamp)));
-  assert.deepEqual(Object.keys(ready.components).sort(), ['plugins', 'queue', 'redis', 'runtime', 'store', 'system']);
+  assert.deepEqual(Object.keys(ready.components).sort(), ['plugins', 'queue', 'redis', 'rpc', 'runtime', 'store', 'system']);
   assert.equal(typeof ready.components.system.fd_count, 'number');
   assert.equal((ready.components as unknown as Record<string, { status: string }>).store.status, 'healthy');
 });

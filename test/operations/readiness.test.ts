@@ -8,10 +8,14 @@ import { readinessHandler } from '../../src/http/readiness.ts';
 import type { SystemHealth } from '../../src/http/system-health.ts';
 import { errorHandler } from '../../src/http/error-handler.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { readFileSync } from 'node:fs';
 import { build, request } from '../helper.ts';
 
+// Only the example's devnet relayer: the public testnets of the others may not answer here (readiness would say so).
+const devnetOnly = { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') };
+
 test('ready answers 200 without a key when the store and the runtime are up', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { config: devnetOnly });
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 200);
   const { timestamp, components, ...rest } = res.body;
@@ -24,6 +28,7 @@ test('ready answers 200 without a key when the store and the runtime are up', as
     plugins: { status: 'healthy', enabled: true },
     store: { status: 'healthy' },
     runtime: { status: 'healthy' },
+    rpc: { status: 'healthy' },
   });
   assert.equal(system.status, 'healthy');
   assert.ok(system.fd_count > 0 && system.fd_limit >= system.fd_count, JSON.stringify(system));
@@ -71,7 +76,7 @@ test('ready names every component that is down, including one whose probe throws
 });
 
 test('ready follows the runtime process: down while it is not running', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { config: devnetOnly });
   await s.app.runtime.close();
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 503);
@@ -93,4 +98,24 @@ test("the reference's system thresholds: degraded stays ready, unhealthy answers
   const unhealthy = await request(base, 'GET', '/ready', { auth: false });
   assert.equal(unhealthy.status, 503);
   assert.deepEqual([unhealthy.body.ready, unhealthy.body.status, unhealthy.body.reason], [false, 'unhealthy', system.error]);
+});
+
+test('a network whose every RPC URL is down leaves the instance ready but degraded, saying which network and why', async (t) => {
+  const app = express();
+  let outages: string[] = ["every RPC URL of network 'sepolia' is down (last error: HTTP 503); its transactions wait and resume when one answers"];
+  app.get('/ready', readinessHandler([{ name: 'store', check: () => true }], async () => ({ status: 'healthy', fd_count: 1, fd_limit: 1024, fd_usage_percent: 0, close_wait_count: 0 }), async () => outages));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const degraded = await request(base, 'GET', '/ready', { auth: false });
+  assert.equal(degraded.status, 200);
+  assert.equal(degraded.body.ready, true);
+  assert.equal(degraded.body.status, 'degraded');
+  assert.equal(degraded.body.reason, outages[0]);
+  assert.deepEqual(degraded.body.components.rpc, { status: 'degraded', error: outages[0] });
+  outages = [];
+  const back = await request(base, 'GET', '/ready', { auth: false });
+  assert.equal(back.body.status, 'healthy');
+  assert.equal(back.body.reason, undefined);
 });

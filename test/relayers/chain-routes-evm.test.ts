@@ -68,7 +68,8 @@ test('status answers the reference EVM shape: balance, pending count, last confi
   const empty = await s.request('GET', `${base('evm')}/status`);
   assert.equal(empty.status, 200, empty.text);
   const wei = BigInt(await anvil.rpc<string>('eth_getBalance', [EVM_ADDRESS, 'latest']));
-  assert.deepEqual(empty.body.data, {
+  const { disabled_reason, rpc, balance_watch, ...reference } = empty.body.data;
+  assert.deepEqual(reference, {
     network_type: 'evm',
     balance: String(wei),
     pending_transactions_count: 0,
@@ -77,7 +78,11 @@ test('status answers the reference EVM shape: balance, pending count, last confi
     paused: false,
     nonce: '0',
   });
-  assert.deepEqual(Object.keys(empty.body.data), ['network_type', 'balance', 'pending_transactions_count', 'last_confirmed_transaction_timestamp', 'system_disabled', 'paused', 'nonce']);
+  // The reference's fields first, in its order; ours after them.
+  assert.deepEqual(Object.keys(empty.body.data), ['network_type', 'balance', 'pending_transactions_count', 'last_confirmed_transaction_timestamp', 'system_disabled', 'paused', 'nonce', 'disabled_reason', 'rpc', 'balance_watch']);
+  assert.equal(disabled_reason, null);
+  assert.deepEqual(rpc, { available: true, urls: 1, urls_up: 1 });
+  assert.ok(balance_watch === null || balance_watch.level === 'ok', JSON.stringify(balance_watch));
 
   for (const status of ['pending', 'sent', 'submitted', 'mined', 'failed'] as const) await stored(s, status);
   await stored(s, 'confirmed', '2026-01-02T00:00:02.000Z');

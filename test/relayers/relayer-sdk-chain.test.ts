@@ -63,7 +63,9 @@ test('the client reads status and balance of each network type in the reference 
   const relayers = new RelayersApi(config);
   const evm = (await relayers.getRelayerStatus('evm')).data;
   assert.equal(evm.success, true);
-  assert.deepEqual(Object.keys(evm.data!).sort(), ['balance', 'last_confirmed_transaction_timestamp', 'network_type', 'nonce', 'paused', 'pending_transactions_count', 'system_disabled']);
+  // The reference's fields, and ours after them (disabled_reason, rpc, balance_watch), which its client passes through.
+  assert.deepEqual(Object.keys(evm.data!).slice(0, 7).sort(), ['balance', 'last_confirmed_transaction_timestamp', 'network_type', 'nonce', 'paused', 'pending_transactions_count', 'system_disabled']);
+  assert.deepEqual(Object.keys(evm.data!).slice(7), ['disabled_reason', 'rpc', 'balance_watch']);
   assert.equal((evm.data as { balance: string }).balance, BigInt(await anvil.rpc<string>('eth_getBalance', [EVM_ADDRESS, 'latest'])).toString());
   const sol = (await relayers.getRelayerStatus('sol')).data.data as { network_type: string; balance: string };
   assert.deepEqual([sol.network_type, sol.balance], ['solana', String(solana.balance(SOLANA_RELAYER))]);

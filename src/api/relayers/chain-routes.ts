@@ -54,10 +54,39 @@ const statusCommon = {
   system_disabled: { type: 'boolean' },
   paused: { type: 'boolean' },
 } as const;
+const amount = { anyOf: [{ type: 'string', description: 'Smallest unit, decimal.' }, { type: 'null' }] } as const;
+/** Ours, beside the reference's fields (docs/operating.md#relayer-status). */
+const statusOurs = {
+  disabled_reason: { anyOf: [{ type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } }, { type: 'null' }] },
+  rpc: {
+    type: 'object',
+    required: ['available', 'urls', 'urls_up'],
+    properties: { available: { type: 'boolean' }, urls: { type: 'integer' }, urls_up: { type: 'integer' }, reason: { type: 'string', description: 'While every RPC URL is down: the network, the last error, and that transactions wait.' } },
+  },
+  balance_watch: {
+    anyOf: [
+      {
+        type: 'object',
+        description: "The last balance check against min_balance (every minute and soon after the relayer's transactions move).",
+        required: ['level', 'balance', 'min_balance', 'warning_balance', 'send_cost', 'sends_covered', 'checked_at'],
+        properties: {
+          level: { enum: ['ok', 'low', 'below_min_balance'] },
+          balance: { type: 'string' },
+          min_balance: amount,
+          warning_balance: { ...amount, description: '2 × min_balance' },
+          send_cost: amount,
+          sends_covered: { anyOf: [{ type: 'integer', description: 'Sends of send_cost the balance pays for before it falls under min_balance.' }, { type: 'null' }] },
+          checked_at: { type: 'string' },
+        },
+      },
+      { type: 'null' },
+    ],
+  },
+} as const;
 const statusOf = (networkType: string, extra: Record<string, object>) => ({
   type: 'object',
   required: ['network_type', ...Object.keys(statusCommon), ...Object.keys(extra)],
-  properties: { network_type: { const: networkType }, ...statusCommon, ...extra },
+  properties: { network_type: { const: networkType }, ...statusCommon, ...statusOurs, ...extra },
 });
 const relayerStatus = { oneOf: [statusOf('evm', { nonce: { type: 'string' } }), statusOf('solana', {}), statusOf('stellar', { sequence_number: { type: 'string' } })] };
 const balance = { type: 'object', required: ['balance', 'unit'], properties: { balance: { type: 'integer', description: 'Exact, as a JSON integer (u128).' }, unit: { enum: ['wei', 'lamport', 'stroop'] } } } as const;

@@ -7,7 +7,7 @@ import type { Store } from '../../domain/ports.ts';
 import { ValidationError } from '../../errors.ts';
 import { compile, type Validator } from '../../validation/compile.ts';
 import type { AllChains } from '../../domain/chains/reads.ts';
-import { createRelayerChainService } from '../../domain/chains/relayer-chain-service.ts';
+import { createRelayerChainService, relayerChainsOf } from '../../domain/chains/relayer-chain-service.ts';
 import { createKeyedLock } from '../../domain/relayers/keyed-lock.ts';
 import { createRelayerService, type CreateRelayerInput } from '../../domain/relayers/service.ts';
 import type { RelayerChanges } from '../../domain/relayers/ports.ts';
@@ -28,6 +28,12 @@ import type { JobHandler } from '../../domain/jobs/scheduler.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { checkShape } from './shapes.ts';
 import { createChainOperations } from './chain-operations.ts';
+import { createRelayerEvents, type RelayerEvents } from '../../domain/webhooks/outbox.ts';
+import type { StageObserver } from '../../domain/transactions/stage-clock.ts';
+import { BALANCE_CHECK, createBalanceWatch, type BalanceWatch } from '../../domain/relayers/balance-watch.ts';
+import { watchTransactions } from '../../domain/relayers/transaction-watch.ts';
+import { balanceOf, rpcOf } from '../../domain/chains/reads.ts';
+import { rpcOutages } from '../../domain/chains/rpc-availability.ts';
 import { createSponsoredOperations } from './sponsored.ts';
 import { createSolanaSponsored } from '../../domain/chains/solana/sponsored.ts';
 
@@ -76,6 +82,10 @@ export interface RelayerOperationsDeps {
   /** The job scheduler: the network families register their background jobs with it. */
   jobs?: { register(kind: string, handler: JobHandler): void };
   observer?: TransitionObserver;
+  /** Relayer webhook events (relayer_low_balance), through the outbox. */
+  relayerEvents?: RelayerEvents;
+  /** Stage latency, re-prices and re-broadcasts (metrics). */
+  stages?: StageObserver;
   /** Refuses custom_rpc_urls the guard does not allow (RPC_ALLOWED_HOSTS, RPC_BLOCK_PRIVATE_IPS); VALIDATION_FAILED naming the host and the rule. */
   checkRpcUrls?: (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
 }
@@ -84,10 +94,26 @@ export interface RelayerOperationsDeps {
  * Builds the operations and seeds the configured relayers into the store. With `jobs`, the families' background
  * work is registered and resumed (every non-final transaction gets its job back).
  */
-export async function createRelayerOperations(deps: RelayerOperationsDeps): Promise<RelayerOperations> {
+/** What the composition root reads beside the operations: balance checks (gauges, status) and RPC outages (readiness). */
+export interface RelayerWatches {
+  balanceWatch: BalanceWatch;
+  /** Why each network some relayer uses is unreachable now (every RPC URL down); empty when all answer. */
+  rpcOutages(): Promise<string[]>;
+}
+
+export async function createRelayerOperations(deps: RelayerOperationsDeps): Promise<RelayerOperations & RelayerWatches> {
   const { store, config, events } = deps;
   const relayers = await createRelayerService({ repo: store.repos.relayers, config, chains: deps.chains, networks: deps.networks, signers: deps.signers, logger: deps.logger as Log });
-  const writer = createRecordWriter({ events, observer: deps.observer });
+  const relayerChains = relayerChainsOf(relayers, deps.chains);
+  const balanceWatch = createBalanceWatch({
+    store,
+    events: deps.relayerEvents ?? createRelayerEvents(),
+    logger: deps.logger as Log,
+    balanceOf: (r) => balanceOf(relayerChains, r),
+    fees: (r) => relayers.chain(r).fees(),
+  });
+  const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
+  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast });
   const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger: deps.logger };
   const families: Record<NetworkType, RelayFamily> = {
     evm: createEvmFamily({ relayers, store, writer, logger: deps.logger, observer: deps.observer }),
@@ -104,8 +130,10 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   if (deps.jobs) {
     for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);
     for (const family of Object.values(families)) await family.resume();
+    deps.jobs.register(BALANCE_CHECK, balanceWatch.handler);
+    await balanceWatch.resume();
   }
-  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions, send: async (relayer, body) => (await transactions.send(relayer, body)).record });
+  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions, lastBalanceCheck: balanceWatch.view, send: async (relayer, body) => (await transactions.send(relayer, body)).record });
 
   const relayerId = compile<string>(idSchema, 'relayer_id');
   const transactionId = compile<string>(idSchema, 'transaction_id');
@@ -131,6 +159,8 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   };
 
   return {
+    balanceWatch,
+    rpcOutages: () => rpcOutages(store.repos.relayers, (r) => rpcOf(relayerChains, r)),
     ...createChainOperations({ relayers, chain }),
     ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains, network: relayers.network }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
     async listRelayers(query) {

@@ -1,6 +1,6 @@
 // The relayer chain use cases over validated input: balance and status, the rpc passthrough, and signing.
 import { requireActive } from '../relayers/active-state.ts';
-import { createChainReads, type AllChains, type RelayerChains } from './reads.ts';
+import { createChainReads, type AllChains, type ChainReadsDeps, type RelayerChains } from './reads.ts';
 import type { EvmSignature, JsonRpcAnswer, RelayerBalance, RelayerStatus, SignedTransactionView } from './views.ts';
 import type { RelayerRow, TransactionsRepo } from '../relayers/ports.ts';
 import { createRelayerRpc, type RpcRequest } from './rpc-passthrough.ts';
@@ -19,15 +19,20 @@ export interface RelayerChainService {
   signTransaction(relayer: RelayerRow, input: SignTransactionInput): Promise<SignedTransactionView>;
 }
 
-export function createRelayerChainService(
-  deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo } & Partial<Pick<SolanaMethodDeps, 'send'>>,
-): RelayerChainService {
-  const chains: RelayerChains = {
-    evm: (relayer) => deps.relayers.chain(relayer),
-    solana: (relayer) => deps.chains.solana(relayer.network),
-    stellar: (relayer) => deps.chains.stellar(relayer.network),
+/** The chain each relayer talks to: EVM through the relayer service (its custom_rpc_urls), the others by network. */
+export function relayerChainsOf(relayers: RelayerService, all: AllChains): RelayerChains {
+  return {
+    evm: (relayer) => relayers.chain(relayer),
+    solana: (relayer) => all.solana(relayer.network),
+    stellar: (relayer) => all.stellar(relayer.network),
   };
-  const reads = createChainReads({ chains, transactions: deps.transactions });
+}
+
+export function createRelayerChainService(
+  deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo } & Pick<ChainReadsDeps, 'lastBalanceCheck'> & Partial<Pick<SolanaMethodDeps, 'send'>>,
+): RelayerChainService {
+  const chains = relayerChainsOf(deps.relayers, deps.chains);
+  const reads = createChainReads({ chains, transactions: deps.transactions, lastBalanceCheck: deps.lastBalanceCheck });
   const signing = createRelayerSigning(chains);
   const signer = (relayer: RelayerRow) => deps.relayers.signer(relayer.id);
   const rpc = createRelayerRpc({ chains, signing, signer, send: deps.send });

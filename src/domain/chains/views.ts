@@ -9,6 +9,30 @@ export interface RelayerBalance {
   unit: 'wei' | 'lamport' | 'stroop';
 }
 
+/** Whether the relayer's network answers: `available` false while every RPC URL of it is down (it waits, then resumes). */
+export interface RpcAvailability {
+  available: boolean;
+  urls: number;
+  urls_up: number;
+  /** Set while unavailable: which network, the last error, and that transactions wait. */
+  reason?: string;
+}
+
+/**
+ * The relayer's last balance check against its min_balance policy (relayers/balance-watch.ts), as stored: amounts as
+ * decimal strings in the smallest unit. `sends_covered`: how many sends of `send_cost` the balance pays for before it
+ * falls under min_balance (null when the cost cannot be told).
+ */
+export interface BalanceWatchView {
+  level: 'ok' | 'low' | 'below_min_balance';
+  balance: string;
+  min_balance: string | null;
+  warning_balance: string | null;
+  send_cost: string | null;
+  sends_covered: number | null;
+  checked_at: string;
+}
+
 interface StatusCommon {
   /** Decimal string, smallest unit. */
   balance: string;
@@ -18,6 +42,12 @@ interface StatusCommon {
   last_confirmed_transaction_timestamp: string | null;
   system_disabled: boolean;
   paused: boolean;
+  /** Ours: the reference's DisabledReason while `system_disabled` (BalanceCheckFailed while under min_balance). */
+  disabled_reason: { type: string; details: string | string[] } | null;
+  /** Ours: the network's RPC URLs as failover sees them. */
+  rpc: RpcAvailability;
+  /** Ours: the last balance check (null before the first); `balance` above is then this check's while the RPC is down. */
+  balance_watch: BalanceWatchView | null;
 }
 
 /** `GET /relayers/{id}/status`, tagged by `network_type`: EVM adds `nonce` (next to use), Stellar `sequence_number` (on chain). */

@@ -14,11 +14,14 @@ export interface RecordWriter {
    * state, or null when another writer got there first (the caller reads again and decides again).
    */
   update(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction | null>;
+  /** The record's newest version is being broadcast (nothing written): counted for its re-broadcasts. */
+  broadcasting(record: TransactionRecord): void;
 }
 
-export function createRecordWriter(deps: { events: TransactionEvents; observer?: TransitionObserver | undefined }): RecordWriter {
+export function createRecordWriter(deps: { events: TransactionEvents; observer?: TransitionObserver | undefined; onBroadcast?: ((record: TransactionRecord) => void) | undefined }): RecordWriter {
   const { events, observer } = deps;
   return {
+    broadcasting: (record) => deps.onBroadcast?.(record),
     async insert(tx, record, createdMs, nonce, networkType) {
       await tx.transactions.insert(record, createdMs, nonce);
       await events.transactionChanged(tx, record);

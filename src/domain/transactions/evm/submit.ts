@@ -52,6 +52,7 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
   return {
     async submit(chain, stored) {
       const r = asEvm(stored.record);
+      writer.broadcasting(r);
       const outcome = await chain.broadcast(r.raw);
       if (outcome.status === 'submitted') {
         if (r.status === 'pending' || r.status === 'sent') await markSubmitted(r.id, r.hash);

@@ -1,0 +1,82 @@
+// Every RPC URL of a relayer's network down (issue 26), against a real anvil behind two switchable endpoints: the
+// status route and readiness say so with the reason, the transaction in flight keeps its next step scheduled, and once
+// an endpoint answers again it is confirmed without anyone acting.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { build, type TestServer } from '../helper.ts';
+import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
+import { waitFor } from '../transactions/lifecycle/support.ts';
+
+const anvil = await startAnvil();
+after(() => anvil.stop());
+
+/** An RPC URL in front of anvil: forwards, or answers 503 while `down`. Counts what it forwarded. */
+async function endpoint(t: { after(fn: () => unknown): void }) {
+  const state = { down: false, forwarded: 0 };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (state.down) return void res.writeHead(503).end('provider outage');
+    state.forwarded++;
+    const upstream = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.concat(chunks)) });
+    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/provider-key`, state };
+}
+
+const waitStatus = (s: TestServer, id: string, statuses: string[], timeoutMs = 30_000) =>
+  waitFor(async () => (await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data, (tx) => statuses.includes(tx?.status), timeoutMs, `status ${statuses.join('/')}`);
+
+test('every RPC URL down: status and readiness say so, the transaction stays scheduled, and it confirms by itself once one answers', async (t) => {
+  const [a, b] = [await endpoint(t), await endpoint(t)];
+  const s = await build(t, {
+    config: {
+      networks: [anvil.network('outage', { rpc_urls: [{ url: a.url, weight: 100 }, { url: b.url, weight: 50 }] })],
+      signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[2] }],
+      relayers: [{ id: 'r', name: 'outage', network: 'outage', signer_id: 'key' }],
+      notifications: [],
+      plugins: [],
+    },
+  });
+  // The first balance check, so the status route has a balance to answer with while the network does not.
+  await waitFor(async () => (await s.request('GET', '/api/v1/relayers/r/status')).body.data, (st) => st.balance_watch !== null, 20_000, 'a balance check');
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  const sent = await s.request('POST', '/api/v1/relayers/r/transactions', { body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' } });
+  assert.equal(sent.status, 200, sent.text);
+  const id = sent.body.data.id;
+  await waitStatus(s, id, ['submitted']);
+
+  a.state.down = b.state.down = true;
+  const down = await waitFor(async () => (await s.request('GET', '/api/v1/relayers/r/status')).body, (body) => body.data?.rpc?.available === false, 30_000, 'the outage in the status');
+  assert.deepEqual([down.data.rpc.urls, down.data.rpc.urls_up], [2, 0]);
+  assert.match(down.data.rpc.reason, /^every RPC URL of network 'outage' is down \(last error: HTTP 503\); its transactions wait and resume when one answers$/);
+  assert.equal(down.data.balance, down.data.balance_watch.balance, "the last check's balance while the network does not answer");
+  assert.doesNotMatch(JSON.stringify(down), /provider-key/);
+  const ready = await s.request('GET', '/api/v1/ready', { auth: false });
+  assert.equal(ready.status, 200);
+  assert.equal(ready.body.status, 'degraded');
+  assert.equal(ready.body.reason, down.data.rpc.reason);
+  assert.deepEqual(ready.body.components.rpc, { status: 'degraded', error: down.data.rpc.reason });
+  assert.equal((await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data.status, 'submitted');
+  assert.ok(await s.app.store.repos.jobs.get('evm.check', 'r'), "the relayer's check stays scheduled");
+
+  const forwarded = b.state.forwarded;
+  b.state.down = false;
+  await anvil.mine(1);
+  const done = await waitStatus(s, id, ['confirmed'], 60_000);
+  assert.equal(done.status, 'confirmed');
+  assert.ok(b.state.forwarded > forwarded, 'the URL that came back answered');
+  const after = (await s.request('GET', '/api/v1/relayers/r/status')).body.data;
+  assert.equal(after.rpc.available, true);
+  assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).body.status, 'healthy');
+});
