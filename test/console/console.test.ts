@@ -175,6 +175,20 @@ test("a transaction's timeline shows its status changes, its hash and its webhoo
   await page.locator('.timeline li[data-kind="webhook"]').first().waitFor();
 });
 
+test('replacing a transaction from its page signs a new version with higher fees under the same nonce', async () => {
+  const tx = await send(4);
+  await page.goto(`${s.url}/console#/tx/sepolia-example/${tx.id}`);
+  await page.locator('[data-current-status="submitted"]').waitFor();
+  await page.locator('button[data-action="replace"]').click();
+  const dialog = page.locator('.modal');
+  assert.match(await dialog.innerText(), /new version is signed under nonce \d+/);
+  await dialog.locator('button.danger').click();
+  await page.locator('.timeline li[data-kind="broadcast"]', { hasText: 're-broadcast' }).waitFor();
+  assert.match(await page.locator('.timeline li[data-kind="fees"]').last().innerText(), /max_fee_per_gas \d+ -> \d+/);
+  await anvil.mine();
+  await page.locator('[data-current-status="confirmed"]').waitFor();
+});
+
 test('canceling another transaction from its page says what happens on chain, and the NOOP cancels it', async () => {
   const tx = await send(2);
   await page.goto(`${s.url}/console#/tx/sepolia-example/${tx.id}`);
