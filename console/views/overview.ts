@@ -14,24 +14,27 @@ interface Row { relayer: Relayer; status?: Status; statusError?: string; minutes
 
 const UNIT: Record<string, string> = { evm: 'wei', solana: 'lamport', stellar: 'stroop' };
 
-async function load(): Promise<{ rows: Row[]; ready: Record<string, unknown> | null }> {
+type Data = { rows: Row[]; ready: Record<string, unknown> | null };
+type Update = (change: (data: Data) => Data) => void;
+
+/** One relayer's status (its chain's answer) and last hour: fetched on their own, so a slow RPC delays only its row. */
+async function details(relayer: Relayer): Promise<Partial<Row>> {
+  const [status, activity] = await Promise.allSettled([api<Status>(`/relayers/${enc(relayer.id)}/status`), api<{ minutes: Minute[]; oldest_unfinished_at: string | null }>(`/relayers/${enc(relayer.id)}/activity`)]);
+  const out: Partial<Row> = status.status === 'fulfilled' ? { status: status.value.data, statusError: undefined } : { statusError: (status.reason as Error).message };
+  if (activity.status === 'fulfilled') Object.assign(out, { minutes: activity.value.data.minutes, oldest: activity.value.data.oldest_unfinished_at });
+  return out;
+}
+
+/** The relayers at once (keeping what was shown of them), then each row's details and the readiness as they come. */
+async function load(update: Update): Promise<void> {
   const relayers = (await api<Relayer[]>('/relayers?per_page=100')).data;
-  const rows = await Promise.all(
-    relayers.map(async (relayer): Promise<Row> => {
-      const row: Row = { relayer };
-      const [status, activity] = await Promise.allSettled([api<Status>(`/relayers/${enc(relayer.id)}/status`), api<{ minutes: Minute[]; oldest_unfinished_at: string | null }>(`/relayers/${enc(relayer.id)}/activity`)]);
-      if (status.status === 'fulfilled') row.status = status.value.data;
-      else row.statusError = (status.reason as Error).message;
-      if (activity.status === 'fulfilled') {
-        row.minutes = activity.value.data.minutes;
-        row.oldest = activity.value.data.oldest_unfinished_at;
-      }
-      return row;
-    }),
-  );
-  const readyRes = await fetch('/api/v1/ready', { cache: 'no-store' }).catch(() => undefined);
-  const ready = readyRes ? ((await readyRes.json().catch(() => null)) as Record<string, unknown> | null) : null;
-  return { rows, ready };
+  update((d) => ({ ...d, rows: relayers.map((relayer) => ({ ...d.rows.find((r) => r.relayer.id === relayer.id), relayer })) }));
+  for (const relayer of relayers) {
+    void details(relayer).then((detail) => update((d) => ({ ...d, rows: d.rows.map((r) => (r.relayer.id === relayer.id ? { ...r, ...detail } : r)) })));
+  }
+  const res = await fetch('/api/v1/ready', { cache: 'no-store' }).catch(() => undefined);
+  const ready = res ? ((await res.json().catch(() => null)) as Record<string, unknown> | null) : null;
+  update((d) => ({ ...d, ready }));
 }
 
 /** The service's own balance watch when it reports one; else low when under the relayer's min_balance policy, or empty. */
@@ -42,7 +45,7 @@ function lowBalance(row: Row): string | null {
   if (watch) {
     if (watch.level === 'ok') return null;
     const left = watch.sends_covered === null ? '' : `, about ${watch.sends_covered} send(s) left`;
-    return `${watch.level === 'low' ? 'under 2 × min_balance' : 'below min_balance'} (${coin(watch.min_balance, UNIT[row.relayer.network_type] ?? '')})${left}`;
+    return `${watch.level === 'low' ? 'under twice min_balance' : 'below min_balance'} (${coin(watch.min_balance, UNIT[row.relayer.network_type] ?? '')})${left}`;
   }
   const min = row.relayer.policies?.min_balance;
   try {
@@ -113,13 +116,14 @@ function readiness(ready: Record<string, unknown> | null) {
 }
 
 export function Overview() {
-  const [data, setData] = useState<{ rows: Row[]; ready: Record<string, unknown> | null } | null>(null);
+  const [data, setData] = useState<Data | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let pending: ReturnType<typeof setTimeout> | undefined;
-    const refresh = () => load().then(setData, setError);
-    // Events come in bursts: one reload per second at most.
-    const soon = () => (pending ??= setTimeout(() => ((pending = undefined), void refresh()), 1000));
+    const update: Update = (change) => setData((d) => change(d ?? { rows: [], ready: null }));
+    const refresh = () => load(update).then(() => setError(null), setError);
+    // Events come in bursts, and each reload asks every relayer's chain for its balance: one reload per 3 s at most.
+    const soon = () => (pending ??= setTimeout(() => ((pending = undefined), void refresh()), 3000));
     void refresh();
     const timer = setInterval(refresh, 15_000);
     const stop = streamEvents(undefined, soon);
