@@ -93,13 +93,33 @@ export const evmPolicySchema = {
   },
 } as const;
 
-const looseObject = { type: 'object' } as const;
 const numberOrNull = nullable({ type: 'number' }, 'a number');
 const stringsOrNull = nullable({ type: 'array', items: { type: 'string' } }, 'an array of strings');
 const intOrNull = nullable(u64, 'a non-negative integer');
 const boolOrNull = nullable({ type: 'boolean' }, 'a boolean');
 const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
-const objectOrNull = nullable(looseObject, 'an object');
+
+/** The reference's SolanaAllowedTokensSwapConfig: the token's slippage, and how much of it a swap sells. */
+const solanaTokenSwap = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
+} as const;
+/** The reference's RelayerSolanaSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
+const solanaSwapConfig = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    strategy: { enum: ['jupiter-swap', 'jupiter-ultra', 'noop'] },
+    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
+    min_balance_threshold: u64,
+    jupiter_swap_options: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { priority_fee_max_lamports: u64, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
+    },
+  },
+} as const;
 
 export const solanaPolicySchema = {
   type: 'object',
@@ -114,7 +134,7 @@ export const solanaPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['mint'],
-        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: looseObject },
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: solanaTokenSwap },
       },
     }, 'an array of { "mint", … }'),
     fee_margin_percentage: numberOrNull,
@@ -123,7 +143,7 @@ export const solanaPolicySchema = {
     max_signatures: intOrNull,
     max_tx_data_size: intOrNull,
     min_balance: intOrNull,
-    swap_config: objectOrNull,
+    swap_config: nullable(solanaSwapConfig, 'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }'),
   },
 } as const;
 

@@ -23,6 +23,7 @@ import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createStellarFamily } from '../../domain/transactions/stellar/relay.ts';
 import { createStellarSponsored } from '../../domain/transactions/stellar/sponsored.ts';
 import { createStellarSwaps, STELLAR_SWAP_JOB } from '../../domain/transactions/stellar/token-swap.ts';
+import { createSolanaSwaps, SOLANA_SWAP_JOB } from '../../domain/transactions/solana/token-swap.ts';
 import type { RelayFamily, TransitionObserver } from '../../domain/transactions/family.ts';
 import type { JobHandler } from '../../domain/jobs/scheduler.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
@@ -123,9 +124,13 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log });
   // Stellar token swaps (swap_config): one job per relayer, each swap an ordinary send of the relayer.
   const swaps = createStellarSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: async (r, body) => (await transactions.send(r, body)).record.id, logger: deps.logger as Log });
+  // Solana token swaps (swap_config, jupiter-swap): the same, through Jupiter's swap transaction.
+  const solanaSwaps = createSolanaSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: async (r, body) => (await transactions.send(r, body)).record.id, logger: deps.logger as Log });
   if (deps.jobs) {
     deps.jobs.register(STELLAR_SWAP_JOB, swaps.handler);
     await swaps.resume();
+    deps.jobs.register(SOLANA_SWAP_JOB, solanaSwaps.handler);
+    await solanaSwaps.resume();
   }
   if (deps.jobs) {
     for (const family of Object.values(families)) for (const [kind, handler] of Object.entries(family.jobs)) deps.jobs.register(kind, handler);

@@ -16,6 +16,7 @@ import { sendStep, watchStep, type TrackContext } from './track.ts';
 import { onlyPending, resumeInFlight } from '../family-common.ts';
 import { feePolicy, userPays } from '../../chains/solana/fee-policy.ts';
 import { checkUserPayment } from '../../chains/solana/user-fee.ts';
+import { isOwnSend } from './token-swap.ts';
 
 /** The reference's text: where users pay, the relayer only relays a transaction already paying it. */
 const USER_PAYS_NEEDS_TRANSACTION = 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.';
@@ -48,7 +49,8 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
   const signer = requireSigner(deps, relayer);
   const chain = deps.chains.solana(relayer.network);
   const fees = feePolicy(relayer);
-  if (userPays(fees)) {
+  // The relayer's own swaps (token-swap.ts) pay nobody: every other send where users pay must pay the relayer.
+  if (userPays(fees) && !isOwnSend(body)) {
     // Users pay in tokens: the transaction must pay the relayer, under the policies, before the signer is called.
     if (request.form !== 'transaction') throw new ValidationError(USER_PAYS_NEEDS_TRANSACTION);
     await checkUserPayment({ chain, relayer, policy: fees }, request.transaction);
