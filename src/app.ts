@@ -164,7 +164,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
   const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
   // Webhook URLs given through the API are guarded like RPC URLs (checked when given, again at every connect).
-  const webhookUrls = createWebhookUrlPolicy({ blockPrivateIps: config.rpcUrls.blockPrivateIps, notifications: config.file.notifications }, replaced.resolveHost);
+  const webhookUrls = createWebhookUrlPolicy({ blockPrivateIps: config.webhooks.blockPrivateIps, notifications: config.file.notifications }, replaced.resolveHost);
   const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt }, fetchFor: webhookUrls.fetchFor });
   // Plugin settings changed through the API apply over the config file's entries (the store wins).
   const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));

@@ -107,6 +107,12 @@ export interface ConfigFile {
 export interface WebhookSettings {
   /** Per-attempt deadline for the receiver's answer. */
   timeoutMs: number;
+  /**
+   * WEBHOOK_BLOCK_PRIVATE_IPS (default off): refuse API-given receivers on loopback and private addresses too. Off by
+   * default, unlike RPC URLs: receivers are usually the team's own internal services and a delivery's body is never
+   * shown back; cloud metadata and unspecified addresses are refused either way.
+   */
+  blockPrivateIps: boolean;
   /** First retry delay; doubles per attempt up to backoffMaxMs (with jitter). */
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -484,6 +490,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pluginRuntime: pluginRuntime(env),
     webhooks: {
       timeoutMs: intFromEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+      blockPrivateIps: booleanFromEnv(env, 'WEBHOOK_BLOCK_PRIVATE_IPS', false),
       backoffBaseMs: intFromEnv(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000),
       backoffMaxMs: intFromEnv(env, 'WEBHOOK_BACKOFF_MAX_MS', 60_000),
       maxAttempts: intFromEnv(env, 'WEBHOOK_MAX_ATTEMPTS', 8),

@@ -23,6 +23,8 @@ export interface UrlGuardSettings {
   allowedHosts: readonly string[];
   /** RPC_BLOCK_PRIVATE_IPS: refuse loopback, private, link-local, unique-local and reserved addresses. */
   blockPrivateIps: boolean;
+  /** The variable that sets blockPrivateIps, named in refusals (default RPC_BLOCK_PRIVATE_IPS). */
+  blockSetting?: string;
 }
 
 /** A host name's addresses; the guard's DNS lookup, replaceable so a test can steer what a name resolves to. */
@@ -42,11 +44,13 @@ const CHECK_LOOKUP_MS = 3_000;
 
 const bare = (host: string) => host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
 
-function ruleText(host: string, address: string, blockPrivate: boolean): string | null {
-  const found = addressRule(address, blockPrivate);
+const whileOn = (settings: UrlGuardSettings) => `refused while ${settings.blockSetting ?? 'RPC_BLOCK_PRIVATE_IPS'} is on`;
+
+function ruleText(host: string, address: string, settings: UrlGuardSettings): string | null {
+  const found = addressRule(address, settings.blockPrivateIps);
   if (!found) return null;
   const what = host === address ? `host '${host}' is ${found.rule}` : `host '${host}' resolves to ${address}, ${found.rule}`;
-  return `${what}: ${found.always ? 'always refused' : 'refused while RPC_BLOCK_PRIVATE_IPS is on'}`;
+  return `${what}: ${found.always ? 'always refused' : whileOn(settings)}`;
 }
 
 /** What the host itself breaks, before any lookup: the allow-list, an internal name, or an address literal's range. */
@@ -55,14 +59,14 @@ export function hostRefusal(hostname: string, settings: UrlGuardSettings): strin
   if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host)) return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
   if (host === 'metadata.google.internal') return `host '${host}' is a cloud metadata host: always refused`;
   if (settings.blockPrivateIps && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))) {
-    return `host '${host}' names an internal host (localhost, *.localhost, *.internal): refused while RPC_BLOCK_PRIVATE_IPS is on`;
+    return `host '${host}' names an internal host (localhost, *.localhost, *.internal): ${whileOn(settings)}`;
   }
-  return isIP(host) ? ruleText(host, host, settings.blockPrivateIps) : null;
+  return isIP(host) ? ruleText(host, host, settings) : null;
 }
 
 function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], settings: UrlGuardSettings): string | null {
   for (const { address } of addresses) {
-    const refusal = ruleText(host, address, settings.blockPrivateIps);
+    const refusal = ruleText(host, address, settings);
     if (refusal) return refusal;
   }
   return null;

@@ -37,10 +37,10 @@ export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
 }
 
 /**
- * Webhook URLs: the address rules of RPC_BLOCK_PRIVATE_IPS (metadata always refused), not RPC_ALLOWED_HOSTS, which
- * lists RPC providers, not receivers. The config file's notifications are the operator's and stay trusted.
+ * Webhook URLs: the address rules, switched by WEBHOOK_BLOCK_PRIVATE_IPS (metadata always refused), not RPC_ALLOWED_HOSTS,
+ * which lists RPC providers, not receivers. The config file's notifications are the operator's and stay trusted.
  */
 export function createWebhookUrlPolicy(config: { blockPrivateIps: boolean; notifications: ReadonlyArray<{ url: string }> }, resolve?: ResolveHost): UrlPolicy {
-  const settings = { allowedHosts: [], blockPrivateIps: config.blockPrivateIps };
+  const settings = { allowedHosts: [], blockPrivateIps: config.blockPrivateIps, blockSetting: 'WEBHOOK_BLOCK_PRIVATE_IPS' };
   return createUrlPolicy({ settings, trusted: config.notifications.map((n) => n.url), what: 'webhook URL', resolve });
 }

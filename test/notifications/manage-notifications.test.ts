@@ -88,8 +88,8 @@ test('DELETE removes a notification, but not while a relayer points at it', asyn
 });
 
 test('the deliveries log is paginated, newest first, with status, attempts, last error and next attempt', async (t) => {
-  // Points at a closed loopback port (the guard off) with a long backoff: every event stays pending after one attempt.
-  const s = await build(t, { env: { WEBHOOK_BACKOFF_BASE_MS: '600000', WEBHOOK_BACKOFF_MAX_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '20', RPC_BLOCK_PRIVATE_IPS: 'false' } });
+  // Points at a closed loopback port (allowed for webhooks by default) with a long backoff: every event stays pending after one attempt.
+  const s = await build(t, { env: { WEBHOOK_BACKOFF_BASE_MS: '600000', WEBHOOK_BACKOFF_MAX_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '20' } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'log', url: 'http://127.0.0.1:1/hook' } });
   pointRelayer(s.app.db, 'hook-relayer', 'log');
   await emit(s.app.store, txRecord('hook-relayer', 'tx-1'), txRecord('hook-relayer', 'tx-2'), txRecord('hook-relayer', 'tx-3'));

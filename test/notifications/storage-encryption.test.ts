@@ -54,7 +54,7 @@ test('a sealed key without STORAGE_ENCRYPTION_KEY is a clear error at start and 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-enc-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const receiver = await startReceiver(t);
-  const first = await build(t, { dataDir, env: { STORAGE_ENCRYPTION_KEY: STORAGE_KEY, RPC_BLOCK_PRIVATE_IPS: 'false' } });
+  const first = await build(t, { dataDir, env: { STORAGE_ENCRYPTION_KEY: STORAGE_KEY } });
   await first.request('POST', '/api/v1/notifications', { body: { id: 'locked', url: receiver.url, signing_key: KEY } });
   await first.close();
 

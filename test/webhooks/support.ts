@@ -14,8 +14,6 @@ export const FAST_WEBHOOKS: Record<string, string> = {
   WEBHOOK_BACKOFF_BASE_MS: '20',
   WEBHOOK_BACKOFF_MAX_MS: '80',
   WEBHOOK_TIMEOUT_MS: '3000',
-  // The receivers are on loopback and their notifications are created through the API (docs/security.md, URL guard).
-  RPC_BLOCK_PRIVATE_IPS: 'false',
 };
 
 export const SIGNING_KEY = 'whsec-test-key-0123456789abcdefghijklmnop';
