@@ -105,8 +105,8 @@ test('refused before anything is signed: a payment below the quote, a token not 
   const dest = Keypair.random().publicKey();
   w.sim.fund(dest, 5n * XLM);
   const seq = () => w.sim.account(w.user.publicKey())!.seq.toString();
-  const userTx = (ops: ReturnType<typeof Operation.payment>[]) => {
-    const b = new TransactionBuilder(new Account(w.user.publicKey(), seq()), { fee: '100', networkPassphrase: w.sim.passphrase }).setTimeout(120);
+  const userTx = (ops: ReturnType<typeof Operation.payment>[], timeout = 120) => {
+    const b = new TransactionBuilder(new Account(w.user.publicKey(), seq()), { fee: '100', networkPassphrase: w.sim.passphrase }).setTimeout(timeout);
     for (const op of ops) b.addOperation(op);
     const tx = b.build();
     tx.sign(w.user);
@@ -147,6 +147,15 @@ test('refused before anything is signed: a payment below the quote, a token not 
   assert.match(soroban.body.error, /is a Soroban token contract: Soroban gas abstraction .* is not offered/);
   const auth = await w.s.request('POST', `${base}/transactions`, { body: { network: 'stellar-sim', transaction_xdr: userTx([pay(dest, '1')]), signed_auth_entry: 'AAAA', fee_bump: true } });
   assert.equal(auth.body.error, 'Cannot use both signed_auth_entry and fee_bump');
+  // sign-transaction signs for a user who pays only what the send path would accept, valid for two minutes at most.
+  const signTx = (xdr: string) => w.s.request('POST', `${base}/sign-transaction`, { body: { unsigned_xdr: xdr } });
+  const fresh = (await w.s.request('POST', `${base}/transactions/sponsored/build`, { body: { operations: [payment(dest, 1)], source_account: w.user.publicKey(), fee_token: USDC } })).body.data;
+  const signedByRelayer = await signTx(fresh.transaction);
+  assert.equal(signedByRelayer.status, 200, signedByRelayer.text);
+  assert.ok(signedByRelayer.body.data.signature);
+  assert.equal((await signTx(userTx([pay(dest, '1')]))).body.error, 'Failed to validate transaction: Validation error: Gasless transactions must include a fee payment operation to the relayer');
+  assert.match((await signTx(userTx([pay(dest, '1'), pay(w.relayer, '0.0000049', usdc)], 600))).body.error, /^Failed to validate transaction: Validation error: Transaction validity duration \(\d+ s\) exceeds maximum allowed duration \(120 s\)$/);
+
   const list = await w.s.request('GET', `${base}/transactions`);
   assert.equal(list.body.data.length, 0, 'nothing refused was stored, so nothing was signed');
   assert.equal(w.sim.assetBalance(w.user.publicKey(), USDC), 100n * XLM);
@@ -196,4 +205,9 @@ test('the policies and the request are checked: build needs fee_payment_strategy
   }
   const unknownRelayer = await w.s.request('POST', '/api/v1/relayers/nobody/transactions/sponsored/quote', { body });
   assert.equal(unknownRelayer.status, 404);
+  // No price, no quote: Horizon unreachable answers 503 with the reason, never a guess.
+  await w.horizon.close();
+  const down = await w.s.request('POST', `${base}/transactions/sponsored/quote`, { body });
+  assert.equal(down.status, 503);
+  assert.match(down.body.error, /^Horizon of network 'stellar-sim' \(path finding\): /);
 });

@@ -7,6 +7,10 @@ import type { RelayerChains } from '../chains/reads.ts';
 import type { EvmSignature, SignedTransactionView } from '../chains/views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
+import type { StellarChain } from '../chains/stellar/ports.ts';
+import { checkUserFeePayment, SIGN_MAX_VALIDITY_MS } from '../transactions/stellar/gasless-checks.ts';
+import type { StellarFeePolicy } from '../transactions/stellar/fee-token.ts';
+import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-base';
 
 export interface TypedDataHashes {
   domain_separator: string;
@@ -63,6 +67,24 @@ export interface RelayerSigning {
   signTransaction(relayer: RelayerRow, signer: Signer, input: SignTransactionInput): Promise<SignedTransactionView>;
 }
 
+/** A Stellar relayer whose users pay (fee_payment_strategy: user) signs only a transaction that pays it, as the reference. */
+async function checkUserPaysSigning(relayer: RelayerRow, chain: StellarChain, envelope: string): Promise<void> {
+  const policy = (relayer.policies ?? {}) as StellarFeePolicy;
+  if (policy.fee_payment_strategy !== 'user') return;
+  let tx: Transaction | FeeBumpTransaction;
+  try {
+    tx = TransactionBuilder.fromXDR(envelope, chain.passphrase);
+  } catch (err) {
+    throw new ValidationError(`Failed to parse XDR: ${(err as Error).message}`);
+  }
+  try {
+    await checkUserFeePayment(tx, relayer.address, policy, chain, SIGN_MAX_VALIDITY_MS);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new ValidationError(`Failed to validate transaction: ${err.reason}`);
+    throw err;
+  }
+}
+
 export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
   return {
     async signData(relayer, signer, message) {
@@ -79,6 +101,7 @@ export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
       const refused = wrongShape(relayer.network_type, input);
       if (refused) throw refused;
       if (input.kind === 'stellar') {
+        await checkUserPaysSigning(relayer, chains.stellar(relayer), input.unsigned_xdr);
         const signed = await chains.stellar(relayer).signEnvelope(input.unsigned_xdr, ed25519(relayer, signer), "'unsigned_xdr'");
         return { signedXdr: signed.envelopeXdr, signature: signed.signature };
       }

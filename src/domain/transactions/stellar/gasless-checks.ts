@@ -34,17 +34,25 @@ function checkOperation(op: Operation, i: number, relayer: string): void {
   }
 }
 
-function checkTimeBounds(tx: Transaction, now: number): void {
-  if (!tx.timeBounds) return;
+/** Not expired, already valid; with `maxValidityMs` (signing for a user who pays), bounded and not valid for longer. */
+function checkTimeBounds(tx: Transaction, now: number, maxValidityMs?: number): void {
   const nowS = Math.floor(now / 1000);
+  if (!tx.timeBounds) {
+    if (maxValidityMs !== undefined) throw invalid('Transaction must have time bounds set');
+    return;
+  }
   const max = Number(tx.timeBounds.maxTime);
   const min = Number(tx.timeBounds.minTime);
   if (max !== 0 && nowS > max) throw invalid(`Transaction has expired: max_time=${max}, current_time=${nowS}`);
   if (min > 0 && nowS < min) throw invalid(`Transaction is not yet valid: min_time=${min}, current_time=${nowS}`);
+  if (maxValidityMs === undefined) return;
+  if (max === 0) throw invalid('Transaction has unbounded validity (max_time=0), but bounded validity is required');
+  // A long validity would let the user wait for the token's price to move against the relayer.
+  if (max * 1000 - now > maxValidityMs) throw invalid(`Transaction validity duration (${max - nowS} s) exceeds maximum allowed duration (${maxValidityMs / 1000} s)`);
 }
 
 /** Structure, operations, the source's sequence number on the network, time bounds. */
-export async function checkGasless(tx: Transaction | FeeBumpTransaction, relayer: string, chain: Chain, now = Date.now()): Promise<Transaction> {
+export async function checkGasless(tx: Transaction | FeeBumpTransaction, relayer: string, chain: Chain, now = Date.now(), maxValidityMs?: number): Promise<Transaction> {
   if (tx instanceof FeeBumpTransaction) throw invalid('Fee-bump transactions are not supported for gasless transactions');
   if (tx.source === relayer) throw invalid('Transaction source account cannot be the relayer address. This is a security measure to prevent relayer fund drainage.');
   if (tx.operations.length === 0) throw invalid('Transaction must contain at least one operation');
@@ -58,7 +66,7 @@ export async function checkGasless(tx: Transaction | FeeBumpTransaction, relayer
       `Transaction sequence number ${sequence} is invalid. Account's current sequence is ${account.sequence}. The transaction sequence must be strictly greater than the account's current sequence.`,
     );
   }
-  checkTimeBounds(tx, now);
+  checkTimeBounds(tx, now, maxValidityMs);
   return tx;
 }
 
@@ -87,12 +95,12 @@ function relayerPayments(tx: Transaction, relayer: string): Array<{ token: strin
 }
 
 /**
- * A signed user transaction sent for a fee bump to a relayer whose users pay: gasless checks, then exactly one payment
+ * A user transaction a relayer whose users pay is asked to fee-bump or sign: gasless checks, then exactly one payment
  * to the relayer, in an allowed token, within its max_allowed_fee, at least the fee priced now (its operations plus the
  * fee bump at the base fee, with the margin), and the user holds it.
  */
-export async function checkUserFeePayment(tx: Transaction | FeeBumpTransaction, relayer: string, policy: StellarFeePolicy, chain: Chain): Promise<void> {
-  const inner = await checkGasless(tx, relayer, chain);
+export async function checkUserFeePayment(tx: Transaction | FeeBumpTransaction, relayer: string, policy: StellarFeePolicy, chain: Chain, maxValidityMs?: number): Promise<void> {
+  const inner = await checkGasless(tx, relayer, chain, Date.now(), maxValidityMs);
   const payments = relayerPayments(inner, relayer);
   if (payments.length === 0) throw invalid('Gasless transactions must include a fee payment operation to the relayer');
   if (payments.length > 1) throw invalid(`Gasless transactions must include exactly one fee payment operation to the relayer, found ${payments.length}`);
@@ -104,3 +112,6 @@ export async function checkUserFeePayment(tx: Transaction | FeeBumpTransaction, 
   if (amount < quote.feeInToken) throw new ValidationError(`Insufficient token payment: expected ${quote.feeInToken}, got ${amount}`);
   await checkUserBalance(chain, inner.source, token, quote.feeInToken);
 }
+
+/** The reference's limit on what sign-transaction signs for a user who pays: valid for at most two minutes. */
+export const SIGN_MAX_VALIDITY_MS = 120_000;
