@@ -64,7 +64,7 @@ export function Webhooks({ me }: { me: Me }) {
               e(
                 'tr',
                 { 'data-delivery': d.id, 'data-status': d.status },
-                e('td', { class: 'mono' }, shortId(d.id)),
+                e('td', null, d.event, e('div', { class: 'muted mono' }, shortId(d.id))),
                 e('td', { class: 'mono' }, shortId(d.transaction_id)),
                 e('td', null, e('span', { class: `badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}` }, d.status)),
                 e('td', null, String(d.attempts)),
