@@ -2,7 +2,8 @@
 // already offered at the cap. It is not re-priced any more (there is nothing left to raise); its signed version is
 // broadcast again as it is, and it leaves the state by itself once the network's price is back under the cap (or a
 // new version is signed, or its valid_until passes and a NOOP replaces it). Entering is said once: one status_reason
-// write (so one transaction_update event) and one count in relaybox_transaction_fee_cap_waits_total.
+// write (so one transaction_update event) and one count in relaybox_transaction_fee_cap_waits_total (the writes:
+// fee-cap-moves.ts).
 import type { FeeSuggestions, Speed } from '../../chains/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import { speedPricing, topPrice } from './pricing.ts';

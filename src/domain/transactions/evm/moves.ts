@@ -9,7 +9,8 @@ import type { EvmCheckDeps, Tick } from './tick.ts';
 import { asEvm, isNoop, noopPrepared, preparedOf, repricing, samePricing, withVersion, type EvmRecord } from './versions.ts';
 import { raisesPrice } from './pricing.ts';
 import { lacksMempool, noopGasLimit } from './network-kind.ts';
-import { capBinds, feeCapWaitReason, isWaitingAtCap } from './fee-cap-wait.ts';
+import { capBinds, isWaitingAtCap } from './fee-cap-wait.ts';
+import { createFeeCapWait } from './fee-cap-moves.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -21,6 +22,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   const { store, writer, submitter, logger } = deps;
 
   const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
+  const feeCapWait = createFeeCapWait({ write, logger, observer: deps.observer });
 
   async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
     const reason = await t.chain.revertReason(receipt.hash).catch(() => null);
@@ -114,7 +116,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const noPool = lacksMempool(t.network);
     const pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
     if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
-      const current = await waitAtCap(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
+      const current = await feeCapWait.enter(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
       if (!justRefused && current) await submitter.submit(t.chain, current);
       return;
     }
@@ -122,28 +124,6 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
     await submitter.submit(t.chain, written);
-  }
-
-  /** Enters the wait at the fee cap once (`asks`: the network's price above the cap; null: the cap does not bind). */
-  async function waitAtCap(t: Tick, stored: StoredTransaction, asks: bigint | null): Promise<StoredTransaction | null> {
-    const r = asEvm(stored.record);
-    // A NOOP keeps the reason it was sent for (valid_until passed, a cancel).
-    if (asks === null || isNoop(r) || isWaitingAtCap(r)) return stored;
-    const written = await write(stored, { ...r, status_reason: feeCapWaitReason(t.signer.feeCap!, asks) });
-    if (!written) return null;
-    deps.observer?.feeCapWait?.(t.network.network);
-    logger.info({ transactionId: r.id, nonce: r.nonce, cap: String(t.signer.feeCap), asks: String(asks) }, 'transaction waiting at the fee cap');
-    return written;
-  }
-
-  /** Leaves the wait at the fee cap once the network's price for its speed is back at or under the cap. */
-  async function leaveWaitIfFeesFell(t: Tick, stored: StoredTransaction): Promise<StoredTransaction | null> {
-    const r = asEvm(stored.record);
-    if (!isWaitingAtCap(r)) return stored;
-    const fees = await t.fees();
-    if (!fees || capBinds(fees, r.speed ?? 'average', t.signer.feeCap) !== null) return stored;
-    logger.info({ transactionId: r.id, nonce: r.nonce }, 'fees fell under the fee cap: no longer waiting');
-    return write(stored, { ...r, status_reason: null });
   }
 
   /**
@@ -163,7 +143,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     await submitter.submit(t.chain, written);
   }
 
-  return { write, settle, broadcast, bump, noop, leaveWaitIfFeesFell };
+  return { write, settle, broadcast, bump, noop, leaveWaitIfFeesFell: feeCapWait.leaveIfFeesFell };
 }
 
 /** The reference's words (MAXIMUM_TX_ATTEMPTS on a `rollup` network); the final reason is derived from them. */
