@@ -57,8 +57,8 @@ export interface Row extends Verdict {
   refusals: Record<string, number>;
   evidence: Record<string, number>;
   schedule: ScheduleReport;
-  /** From the end of the fault until every record was final. */
-  drainMs: number;
+  /** Until every record was final: from the end of the fault (the traffic may go on after it), and from the last answer. */
+  drainMs: { afterFault: number; afterLastSend: number };
   totalMs: number;
 }
 
@@ -107,15 +107,20 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
         faultEnded = Date.now();
         return hit;
       };
-      const [outcomes, hit] = await Promise.all([runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)) }), fault()]);
+      let lastAnswer = 0;
+      const load = async () => {
+        const outcomes = await runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)) });
+        lastAnswer = Date.now();
+        return outcomes;
+      };
+      const [outcomes, hit] = await Promise.all([load(), fault()]);
       // Racing copies of one send: the answers that replayed the first prove they met one key.
       const evidence = (s.copies ?? 1) > 1 ? { ...hit, replayed: outcomes.reduce((n, o) => n + o.replayed, 0) } : hit;
-      // From the fault's end (the traffic may go on after it) until every record is final.
       await drain(service, drainTimeoutMs);
-      const drainMs = Date.now() - faultEnded;
+      const drained = Date.now();
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
-      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
+      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs: { afterFault: drained - faultEnded, afterLastSend: drained - lastAnswer }, totalMs: Date.now() - started };
     } finally {
       schedule ??= sampler.stop();
     }

@@ -142,7 +142,8 @@ export const sequencer: Scenario = {
   service: { network: { tags: ['no-mempool'] } },
   // The chain is the fault: sends race to it out of nonce order and it keeps nothing for later.
   async inject(ctx) {
-    await sleep(ctx.size.faultMs);
+    // Counted near the end of the traffic (the fault starts a quarter in).
+    await sleep((ctx.size.spreadMs * 3) / 4);
     const offered = ctx.chain.sequencer!.offered;
     // Proof the traffic went through the sequencer; how often it refused a gap depends on how the relayer orders its
     // broadcasts, so that is reported, not required.
