@@ -1,6 +1,8 @@
 // The most recent calls of each plugin, in a bounded in-memory ring, and its last hour minute by minute (calls,
 // errors, p50/p99 duration). What the console's plugin page shows; never stored. Everything kept is cut to a size.
 import { createMinuteSeries, type MinutePoint, type MinuteSeries } from './minute-series.ts';
+import type { PluginService } from '../plugins/service.ts';
+import { AppError, PluginError } from '../../errors.ts';
 
 /** Calls kept per plugin. */
 export const RECENT_CALLS = 50;
@@ -36,8 +38,6 @@ export interface PluginCallLog {
   record(pluginId: string, report: PluginCallReport, now?: number): void;
   recent(pluginId: string): PluginCallEntry[];
   minutes(pluginId: string, now?: number): MinutePoint[];
-  /** Forgets a plugin that is gone (its file removed). */
-  forget(pluginId: string): void;
 }
 
 function cut(text: string): [string, boolean] {
@@ -85,19 +85,15 @@ export function createPluginCallLog(): PluginCallLog {
     },
     recent: (pluginId) => [...(rings.get(pluginId)?.entries ?? [])].reverse(),
     minutes: (pluginId, now = Date.now()) => (rings.get(pluginId)?.series ?? createMinuteSeries()).read(now),
-    forget: (pluginId) => void rings.delete(pluginId),
   };
 }
-
-/** What `recordCalls` wraps: anything with the plugin service's call. */
-type Callable<I, R> = { call(pluginId: string, input: I, ...rest: any[]): Promise<R> };
 
 /**
  * The plugin service with each finished call reported to `log`, its answer and failure passed on unchanged. A call
  * that never reached a plugin (unknown id, a method it does not allow) is not a plugin call and is not kept.
  */
-export function recordCalls<S extends Callable<{ requestId: string }, { result: string; metadata?: { logs?: ReadonlyArray<{ level: string; message: string }>; traces?: unknown[] } }>>(service: S, log: PluginCallLog): S {
-  const call: S['call'] = async (pluginId, input, ...rest) => {
+export function recordCalls(service: PluginService, log: PluginCallLog): PluginService {
+  const call: PluginService['call'] = async (pluginId, input, ...rest) => {
     const t0 = performance.now();
     const base = { request_id: input.requestId };
     try {
@@ -113,14 +109,14 @@ export function recordCalls<S extends Callable<{ requestId: string }, { result: 
   return { ...service, call };
 }
 
-/** A plugin's failure as kept: only errors that came from running it (they carry a plugin error `code` and `status`). */
+/** A failure as kept, classified as the plugin service's metrics count it (domain/plugins/service.ts). */
 function failureOf(err: unknown): Pick<PluginCallReport, 'outcome' | 'error' | 'logs' | 'traces'> | undefined {
-  if (!(err instanceof Error)) return undefined;
-  const e = err as Error & { code?: unknown; logs?: PluginCallReport['logs']; traces?: PluginCallReport['traces'] };
-  if (typeof e.code !== 'string') return undefined;
-  if (NOT_A_CALL.has(e.code)) return undefined;
-  const outcome = e.code === 'TIMEOUT' ? 'timeout' : e.code === 'MEMORY_LIMIT_EXCEEDED' ? 'memory' : e.code === 'RUNTIME_UNAVAILABLE' || e.code === 'PLUGIN_BUSY' ? 'overload' : 'plugin_error';
-  return { outcome, error: { code: e.code, message: e.message }, logs: e.logs, traces: e.traces };
+  if (err instanceof PluginError) {
+    const outcome = err.code === 'TIMEOUT' ? 'timeout' : err.code === 'MEMORY_LIMIT_EXCEEDED' ? 'memory' : 'plugin_error';
+    return { outcome, error: { code: err.code, message: err.message }, logs: err.logs, traces: err.traces };
+  }
+  if (err instanceof AppError && (err.code === 'RUNTIME_UNAVAILABLE' || err.code === 'PLUGIN_BUSY')) {
+    return { outcome: 'overload', error: { code: err.code, message: err.reason }, logs: undefined, traces: undefined };
+  }
+  return undefined;
 }
-
-const NOT_A_CALL: ReadonlySet<string> = new Set(['PLUGIN_NOT_FOUND', 'METHOD_NOT_ALLOWED', 'VALIDATION_FAILED', 'FORBIDDEN']);
