@@ -30,6 +30,8 @@ export interface RpcPoolOptions<Req, Res> {
   errorCode(response: Res): number | undefined;
   /** JSON-RPC codes that mean "this node cannot serve now" (unhealthy, behind): try the next URL. */
   serverSideCodes?: ReadonlySet<number>;
+  /** Sent in the background to a paused URL whose pause is over (e.g. getHealth); without it the next call probes it. */
+  probe?: Req;
 }
 
 export type RpcPoolSettings = Pick<RpcPoolOptions<unknown, unknown>, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
@@ -127,7 +129,19 @@ export interface RpcPool<Req, Res> {
 export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcPool<Req, Res> {
   const { network, observer } = options;
   const serverSide = options.serverSideCodes ?? new Set<number>();
-  const { states, skip, answered, failed, health } = createUrlHealth(options);
+  const probeRequest = options.probe;
+  const probe =
+    probeRequest === undefined
+      ? undefined
+      : async (s: UrlState) => {
+          const timeout = AbortSignal.timeout(options.timeoutMs);
+          const response = await options.send(s.url, probeRequest, timeout).catch((err: unknown) => {
+            throw timeout.aborted ? new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout') : err instanceof RpcAttemptError ? err : new RpcAttemptError(connectionFailure(err), 'network');
+          });
+          const code = options.errorCode(response);
+          if (code !== undefined && serverSide.has(code)) throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
+        };
+  const { states, skip, answered, failed, health } = createUrlHealth({ ...options, probe });
 
   async function attempt(s: UrlState, method: string, req: Req, signal?: AbortSignal): Promise<Res> {
     const started = performance.now();

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createEvmChain, type EvmChainOptions } from '../../src/chains/evm/adapter.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
+import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../../src/chains/rpc-pool.ts';
 import type { RpcObserver } from '../../src/chains/evm/rpc-transport.ts';
 import type { EvmNetworkConfig, RpcUrlConfig } from '../../src/config/config.ts';
 import type { AppError } from '../../src/errors.ts';
@@ -215,4 +216,33 @@ test('every URL down: calls still try them (no URL is given up on), health says 
   const before = a.state.requests;
   await chain.blockNumber();
   assert.equal(a.state.requests, before);
+});
+
+test('the Solana/Stellar pool: a 429 pauses that URL for its Retry-After, and a paused URL comes back through a background probe, not a call', async (t) => {
+  const limited = await endpoint(t, 'limited', '30');
+  const flaky = await endpoint(t, 'overloaded');
+  const live = await endpoint(t, 'proxy');
+  const blockNumber = { method: 'eth_blockNumber', params: [] };
+  const pool = createRpcPool<{ method: string; params: unknown[] }, JsonRpcResponse>({
+    network: 'pool',
+    urls: [limited.url, flaky.url, live.url].map((url, i) => ({ url, weight: 100 - i })),
+    ...FAST_RPC,
+    cooldownMs: 50,
+    send: (url, req, signal) => postJsonRpc(url, req, signal),
+    errorCode: (r) => r.error?.code,
+    probe: blockNumber,
+  });
+  const ask = () => pool.request('eth_blockNumber', blockNumber);
+  assert.ok((await ask()).result, 'answered by the live URL');
+  assert.deepEqual([limited.state.requests, flaky.state.requests, live.state.requests], [1, 1, 1]);
+  assert.deepEqual(pool.health().map((h) => [h.up, h.lastError]), [[false, 'HTTP 429'], [false, 'HTTP 503'], [true, null]]);
+  flaky.state.mode = 'proxy';
+  await new Promise((r) => setTimeout(r, 80));
+  await ask();
+  // That call went to the live URL; it started the flaky URL's probe, which brings it back.
+  await until(() => pool.health()[1]!.up);
+  assert.equal(flaky.state.requests, 2, 'one call before, then only the probe');
+  await ask();
+  assert.equal(flaky.state.requests, 3, 'back in service');
+  assert.equal(limited.state.requests, 1, 'the 429 URL waits out its Retry-After, unprobed');
 });

@@ -64,6 +64,7 @@ export function createSolanaRpc(options: SolanaRpcOptions) {
     send: createSender(options.fetchFor),
     errorCode: (response) => (response.error ? Number(response.error.code) : undefined),
     serverSideCodes: SERVER_SIDE_CODES,
+    probe: { jsonrpc: '2.0', id: 1, method: 'getHealth' },
   });
   // A node's error is thrown raw (SolanaNodeError) instead of kit's decoded SolanaError, so the send
   // outcome is classified from the RPC's documented shape (code -32002 with data.err and data.logs).

@@ -41,6 +41,7 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
     ...options,
     send: (url, payload, signal) => postJsonRpc(url, payload, signal, options.fetchFor?.(url)),
     errorCode: (response) => response.error?.code,
+    probe: { method: 'getHealth' },
   });
   const call = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
     const response = await pool.request(method, { method, params });
