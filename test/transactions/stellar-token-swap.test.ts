@@ -11,7 +11,8 @@ import { waitFor } from '../webhooks/support.ts';
 import { stellarKey, stellarSetup } from './stellar-support.ts';
 import { waitAllFinal } from './wait-final.ts';
 import { nextCronTime } from '../../src/domain/jobs/cron.ts';
-import { swapAmount } from '../../src/domain/transactions/stellar/token-swap.ts';
+import { swapAmount, swapJobFor } from '../../src/domain/transactions/stellar/token-swap.ts';
+import type { RelayerRow } from '../../src/domain/relayers/ports.ts';
 
 const RELAYER = 'xlm-swaps';
 const USDC = `USDC:${stellarKey('USDC issuer').publicKey()}`;
@@ -26,6 +27,12 @@ test('cron schedules and swap amounts follow the reference', () => {
   assert.equal(swapAmount(15_000n, { max_amount: 10_000 }), 10_000n);
   assert.equal(swapAmount(1_200n, { retain_min_amount: 500, min_amount: 1_000 }), 0n, 'below min_amount once the retained part is kept');
   assert.equal(swapAmount(400n, { retain_min_amount: 500 }), 0n);
+  // The job a fee-collecting send makes sure of (swap_config given through the API has one from its first fee on).
+  const row = (policies: unknown) => ({ id: 'r', network_type: 'stellar', policies }) as unknown as RelayerRow;
+  const on = { fee_payment_strategy: 'user', swap_config: { strategies: ['order-book'], cron_schedule: '0 */6 * * *' } };
+  assert.deepEqual(swapJobFor(row(on), at), { kind: 'stellar.token-swap', subject: 'r', dueAt: Date.parse('2026-01-01T06:00:00Z') });
+  assert.equal(swapJobFor(row({ ...on, fee_payment_strategy: 'relayer' }), at), null);
+  assert.equal(swapJobFor(row({ ...on, swap_config: { strategies: [] } }), at), null);
 });
 
 test('simulated network and Horizon: the scheduled job sells collected USDC for XLM above retain_min_amount, again when more arrives, and a price beyond the slippage fails on chain', async (t) => {

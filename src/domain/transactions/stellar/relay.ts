@@ -14,6 +14,7 @@ import { onlyPending, resumeInFlight } from '../family-common.ts';
 import { stellarRecordFields, type StellarBody } from './request.ts';
 import { TransactionBuilder } from '@stellar/stellar-base';
 import { checkUserFeePayment } from './gasless-checks.ts';
+import { swapJobFor } from './token-swap.ts';
 import type { StellarFeePolicy } from './fee-token.ts';
 import { startNext, track, type LaneContext, type LaneStep, type StellarLanePolicy } from './lane.ts';
 
@@ -63,6 +64,10 @@ async function checkUserPays(deps: StellarRelayDeps, relayer: RelayerRow, fields
   if (policy.fee_payment_strategy !== 'user' || !fields.fee_bump) return;
   const chain = deps.chains.stellar(relayer.network);
   await checkUserFeePayment(TransactionBuilder.fromXDR(fields.transaction_xdr!, chain.passphrase), relayer.address, policy, chain);
+  // Fees are being collected: the swap job exists from now on, even for swap_config given through the API (an
+  // existing job keeps its earlier due time).
+  const swaps = swapJobFor(relayer, Date.now());
+  if (swaps) await deps.store.repos.jobs.schedule(swaps);
 }
 
 export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {

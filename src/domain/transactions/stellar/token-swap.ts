@@ -52,6 +52,13 @@ export function swapAmount(balance: bigint, c: AllowedToken['swap_config'] = {})
 /** Swaps run for relayers whose users pay in tokens and whose swap_config names the order book. */
 const swapsOn = (policy: SwapPolicy) => policy.fee_payment_strategy === 'user' && (policy.swap_config?.strategies ?? []).includes('order-book');
 
+/** The swap job of a relayer whose policy turns swaps on (null otherwise): due at its next scheduled time. */
+export function swapJobFor(relayer: RelayerRow, now: number): { kind: string; subject: string; dueAt: number } | null {
+  const policy = (relayer.policies ?? {}) as SwapPolicy;
+  if (relayer.network_type !== 'stellar' || !swapsOn(policy)) return null;
+  return { kind: STELLAR_SWAP_JOB, subject: relayer.id, dueAt: nextRun(policy, now) };
+}
+
 const nextRun = (policy: SwapPolicy, now: number) => (policy.swap_config?.cron_schedule ? nextCronTime(policy.swap_config.cron_schedule, now) : now + DEFAULT_INTERVAL_MS);
 
 /** The transaction that sells `amount` of the token for at least the quoted XLM less slippage, to the relayer itself. */
@@ -130,11 +137,11 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
       const total = await deps.relayers.count();
       for (let offset = 0; offset < total; offset += 100) {
         for (const relayer of await deps.relayers.list(100, offset)) {
-          const policy = (relayer.policies ?? {}) as SwapPolicy;
-          if (relayer.network_type !== 'stellar' || !swapsOn(policy)) continue;
-          const threshold = policy.swap_config?.min_balance_threshold != null;
+          const job = swapJobFor(relayer, now());
+          if (!job) continue;
           // With a threshold, the balance is looked at once at start, as the reference's health check does.
-          await deps.jobs.schedule({ kind: STELLAR_SWAP_JOB, subject: relayer.id, dueAt: threshold ? now() : nextRun(policy, now()) });
+          const threshold = (relayer.policies as SwapPolicy).swap_config?.min_balance_threshold != null;
+          await deps.jobs.schedule(threshold ? { ...job, dueAt: now() } : job);
         }
       }
     },
