@@ -181,6 +181,7 @@ test('the policies and the request are checked: build needs fee_payment_strategy
     [{ ...body, extra: 1 }, /extra/],
     [{ transaction_xdr: 'not xdr', fee_token: USDC }, /^Failed to parse XDR/],
     [{ transaction: 'AQID', fee_token: USDC }, /^Solana request type does not match Stellar relayer type$/],
+    [{ ...body, source_account: 'nobody' }, /^'source_account' must be a valid Stellar account \(G\.\.\.\)$/],
   ];
   for (const [b, expected] of cases) {
     const res = await w.s.request('POST', `${base}/transactions/sponsored/quote`, { body: b });

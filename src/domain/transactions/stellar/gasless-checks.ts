@@ -1,7 +1,7 @@
 // The checks a user's transaction passes before the relayer pays for it (the reference's gasless_transaction_validation
 // and validate_user_fee_payment_transaction), before anything is signed: nothing in it may act for the relayer or move
 // its funds, and it pays the relayer the fee in an allowed token, at least what the order book says the fee costs now.
-import { FeeBumpTransaction, type Operation, type Transaction } from '@stellar/stellar-base';
+import { FeeBumpTransaction, StrKey, type Operation, type Transaction } from '@stellar/stellar-base';
 import { ValidationError } from '../../../errors.ts';
 import type { StellarChain } from '../../chains/stellar/ports.ts';
 import { refuseSorobanGas } from './soroban-gas.ts';
@@ -58,6 +58,8 @@ export async function checkGasless(tx: Transaction | FeeBumpTransaction, relayer
   if (tx.operations.length === 0) throw invalid('Transaction must contain at least one operation');
   if (tx.operations.length > MAX_OPERATIONS) throw invalid(`Transaction contains too many operations: ${tx.operations.length} (maximum is ${MAX_OPERATIONS})`);
   tx.operations.forEach((op, i) => checkOperation(op, i, relayer));
+  // A muxed source (M…) is refused plainly rather than looked up as an account.
+  if (!StrKey.isValidEd25519PublicKey(tx.source)) throw invalid(`Failed to get account sequence: the source account ${tx.source} is not a G… account (muxed sources are not supported)`);
   const account = await chain.account(tx.source);
   if (!account) throw invalid(`Failed to get account sequence: account ${tx.source} not found`);
   const sequence = BigInt(tx.sequence);

@@ -2,7 +2,7 @@
 // operations, priced in a token from the order book (quote), then with the fee payment to the relayer added and time
 // bounds set (build) for the user to sign. The signed result comes back through the send path with fee_bump: true,
 // where gasless-checks.ts checks the payment again before the relayer signs its fee bump.
-import { Account, Asset, FeeBumpTransaction, Operation, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Asset, FeeBumpTransaction, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import type { NetworkConfig } from '../../../config/config.ts';
 import { ValidationError } from '../../../errors.ts';
 import type { StellarChain, StellarChains, StellarOperationSpec } from '../../chains/stellar/ports.ts';
@@ -61,10 +61,8 @@ async function userTransaction(chain: StellarChain, body: SponsoredBody): Promis
   } catch (err) {
     throw new ValidationError(`Invalid operations: ${(err as ValidationError).reason ?? (err as Error).message}`);
   }
-  const account = await chain.account(source).catch((err) => {
-    if (err instanceof ValidationError) throw new ValidationError(`'source_account': ${err.reason}`);
-    throw err;
-  });
+  if (!StrKey.isValidEd25519PublicKey(source)) throw new ValidationError("'source_account' must be a valid Stellar account (G...)");
+  const account = await chain.account(source);
   if (!account) throw new ValidationError(`Failed to fetch account sequence number for ${source}: the account does not exist on this network`);
   const builder = new TransactionBuilder(new Account(source, account.sequence.toString()), { fee: BASE_FEE.toString(), networkPassphrase: chain.passphrase, timebounds: { minTime: 0, maxTime: 0 } });
   for (const op of ops) builder.addOperation(xdr.Operation.fromXDR(op, 'base64'));
