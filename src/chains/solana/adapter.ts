@@ -4,7 +4,7 @@ import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Sig
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
-import type { SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
+import type { PreSignCheck, SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
 import { failureText } from '../rpc-text.ts';
@@ -162,11 +162,15 @@ function createIssued() {
 function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign' | 'compose' | 'signComposed'> {
   const recentBlockhash = cachedBlockhash(() => chain.latestBlockhash());
   const claim = createIssued();
-  const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean): Promise<SignedSolanaTransaction> => {
-    const [signed, fee] = await Promise.all([signAsFeePayer(decoded.transaction, decoded.feePayer, signer), chain.feeForMessage(messageBase64(decoded.transaction))]);
-    const facts = messageFacts(decoded.transaction.messageBytes);
-    const size = Buffer.byteLength(signed.wire, 'base64');
-    return { signature: signed.signature, transaction: signed.wire, feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...facts, size };
+  /** The message's facts and fee, the caller's check on them, and only then the signature. */
+  const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean, check?: PreSignCheck): Promise<SignedSolanaTransaction> => {
+    const fee = await chain.feeForMessage(messageBase64(decoded.transaction));
+    // Signature slots have a fixed size: the unsigned wire is as long as the signed one.
+    const size = getTransactionEncoder().getSizeFromValue(decoded.transaction);
+    const unsigned = { feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...messageFacts(decoded.transaction.messageBytes), size };
+    await check?.(unsigned);
+    const signed = await signAsFeePayer(decoded.transaction, decoded.feePayer, signer);
+    return { signature: signed.signature, transaction: signed.wire, ...unsigned };
   };
   /** Compiles with a recent blockhash; a message already handed out waits for the next blockhash. */
   const unique = async (compile: (blockhash: SolanaBlockhash) => Transaction, first: SolanaBlockhash) => {
@@ -179,15 +183,15 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
     }
   };
   return {
-    async signTransaction(wire, signer) {
+    async signTransaction(wire, signer, check) {
       const decoded = decodeWireTransaction(wire);
       const { onlySigner } = checkRelayerCanSign(decoded, signer.address);
-      return finish(decoded, signer, decoded.blockhash, null, onlySigner);
+      return finish(decoded, signer, decoded.blockhash, null, onlySigner, check);
     },
-    async buildAndSign(specs, signer) {
+    async buildAndSign(specs, signer, check) {
       const instructions = parseInstructions(specs, signer.address);
       const { transaction, blockhash } = await unique((bh) => compileInstructions(instructions, signer.address, bh), await recentBlockhash());
-      return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
+      return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, check);
     },
     async compose(specs, feePayer) {
       // A finalized blockhash, as the reference's prepareTransaction: the user signs after, and it must still be known then.
@@ -197,10 +201,10 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       const wire = toBase64(getTransactionEncoder().encode(transaction));
       return { transaction: wire, blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, fee };
     },
-    async signComposed(wire, signer) {
+    async signComposed(wire, signer, check) {
       const decoded = decodeWireTransaction(wire);
       checkFeePayer(decoded, signer.address);
-      return finish(decoded, signer, decoded.blockhash, null, decoded.signers.length === 1);
+      return finish(decoded, signer, decoded.blockhash, null, decoded.signers.length === 1, check);
     },
     async resign(wire, signer) {
       const decoded = decodeWireTransaction(wire);

@@ -31,6 +31,7 @@ import { build, type TestServer } from '../../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../../support/solana-rpc.ts';
 import { startJupiterSim, type JupiterSim } from '../../support/jupiter-api.ts';
 import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { faultySigners } from '../../support/signer-faults.ts';
 
 const RELAYER_SEED = randomBytes(32).toString('hex');
 const RELAYER = resolveSigner({ id: 'x', type: 'local', private_key: RELAYER_SEED }, 'solana', {}).address;
@@ -43,6 +44,8 @@ let usdc: string;
 let other: string;
 let user: KeyPairSigner;
 let s: TestServer;
+/** The real signer adapters, counting signatures: a refusal must come before any. */
+let signer: ReturnType<typeof faultySigners>;
 
 before(async () => {
   sol = await startSolanaSim({ finalizeDepth: 2 });
@@ -53,7 +56,9 @@ before(async () => {
   await sol.fundTokens(user.address, usdc, 100_000_000n); // 100 tokens, and no SOL at all
   await sol.fundTokens(user.address, other, 5_000_000_000n);
   const policies = { fee_payment_strategy: 'user', fee_margin_percentage: 10, min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000, swap_config: { slippage_percentage: 1 } }] };
+  signer = faultySigners();
   s = await build(undefined, {
+    resolveSigner: signer.resolveSigner,
     env: { JUPITER_API_URL: jup.url, LOG_LEVEL: 'warn' },
     config: {
       networks: [{ type: 'solana', network: 'solana-sim', rpc_urls: [{ url: sol.url, weight: 100 }] }],
@@ -61,6 +66,7 @@ before(async () => {
       relayers: [
         { id: 'gasless', name: 'Users pay in tokens', network: 'solana-sim', signer_id: 'key', policies },
         { id: 'sponsor', name: 'Relayer pays', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer' } },
+        { id: 'strict', name: 'Relayer pays, System Program only', network: 'solana-sim', signer_id: 'key', policies: { allowed_programs: ['11111111111111111111111111111111'], min_balance: 0 } },
       ],
       notifications: [],
     } as never,
@@ -142,11 +148,13 @@ test('a user with only tokens gets a quote, prepares, signs and sends: the relay
   assert.equal(sol.tokenBalance(await ata(user.address, usdc)), 100_000_000n - 1_000_000n - inTokens);
   assert.equal(sol.balance(user.address), 0n, 'the user never held SOL');
   assert.equal(relayerSolBefore - sol.balance(RELAYER), 2n * FEE.perSignature + FEE.rent, 'the relayer paid the network fee and its token account in SOL');
+  assert.ok(signer.faults.signatures >= 2, 'the counter sees the relayer sign (prepare, then send)');
 });
 
 test('refused before the relayer signs: a short payment, a token not allowed, instructions that move the relayer funds', async () => {
   const count = async () => (await s.request('GET', '/api/v1/relayers/gasless/transactions?per_page=100')).body.pagination.total_items;
   const before = await count();
+  const signatures = signer.faults.signatures;
   const fresh = (await s.request('POST', '/api/v1/relayers/gasless/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [] } })).body.result.value.blockhash;
   const paying = async (amount: bigint, extra: Instruction[] = []) => userSigns(wire(RELAYER, [await tokenTransfer(RELAYER, amount), ...extra], fresh));
 
@@ -170,6 +178,13 @@ test('refused before the relayer signs: a short payment, a token not allowed, in
   assert.equal(instructions.status, 400);
   assert.match(instructions.body.error, /User-paid fees require a pre-built transaction/);
   assert.equal(await count(), before, 'nothing refused was recorded');
+  assert.equal(signer.faults.signatures, signatures, "the relayer's signer was never called for a refused transaction");
+
+  // Where the relayer pays too, its policies are checked before its signer is called.
+  const memo = await s.request('POST', '/api/v1/relayers/strict/transactions', { body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] } });
+  assert.equal(memo.status, 400);
+  assert.equal(memo.body.error, `Policy violation: Program ${MEMO} not allowed`);
+  assert.equal(signer.faults.signatures, signatures);
 });
 
 test('transferTransaction: the token transfer and its fee, the recipient account created at the fee payer\u2019s cost', async () => {

@@ -198,6 +198,9 @@ export interface SolanaDex {
   swapTransaction(quote: SolanaSwapQuote, user: string, options: { priorityLevel?: string | undefined; priorityFeeMaxLamports?: bigint | undefined; dynamicComputeUnitLimit?: boolean | undefined }): Promise<SolanaSwapTransaction>;
 }
 
+/** What the caller checks (the relayer's policies) between building a message and signing it; a throw stops the signature. */
+export type PreSignCheck = (unsigned: Omit<SignedSolanaTransaction, 'signature' | 'transaction'>) => Promise<void> | void;
+
 /**
  * One Solana network, through all its RPC URLs (failover, timeouts, retries). Reads throw an AppError
  * `CHAIN_UNAVAILABLE` when no URL answers; `send` never throws for what a node says.
@@ -221,9 +224,9 @@ export interface SolanaChain {
    * Shape B: the client's base64 wire transaction. Refused unless the relayer is its fee payer and every
    * other required signature is already there and valid; the relayer signs as fee payer, blockhash unchanged.
    */
-  signTransaction(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  signTransaction(transactionBase64: string, signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
   /** The reference's `instructions` form: a legacy message, the relayer as fee payer, a fresh blockhash. */
-  buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
   /** The same message with a fresh blockhash, signed again; refused when another signer is required. */
   resign(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
   /** Decodes a base64 wire transaction (ValidationError with the reason when it is not one). */
@@ -244,7 +247,7 @@ export interface SolanaChain {
   /** A legacy message of `instructions` paid by `feePayer` with a fresh blockhash; other signers allowed, nothing signed. */
   compose(instructions: SolanaInstructionSpec[], feePayer: string): Promise<ComposedSolanaTransaction>;
   /** Signs as fee payer a transaction the relayer composed; the other signers sign after (their slots stay empty). */
-  signComposed(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  signComposed(transactionBase64: string, signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
   /** The network's token price and swap source. */
   readonly dex: SolanaDex;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */

@@ -2,7 +2,7 @@
 // its `solana.tx` job sends it and follows its signature to `finalized` (transactions/solana/track.ts).
 import type { NetworkConfig } from '../../../config/config.ts';
 import { AppError, ValidationError } from '../../../errors.ts';
-import type { SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
+import type { PreSignCheck, SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { Store } from '../../ports.ts';
@@ -43,7 +43,7 @@ function requireSigner(deps: SolanaRelayDeps, relayer: RelayerRow): SolanaSigner
   return signer;
 }
 
-/** Signs for the relayer and checks its policies and balance; the record's Solana fields. */
+/** Checks the relayer's policies and balance, then signs for it; the record's Solana fields. */
 async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: SolanaBody): Promise<Record<string, unknown>> {
   const request = parseSolanaRequest(body, (deps.now ?? Date.now)());
   const signer = requireSigner(deps, relayer);
@@ -55,15 +55,17 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
     if (request.form !== 'transaction') throw new ValidationError(USER_PAYS_NEEDS_TRANSACTION);
     await checkUserPayment({ chain, relayer, policy: fees }, request.transaction);
   }
-  const [signed, balance] = await Promise.all([
-    request.form === 'transaction' ? chain.signTransaction(request.transaction, signer) : chain.buildAndSign(request.instructions, signer),
-    chain.balance(relayer.address),
-  ]);
+  // The balance is read while the message is built; policies and balance are checked before the signer is called.
+  const balance = chain.balance(relayer.address);
+  balance.catch(() => undefined); // read again by the check; a build that fails first leaves it unawaited
   const policy = solanaPolicy(relayer);
-  checkSolanaPolicy(signed, policy);
-  const fee = signed.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(signed.requiredSignatures);
-  checkSolanaBalance(balance, fee, policy);
-  return recordFields(relayer, signed, fee, request.form === 'instructions' ? request.instructions : null, request.validUntil);
+  const feeOf = (t: { fee: bigint | null; requiredSignatures: number }) => t.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(t.requiredSignatures);
+  const check: PreSignCheck = async (unsigned) => {
+    checkSolanaPolicy(unsigned, policy);
+    checkSolanaBalance(await balance, feeOf(unsigned), policy);
+  };
+  const signed = request.form === 'transaction' ? await chain.signTransaction(request.transaction, signer, check) : await chain.buildAndSign(request.instructions, signer, check);
+  return recordFields(relayer, signed, feeOf(signed), request.form === 'instructions' ? request.instructions : null, request.validUntil);
 }
 
 function recordFields(relayer: RelayerRow, signed: SignedSolanaTransaction, fee: bigint, instructions: unknown, validUntil: string | null) {
