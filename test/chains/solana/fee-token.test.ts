@@ -162,6 +162,9 @@ test('refused before the relayer signs: a short payment, a token not allowed, in
   assert.deepEqual(short.error, { code: -32602, message: 'INVALID_PARAMS', description: "Transaction doesn't contain required fee payment instruction or payment amount is insufficient" });
   const signOnly = await rpc('signTransaction', { transaction: await paying(10n) });
   assert.equal(signOnly.error?.code, -32602, 'signTransaction checks the payment too');
+  const signRoute = await s.request('POST', '/api/v1/relayers/gasless/sign-transaction', { body: { transaction: await paying(10n) } });
+  assert.equal(signRoute.status, 400, 'and so does the sign-transaction route');
+  assert.equal(signRoute.body.error, "Transaction doesn't contain required fee payment instruction or payment amount is insufficient");
 
   const drain = getTransferSolInstruction({ source: createNoopSigner(address(RELAYER)), destination: user.address, amount: 1_000_000n });
   const stolen = await rpc('signAndSendTransaction', { transaction: await paying(1_000_000n, [drain]) });
