@@ -6,10 +6,13 @@
 //     base fee) is dropped and refused ("max fee per gas less than block base fee"): there is no pending pool;
 //   - eth_getTransactionCount at 'pending' answers 'latest' (there is nothing pending); txpool_* answers empty;
 //   - everything else is forwarded to anvil as it is (batches too).
+// With `l1Gas`, it imitates Arbitrum's gas accounting too: eth_estimateGas answers anvil's estimate plus `l1Gas` (the
+// L1 cost a real Arbitrum node folds into its estimate), and a transaction whose gas limit does not cover both is
+// refused as Arbitrum does ("intrinsic gas too low").
 // The chaos suite uses it as well: useNonce() spends a nonce of any account behind the relayer's back.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keccak256, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from 'viem';
+import { keccak256, numberToHex, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { TestAnvil, TxFields } from './anvil.ts';
 
@@ -40,7 +43,8 @@ const readBody = (req: IncomingMessage) =>
   });
 
 /** Starts the proxy in front of `anvil` and turns anvil's automine off (the proxy mines on receipt). */
-export async function startSequencerProxy(anvil: TestAnvil): Promise<SequencerProxy> {
+export async function startSequencerProxy(anvil: TestAnvil, options: { l1Gas?: bigint } = {}): Promise<SequencerProxy> {
+  const l1Gas = options.l1Gas ?? 0n;
   await anvil.setAutomine(false);
   const offered: Array<{ raw: Hex; hash: Hex; refused: string | null }> = [];
   // One transaction sequenced at a time: the nonce read, the forward and the mine are one step.
@@ -63,6 +67,11 @@ export async function startSequencerProxy(anvil: TestAnvil): Promise<SequencerPr
     const next = Number(await anvil.rpc<Hex>('eth_getTransactionCount', [from, 'latest']));
     if (tx.nonce! > next) refuse(raw, hash, `nonce too high: address ${from}, tx: ${tx.nonce} state: ${next}`);
     if (tx.nonce! < next) refuse(raw, hash, `nonce too low: address ${from}, tx: ${tx.nonce} state: ${next}`);
+    if (l1Gas > 0n) {
+      const call = { from, to: tx.to ?? undefined, data: tx.data, value: numberToHex(tx.value ?? 0n) };
+      const needed = BigInt(await anvil.rpc<Hex>('eth_estimateGas', [call])) + l1Gas;
+      if (tx.gas! < needed) refuse(raw, hash, `intrinsic gas too low: gas ${tx.gas}, minimum needed ${needed}`);
+    }
     try {
       await anvil.rpc('eth_sendRawTransaction', [raw]);
     } catch (err) {
@@ -87,6 +96,8 @@ export async function startSequencerProxy(anvil: TestAnvil): Promise<SequencerPr
           return { ...base, result: await serial(() => sequence(params[0] as Hex)) };
         case 'eth_getTransactionCount':
           return { ...base, result: await anvil.rpc('eth_getTransactionCount', [params[0], params[1] === 'pending' ? 'latest' : params[1]]) };
+        case 'eth_estimateGas':
+          return { ...base, result: numberToHex(BigInt(await anvil.rpc<Hex>('eth_estimateGas', params)) + l1Gas) };
         case 'txpool_content':
           return { ...base, result: { pending: {}, queued: {} } };
         case 'txpool_status':

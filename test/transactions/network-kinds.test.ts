@@ -123,6 +123,24 @@ test('no-mempool: a replace need not beat the old prices (no pool holds the old 
   await waitConfirmed(s, res.body.data.id);
 });
 
+test('arbitrum-based: NOOPs take the node\'s gas estimate, which carries the L1 cost a 21,000-gas NOOP would not cover', async (t) => {
+  // A second sequencer stand-in that accounts gas as Arbitrum does: 30,000 gas of L1 cost in every estimate and limit.
+  const arbitrum = await startSequencerProxy(anvil, { l1Gas: 30_000n });
+  t.after(() => arbitrum.close());
+  const s = await start(t, anvil, { tags: ['rollup', 'arbitrum-based'], rpc_urls: [{ url: arbitrum.url, weight: 100 }] });
+  const address = ANVIL_ADDRESSES[0]!;
+  const chainNonce = await latestNonce(address);
+  // A nonce below the send that only a NOOP can fill: the send is confirmed only once that NOOP is accepted.
+  s.app.db.prepare('UPDATE relayers SET next_nonce = ? WHERE id = ?').run(chainNonce + 1, 'relay');
+  const res = await s.request('POST', path(), { body: { to: TO, value: 1, speed: 'fast' } });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.data.gas_limit, 51_000, "the send's gas is the node's estimate, L1 cost included");
+  assert.equal((await waitConfirmed(s, res.body.data.id)).status, 'confirmed');
+  const noop = arbitrum.offered.find((o) => o.refused === null && parseTransaction(o.raw).nonce === chainNonce);
+  assert.ok(noop, 'the gap NOOP was accepted');
+  assert.equal(parseTransaction(noop.raw).gas, 51_000n);
+});
+
 test('rollup: a transaction re-signed more than 50 times gives its nonce up to a NOOP, as the reference does', async (t) => {
   // Straight to anvil (automine is off for the sequencer): the transaction waits in the pool.
   const s = await start(t, anvil, { tags: ['rollup'] }, ANVIL_KEYS[1]);
