@@ -5,7 +5,21 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { address } from '@solana/kit';
+import {
+  address,
+  appendTransactionMessageInstruction,
+  blockhash,
+  compileTransaction,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
 import { build, type TestServer } from '../../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../../support/solana-rpc.ts';
@@ -88,4 +102,38 @@ test("swap_config is checked at load: the reference's fields only, a cron of fiv
   refused(swap({ strategy: 'jupiter-swap', cron_schedule: 'hourly' }), /'policies.swap_config' must be an object \{ "strategy": "jupiter-swap", "cron_schedule"/);
   refused(swap({ strategy: 'jupiter-swap', every: 1 }), /'policies.swap_config' must be an object/);
   refused(() => parsePolicies('solana', { allowed_tokens: [{ mint: 'm', swap_config: { retain: 1 } }] }), /'policies.allowed_tokens' must be an array/);
+});
+
+test('a relayer created through the API gets its swap job with its first fee paid in tokens, and sells that fee back for SOL', async () => {
+  const made = keyOf();
+  const user = await generateKeyPairSigner();
+  sol.airdrop(made.address, 1_000_000_000n);
+  await sol.fundTokens(user.address, usdc, 50_000_000n);
+  assert.equal((await s.request('POST', '/api/v1/signers', { body: { id: 'made', type: 'plain', config: { key: made.seed } } })).status, 201);
+  const policies = { fee_payment_strategy: 'user', min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6 }], swap_config: { strategy: 'jupiter-swap', cron_schedule: '* * * * * *', min_balance_threshold: 5_000_000_000 } };
+  const created = await s.request('POST', '/api/v1/relayers', { body: { id: 'made', name: 'Made through the API', network: 'solana-sim', network_type: 'solana', paused: false, signer_id: 'made', policies } });
+  assert.equal(created.status, 201, created.text);
+
+  // The user pays a memo's fee in tokens (prepare, sign, send).
+  const memo = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(user.address, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1n }, m),
+    (m) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([1]) }, m),
+  );
+  const rpc = async (method: string, params: unknown) => (await s.request('POST', '/api/v1/relayers/made/rpc', { body: { jsonrpc: '2.0', id: 1, method, params } })).body;
+  const prepared = await rpc('prepareTransaction', { transaction: getBase64EncodedWireTransaction(compileTransaction(memo)), fee_token: usdc });
+  assert.ok(prepared.result, JSON.stringify(prepared));
+  const signed = await partiallySignTransaction([user.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(prepared.result.transaction)));
+  const sent = await rpc('signAndSendTransaction', { transaction: getBase64EncodedWireTransaction(signed) });
+  assert.ok(sent.result?.id, JSON.stringify(sent));
+
+  let records: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 200 && !(records.length === 2 && records.every((r) => r.status === 'confirmed')); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    records = (await s.request('GET', '/api/v1/relayers/made/transactions?per_page=10')).body.data;
+  }
+  assert.deepEqual(records.map((r) => r.status), ['confirmed', 'confirmed'], JSON.stringify(records.map((r) => r.status_reason)));
+  assert.equal(sol.tokenBalance(await ata(made.address)), 0n, 'the fee collected was sold');
+  assert.equal(jup.quotes.at(-1)?.get('amount'), prepared.result.fee_in_spl);
 });

@@ -16,7 +16,7 @@ import { sendStep, watchStep, type TrackContext } from './track.ts';
 import { onlyPending, resumeInFlight } from '../family-common.ts';
 import { feePolicy, userPays } from '../../chains/solana/fee-policy.ts';
 import { checkUserPayment } from '../../chains/solana/user-fee.ts';
-import { isOwnSend } from './token-swap.ts';
+import { ensureSwapJob, isOwnSend } from './token-swap.ts';
 
 /** The reference's text: where users pay, the relayer only relays a transaction already paying it. */
 const USER_PAYS_NEEDS_TRANSACTION = 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.';
@@ -54,6 +54,7 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
     // Users pay in tokens: the transaction must pay the relayer, under the policies, before the signer is called.
     if (request.form !== 'transaction') throw new ValidationError(USER_PAYS_NEEDS_TRANSACTION);
     await checkUserPayment({ chain, relayer, policy: fees }, request.transaction);
+    await ensureSwapJob(deps.store.repos.jobs, relayer, (deps.now ?? Date.now)());
   }
   // The balance is read while the message is built; policies and balance are checked before the signer is called.
   const balance = chain.balance(relayer.address);

@@ -56,6 +56,15 @@ function checkSwapTransaction(chain: SolanaChain, wire: string, relayer: string)
   if (tx.instructions.some((ix) => ix.parsed.type === 'system_transfer' && ix.parsed.from === relayer)) throw new Error("the DEX's swap transaction sends SOL from the relayer");
 }
 
+/**
+ * A relayer collecting fees gets its swap job if it has none (an existing one keeps its due time): so a relayer
+ * created or changed through the API swaps without a restart.
+ */
+export async function ensureSwapJob(jobs: Pick<JobsRepo, 'schedule'>, relayer: RelayerRow, now: number): Promise<void> {
+  const policy = feePolicy(relayer);
+  if (swapsOn(policy)) await jobs.schedule({ kind: SOLANA_SWAP_JOB, subject: relayer.id, dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now) });
+}
+
 export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; resume(): Promise<void> } {
   const now = deps.now ?? Date.now;
 
@@ -121,11 +130,7 @@ export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; 
     async resume() {
       const total = await deps.relayers.count();
       for (let offset = 0; offset < total; offset += 100) {
-        for (const relayer of await deps.relayers.list(100, offset)) {
-          const policy = feePolicy(relayer);
-          if (relayer.network_type !== 'solana' || !swapsOn(policy)) continue;
-          await deps.jobs.schedule({ kind: SOLANA_SWAP_JOB, subject: relayer.id, dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now()) });
-        }
+        for (const relayer of await deps.relayers.list(100, offset)) if (relayer.network_type === 'solana') await ensureSwapJob(deps.jobs, relayer, now());
       }
     },
   };
