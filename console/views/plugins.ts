@@ -26,7 +26,7 @@ function stats(minutes: Minute[]) {
 function stateOf(p: Plugin) {
   if (p.state === 'ready') return e('span', { class: 'badge ok' }, 'loaded');
   const quarantined = p.error?.code === 'PLUGIN_QUARANTINED';
-  return e('span', { class: 'badge bad' }, quarantined ? 'quarantined' : 'error', p.error ? e('div', { class: 'plugin-error' }, `${p.error.code}: ${p.error.message}`) : null);
+  return [e('span', { class: 'badge bad' }, quarantined ? 'quarantined' : 'error'), p.error ? e('div', { class: 'plugin-error' }, `${p.error.code}: ${p.error.message}`) : null];
 }
 
 function CallView({ call }: { call: Call }) {

@@ -167,6 +167,7 @@ test('a transaction sent through the API reaches confirmed on the page without a
   if (SHOTS) {
     await page.goto(`${s.url}/console#/overview`);
     await page.locator('tr[data-relayer="sepolia-example"] .balance', { hasText: 'ETH' }).waitFor();
+    await page.locator('.readiness li').first().waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'overview.png'), fullPage: true });
   }
 });
@@ -222,6 +223,7 @@ test("a plugin's log line that is markup is shown as text, and no script runs", 
   assert.match(await page.locator('.call-answer').innerText(), /<img src=x onerror/);
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.equal(await page.locator('main img, main script').count(), 0);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'plugins.png'), fullPage: true });
   // A plugin that does not compile shows the compiler's message.
   assert.match(await page.locator('tr[data-plugin="broken"] .plugin-error').innerText(), /\S/);
   assert.match(await page.locator('tr[data-plugin="xss"]').innerText(), /loaded/);
