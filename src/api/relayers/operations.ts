@@ -167,7 +167,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     balanceWatch,
     rpcOutages: () => rpcOutages(store.repos.relayers, (r) => rpcOf(relayerChains, r)),
     ...createChainOperations({ relayers, chain }),
-    ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains, network: relayers.network }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
+    ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);

@@ -3,7 +3,6 @@
 // bounds set (build) for the user to sign. The signed result comes back through the send path with fee_bump: true,
 // where gasless-checks.ts checks the payment again before the relayer signs its fee bump.
 import { Account, Asset, FeeBumpTransaction, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
-import type { NetworkConfig } from '../../../config/config.ts';
 import { ValidationError } from '../../../errors.ts';
 import type { StellarChain, StellarChains, StellarOperationSpec } from '../../chains/stellar/ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
@@ -24,7 +23,6 @@ interface SponsoredBody {
 
 export interface StellarSponsoredDeps {
   chains: StellarChains;
-  network(relayer: RelayerRow): NetworkConfig;
   now?: () => number;
 }
 
@@ -113,6 +111,8 @@ export function createStellarSponsored(deps: StellarSponsoredDeps): SponsoredFam
       checkToken(body.fee_token, policy);
       if (policy.fee_payment_strategy !== 'user') throw new ValidationError('Gas abstraction requires fee_payment_strategy: User');
       const { tx, quote } = await priced(chain, relayer, policy, body, now());
+      // A payment of 0 is malformed on Stellar: a fee worth less than one unit of the token cannot be collected.
+      if (quote.feeInToken <= 0n) throw new ValidationError(`the fee (${quote.feeInStroops} stroops) is worth less than one unit of ${body.fee_token} on the order book; it cannot be paid in that token`);
       // Set last, to give the user the whole window to sign.
       const maxTime = Math.floor((now() + SPONSORED_VALIDITY_MS) / 1000);
       const built = withFeePayment(tx, relayer.address, body.fee_token, quote.feeInToken, maxTime);
