@@ -22,7 +22,10 @@ async function start(t: Parameters<typeof build>[0], hookUrl: string): Promise<T
     env: FAST_WEBHOOKS,
     config: {
       networks: [anvil.network('anvil')],
-      signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[1] }],
+      signers: [
+        { id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[1] },
+        { id: 'spare', type: 'local', development: true, private_key: ANVIL_KEYS[2] },
+      ],
       relayers: [{ id: RELAYER, name: 'watched', network: 'anvil', signer_id: 'key', notification_id: 'hook', policies: { min_balance: 1e18 } }],
       notifications: [{ id: 'hook', type: 'webhook', url: hookUrl }],
       plugins: [],
@@ -118,4 +121,13 @@ test('stage latency: a confirmed send is observed in each stage, with its re-pri
   // After the send the relayer's balance is checked again on its own (its transactions moved).
   const watch = await waitFor(() => status(s), (st) => st.balance_watch !== null, 20_000, 'a balance check after the send');
   assert.equal(watch.balance_watch.level, 'ok');
+});
+
+test('a relayer created through the API gets its balance checked too', async (t) => {
+  const s = await start(t, 'http://127.0.0.1:9/hook');
+  const created = await s.request('POST', '/api/v1/relayers', { body: { id: 'later', name: 'later', network: 'anvil', network_type: 'evm', paused: false, signer_id: 'spare', policies: { min_balance: 1 } } });
+  assert.equal(created.status, 201, created.text);
+  const later = await waitFor(async () => (await s.request('GET', '/api/v1/relayers/later/status')).body.data, (st) => st.balance_watch !== null, 20_000, "the new relayer's first check");
+  assert.equal(later.balance_watch.balance, later.balance);
+  assert.equal(later.balance_watch.min_balance, '1');
 });

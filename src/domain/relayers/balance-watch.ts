@@ -129,9 +129,16 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
     for (const id of poked) repos.jobs.schedule({ kind: BALANCE_CHECK, subject: id, dueAt: due }).catch((err: unknown) => logger.debug({ err, relayerId: id }, 'balance check not scheduled; the next one runs on time'));
     poked.clear();
   };
+  const poke = (relayerId: string) => {
+    poked.add(relayerId);
+    timer ??= setTimeout(flush, POKE_DELAY_MS).unref();
+  };
 
+  /** The last check's outcome; a relayer without a check job yet (created through the API since the start) gets one. */
   async function view(relayerId: string): Promise<BalanceWatchView | null> {
-    return asView((await repos.jobs.get(BALANCE_CHECK, relayerId))?.payload ?? null);
+    const job = await repos.jobs.get(BALANCE_CHECK, relayerId);
+    if (!job) poke(relayerId);
+    return asView(job?.payload ?? null);
   }
 
   async function eachRelayer(fn: (relayer: RelayerRow) => Promise<void>): Promise<void> {
@@ -153,10 +160,7 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
       });
       return out;
     },
-    poke(relayerId) {
-      poked.add(relayerId);
-      timer ??= setTimeout(flush, POKE_DELAY_MS).unref();
-    },
+    poke,
     async resume() {
       // The earliest due time wins and the payload is kept: a check already due stands, its outcome stays.
       await eachRelayer((r) => repos.jobs.schedule({ kind: BALANCE_CHECK, subject: r.id, dueAt: Date.now() }));
