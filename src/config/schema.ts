@@ -105,13 +105,22 @@ const solanaTokenSwap = {
   additionalProperties: false,
   properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
 } as const;
+/** A cron field: `*`, a value or range within its bounds, an optional step, comma lists of those. */
+const cronField = (n: string) => `(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?(?:,(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?)*`;
+/** `cron_schedule` of a swap_config: UTC, five fields (minute hour day month weekday) or six with seconds first, each in range. */
+const cronSchedule = {
+  type: 'string',
+  'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first), each field in range',
+  pattern: `^\\s*(?:${cronField('[0-5]?[0-9]')}\\s+)?${cronField('[0-5]?[0-9]')}\\s+${cronField('[01]?[0-9]|2[0-3]')}\\s+${cronField('0?[1-9]|[12][0-9]|3[01]')}\\s+${cronField('0?[1-9]|1[0-2]')}\\s+${cronField('[0-7]')}\\s*$`,
+};
+
 /** The reference's RelayerSolanaSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
 const solanaSwapConfig = {
   type: 'object',
   additionalProperties: false,
   properties: {
     strategy: { enum: ['jupiter-swap', 'jupiter-ultra', 'noop'] },
-    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
+    cron_schedule: cronSchedule,
     min_balance_threshold: u64,
     jupiter_swap_options: {
       type: 'object',
@@ -167,7 +176,7 @@ const stellarSwapConfig = {
   additionalProperties: false,
   properties: {
     strategies: { type: 'array', items: { enum: ['order-book', 'soroswap'] } },
-    cron_schedule: { type: 'string', 'x-expect': 'a cron schedule (minute hour day month weekday, or seconds first)', pattern: '^\\s*[0-9*,/-]+(\\s+[0-9*,/-]+){4,5}\\s*$' },
+    cron_schedule: cronSchedule,
     min_balance_threshold: u64,
   },
 } as const;

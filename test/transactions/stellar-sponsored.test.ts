@@ -198,6 +198,8 @@ test('the policies and the request are checked: build needs fee_payment_strategy
     [{ allowed_tokens: [{ asset: 'USDC:nobody' }] }, /'policies.allowed_tokens.0.asset' must be 'native', 'CODE:ISSUER'/],
     [{ allowed_tokens: [{ asset: USDC, swap_config: { slippage_percentage: -1 } }] }, /'policies.allowed_tokens/],
     [{ fee_payment_strategy: 'someone' }, /'policies.fee_payment_strategy' must be 'relayer' or 'user'/],
+    [{ swap_config: { strategies: ['order-book'], cron_schedule: '61 * * * *' } }, /'policies.swap_config/],
+    [{ swap_config: { strategies: ['soroswap'] } }, /'policies.swap_config.strategies' cannot include 'soroswap': Soroban token swaps \(Soroswap\) are not offered/],
   ];
   for (const [policies, expected] of badPolicies) {
     const res = await w.s.request('PATCH', base, { body: { policies } });

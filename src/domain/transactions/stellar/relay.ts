@@ -66,8 +66,13 @@ async function checkUserPays(deps: StellarRelayDeps, relayer: RelayerRow, fields
   await checkUserFeePayment(TransactionBuilder.fromXDR(fields.transaction_xdr!, chain.passphrase), relayer.address, policy, chain);
   // Fees are being collected: the swap job exists from now on, even for swap_config given through the API (an
   // existing job keeps its earlier due time).
-  const swaps = swapJobFor(relayer, Date.now());
-  if (swaps) await deps.store.repos.jobs.schedule(swaps);
+  try {
+    const swaps = swapJobFor(relayer, Date.now());
+    if (swaps) await deps.store.repos.jobs.schedule(swaps);
+  } catch (err) {
+    // A schedule that names no time (31 February) must not refuse the user's send; the swaps wait for a fix.
+    deps.logger.warn({ relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap job not scheduled');
+  }
 }
 
 export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {

@@ -137,7 +137,14 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
       const total = await deps.relayers.count();
       for (let offset = 0; offset < total; offset += 100) {
         for (const relayer of await deps.relayers.list(100, offset)) {
-          const job = swapJobFor(relayer, now());
+          let job: ReturnType<typeof swapJobFor>;
+          try {
+            job = swapJobFor(relayer, now());
+          } catch (err) {
+            // A schedule that names no time (31 February) leaves this relayer without swaps, not the service without a start.
+            deps.logger.warn({ relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap job not scheduled');
+            continue;
+          }
           if (!job) continue;
           // With a threshold, the balance is looked at once at start, as the reference's health check does.
           const threshold = (relayer.policies as SwapPolicy).swap_config?.min_balance_threshold != null;
