@@ -13,12 +13,13 @@ import { waitFor } from '../transactions/lifecycle/support.ts';
 const anvil = await startAnvil();
 after(() => anvil.stop());
 
-/** An RPC URL in front of anvil: forwards, or answers 503 while `down`. Counts what it forwarded. */
+/** An RPC URL in front of anvil: forwards, or answers 503 while `down` (429 with a Retry-After while `limited`). Counts. */
 async function endpoint(t: { after(fn: () => unknown): void }) {
-  const state = { down: false, forwarded: 0 };
+  const state = { down: false, limited: false, forwarded: 0, refused: 0 };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (state.limited) return void (state.refused++, res.writeHead(429, { 'retry-after': '120' }).end('slow down'));
     if (state.down) return void res.writeHead(503).end('provider outage');
     state.forwarded++;
     const upstream = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.concat(chunks)) });
@@ -79,4 +80,30 @@ test('every RPC URL down: status and readiness say so, the transaction stays sch
   const after = (await s.request('GET', '/api/v1/relayers/r/status')).body.data;
   assert.equal(after.rpc.available, true);
   assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).body.status, 'healthy');
+});
+
+test('one provider rate-limiting (429, Retry-After: 120) is paused alone: sends confirm through the other, which takes every call', async (t) => {
+  const [limited, live] = [await endpoint(t), await endpoint(t)];
+  limited.state.limited = true;
+  const s = await build(t, {
+    config: {
+      networks: [anvil.network('limited', { rpc_urls: [{ url: limited.url, weight: 100 }, { url: live.url, weight: 50 }] })],
+      signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[1] }],
+      relayers: [{ id: 'r', name: 'limited', network: 'limited', signer_id: 'key' }],
+      notifications: [],
+      plugins: [],
+    },
+  });
+  const ids = [];
+  for (let i = 0; i < 3; i++) {
+    const sent = await s.request('POST', '/api/v1/relayers/r/transactions', { body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' } });
+    assert.equal(sent.status, 200, sent.text);
+    ids.push(sent.body.data.id);
+  }
+  for (const id of ids) await waitStatus(s, id, ['confirmed']);
+  assert.equal(limited.state.refused, 1, 'asked once, then left alone for its Retry-After (no probe either)');
+  assert.equal(limited.state.forwarded, 0);
+  assert.ok(live.state.forwarded > 3);
+  const st = (await s.request('GET', '/api/v1/relayers/r/status')).body.data;
+  assert.deepEqual(st.rpc, { available: true, urls: 2, urls_up: 1 });
 });
