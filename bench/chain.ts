@@ -24,6 +24,8 @@ export interface ChainSummary {
   submittedPerSecond: number;
   confirmedPerSecond: number;
   submittedVsRaw: number;
+  /** Service CPU (HTTP and runtime processes) from the first send to the last confirmed, per send. */
+  cpuMsPerSend: number;
   timeToSubmittedMs: { p50: number; p99: number };
   monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
 }
@@ -79,8 +81,10 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
 
     log(`chain: ${sends} sends through Relaybox @${INFLIGHT}`);
     const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
+    const cpuBefore = svc.cpuSeconds();
     const answered = await drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: INFLIGHT, count: sends, label: 'sends' });
     await until('every send confirmed', async () => (await count('confirmed')) >= sends);
+    const cpuMsPerSend = ((svc.cpuSeconds() - cpuBefore) * 1000) / sends;
     const times = await readTimes(svc.url, auth);
     const created = Math.min(...times.map((t) => t.created));
     const toSubmitted = times.map((t) => t.sent - t.created).sort((a, b) => a - b);
@@ -95,6 +99,7 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
       submittedPerSecond,
       confirmedPerSecond,
       submittedVsRaw: submittedPerSecond / raw.rps,
+      cpuMsPerSend,
       timeToSubmittedMs: { p50: pct(toSubmitted, 0.5), p99: pct(toSubmitted, 0.99) },
       monitoring,
     };
@@ -102,7 +107,7 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     const rows: Row[] = [
       { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max },
       { scenario: 'EVM send answered (HTTP)', inflight: INFLIGHT, requests: answered.requests, errors: answered.errors, rps: answered.rps, p50: answered.p50, p99: answered.p99, max: answered.max },
-      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake` },
+      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms per send` },
       { scenario: 'EVM send → confirmed (1 s blocks)', inflight: INFLIGHT, requests: times.length, errors: 0, rps: confirmedPerSecond, p50: 0, p99: 0, max: 0 },
       { scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`, inflight: 0, requests: pending, errors: 0, rps: monitoring.confirmationsPerSecond, p50: 0, p99: 0, max: 0 },
     ];

@@ -82,8 +82,46 @@ export interface RunRecord {
     rssBreakdownBefore: { http: number; runtime: number };
     rssBreakdownAfterPlugins: { http: number; runtime: number };
     cpuSecondsDuringPluginScenarios: number;
+    processesAfterPlugins?: ProcessRss[];
   };
   driverCpuSeconds: number;
+  /** bench/plugin-path.ts: echo against the express floor (wrk), the hops of one call, the service tree's RSS. */
+  pluginPath?: { driver: string; hops?: { calls: number; total: number; hops: Array<{ hop: string; ms: number }> }; rssIdle: ProcessRss[]; rssAfter: ProcessRss[] };
+  chain?: { rawIntakePerSecond: number; submittedPerSecond: number; submittedVsRaw: number; cpuMsPerSend?: number };
+}
+
+interface ProcessRss {
+  role: string;
+  rss: number;
+}
+
+const treeLine = (ps: ProcessRss[]) => `${Math.round(ps.reduce((n, p) => n + p.rss, 0))} MiB (${ps.map((p) => `${p.role} ${Math.round(p.rss)}`).join(', ')})`;
+
+/** Issue 27's table: each target beside what this run measured, on the floors of the same run. */
+export function targetsTable(record: RunRecord): string {
+  const find = (prefix: string, inflight: number) => record.rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
+  const floor1 = find('HTTP floor (bare express 5, ', 1);
+  const echo1 = find('echo plugin (', 1);
+  const floor64 = find('HTTP floor (bare express 5, ', 64);
+  const echo64 = find('echo plugin (', 64);
+  const pg = find('sends, 1 hot relayer — PostgreSQL, 1 instance', 32);
+  const p = record.pluginPath;
+  const c = record.chain;
+  const n = (x: number | undefined, d = 0) => (x === undefined ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+  return [
+    '| measure | floor (same run) | Relaybox | target |',
+    '|---|---:|---:|---:|',
+    `| echo p50 at 1 connection | ${n(floor1?.p50, 2)} ms | ${n(echo1?.p50, 2)} ms | ≤ 0.30 ms |`,
+    `| echo at 64 connections | ${n(floor64?.rps)}/s | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**) | ≥ 0.6 of bare express |`,
+    `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
+    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} after the wrk runs; ${record.service.processesAfterPlugins ? treeLine(record.service.processesAfterPlugins) : '-'} after the plugin scenarios | ≤ 300 MiB |`,
+    `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,
+    `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
+  ].join('\n');
+}
+
+function hopLines(h: NonNullable<NonNullable<RunRecord['pluginPath']>['hops']>): string {
+  return ['| hop (echo, 1 in flight, medians) | ms |', '|---|---:|', ...h.hops.map((x) => `| ${x.hop} | ${x.ms.toFixed(3)} |`), `| whole call, seen by the client | ${h.total.toFixed(3)} |`].join('\n');
 }
 
 const FIGURES_START = '<!-- bench:figures:start (written by `npm run bench`; edits inside are overwritten) -->';
@@ -106,6 +144,8 @@ export function figuresSection(record: RunRecord, files: { json: string; svg: st
     `Service RSS (HTTP process + runtime process tree): ${mib(s.rssMiBBefore)} MiB at start (${mib(s.rssBreakdownBefore.http)} + ${mib(s.rssBreakdownBefore.runtime)}), ` +
       `${mib(s.rssMiBAfterPluginScenarios)} MiB after the plugin scenarios (${mib(s.rssBreakdownAfterPlugins.http)} + ${mib(s.rssBreakdownAfterPlugins.runtime)}). ` +
       `CPU during the plugin scenarios: service ${Math.round(s.cpuSecondsDuringPluginScenarios)} s, load driver ${Math.round(record.driverCpuSeconds)} s.`,
+    ...(record.pluginPath ? ['', `Issue 27's targets (echo rows: ${record.pluginPath.driver}, one connection and 64, alternated with the floor):`, '', targetsTable(record)] : []),
+    ...(record.pluginPath?.hops ? ['', `Where one echo call's time goes (${record.pluginPath.hops.calls} calls in a row, Server-Timing under BENCH_HOP_TIMING=1):`, '', hopLines(record.pluginPath.hops)] : []),
     FIGURES_END,
   ].join('\n');
 }

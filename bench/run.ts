@@ -12,13 +12,14 @@ import Database from 'better-sqlite3';
 import { spawnDriver, type DriverResult, type DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
-import { figuresSection, table, updateFigures, writeResults, type Row } from './report.ts';
+import { figuresSection, table, targetsTable, updateFigures, writeResults, type Row } from './report.ts';
 import { crashingNeighbour, noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
 import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
 import { instanceScenarios } from './instances.ts';
 import { signerLatency } from './signer-latency.ts';
+import { hopTable, pluginPath, rssLine } from './plugin-path.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -189,6 +190,9 @@ let svc: RunningService | undefined;
 try {
   rows.push(...(await httpFloor()));
   rows.push(sandboxFloor());
+  // Echo against the bare express route with wrk, the hop breakdown, the tree's RSS: a service of its own.
+  const path0 = await pluginPath({ durationMs: 'count' in PLAN ? 1000 : PLAN.durationMs, hopCalls: mode === 'smoke' ? 20 : 2000, idleWaitMs: mode === 'smoke' ? 0 : 7000, log });
+  rows.push(...path0.rows);
   const floorAt = (n: number) => rows.find((r) => r.scenario.startsWith('HTTP floor') && r.inflight === n)?.rps;
 
   svc = await startService({ API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, CONFIG_PATH: benchConfig(root), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', PLUGIN_CONTEXT_MODE: process.env.PLUGIN_CONTEXT_MODE ?? 'warm' });
@@ -197,6 +201,7 @@ try {
   if (mode !== 'smoke') await new Promise((r) => setTimeout(r, 8000));
   const rssBefore = svc.rssMiB();
   const rssBreakdownBefore = svc.rssBreakdownMiB();
+  const processesBefore = svc.processesMiB();
   const cpuBefore = svc.cpuSeconds();
 
   let driverCpu = 0;
@@ -214,6 +219,7 @@ try {
   rows.push(await coldStart(svc, pluginsDir));
   const rssAfterPlugins = svc.rssMiB();
   const rssBreakdownAfterPlugins = svc.rssBreakdownMiB();
+  const processesAfterPlugins = svc.processesMiB();
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
@@ -248,7 +254,8 @@ try {
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
     noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
     ...(crashing ? { crashingNeighbour: { share200: crashing.figures.share, p99: crashing.figures.result.p99, oom: crashing.figures.noise.oomStatuses } } : {}),
-    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
+    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, processesBefore, processesAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
+    pluginPath: { driver: path0.driver, hops: path0.hops, rssIdle: path0.rssIdle, rssAfter: path0.rssAfter },
     driverCpuSeconds: driverCpu,
     chain: chain.summary satisfies ChainSummary,
     rows,
@@ -265,6 +272,9 @@ try {
   const split = (b: { http: number; runtime: number }) => `HTTP ${b.http.toFixed(0)} + runtime ${b.runtime.toFixed(0)}`;
   process.stdout.write(`service RSS: ${rssBefore.toFixed(0)} MiB before (${split(rssBreakdownBefore)}), ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios (${split(rssBreakdownAfterPlugins)}), ${rssAfter.toFixed(0)} MiB after the list scenario\n`);
   process.stdout.write(`CPU seconds during plugin scenarios: service ${serviceCpu.toFixed(1)}, driver ${driverCpu.toFixed(1)}\n`);
+  process.stdout.write(`plugin path service tree: idle ${rssLine(path0.rssIdle)}; after wrk ${rssLine(path0.rssAfter)}; after the plugin scenarios ${rssLine(processesAfterPlugins)}\n`);
+  if (path0.hops) process.stdout.write(`\n${hopTable(path0.hops)}\n\n`);
+  process.stdout.write(`${targetsTable(record)}\n\n`);
   process.stdout.write(`results: ${path.relative(ROOT, files.json)}, chart: ${path.relative(ROOT, files.svg)}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   const errors = rows.reduce((n, r) => n + r.errors, 0);
   if (errors) {

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLOCK_TICKS = 100; // USER_HZ on Linux
-/** `npm start` without `exec node`: the V8 flags and the entry, so what we measure is what users run. */
-const START_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
+/** The command users run (README, `npm start`): its V8 flags and compile cache, so what we measure is what they run. */
+const LAUNCHER = path.join(ROOT, 'bin', 'relaybox');
 
 export interface RunningService {
   url: string;
@@ -20,6 +20,8 @@ export interface RunningService {
   rssBreakdownMiB(): { http: number; runtime: number };
   /** CPU seconds (user + system) of the service and every descendant so far. */
   cpuSeconds(): number;
+  /** Each process of the tree by its role (HTTP, runtime, standby runtime, esbuild, devnet…) and its RSS in MiB. */
+  processesMiB(): Array<{ role: string; pid: number; rss: number }>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,37 @@ function rssKiB(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+function startTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return 0;
+  }
+}
+
+function roleOf(pid: number): string {
+  let cmd = '';
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return 'gone';
+  }
+  if (cmd.includes('runtime/process/server.ts')) return 'runtime';
+  if (/esbuild/.test(cmd)) return 'esbuild';
+  if (/anvil/.test(cmd)) return 'devnet';
+  if (cmd.includes('src/main.ts')) return 'HTTP';
+  return path.basename(cmd.split(' ')[0] ?? 'other');
+}
+
+/** The tree's processes by role; of two runtime processes the one started later is the standby. */
+export function processTree(pid: number): Array<{ role: string; pid: number; rss: number }> {
+  const procs = tree(pid).map((p) => ({ role: roleOf(p), pid: p, rss: rssKiB(p) / 1024, started: startTicks(p) }));
+  const runtimes = procs.filter((p) => p.role === 'runtime').sort((a, b) => a.started - b.started);
+  for (const standby of runtimes.slice(1)) standby.role = 'standby runtime';
+  return procs.map(({ role, pid: p, rss }) => ({ role, pid: p, rss }));
 }
 
 function cpuTicks(pid: number): number {
@@ -70,9 +103,10 @@ export async function startService(env: Record<string, string>, options: { timeo
   const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
   // BENCH_SERVICE_NODE_OPTIONS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the bench's load.
-  const child = spawn(process.execPath, START_ARGS, {
+  const child = spawn(LAUNCHER, [], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
+    // This Node first on the PATH: the launcher runs `node`.
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -97,6 +131,7 @@ export async function startService(env: Record<string, string>, options: { timeo
     rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
     rssBreakdownMiB: () => ({ http: rssKiB(pid) / 1024, runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024 }),
     cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
+    processesMiB: () => processTree(pid),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

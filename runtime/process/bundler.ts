@@ -43,6 +43,26 @@ export function unchanged(inputs: ReadonlyArray<readonly [string, string]>): boo
 
 // Loaded on first use: a runtime restarted with an unchanged plugins directory never needs esbuild.
 let esbuild: Promise<typeof import('esbuild')> | undefined;
+/**
+ * esbuild's service process (~40 MiB) stays up after a build until stopped: stopped once no build ran for this long
+ * (the next build starts it again, in tens of ms; a burst of builds at start or on a deploy shares one).
+ */
+const ESBUILD_IDLE_MS = 5_000;
+let building = 0;
+let idleTimer: NodeJS.Timeout | undefined;
+
+function buildStarted(): void {
+  building++;
+  clearTimeout(idleTimer);
+}
+
+function buildEnded(): void {
+  if (--building > 0) return;
+  idleTimer = setTimeout(() => {
+    if (building === 0) void esbuild?.then((e) => e.stop());
+  }, ESBUILD_IDLE_MS);
+  idleTimer.unref();
+}
 
 /**
  * The inject files a first bundle needs: `Buffer`/`URL`/`URLSearchParams`, or `process`, used as a free identifier
@@ -98,6 +118,7 @@ function formatMessage(m: Message, root: string): string {
 /** The factory's text: `(function (module, exports) {…})`, run by the sandbox prelude's `init`. */
 export async function bundlePlugin(entry: string, pluginsDir: string): Promise<BundleOutcome> {
   const entryBefore = stamp(entry);
+  buildStarted();
   try {
     esbuild ??= import('esbuild');
     const { build } = await esbuild;
@@ -137,5 +158,7 @@ export async function bundlePlugin(entry: string, pluginsDir: string): Promise<B
     const errors = (err as { errors?: Message[] }).errors;
     if (errors?.length) return { ok: false, message: errors.slice(0, 5).map((m) => formatMessage(m, pluginsDir)).join('\n') };
     return { ok: false, message: (err as Error).message };
+  } finally {
+    buildEnded();
   }
 }

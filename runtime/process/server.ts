@@ -14,11 +14,13 @@ import {
   createBatcher,
   type ChildMessage,
   type ErrorData,
+  type HopTiming,
   type LogEntry,
   type ParentMessage,
   type RuntimeOptions,
   type WorkerHostReply,
   type WorkerHostRequest,
+  type WorkerResult,
 } from '../protocol.ts';
 
 const send = createBatcher<ChildMessage>((msg) => {
@@ -137,10 +139,25 @@ function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void
   }
 }
 
+/** A plugin's `process.env` as JSON, made once per settings object (a call used to stringify the whole environment). */
+const envJsonOf = new WeakMap<object, string>();
+function envJson(s: { env: Record<string, string> }): string {
+  let json = envJsonOf.get(s);
+  if (json === undefined) envJsonOf.set(s, (json = JSON.stringify({ ...serviceEnv, ...s.env })));
+  return json;
+}
+
 const fail = (id: number, error: ErrorData) => send({ t: 'result', id, ok: false, error });
+
+/** The hop timing a call asked for (HopTiming): main thread and pool durations, then the worker's own two. */
+function hopTiming(msg: { timing?: 1 }, mainFrom: number, poolFrom: number, poolTo: number, result: WorkerResult): HopTiming | undefined {
+  if (msg.timing !== 1 || !result.timing) return undefined;
+  return [performance.now() - mainFrom, poolTo - poolFrom, result.timing[0], result.timing[1]];
+}
 
 function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
   const receivedAt = Date.now();
+  const mainFrom = msg.timing === 1 ? performance.now() : 0;
   const plugin = loader?.get(msg.plugin);
   if (!plugin || !pool || !scheduler) return fail(msg.id, { code: 'PLUGIN_NOT_FOUND', message: `Plugin with ID ${msg.plugin} not found`, status: 404 });
   const s = plugin.settings;
@@ -159,6 +176,7 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         details: { timeout: s.timeout, queued: true },
       }),
     run: async () => {
+      const poolFrom = msg.timing === 1 ? performance.now() : 0;
       const result = await p.call({
         kind: 'call',
         callId: msg.id,
@@ -174,12 +192,14 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         emitLogs: s.emit_logs || s.forward_logs,
         emitTraces: s.emit_traces,
         allowedOrigins: s.allowed_origins,
-        env: JSON.stringify({ ...serviceEnv, ...s.env }),
+        env: envJson(s),
+        ...(msg.timing === 1 ? { timing: true } : {}),
       });
+      const timing = hopTiming(msg, mainFrom, poolFrom, msg.timing === 1 ? performance.now() : 0, result);
       if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
       const logs = s.emit_logs ? result.logs : undefined;
-      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces });
-      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
+      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces, timing });
+      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces, timing });
     },
   });
   if (admission === 'plugin-busy') {

@@ -40,6 +40,8 @@ interface CallRun {
   /** Reserved codes really given to this call (API_CALL_LIMIT, a transactionWait's TIMEOUT): they may stand in its answer. */
   granted: Set<string>;
   timer: NodeJS.Timeout | undefined;
+  /** performance.now() at the first entry, when the task asked for its hop timing. */
+  enteredAt: number;
   /** The plugin's pending timers (setTimeout/setInterval). */
   timers: CallTimers;
   /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts). */
@@ -114,6 +116,7 @@ function conclude(run: CallRun): void {
   } else result = verdict(done!, task, run.granted);
   if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
   if (run.traces) result.traces = run.traces.entries;
+  if (task.timing && run.enteredAt) result.timing = [0, performance.now() - run.enteredAt];
   run.resolve(result);
   if (!run.slot) return;
   const reserved = typeof done?.reserved === 'number' && done.reserved <= run.slot.reservedAtLoad;
@@ -215,6 +218,7 @@ async function start(run: CallRun): Promise<void> {
   }
   run.slot = slot;
   slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
+  if (task.timing) run.enteredAt = performance.now();
   run.scope.enter(() => enter(gen, slot.run, [run.seq, task.input, task.config, task.emitLogs, randomSeed()], remaining(run)));
 }
 
@@ -239,6 +243,7 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       argBytes: 0,
       granted: new Set(),
       timer: undefined,
+      enteredAt: 0,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
       local: createLocalOps(task),
       resolve,

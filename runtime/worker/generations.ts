@@ -9,6 +9,10 @@ const data = workerData as WorkerData;
 const FRESH_CONTEXTS_PER_ISOLATE = 100;
 /** Plugins kept warm per worker; the least recently used idle one is disposed beyond this. */
 const MAX_GENERATIONS = 64;
+/** Warm contexts kept per plugin per worker for the next calls; a context whose call ends beyond this is released. */
+const MAX_FREE_CONTEXTS = 8;
+/** A plugin with no call in this worker for this long gives its isolate back (the next call loads it again). */
+const IDLE_RETIRE_MS = 2 * 60_000;
 /** A loaded warm isolate's heap is ~2 MiB (measured); after a failed call, more than this is garbage worth dropping. */
 const RETIRE_AFTER_FAILURE_HEAP_BYTES = 8 * 1024 * 1024;
 /** Isolate time spent while the host had no entry in it that counts as code escaping the entry discipline. */
@@ -34,6 +38,13 @@ setInterval(() => {
     }
   }
 }, 250).unref();
+
+// Idle plugins release their memory: disposing the isolate frees its heap at once (released contexts would wait for
+// a collection that an idle isolate never runs).
+setInterval(() => {
+  const now = Date.now();
+  for (const gen of generations.values()) if (gen.inFlight.size === 0 && now - gen.lastUsed > IDLE_RETIRE_MS) retire(gen);
+}, 10_000).unref();
 
 export function retire(gen: Generation): void {
   gen.retired = true;
@@ -88,6 +99,6 @@ export function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed
       );
     }
   }
-  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired) gen.free.push(slot);
+  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired && gen.free.length < MAX_FREE_CONTEXTS) gen.free.push(slot);
   else releaseSlot(slot);
 }

@@ -8,6 +8,12 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 128;
 
 const INTEGER_LITERAL = /^-?\d+$/;
+/**
+ * A number the reviver would change or note: 16+ digits (maybe past 2^53), a fraction or an exponent. A number token
+ * follows `:`, `[`, `,` or opens the text; a match inside a string only sends the text the slow way, never wrongly
+ * the fast way.
+ */
+const NEEDS_REVIVER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/;
 
 /**
  * The reviver recurses once per level, so 10,000 nested arrays overflow the stack; the schemas
@@ -38,9 +44,12 @@ function nestingDepth(text: string): number {
  * left a number (plugin params are any JSON) but noted, so integer fields can refuse it.
  */
 export function parseJson(text: string): unknown {
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+  // Nesting past the cap needs more brackets than a shorter text holds.
+  if (text.length > MAX_JSON_DEPTH && nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new AppError('INVALID_JSON', { reason: `Invalid JSON: the body nests deeper than ${MAX_JSON_DEPTH} levels` });
   }
+  // Most bodies hold no such number: the native parse without a reviver gives the same value, several times faster.
+  if (!NEEDS_REVIVER.test(text)) return JSON.parse(text);
   return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
     if (typeof value !== 'number' || context?.source === undefined) return value;
     if (INTEGER_LITERAL.test(context.source)) return Number.isSafeInteger(value) ? value : context.source;

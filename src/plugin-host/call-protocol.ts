@@ -2,9 +2,9 @@
 // answer checked by answer-check.ts), one host-call session per process, and sends batched per event-loop turn.
 // It also knows whether a waiting call may have had host calls run for it: only one that cannot is ever replayed.
 import type { ChildProcess } from 'node:child_process';
-import type { PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
+import type { CallOptions, PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
 import { createBatcher, type CallInput, type ChildMessage, type ParentMessage } from '../../runtime/protocol.ts';
-import { outcomeOf } from './answer-check.ts';
+import { hopTimingOf, outcomeOf } from './answer-check.ts';
 import type { HostCallSession } from './host-calls.ts';
 
 /** What a runtime process reports about itself rather than about one call: the supervisor's business. */
@@ -21,7 +21,7 @@ export interface CallProtocol {
   /** Wires a runtime process: its answers settle calls, its host calls run in a session of its own, the rest goes to `onStatus`. */
   open(proc: ChildProcess, onStatus: (msg: StatusMessage) => void): Channel;
   /** Sends one plugin call to `proc`; settles with its checked answer, or by rejectCalls when the process goes. */
-  call(proc: ChildProcess, pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
+  call(proc: ChildProcess, pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
   /** Fails the calls still waiting on `proc` (every call when undefined). */
   rejectCalls(proc: ChildProcess | undefined, errorFor: (id: number, call: GoneCall) => Error): void;
   /** Sends at once, if `target` is still connected (init, prepare, configure, shutdown). */
@@ -45,6 +45,8 @@ interface Pending {
   plugin: string;
   /** The count of host calls of `plugin` from `child` when this call was sent. */
   hostCallsAtSend: number;
+  /** performance.now() at send, when the call asked for its hop timing. */
+  sentAt?: number;
   resolve(result: PluginCallResult): void;
   reject(err: Error): void;
 }
@@ -80,7 +82,10 @@ export function createCallProtocol(deps: {
     observer.inFlight(pending.size);
     const outcome = outcomeOf(call.plugin, msg);
     if (outcome instanceof Error) call.reject(outcome);
-    else call.resolve(outcome);
+    else {
+      if (call.sentAt !== undefined) outcome.timing = hopTimingOf(msg.timing, performance.now() - call.sentAt);
+      call.resolve(outcome);
+    }
   }
 
   function open(proc: ChildProcess, onStatus: (msg: StatusMessage) => void): Channel {
@@ -123,12 +128,13 @@ export function createCallProtocol(deps: {
 
   return {
     open,
-    call(proc, pluginId, input) {
+    call(proc, pluginId, input, options) {
       const id = ++nextId;
       return new Promise<PluginCallResult>((resolve, reject) => {
-        pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject });
+        const timing = options?.timing === true;
+        pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject, ...(timing ? { sentAt: performance.now() } : {}) });
         observer.inFlight(pending.size);
-        sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput) });
+        sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput), ...(timing ? { timing: 1 as const } : {}) });
       });
     },
     rejectCalls(proc, errorFor) {

@@ -6,15 +6,38 @@ import { validator } from '../../http/validate.ts';
 import { listScope } from '../../http/auth.ts';
 import { scopedPage } from '../scoped-list.ts';
 import type { PluginChanges, PluginService } from '../../domain/plugins/service.ts';
+import type { PluginCallResult } from '../../domain/plugins/ports.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import { pageQuery } from '../paging.ts';
 import { PLUGIN_ID_PATTERN, pluginIdParams, updatePluginBody } from './schemas.ts';
 
+/**
+ * BENCH_HOP_TIMING=1 (a diagnostic the bench sets): a call sent with `x-relaybox-hop-timing: 1` is answered with a
+ * Server-Timing header holding nested durations (middleware, route, runtime call, main thread, pool, worker, isolate).
+ */
+const HOP_TIMING = process.env.BENCH_HOP_TIMING === '1';
+
+function serverTiming(receivedAt: number, routeAt: number, t: NonNullable<PluginCallResult['timing']>): string {
+  const f = (n: number) => n.toFixed(4);
+  return `mw;dur=${f(routeAt - receivedAt)}, route;dur=${f(performance.now() - routeAt)}, call;dur=${f(t.call)}, main;dur=${f(t.main)}, pool;dur=${f(t.pool)}, worker;dur=${f(t.worker)}, isolate;dur=${f(t.isolate)}`;
+}
+
 /** Headers a plugin never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
+/** As `req.headersDistinct` (names lower-cased, every value kept), read once from the raw pairs without the copies. */
 function headersOf(req: Request): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(req.headersDistinct).filter(([name, values]) => !HIDDEN_HEADERS.has(name) && values !== undefined)) as Record<string, string[]>;
+  const grouped = new Map<string, string[]>();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HIDDEN_HEADERS.has(name)) continue;
+    const list = grouped.get(name);
+    if (list) list.push(raw[i + 1]!);
+    else grouped.set(name, [raw[i + 1]!]);
+  }
+  // fromEntries defines own properties: a `__proto__` header stays a plain key.
+  return Object.fromEntries(grouped);
 }
 
 function queryOf(req: Request): Record<string, string[]> {
@@ -42,9 +65,9 @@ function paramsOf(body: unknown): unknown {
  * The route handed to the plugin: the path after `/call`, else the first `route` query value (the
  * reference's rule; its client sends `?route=`), else empty.
  */
-function routeOf(segments: string[] | undefined, req: Request): string {
+function routeOf(segments: string[] | undefined, query: Record<string, string[]>): string {
   if (segments?.length) return '/' + segments.join('/');
-  return queryOf(req).route?.[0] ?? '';
+  return query.route?.[0] ?? '';
 }
 
 export function createPluginsRouter(service: PluginService): Router {
@@ -73,19 +96,23 @@ export function createPluginsRouter(service: PluginService): Router {
   });
 
   const call = async (req: Request, res: Response) => {
+    const timing = HOP_TIMING && req.headers['x-relaybox-hop-timing'] === '1';
+    const routeAt = timing ? performance.now() : 0;
     // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
     const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
     if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
     if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
+    const query = queryOf(req);
     const out = await service.call(plugin_id, {
       params: paramsOf(req.body),
       headers: headersOf(req),
-      route: routeOf(route, req),
+      route: routeOf(route, query),
       method: req.method,
-      query: queryOf(req),
+      query,
       requestId: String(res.locals.requestId ?? ''),
-    });
+    }, timing ? { timing } : undefined);
     res.status(200).type('application/json');
+    if (timing && out.timing) res.setHeader('Server-Timing', serverTiming(res.locals.receivedAt as number, routeAt, out.timing));
     if (out.raw) {
       res.send(out.result);
       return;

@@ -1,0 +1,152 @@
+// The plugin call path against its floors, in one run: echo against a bare express 5 route answering the same JSON (wrk,
+// 1 and 64 connections, alternated), the time of each hop of an echo call at 1 in flight (Server-Timing, see
+// docs/performance.md), and the RSS of each process of the service tree, idle and after the load.
+// Alone: `node bench/plugin-path.ts [seconds per run]`; bench/run.ts runs it as part of `npm run bench`.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { spawnDriver, type DriverResult } from './driver.ts';
+import { startService } from './service.ts';
+import { hasWrk, wrk } from './wrk.ts';
+import type { Row } from './report.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
+const BODY = JSON.stringify({ params: { hello: 'world', n: 1 } });
+const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+/** The hops of one call, in the order a call crosses them; each is the difference of two nested durations. */
+export const HOPS = [
+  ['HTTP in and out (socket, node:http, the response write)', (t: Timing) => t.total - t.mw - t.route],
+  ['express middleware before the route', (t: Timing) => t.mw],
+  ['route and plugin service around the runtime call', (t: Timing) => t.route - t.call],
+  ['IPC both ways (HTTP process ⇄ runtime process)', (t: Timing) => t.call - t.main],
+  ['runtime main thread (registry, scheduler)', (t: Timing) => t.main - t.pool],
+  ['Piscina both ways (main thread ⇄ worker)', (t: Timing) => t.pool - t.worker],
+  ['worker around the isolate (code, context, result checks)', (t: Timing) => t.worker - t.isolate],
+  ['isolate (entry, plugin code, result out)', (t: Timing) => t.isolate],
+] as const;
+
+type Timing = Record<'total' | 'mw' | 'route' | 'call' | 'main' | 'pool' | 'worker' | 'isolate', number>;
+export interface HopBreakdown {
+  calls: number;
+  total: number;
+  hops: Array<{ hop: string; ms: number }>;
+}
+export interface ProcessRss {
+  role: string;
+  rss: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** `calls` sequential echo calls asking for Server-Timing; the median of each hop. Undefined when the service gives none. */
+export async function hopBreakdown(url: string, calls: number): Promise<HopBreakdown | undefined> {
+  const pool = new Pool(url, { connections: 1 });
+  const timings: Timing[] = [];
+  try {
+    for (let i = 0; i < calls + 200; i++) {
+      const t0 = performance.now();
+      const res = await pool.request({ method: 'POST', path: '/api/v1/plugins/echo/call', headers: { ...HEADERS, 'x-relaybox-hop-timing': '1' }, body: BODY });
+      await res.body.text();
+      const total = performance.now() - t0;
+      const header = res.headers['server-timing'];
+      if (typeof header !== 'string') return undefined;
+      if (i < 200) continue; // warm-up
+      const t = { total } as Timing;
+      for (const m of header.matchAll(/(\w+);dur=([\d.]+)/g)) t[m[1] as keyof Timing] = Number(m[2]);
+      timings.push(t);
+    }
+  } finally {
+    await pool.close();
+  }
+  return { calls, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
+}
+
+async function expressFloor(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(HERE, 'floors/express-floor.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+  return {
+    url: `http://127.0.0.1:${(JSON.parse(String(chunk)) as { port: number }).port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+export interface PluginPathResult {
+  rows: Row[];
+  hops: HopBreakdown | undefined;
+  rssIdle: ProcessRss[];
+  rssAfter: ProcessRss[];
+  driver: 'wrk' | 'undici';
+}
+
+const sum = (ps: ProcessRss[]) => ps.reduce((n, p) => n + p.rss, 0);
+export const rssLine = (ps: ProcessRss[]) => `${sum(ps).toFixed(0)} MiB (${ps.map((p) => `${p.role} ${p.rss.toFixed(0)}`).join(', ')})`;
+
+/** Floors and echo alternated at 1 and 64 connections, the hops, the RSS of the tree idle and after. */
+export async function pluginPath(options: { durationMs: number; hopCalls: number; idleWaitMs?: number; log: (msg: string) => void }): Promise<PluginPathResult> {
+  const { log } = options;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-path-'));
+  const plugins = path.join(root, 'plugins');
+  mkdirSync(plugins, { recursive: true });
+  copyFileSync(path.join(HERE, 'plugins', 'echo.ts'), path.join(plugins, 'echo.ts'));
+  writeFileSync(path.join(root, 'config.json'), JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [] }));
+  const floor = await expressFloor();
+  const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: path.join(root, 'config.json'), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', BENCH_HOP_TIMING: '1' });
+  const useWrk = hasWrk();
+  const load = (url: string, pathname: string, headers: Record<string, string>, inflight: number, label: string): Promise<DriverResult> =>
+    useWrk
+      ? wrk({ url, path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, label })
+      : spawnDriver({ url, method: 'POST', path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, warmupMs: 300, label });
+  try {
+    for (let i = 0; ; i++) {
+      const res = await fetch(`${svc.url}/api/v1/plugins/echo/call`, { method: 'POST', headers: HEADERS, body: BODY });
+      if (res.ok) break;
+      if (i > 300) throw new Error(`echo not callable: ${res.status} ${await res.text()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // The standby runtime (when configured) boots 5 s after the runtime is ready: idle means after it.
+    await new Promise((r) => setTimeout(r, options.idleWaitMs ?? 7000));
+    const rssIdle = svc.processesMiB();
+    log(`plugin path: idle tree ${rssLine(rssIdle)}`);
+    const rows: Row[] = [];
+    for (const inflight of [1, 64]) {
+      log(`plugin path: floor and echo @${inflight} (${useWrk ? 'wrk' : 'undici driver'})`);
+      const f = await load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`);
+      const e = await load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`);
+      const driver = useWrk ? 'wrk' : 'undici';
+      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max });
+      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps });
+    }
+    const hops = await hopBreakdown(svc.url, options.hopCalls);
+    const rssAfter = svc.processesMiB();
+    log(`plugin path: tree after the load ${rssLine(rssAfter)}`);
+    return { rows, hops, rssIdle, rssAfter, driver: useWrk ? 'wrk' : 'undici' };
+  } finally {
+    await svc.stop();
+    await floor.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export function hopTable(h: HopBreakdown): string {
+  const lines = h.hops.map((x) => `| ${x.hop} | ${x.ms.toFixed(3)} |`);
+  return ['| hop (echo, 1 in flight, medians) | ms |', '|---|---:|', ...lines, `| **whole call, seen by the client** | **${h.total.toFixed(3)}** |`].join('\n');
+}
+
+if (import.meta.main) {
+  const seconds = Number(process.argv[2] ?? 5);
+  const log = (msg: string) => process.stderr.write(`${msg}\n`);
+  log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const r = await pluginPath({ durationMs: seconds * 1000, hopCalls: 2000, log });
+  const { table } = await import('./report.ts');
+  process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the service sent no Server-Timing)'}\n\n`);
+  process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}
