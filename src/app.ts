@@ -49,7 +49,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { releaseDeadOwners } from './domain/jobs/predecessors.ts';
 import { newInstanceId, ownerIsGone } from './store/instance-id.ts';
 import { createLiveFeed, type LiveFeed } from './domain/live/feed.ts';
-import { createRelayerActivity } from './domain/live/relayer-activity.ts';
+import { createRelayerActivity, oldestUnfinishedAt } from './domain/live/relayer-activity.ts';
 import { createPluginCallLog, recordCalls } from './domain/live/plugin-calls.ts';
 import { createTimelineReader } from './domain/transactions/timeline.ts';
 import { createEventsRouter } from './api/events/routes.ts';
@@ -217,7 +217,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   api.use(createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
   const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, redis?.client);
   const timeline = createTimelineReader({ transactions: repos.transactions, webhookEvents: repos.webhookEvents });
-  api.use('/relayers', limited, createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: async (id) => (await repos.transactions.listUnfinished(id, 1))[0]?.record.created_at ?? null }));
+  api.use('/relayers', limited, createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id) }));
   api.use('/plugins', limited, createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
   const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
   api.use('/events', limited, events.router);

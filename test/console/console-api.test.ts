@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { API_KEY, build, type TestServer } from '../helper.ts';
-import { ANVIL_KEYS, startAnvil, type TestAnvil } from '../support/anvil.ts';
+import { ANVIL_KEYS, startAnvil, waitInPool, type TestAnvil } from '../support/anvil.ts';
 
 const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const FAILING = `export async function handler() { console.log('about to fail'); throw new Error('no luck'); }\n`;
@@ -171,7 +171,17 @@ test("a relayer's last hour counts its sends and confirmations with the stage la
   assert.ok(total('confirmations') >= 2);
   assert.ok(minutes.some((m) => m.latency.confirm_ms && m.latency.confirm_ms.p99 >= m.latency.confirm_ms.p50));
   assert.ok(minutes.some((m) => m.latency.submit_ms), 'the submit stage is timed');
-  assert.ok('oldest_unfinished_at' in res.body.data);
+  assert.equal(res.body.data.oldest_unfinished_at, null, 'every transaction is final');
+  // Two waiting: the older one's time.
+  await anvil.setAutomine(false);
+  const first = await send('a');
+  await send('a');
+  const waiting = (await s.request('GET', '/api/v1/relayers/a/activity')).body.data;
+  const created = (await s.request('GET', `/api/v1/relayers/a/transactions/${first.id}`)).body.data;
+  assert.equal(waiting.oldest_unfinished_at, created.created_at);
+  await waitInPool(anvil, created.hash);
+  await anvil.setAutomine(true);
+  await anvil.mine();
   assert.equal((await s.request('GET', '/api/v1/relayers/b/activity', as(scopedKey))).status, 403);
   assert.equal((await s.request('GET', '/api/v1/relayers/nope/activity')).status, 404);
 });

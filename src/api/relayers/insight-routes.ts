@@ -19,7 +19,7 @@ export interface RelayerInsightsDeps {
   ops: RelayerOperations;
   timeline: TimelineReader;
   activity: RelayerActivity;
-  /** created_at of the relayer's oldest unfinished transaction that holds a nonce, or null. */
+  /** created_at of the relayer's oldest transaction not yet final, or null. */
   oldestUnfinished(relayerId: string): Promise<string | null>;
 }
 
@@ -82,7 +82,7 @@ export const relayerInsightRouteDocs: RouteDoc[] = [
     data: {
       type: 'object',
       required: ['minutes', 'oldest_unfinished_at'],
-      properties: { minutes: minutesRecord, oldest_unfinished_at: { type: ['string', 'null'], format: 'date-time', description: 'created_at of the oldest unfinished transaction holding a nonce (EVM: the lowest nonce waiting); null when none' } },
+      properties: { minutes: minutesRecord, oldest_unfinished_at: { type: ['string', 'null'], format: 'date-time', description: 'created_at of the oldest transaction not yet final (pending, sent, submitted or mined); null when none' } },
     },
     errors: ['RELAYER_NOT_FOUND'],
   },

@@ -2,6 +2,7 @@
 // (created → submitted: priced, signed and accepted by a node) and the confirm stage (sent → confirmed) took. Fed by
 // the transaction changes this process commits, at their commit.
 import type { TransactionRecord, TransactionStatus } from '../types.ts';
+import type { TransactionsRepo } from '../relayers/ports.ts';
 import { createMinuteSeries, type MinutePoint, type MinuteSeries } from './minute-series.ts';
 
 export interface RelayerActivity {
@@ -39,4 +40,20 @@ export function createRelayerActivity(): RelayerActivity {
     },
     read: (relayerId, now = Date.now()) => of(relayerId).read(now),
   };
+}
+
+const UNFINISHED: readonly TransactionStatus[] = ['pending', 'sent', 'submitted', 'mined'];
+
+/**
+ * created_at of the relayer's oldest transaction not yet final, whatever its family, or null: per unfinished status,
+ * the last of its list (newest first) read at offset count - 1, through the indexes the list already uses.
+ */
+export async function oldestUnfinishedAt(transactions: Pick<TransactionsRepo, 'count' | 'list'>, relayerId: string): Promise<string | null> {
+  const oldest = await Promise.all(
+    UNFINISHED.map(async (status) => {
+      const n = await transactions.count(relayerId, status);
+      return n > 0 ? ((await transactions.list(relayerId, status, 1, n - 1))[0]?.created_at ?? null) : null;
+    }),
+  );
+  return oldest.filter((t): t is string => t !== null).sort()[0] ?? null;
 }
