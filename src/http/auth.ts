@@ -33,6 +33,15 @@ export function principalOf(res: Response): Principal {
   return p;
 }
 
+/**
+ * Whether the credential that opened this request still lets it in. A long-lived answer (the events stream) asks
+ * again from time to time, so a key deleted meanwhile stops receiving (the bootstrap API_KEY changes only on restart).
+ */
+export function credentialStillValid(res: Response): Promise<boolean> {
+  const recheck = res.locals.recheckCredential as (() => Promise<boolean>) | undefined;
+  return recheck ? recheck() : Promise.resolve(true);
+}
+
 /** Throws 403 (FORBIDDEN) unless the caller may do `need`. */
 export function authorize(res: Response, need: Need): void {
   const p = principalOf(res);
@@ -74,6 +83,7 @@ export function requireApiKey(apiKey: string, stored?: StoredKeyLookup): Request
           return next(new AppError('FORBIDDEN', { reason: `${principalName(principal)} has no permission to ${what}` }));
         }
         res.locals.principal = principal;
+        res.locals.recheckCredential = async () => (await stored(token))?.id === key.id;
         next();
       },
       (err: unknown) => next(err),

@@ -114,6 +114,18 @@ test('the events stream carries only the relayers a key may read, and relayer_id
   assert.equal((await s.request('GET', '/api/v1/events', { auth: false })).status, 401);
 });
 
+test("a stream ends once its API key is deleted: a revoked key stops receiving", async () => {
+  const created = await s.request('POST', '/api/v1/api-keys', { body: { name: 'short-lived', permissions: ['relayer:a:read'] } });
+  const res = await fetch(`${s.url}/api/v1/events`, { headers: { authorization: `Bearer ${created.body.data.value}` } });
+  assert.equal(res.status, 200);
+  const drained = (async () => {
+    for await (const _ of res.body!) { /* read until the server ends the stream */ }
+  })();
+  assert.equal((await s.request('DELETE', `/api/v1/api-keys/${created.body.data.id}`)).status, 200);
+  await drained; // without the recheck this never ends (the test times out)
+  assert.ok(s.logs.some((l) => l.msg === 'events stream: its API key was deleted, ended'));
+});
+
 test('a client that does not read the stream is dropped, and the service goes on', async () => {
   const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));

@@ -2,7 +2,7 @@
 // may read, or to one (`relayer_id`). The console reads it with fetch (the key in a header, never in the URL).
 import { Router } from 'express';
 import type { Logger } from 'pino';
-import { authorize, listScope } from '../../http/auth.ts';
+import { authorize, credentialStillValid, listScope } from '../../http/auth.ts';
 import { openEventStream, type EventStream } from '../../http/event-stream.ts';
 import { validator } from '../../http/validate.ts';
 import type { LiveFeed } from '../../domain/live/feed.ts';
@@ -23,6 +23,8 @@ export interface EventsRouterOptions {
   /** Per client: what may wait for a slow reader before it is dropped (default 1 MiB). */
   maxBufferedBytes?: number;
   heartbeatMs?: number;
+  /** How often an open stream's key is looked up again: a deleted key's stream ends (default 5 s). */
+  recheckMs?: number;
 }
 
 export interface EventsRouter {
@@ -48,10 +50,22 @@ export function createEventsRouter(options: EventsRouterOptions): EventsRouter {
     const wanted = (id: string) => scope === 'all' || scope.includes(id);
     const requestId = res.locals.requestId as string | undefined;
     let unsubscribe = () => {};
+    const recheck = setInterval(() => {
+      credentialStillValid(res).then(
+        (valid) => {
+          if (valid) return;
+          options.logger.info({ requestId }, 'events stream: its API key was deleted, ended');
+          stream.end();
+        },
+        () => undefined, // the store did not answer: ask again next time rather than end a valid stream
+      );
+    }, options.recheckMs ?? 5_000);
+    recheck.unref();
     const stream = openEventStream(res, {
       maxBufferedBytes: options.maxBufferedBytes ?? 1024 * 1024,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       onClose(reason) {
+        clearInterval(recheck);
         unsubscribe();
         streams.delete(stream);
         if (reason === 'slow') options.logger.warn({ requestId }, 'events stream: client too slow, dropped');
@@ -81,7 +95,7 @@ export const eventRouteDocs: RouteDoc[] = [
     description: [
       'A `text/event-stream` of every committed transaction change: `event: transaction_update`, `data: {"relayer_id", "transaction"}` (the record as `GET …/transactions/{id}` answers it), an increasing `id`. A comment (`: heartbeat`) every 15 s keeps proxies from closing it.',
       'Scoped to the relayers the key may read (every relayer for `all`), or to `relayer_id`. Send the key in the `Authorization` header: a browser reads the stream with `fetch` (an `EventSource` cannot send headers; never put the key in a URL).',
-      'Bounded per client: a client that does not read fast enough (1 MiB waiting) is dropped; reconnect and read the current state again. Events of this instance only (several instances behind a load balancer: connect to each, or poll).',
+      'Ends when its API key is deleted (checked every 5 s). Bounded per client: a client that does not read fast enough (1 MiB waiting) is dropped; reconnect and read the current state again. Events of this instance only (several instances behind a load balancer: connect to each, or poll).',
     ].join('\n\n'),
     query: eventsQuery,
     produces: 'text/event-stream',
