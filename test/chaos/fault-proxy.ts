@@ -1,5 +1,5 @@
 // An honest RPC URL in front of anvil for the chaos suite: it forwards JSON-RPC as is, or fails the way a provider
-// fails (HTTP 503s at a rate, requests that never answer, connections cut), and counts what it did. The upstream can
+// fails (HTTP 503s and 429s at a rate, requests that never answer, connections cut), and counts what it did. The upstream can
 // be swapped (anvil restarted on another port) while the URL the service knows stays the same.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -57,7 +57,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       return;
     }
     if (mode.kind === 'errors' && Math.random() < mode.rate) {
+      // Half overloaded (503), half rate-limited with a Retry-After, as providers answer.
       counts.errors++;
+      if (counts.errors % 2 === 0) return void res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('too many requests');
       return void res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
     }
     await forward(body, res);

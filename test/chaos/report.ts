@@ -25,7 +25,7 @@ export function assertRow(row: Row): void {
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export function table(rows: Row[]): string {
-  const head = ['scenario', 'fault', 'sends', 'acked / refused / cut', 'final states', 'stuck', 'duplicates', 'nonce gaps', 'unscheduled samples', 'peak non-final', 'drain after the fault / the last send', 'run'];
+  const head = ['scenario', 'fault', 'sends', 'acked / refused / cut', 'final states', 'stuck', 'duplicates', 'nonce gaps', 'unscheduled samples', 'peak non-final', 'time to drain: the fault\'s backlog', 'after the last send', 'run'];
   const lines = rows.map((r) => [
     r.scenario,
     r.fault,
@@ -37,7 +37,8 @@ export function table(rows: Row[]): string {
     String(r.nonceGaps),
     `${r.schedule.violations} of ${r.schedule.samples}`,
     String(r.schedule.maxNonFinal),
-    `${s(r.drainMs.afterFault)} / ${s(r.drainMs.afterLastSend)}`,
+    `${r.drainMs.backlog.size} in ${s(r.drainMs.backlog.ms)}`,
+    s(r.drainMs.afterLastSend),
     s(r.totalMs),
   ]);
   return [head, head.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');

@@ -6,6 +6,7 @@ import { startChaosService, type ChaosService, type ServiceOptions } from './ser
 import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
 import { runLoad, type SendOutcome, type Traffic } from './load.ts';
 import { verify, type Verdict } from './verify.ts';
+import { drain, watchBacklog, type Backlog } from './drain.ts';
 
 export interface Size {
   sends: number;
@@ -57,23 +58,12 @@ export interface Row extends Verdict {
   refusals: Record<string, number>;
   evidence: Record<string, number>;
   schedule: ScheduleReport;
-  /** Until every record was final: from the end of the fault (the traffic may go on after it), and from the last answer. */
-  drainMs: { afterFault: number; afterLastSend: number };
+  /** The fault's backlog (non-final when it ended) and how long until it was final; the rest, from the last answer. */
+  drainMs: { backlog: Backlog; afterLastSend: number };
   totalMs: number;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until the store holds no non-final transaction, or throws naming what is left. */
-async function drain(service: ChaosService, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const left = service.db().prepare("SELECT id || ': ' || status FROM transactions WHERE status IN ('pending', 'sent', 'submitted', 'mined')").pluck().all() as string[];
-    if (left.length === 0) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`not drained within ${timeoutMs} ms: ${left.length} non-final, e.g. ${left.slice(0, 5).join(', ')}`);
-    await sleep(250);
-  }
-}
 
 function summarize(outcomes: SendOutcome[]) {
   const refusals: Record<string, number> = {};
@@ -100,11 +90,12 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
     let schedule: ScheduleReport | undefined;
     try {
       await s.prepare?.(ctx);
-      let faultEnded = 0;
+      let backlog: Promise<Backlog> | undefined;
       const fault = async () => {
         await sleep(size.leadMs ?? size.spreadMs / 4);
         const hit = await s.inject(ctx);
-        faultEnded = Date.now();
+        backlog = watchBacklog(service.db, drainTimeoutMs);
+        backlog.catch(() => {});
         return hit;
       };
       let lastAnswer = 0;
@@ -116,11 +107,11 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       const [outcomes, hit] = await Promise.all([load(), fault()]);
       // Racing copies of one send: the answers that replayed the first prove they met one key.
       const evidence = (s.copies ?? 1) > 1 ? { ...hit, replayed: outcomes.reduce((n, o) => n + o.replayed, 0) } : hit;
-      await drain(service, drainTimeoutMs);
-      const drained = Date.now();
+      await drain(service.db, drainTimeoutMs);
+      const drainMs = { backlog: await backlog!, afterLastSend: Date.now() - lastAnswer };
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
-      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs: { afterFault: drained - faultEnded, afterLastSend: drained - lastAnswer }, totalMs: Date.now() - started };
+      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
     } finally {
       schedule ??= sampler.stop();
     }

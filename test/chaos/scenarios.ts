@@ -52,7 +52,7 @@ export const feeSpike: Scenario = {
 
 export const flakyRpc: Scenario = {
   name: 'flaky-rpc',
-  fault: '1 of 2 URLs: 30% HTTP 503, then hanging',
+  fault: '1 of 2 URLs: 30% HTTP 503/429, then hanging',
   rpcUrls: 2,
   // The timeouts are the operator's knob: 2 s keeps the scenario short (the default is 10 s).
   service: { env: { RPC_TIMEOUT_MS: '2000' } },
@@ -65,7 +65,7 @@ export const flakyRpc: Scenario = {
     // A URL that failed is skipped for a cooldown (2 s, doubling): in a short run, hang until a request has hung.
     for (let i = 0; i < 100 && bad.counts.hung === 0; i++) await sleep(100);
     bad.mode = { kind: 'pass' };
-    return { errors503: bad.counts.errors, hung: bad.counts.hung };
+    return { errors: bad.counts.errors, hung: bad.counts.hung, [`${INFO}forwarded`]: bad.counts.forwarded };
   },
 };
 
@@ -155,8 +155,9 @@ export const idempotentRace: Scenario = {
   name: 'idempotency-race',
   fault: '3 racing POSTs per Idempotency-Key',
   copies: 3,
-  // The race is the fault; replays prove the copies met the same key.
-  async inject() {
+  // The race is the fault (replays prove the copies met one key); it lasts as long as the traffic.
+  async inject(ctx) {
+    await sleep((ctx.size.spreadMs * 3) / 4);
     return {};
   },
 };
