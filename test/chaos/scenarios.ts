@@ -63,7 +63,7 @@ export const flakyRpc: Scenario = {
     bad.mode = { kind: 'hang' };
     await sleep(ctx.size.faultMs / 2);
     // A URL that failed is skipped for a cooldown (2 s, doubling): in a short run, hang until a request has hung.
-    for (let i = 0; i < 100 && bad.counts.hung === 0; i++) await sleep(100);
+    for (let i = 0; i < 50 && bad.counts.hung === 0; i++) await sleep(100);
     bad.mode = { kind: 'pass' };
     return { errors: bad.counts.errors, hung: bad.counts.hung, [`${INFO}forwarded`]: bad.counts.forwarded };
   },
