@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { spawnDriver, type DriverResult } from './driver.ts';
-import { startService } from './service.ts';
+import { startService, treeCpuSeconds } from './service.ts';
 import { hasWrk, wrk } from './wrk.ts';
 import type { Row } from './report.ts';
 
@@ -67,11 +67,12 @@ export async function hopBreakdown(url: string, calls: number): Promise<HopBreak
   return { calls, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
 }
 
-async function expressFloor(): Promise<{ url: string; stop(): Promise<void> }> {
+async function expressFloor(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [path.join(HERE, 'floors/express-floor.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${(JSON.parse(String(chunk)) as { port: number }).port}`,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await once(child, 'exit');
@@ -101,6 +102,13 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
   const floor = await expressFloor();
   const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: path.join(root, 'config.json'), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', BENCH_HOP_TIMING: '1' });
   const useWrk = hasWrk();
+  // CPU per answered request of the process tree under load: on a shared machine steadier than requests/s, and what
+  // bounds requests/s on a dedicated one.
+  const measured = async (pid: number, run: () => Promise<DriverResult>) => {
+    const cpu0 = treeCpuSeconds(pid);
+    const r = await run();
+    return { r, cpuUs: r.requests ? ((treeCpuSeconds(pid) - cpu0) * 1e6) / r.requests : NaN };
+  };
   const load = (url: string, pathname: string, headers: Record<string, string>, inflight: number, label: string): Promise<DriverResult> =>
     useWrk
       ? wrk({ url, path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, label })
@@ -119,11 +127,12 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     const rows: Row[] = [];
     for (const inflight of [1, 64]) {
       log(`plugin path: floor and echo @${inflight} (${useWrk ? 'wrk' : 'undici driver'})`);
-      const f = await load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`);
-      const e = await load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`);
+      const { r: f, cpuUs: fCpu } = await measured(floor.pid, () => load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`));
+      const { r: e, cpuUs: eCpu } = await measured(svc.child.pid!, () => load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`));
       const driver = useWrk ? 'wrk' : 'undici';
-      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max });
-      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps });
+      const cpuNote = (us: number) => `CPU ${us.toFixed(0)} µs per call`;
+      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, note: cpuNote(fCpu) });
+      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, note: cpuNote(eCpu) });
     }
     const hops = await hopBreakdown(svc.url, options.hopCalls);
     const rssAfter = svc.processesMiB();

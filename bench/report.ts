@@ -112,7 +112,7 @@ export function targetsTable(record: RunRecord): string {
     '| measure | floor (same run) | Relaybox | target |',
     '|---|---:|---:|---:|',
     `| echo p50 at 1 connection | ${n(floor1?.p50, 2)} ms | ${n(echo1?.p50, 2)} ms | ≤ 0.30 ms |`,
-    `| echo at 64 connections | ${n(floor64?.rps)}/s | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**) | ≥ 0.6 of bare express |`,
+    `| echo at 64 connections | ${n(floor64?.rps)}/s${floor64?.note ? `, ${floor64.note}` : ''} | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**)${echo64?.note ? `, ${echo64.note}` : ''} | ≥ 0.6 of bare express |`,
     `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
     `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} after the wrk runs; ${record.service.processesAfterPlugins ? treeLine(record.service.processesAfterPlugins) : '-'} after the plugin scenarios | ≤ 300 MiB |`,
     `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,

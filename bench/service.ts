@@ -89,6 +89,11 @@ function cpuTicks(pid: number): number {
   }
 }
 
+/** CPU seconds (user + system) of `pid` and its descendants so far. */
+export function treeCpuSeconds(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;
+}
+
 async function freePort(): Promise<number> {
   const probe = createServer().listen(0, '127.0.0.1');
   await once(probe, 'listening');

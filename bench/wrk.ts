@@ -37,8 +37,9 @@ export function parseWrk(out: string, label: string, seconds: number): DriverRes
     ...(non2xx + socketErrors ? { firstError: out.slice(0, 400) } : {}),
     seconds,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p50: ms(/50%\s+(\S+)/.exec(out)?.[1] ?? ''),
-    p99: ms(/99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    // Line starts only: the thread stats' "+/- Stdev" column also ends in a percentage (e.g. 95.50%).
+    p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+    p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     max: latencyLine ? ms(latencyLine[3]!) : NaN,
     driverCpuSeconds: 0,
   };
