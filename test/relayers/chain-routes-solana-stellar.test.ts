@@ -52,10 +52,11 @@ function config() {
       { id: 'stellar-key', type: 'local' as const, private_key: STELLAR_KEY.secret() },
       { id: 'stellar-unfunded', type: 'local' as const, private_key: UNFUNDED_KEY.secret() },
     ],
+    // The Solana relayers pay the fees (without the field, users would pay in tokens: the reference's default).
     relayers: [
-      { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'solana-key' },
-      { id: 'sol-watch', name: 'Solana, address only', network: 'solana-sim', signer_id: 'solana-address' },
-      { id: 'sol-dead', name: 'Solana, RPC down', network: 'solana-dead', signer_id: 'solana-key' },
+      { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'solana-key', policies: { fee_payment_strategy: 'relayer' as const } },
+      { id: 'sol-watch', name: 'Solana, address only', network: 'solana-sim', signer_id: 'solana-address', policies: { fee_payment_strategy: 'relayer' as const } },
+      { id: 'sol-dead', name: 'Solana, RPC down', network: 'solana-dead', signer_id: 'solana-key', policies: { fee_payment_strategy: 'relayer' as const } },
       { id: 'xlm', name: 'Stellar', network: 'stellar-sim', signer_id: 'stellar-key' },
       { id: 'xlm-new', name: 'Stellar, account not created', network: 'stellar-sim', signer_id: 'stellar-unfunded' },
       { id: 'xlm-paused', name: 'Stellar, paused', network: 'stellar-sim', signer_id: 'stellar-key', paused: true },

@@ -47,7 +47,8 @@ async function start(t: Parameters<typeof build>[0]): Promise<{ s: TestServer; c
       ],
       relayers: [
         { id: 'evm', name: 'EVM', network: 'anvil', signer_id: 'evm-key' },
-        { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'solana-key' },
+        // It pays the fees itself (without the field, users would pay in tokens: the reference's default).
+        { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'solana-key', policies: { fee_payment_strategy: 'relayer' } },
         { id: 'xlm', name: 'Stellar', network: 'stellar-sim', signer_id: 'stellar-key' },
       ],
       notifications: [],

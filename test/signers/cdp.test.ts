@@ -141,7 +141,7 @@ test('through the service: an EVM send is confirmed on anvil, and a Solana trans
       signers: [{ id: 'cdp-evm', type: 'cdp', config: cdpConfig(EVM_ACCOUNT) } as SignerConfig, { id: 'cdp-sol', type: 'cdp', config: cdpConfig(SOLANA_ACCOUNT) } as SignerConfig],
       relayers: [
         { id: 'cdp-e', name: 'cdp evm', network: 'anvil', signer_id: 'cdp-evm' },
-        { id: 'cdp-s', name: 'cdp solana', network: 'solana-sim', signer_id: 'cdp-sol' },
+        { id: 'cdp-s', name: 'cdp solana', network: 'solana-sim', signer_id: 'cdp-sol', policies: { fee_payment_strategy: 'relayer' } },
       ],
       notifications: [],
       plugins: [],

@@ -144,7 +144,7 @@ test('Solana and Stellar: an Ed25519 key in the token (by label, and by slot and
         pkcs11Signer('ed-by-id', { token_label: undefined, slot: token.slot, key_label: undefined, key_id: '02' }),
       ] as ConfigFile['signers'],
       relayers: [
-        { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'ed-by-label' },
+        { id: 'sol', name: 'Solana', network: 'solana-sim', signer_id: 'ed-by-label', policies: { fee_payment_strategy: 'relayer' } },
         { id: 'xlm', name: 'Stellar', network: 'stellar-sim', signer_id: 'ed-by-id' },
       ],
       notifications: [],

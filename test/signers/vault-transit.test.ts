@@ -124,7 +124,7 @@ test('through the service: a Solana relayer on vault_transit signs a transaction
           config: { address: vault.url, role_id: { type: 'plain', value: vault.roleId }, secret_id: { type: 'env', value: 'RELAYBOX_TRANSIT_SECRET_ID' }, key_name: 'relayer-key', pubkey: PUBKEY },
         } as SignerConfig,
       ],
-      relayers: [{ id: 'sol', name: 'Solana on Transit', network: 'solana-sim', signer_id: 'transit' }],
+      relayers: [{ id: 'sol', name: 'Solana on Transit', network: 'solana-sim', signer_id: 'transit', policies: { fee_payment_strategy: 'relayer' } }],
       notifications: [],
       plugins: [],
     },

@@ -70,7 +70,8 @@ export const testConfig: Partial<ConfigFile> = {
     { id: 'evm-env', name: 'EVM relayer keyed from the environment', network: 'sepolia', signer_id: 'evm-signer-env', initial_nonce: 7 },
     { id: 'evm-legacy', name: 'EVM relayer on a legacy-fee chain', network: 'legacy-chain', signer_id: 'evm-signer' },
     { id: 'evm-paused', name: 'Paused EVM relayer', network: 'sepolia', signer_id: 'evm-signer', paused: true },
-    { id: 'solana', name: 'Solana relayer', network: 'solana-devnet', signer_id: 'solana-signer' },
+    // It pays its users' fees (without the field, users would pay in tokens: the reference's default).
+    { id: 'solana', name: 'Solana relayer', network: 'solana-devnet', signer_id: 'solana-signer', policies: { fee_payment_strategy: 'relayer' } },
     { id: 'stellar', name: 'Stellar relayer', network: 'stellar-testnet', signer_id: 'stellar-signer' },
   ],
   notifications: [{ id: 'hook-a', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],

@@ -32,7 +32,10 @@ export function solanaKey(name: string): { hex: string; signer: Ed25519Signer } 
 
 export interface SolanaSetupOptions {
   webhook?: string;
-  /** The relayer's policies (the reference's fields for the network type). */
+  /**
+   * The relayer's policies (the reference's fields for the network type), over `fee_payment_strategy: 'relayer'`:
+   * these relayers pay the fees themselves (without the field, users would pay, the reference's default).
+   */
   policies?: Record<string, unknown>;
   /** Lamports airdropped to the relayer (default 100 SOL). */
   fund?: bigint;
@@ -46,7 +49,7 @@ export function solanaSetup(sim: SolanaSim, id: string, options: SolanaSetupOpti
   const config: Partial<ConfigFile> = {
     networks: [{ type: 'solana', network: 'solana-sim', rpc_urls: [{ url: sim.url, weight: 100 }], average_blocktime_ms: options.slotMs ?? 20 }],
     signers: [{ id: 'sol-key', type: 'local', development: true, private_key: key.hex }],
-    relayers: [{ id, name: 'Solana relayer (simulated network)', network: 'solana-sim', network_type: 'solana', signer_id: 'sol-key', ...(options.policies ? { policies: options.policies } : {}), ...(options.webhook ? { notification_id: 'hook' } : {}) }],
+    relayers: [{ id, name: 'Solana relayer (simulated network)', network: 'solana-sim', network_type: 'solana', signer_id: 'sol-key', policies: { fee_payment_strategy: 'relayer', ...options.policies }, ...(options.webhook ? { notification_id: 'hook' } : {}) }],
     notifications: options.webhook ? [{ id: 'hook', type: 'webhook', url: options.webhook }] : [],
   };
   return { config, address: key.signer.address };

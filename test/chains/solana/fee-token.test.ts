@@ -66,7 +66,8 @@ before(async () => {
       relayers: [
         { id: 'gasless', name: 'Users pay in tokens', network: 'solana-sim', signer_id: 'key', policies },
         { id: 'sponsor', name: 'Relayer pays', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer' } },
-        { id: 'strict', name: 'Relayer pays, System Program only', network: 'solana-sim', signer_id: 'key', policies: { allowed_programs: ['11111111111111111111111111111111'], min_balance: 0 } },
+        { id: 'strict', name: 'Relayer pays, System Program only', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer', allowed_programs: ['11111111111111111111111111111111'], min_balance: 0 } },
+        { id: 'unset', name: 'No fee_payment_strategy: users pay (the default)', network: 'solana-sim', signer_id: 'key', policies: { min_balance: 0 } },
       ],
       notifications: [],
     } as never,
@@ -236,4 +237,22 @@ test('the REST routes: sponsored quote and build answer as feeEstimate and prepa
   assert.notEqual(record.status, 'failed', String(record.status_reason));
   assert.equal(sol.tokenBalance(await ata(RELAYER, usdc)), before + BigInt(built.body.data.fee_in_spl));
   assert.equal(sol.tokenBalance(await ata(friend, usdc)), 500_000n);
+});
+
+test('a relayer without fee_payment_strategy has its users pay (the reference\'s default): instructions refused, the quote carries the fee transfer', async () => {
+  const got = await s.request('GET', '/api/v1/relayers/unset');
+  assert.equal(got.status, 200, got.text);
+  assert.equal(got.body.data.policies?.fee_payment_strategy, undefined, 'the default is applied where it is used, not stored or shown');
+  const signatures = signer.faults.signatures;
+  const sent = await s.request('POST', '/api/v1/relayers/unset/transactions', { body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] } });
+  assert.equal(sent.status, 400, sent.text);
+  assert.equal(sent.body.error, 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.');
+  assert.equal(signer.faults.signatures, signatures, 'refused before the signer');
+  assert.equal((await s.request('GET', '/api/v1/relayers/unset/transactions')).body.pagination.total_items, 0);
+
+  // The same memo quoted: where the relayer pays, one signature (5000 lamports); here the user's token transfer to the
+  // relayer is added, so the user signs too (10000 lamports; the relayer's USDC account exists by now), in USDC at 150.
+  const memo = { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: usdc };
+  assert.deepEqual((await rpc('feeEstimate', memo, 'sponsor')).result, { method: 'feeEstimate', estimated_fee: '0.00075', conversion_rate: '150' });
+  assert.deepEqual((await rpc('feeEstimate', memo, 'unset')).result, { method: 'feeEstimate', estimated_fee: '0.0015', conversion_rate: '150' });
 });

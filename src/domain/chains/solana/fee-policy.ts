@@ -37,10 +37,10 @@ export interface FeePolicy extends SolanaPolicy {
 export const feePolicy = (relayer: RelayerRow): FeePolicy => (relayer.policies ?? {}) as FeePolicy;
 
 /**
- * Users pay only where the policy says `user`. The reference's default is `user`; Relaybox keeps `relayer` when the
- * field is absent, as it always has, so no relayer changes behaviour on upgrade (docs/solana-stellar.md).
+ * Users pay unless the policy says `relayer`: an absent (or null) field is `user`, the reference's default
+ * (`SolanaFeePaymentStrategy::default()`, applied where it is used; the stored policy is left without the field).
  */
-export const userPays = (policy: FeePolicy): boolean => policy.fee_payment_strategy === 'user';
+export const userPays = (policy: FeePolicy): boolean => policy.fee_payment_strategy !== 'relayer';
 
 export const tokensConfigured = (policy: FeePolicy): boolean => (policy.allowed_tokens?.length ?? 0) > 0;
 export const allowedToken = (policy: FeePolicy, mint: string): AllowedToken | undefined => policy.allowed_tokens?.find((t) => t.mint === mint);

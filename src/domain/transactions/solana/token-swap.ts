@@ -6,7 +6,7 @@
 // (it pays the fee, no SOL leaves it directly) and sends as an ordinary transaction of its own (pending → confirmed,
 // webhooks) through the transaction service.
 import type { SolanaChain, SolanaChains } from '../../chains/solana/ports.ts';
-import { feePolicy, slippageOf, WRAPPED_SOL_MINT, type AllowedToken, type FeePolicy } from '../../chains/solana/fee-policy.ts';
+import { feePolicy, slippageOf, userPays, WRAPPED_SOL_MINT, type AllowedToken, type FeePolicy } from '../../chains/solana/fee-policy.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { JobsRepo } from '../../jobs/ports.ts';
 import { nextCronTime } from '../../jobs/cron.ts';
@@ -44,7 +44,7 @@ export function swapAmount(balance: bigint, c: AllowedToken['swap_config'] = {})
 }
 
 /** Swaps run for relayers whose users pay in tokens, with the jupiter-swap strategy and a schedule. */
-const swapsOn = (policy: FeePolicy) => policy.fee_payment_strategy === 'user' && policy.swap_config?.strategy === 'jupiter-swap' && !!policy.swap_config.cron_schedule;
+const swapsOn = (policy: FeePolicy) => userPays(policy) && policy.swap_config?.strategy === 'jupiter-swap' && !!policy.swap_config.cron_schedule;
 
 /**
  * Jupiter's swap transaction is the DEX's, not the relayer's: it must make the relayer its fee payer and must not
