@@ -61,6 +61,9 @@ function table(keyId: string): Record<string, Row> {
     'post /api/v1/relayers/:relayer_id/sign-transaction': r('relayer', 'execute', 'stellar', `${rel}/stellar/sign-transaction`, { signer: 'stellar-signer', body: {} }),
     'get /api/v1/relayers/:relayer_id/transactions': r('relayer', 'read', 'evm', `${rel}/evm/transactions`),
     'post /api/v1/relayers/:relayer_id/transactions': r('relayer', 'execute', 'evm', `${rel}/evm/transactions`, { body: {} }),
+    // Incomplete bodies: an allowed key gets 400, nothing is quoted or built.
+    'post /api/v1/relayers/:relayer_id/transactions/sponsored/quote': r('relayer', 'execute', 'stellar', `${rel}/stellar/transactions/sponsored/quote`, { body: {} }),
+    'post /api/v1/relayers/:relayer_id/transactions/sponsored/build': r('relayer', 'execute', 'stellar', `${rel}/stellar/transactions/sponsored/build`, { body: {} }),
     'get /api/v1/relayers/:relayer_id/transactions/by-nonce/:nonce': r('relayer', 'read', 'evm', `${rel}/evm/transactions/by-nonce/999`),
     'delete /api/v1/relayers/:relayer_id/transactions/pending': r('relayer', 'execute', GONE, `${rel}/${GONE}/transactions/pending`),
     'get /api/v1/relayers/:relayer_id/transactions/:transaction_id': r('relayer', 'read', 'evm', `${rel}/evm/transactions/${TX}`),
