@@ -30,6 +30,8 @@ export interface Verdict {
   /** Records whose final status disagrees with the chain (confirmed but not mined, expired but its content mined…). */
   mismatches: string[];
   mined: number;
+  /** Records re-signed under a new nonce because another transaction took theirs (status_reason says so). */
+  renonced: number;
 }
 
 type TxRecord = { id: string; status: string; nonce: number; hash: string | null; hashes?: string[]; noop_hashes?: string[]; value: string; to: string | null; status_reason?: string | null; created_at?: string };
@@ -109,5 +111,6 @@ export async function verify(chain: ChaosChain, url: string, outcomes: SendOutco
     ackedLost: outcomes.filter((o) => o.kind === 'acked' && (new Set(o.ids).size !== 1 || !ids.has(o.ids[0]!))).length,
     mismatches: records.flatMap((r) => mismatch(r, mined, markerCounts.get(markerOf(r)) ?? 0) ?? []),
     mined: chainTxs.length,
+    renonced: records.filter((r) => /re-signed with nonce/.test(r.status_reason ?? '')).length,
   };
 }
