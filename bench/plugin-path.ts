@@ -12,7 +12,7 @@ import { Pool } from 'undici';
 import { spawnDriver, type DriverResult } from './driver.ts';
 import { startService, treeCpuSeconds } from './service.ts';
 import { hasWrk, wrk } from './wrk.ts';
-import type { Row } from './report.ts';
+import { table, treeLine, type Row } from './report.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
@@ -88,8 +88,7 @@ export interface PluginPathResult {
   driver: 'wrk' | 'undici';
 }
 
-const sum = (ps: ProcessRss[]) => ps.reduce((n, p) => n + p.rss, 0);
-export const rssLine = (ps: ProcessRss[]) => `${sum(ps).toFixed(0)} MiB (${ps.map((p) => `${p.role} ${p.rss.toFixed(0)}`).join(', ')})`;
+export const rssLine = treeLine;
 
 /** Floors and echo alternated at 1 and 64 connections, the hops, the RSS of the tree idle and after. */
 export async function pluginPath(options: { durationMs: number; hopCalls: number; idleWaitMs?: number; log: (msg: string) => void }): Promise<PluginPathResult> {
@@ -155,7 +154,6 @@ if (import.meta.main) {
   const log = (msg: string) => process.stderr.write(`${msg}\n`);
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const r = await pluginPath({ durationMs: seconds * 1000, hopCalls: 2000, log });
-  const { table } = await import('./report.ts');
   process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the service sent no Server-Timing)'}\n\n`);
   process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }

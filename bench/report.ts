@@ -95,7 +95,13 @@ interface ProcessRss {
   rss: number;
 }
 
-const treeLine = (ps: ProcessRss[]) => `${Math.round(ps.reduce((n, p) => n + p.rss, 0))} MiB (${ps.map((p) => `${p.role} ${Math.round(p.rss)}`).join(', ')})`;
+/** The tree's RSS without the devnet the service launched (the issue's measure), the devnet named apart. */
+export function treeLine(ps: ProcessRss[]): string {
+  const own = ps.filter((p) => p.role !== 'devnet');
+  const devnet = ps.filter((p) => p.role === 'devnet').reduce((n, p) => n + p.rss, 0);
+  const sum = Math.round(own.reduce((n, p) => n + p.rss, 0));
+  return `${sum} MiB (${own.map((p) => `${p.role} ${Math.round(p.rss)}`).join(', ')})${devnet ? `, devnet ${Math.round(devnet)} not counted` : ''}`;
+}
 
 /** Issue 27's table: each target beside what this run measured, on the floors of the same run. */
 export function targetsTable(record: RunRecord): string {
