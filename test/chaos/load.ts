@@ -9,6 +9,9 @@ import type { Hex } from 'viem';
 /** anvil's account #2: the recipient of every send. */
 export const RECIPIENT: Hex = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 export const MARKER_BASE = 1_000_000_000n;
+/** A contract that reverts every call (installed by the runner): every tenth send calls it and must end `failed`. */
+export const REVERTER: Hex = '0x00000000000000000000000000000000000c4a05';
+const reverts = (i: number) => i % 10 === 3;
 
 export interface SendOutcome {
   marker: bigint;
@@ -76,7 +79,9 @@ async function sendOne(o: LoadOptions, i: number, runId: string): Promise<SendOu
   const at = Date.now();
   const marker = MARKER_BASE + BigInt(i);
   // Copies share one body, as a client's retries would.
-  const body = JSON.stringify({ to: RECIPIENT, value: marker.toString(), speed: 'fast', ...o.extra?.(i) });
+  // A call the node would refuse to estimate: its gas is given, so it is sent and mined as a revert.
+  const call = reverts(i) ? { to: REVERTER, data: '0x01', gas_limit: 60_000 } : { to: RECIPIENT };
+  const body = JSON.stringify({ ...call, value: marker.toString(), speed: 'fast', ...o.extra?.(i) });
   const copies = o.copies ?? 1;
   const key = copies > 1 ? `${runId}-${marker}` : undefined;
   const answers = await Promise.all(Array.from({ length: copies }, () => postRetryingRefused(o, body, key).catch(() => null)));

@@ -4,7 +4,8 @@ import { startChain, startSequencerChain, type ChaosChain } from './chain.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
 import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
-import { runLoad, type SendOutcome, type Traffic } from './load.ts';
+import { REVERTER, runLoad, type SendOutcome, type Traffic } from './load.ts';
+import { revertData, revertingCode } from '../support/anvil.ts';
 import { verify, type Verdict } from './verify.ts';
 import { drain, watchBacklog, type Backlog } from './drain.ts';
 
@@ -81,6 +82,7 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
   try {
     const chain = s.chain === 'sequencer' ? await startSequencerChain() : await startChain({ persist: s.chain === 'persisted' });
     stops.push(() => chain.stop());
+    await chain.rpc('anvil_setCode', [REVERTER, revertingCode(revertData.error('chaos: refused by the contract'))]);
     const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startFaultProxy(chain.url())));
     stops.push(...proxies.map((p) => () => p.close()));
     const service = await startChaosService({ ...s.service, rpcUrls: proxies.map((p) => p.url) });

@@ -66,6 +66,7 @@ function mismatch(r: TxRecord, mined: Map<string, MinedTx>, markerCount: number)
       return undefined;
     case 'failed':
       if (onChain ? onChain.status !== 0 : markerCount !== 0) return `${r.id} failed (${r.status_reason}): content mined ${markerCount}×`;
+      if (!r.status_reason) return `${r.id} failed without a reason`;
       return undefined;
     case 'expired':
     case 'canceled':
