@@ -66,6 +66,12 @@ export interface Row extends Verdict {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The service's last warnings and errors (pino lines, level ≥ 40), for a run that did not drain. */
+function serviceWarnings(output: string): string {
+  const lines = output.split('\n').filter((l) => /"level":(4|5|6)\d/.test(l));
+  return `service warnings and errors (last 20 of ${lines.length}):\n${lines.slice(-20).join('\n')}`;
+}
+
 function summarize(outcomes: SendOutcome[]) {
   const refusals: Record<string, number> = {};
   for (const o of outcomes.filter((x) => x.kind !== 'acked')) {
@@ -114,6 +120,8 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
       return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${serviceWarnings(service.output())}`, { cause: err });
     } finally {
       schedule ??= sampler.stop();
     }
