@@ -52,7 +52,7 @@ if (server) {
 }
 const config = loadConfig({ API_KEY: 'b'.repeat(32), CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins') });
 const logger = pino({ level: 'warn' });
-const opened = openStore({ databaseUrl, dataDir: config.dataDir, instanceId: 'bench', storageKeyVerifier: 'none', outboxLeaseMs: 15_000, logger });
+const opened = await openStore({ databaseUrl, dataDir: config.dataDir, instanceId: 'bench', storageKeyVerifier: 'none', outboxLeaseMs: 15_000, logger });
 const { store } = opened;
 await opened.prepare();
 // No dispatcher: the outbox rows are written (that is the cost measured) and left pending.

@@ -94,7 +94,7 @@ export interface AppOverrides {
 
 export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
   const instanceId = newInstanceId();
-  const opened = openStore({
+  const opened = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     instanceId,

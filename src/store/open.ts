@@ -4,11 +4,6 @@ import { openDatabase, type Db } from './db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
 import { createKvRepo, type KvRepo } from './kv-repo.ts';
-import { createPostgresStore } from './postgres/store.ts';
-import { migrate, underStartupLock } from './postgres/connect.ts';
-import { checkStorageKey } from './postgres/instance-checks.ts';
-import { createPostgresKvRepo } from './postgres/kv-repo.ts';
-import type { TransactionCountRow } from './probes.ts';
 import type { Log } from '../domain/notifications/ports.ts';
 
 export interface OpenedStore {
@@ -43,7 +38,7 @@ export interface StoreOptions {
   logger: Pick<Log, 'info'>;
 }
 
-export function openStore(options: StoreOptions): OpenedStore {
+export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   if (options.databaseUrl === undefined) {
     const db = openDatabase(options.dataDir);
     const store = createSqliteStore(db);
@@ -58,26 +53,7 @@ export function openStore(options: StoreOptions): OpenedStore {
       onOutboxWritten: () => () => undefined,
     };
   }
-  const store = createPostgresStore({ url: options.databaseUrl, outbox: { owner: options.instanceId, leaseMs: options.outboxLeaseMs } });
-  const { db, pool } = store.connection;
-  return {
-    kind: 'postgres',
-    store,
-    sqlite: undefined,
-    kv: createPostgresKvRepo(db),
-    probes: {
-      answers: store.answers,
-      transactionCounts: async () => (await db.selectFrom('transaction_counts').select(['relayer_id', 'status', 'count']).execute()) as TransactionCountRow[],
-    },
-    prepare: () =>
-      underStartupLock(pool, async () => {
-        const applied = await migrate(db);
-        // Instances starting together: exactly one of them logs the versions it applied.
-        if (applied.length > 0) options.logger.info({ versions: applied }, 'database migrated');
-        const key = await checkStorageKey(db, options.storageKeyVerifier, options.previousStorageKeyVerifier);
-        if (key !== 'same') options.logger.info({ change: key }, 'storage key verifier updated: stored secrets are sealed under the new STORAGE_ENCRYPTION_KEY at this start');
-      }),
-    startup: (fn) => underStartupLock(pool, fn),
-    onOutboxWritten: store.onOutboxWritten,
-  };
+  // Loaded only here: an instance on SQLite never pays for Kysely and pg (measured in docs/performance.md).
+  const { openPostgres } = await import('./open-postgres.ts');
+  return openPostgres({ ...options, databaseUrl: options.databaseUrl });
 }
