@@ -1,5 +1,5 @@
 // Runtime restart with many plugins present: kill -9 of the plugin runtime process, then the time until a plugin
-// call succeeds again (the supervisor promotes its standby process; unchanged plugins load from the cache).
+// call succeeds again (a standby process when PLUGIN_RUNTIME_STANDBY=1, else a new one; unchanged plugins load from the cache).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Row } from './report.ts';

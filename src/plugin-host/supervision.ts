@@ -176,11 +176,11 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
     clearTimeout(standbyTimer);
     const delay = replacing ? 0 : STANDBY_DELAY_MS;
     replacing = false;
-    if (deps.config.pluginRuntime.standby === 'off') return;
+    if (!deps.config.pluginRuntime.standby) return;
     standbyTimer = setTimeout(() => {
       if (closing || standby || !readiness.up) return;
       standby = spawn();
-      if (deps.config.pluginRuntime.standby === 'booted') calls.send(standby, { t: 'prepare', options: deps.options() });
+      calls.send(standby, { t: 'prepare', options: deps.options() });
     }, delay);
     standbyTimer.unref();
   }
