@@ -37,6 +37,8 @@ export interface LoadOptions {
   /** The service's current URL (it changes when the service is restarted). */
   url(): string;
   signal?: AbortSignal;
+  /** After `count`, sending goes on at the same pace while this holds (a fault still running needs traffic to hit). */
+  keepGoing?: () => boolean;
   /** Requests in flight right now, kept up to date for a fault that wants to land mid-request. */
   traffic?: Traffic;
 }
@@ -99,7 +101,7 @@ export async function runLoad(o: LoadOptions): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < o.count && !o.signal?.aborted) {
+    while ((next < o.count || o.keepGoing?.()) && !o.signal?.aborted) {
       const i = next++;
       const wait = started + i * gap - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));

@@ -99,16 +99,22 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
     try {
       await s.prepare?.(ctx);
       let backlog: Promise<Backlog> | undefined;
+      let faultOver = false;
       const fault = async () => {
         await sleep(size.leadMs ?? size.spreadMs / 4);
-        const hit = await s.inject(ctx);
-        backlog = watchBacklog(service.db, drainTimeoutMs);
-        backlog.catch(() => {});
-        return hit;
+        try {
+          const hit = await s.inject(ctx);
+          backlog = watchBacklog(service.db, drainTimeoutMs);
+          backlog.catch(() => {});
+          return hit;
+        } finally {
+          // Thrown or not: the traffic stops waiting for it.
+          faultOver = true;
+        }
       };
       let lastAnswer = 0;
       const load = async () => {
-        const outcomes = await runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)) });
+        const outcomes = await runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)), keepGoing: () => !faultOver });
         lastAnswer = Date.now();
         return outcomes;
       };
@@ -119,7 +125,7 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       const drainMs = { backlog: await backlog!, afterLastSend: Date.now() - lastAnswer };
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
-      return { scenario: s.name, fault: s.fault, sends: size.sends, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
+      return { scenario: s.name, fault: s.fault, sends: outcomes.length, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${serviceWarnings(service.output())}`, { cause: err });
     } finally {
