@@ -9,8 +9,6 @@ const data = workerData as WorkerData;
 const FRESH_CONTEXTS_PER_ISOLATE = 100;
 /** Plugins kept warm per worker; the least recently used idle one is disposed beyond this. */
 const MAX_GENERATIONS = 64;
-/** Warm contexts kept per plugin per worker for the next calls; a context whose call ends beyond this is released. */
-const MAX_FREE_CONTEXTS = 8;
 /** A plugin with no call in this worker for this long gives its isolate back (the next call loads it again). */
 const IDLE_RETIRE_MS = 2 * 60_000;
 /** A loaded warm isolate's heap is ~2 MiB (measured); after a failed call, more than this is garbage worth dropping. */
@@ -99,6 +97,8 @@ export function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed
       );
     }
   }
-  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired && gen.free.length < MAX_FREE_CONTEXTS) gen.free.push(slot);
+  // Kept up to the calls a worker runs at once: a lower cap made contexts churn under load (measured with 2: each call
+  // past it built a context, 6x the CPU per call, and the released ones piled up uncollected).
+  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired && gen.free.length < data.concurrency) gen.free.push(slot);
   else releaseSlot(slot);
 }
