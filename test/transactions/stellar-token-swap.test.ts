@@ -11,7 +11,8 @@ import { waitFor } from '../webhooks/support.ts';
 import { stellarKey, stellarSetup } from './stellar-support.ts';
 import { waitAllFinal } from './wait-final.ts';
 import { nextCronTime } from '../../src/domain/jobs/cron.ts';
-import { swapAmount, swapJobFor } from '../../src/domain/transactions/stellar/token-swap.ts';
+import { swapJobFor } from '../../src/domain/transactions/stellar/token-swap.ts';
+import { swapAmount } from '../../src/domain/transactions/swap-amount.ts';
 import type { RelayerRow } from '../../src/domain/relayers/ports.ts';
 
 const RELAYER = 'xlm-swaps';

@@ -13,6 +13,7 @@ import { nextCronTime } from '../../jobs/cron.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { RelayerRow, RelayersRepo, TransactionsRepo } from '../../relayers/ports.ts';
 import { FINAL_STATUSES } from '../../types.ts';
+import { swapAmount } from '../swap-amount.ts';
 
 export const SOLANA_SWAP_JOB = 'solana.token-swap';
 
@@ -29,18 +30,6 @@ export interface SolanaSwapDeps {
   send(relayer: RelayerRow, body: { transaction: string }): Promise<string>;
   logger: Log;
   now?: () => number;
-}
-
-/** The reference's calculate_swap_amount: capped by max, leaving retain_min, at least min; 0: no swap. */
-export function swapAmount(balance: bigint, c: AllowedToken['swap_config'] = {}): bigint {
-  let amount = c.max_amount != null && BigInt(c.max_amount) < balance ? BigInt(c.max_amount) : balance;
-  if (c.retain_min_amount != null) {
-    const retain = BigInt(c.retain_min_amount);
-    if (balance <= retain) return 0n;
-    if (balance - retain < amount) amount = balance - retain;
-  }
-  if (c.min_amount != null && amount < BigInt(c.min_amount)) return 0n;
-  return amount;
 }
 
 /** Swaps run for relayers whose users pay in tokens, with the jupiter-swap strategy and a schedule. */

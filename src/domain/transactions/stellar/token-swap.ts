@@ -14,6 +14,7 @@ import type { Log } from '../../notifications/ports.ts';
 import type { RelayerRow, RelayersRepo, TransactionsRepo } from '../../relayers/ports.ts';
 import { FINAL_STATUSES } from '../../types.ts';
 import { isContractToken, isNativeToken, tokenAsset, tokenDecimals, type AllowedToken, type StellarFeePolicy } from './fee-token.ts';
+import { swapAmount } from '../swap-amount.ts';
 
 export const STELLAR_SWAP_JOB = 'stellar.token-swap';
 const DEFAULT_INTERVAL_MS = 10 * 60_000;
@@ -35,18 +36,6 @@ export interface StellarSwapDeps {
   send(relayer: RelayerRow, body: { network: string; transaction_xdr: string }): Promise<string>;
   logger: Log;
   now?: () => number;
-}
-
-/** The reference's calculate_swap_amount: capped by max, leaving retain_min, at least min; 0: no swap. */
-export function swapAmount(balance: bigint, c: AllowedToken['swap_config'] = {}): bigint {
-  let amount = c.max_amount != null && BigInt(c.max_amount) < balance ? BigInt(c.max_amount) : balance;
-  if (c.retain_min_amount != null) {
-    const retain = BigInt(c.retain_min_amount);
-    if (balance <= retain) return 0n;
-    if (balance - retain < amount) amount = balance - retain;
-  }
-  if (c.min_amount != null && amount < BigInt(c.min_amount)) return 0n;
-  return amount;
 }
 
 /** Swaps run for relayers whose users pay in tokens and whose swap_config names the order book. */
