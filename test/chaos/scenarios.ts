@@ -144,8 +144,8 @@ export const sequencer: Scenario = {
   service: { network: { tags: ['no-mempool'] } },
   // The chain is the fault: sends race to it out of nonce order and it keeps nothing for later.
   async inject(ctx) {
-    // Counted near the end of the traffic (the fault starts a quarter in).
-    await sleep((ctx.size.spreadMs * 3) / 4 - 1_000);
+    // Counted three quarters into the traffic (the fault starts a quarter in).
+    await sleep(ctx.size.spreadMs / 2);
     const offered = ctx.chain.sequencer!.offered;
     // Proof the traffic went through the sequencer; how often it refused a gap depends on how the relayer orders its
     // broadcasts, so that is reported, not required.
@@ -157,9 +157,9 @@ export const idempotentRace: Scenario = {
   name: 'idempotency-race',
   fault: '3 racing POSTs per Idempotency-Key',
   copies: 3,
-  // The race is the fault (replays prove the copies met one key); it lasts as long as the traffic.
+  // The race is the fault (replays prove the copies met one key): it runs with every send.
   async inject(ctx) {
-    await sleep((ctx.size.spreadMs * 3) / 4 - 1_000);
+    await sleep(ctx.size.spreadMs / 2);
     return {};
   },
 };
