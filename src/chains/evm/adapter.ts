@@ -1,8 +1,8 @@
 // The EVM chain adapter: the EvmChain port over a viem public client and the failover transport.
-import { createPublicClient, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, getAddress, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
 import type { EvmNetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
-import type { BroadcastOutcome, CallRequest, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
+import type { BroadcastOutcome, CallRequest, ChainTransactionContent, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
 import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';
 import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
@@ -27,7 +27,22 @@ export class ChainIdMismatchError extends AppError {
 }
 
 // Node answers as JSON: quantities are hex strings.
-interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null }
+interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null; gasPrice?: Hex; maxFeePerGas?: Hex; maxPriorityFeePerGas?: Hex }
+
+/** Legacy transactions carry gasPrice only; EIP-1559 ones both caps (a node also reports their effective gasPrice). */
+function contentOf(tx: RawTransaction): ChainTransactionContent {
+  const eip1559 = tx.maxFeePerGas !== undefined && tx.maxPriorityFeePerGas !== undefined;
+  return {
+    to: tx.to ? getAddress(tx.to) : null, // EIP-55, as records keep addresses
+    input: tx.input,
+    value: hexToBigInt(tx.value),
+    gas: hexToBigInt(tx.gas),
+    gasPrice: !eip1559 && tx.gasPrice ? hexToBigInt(tx.gasPrice) : null,
+    maxFeePerGas: eip1559 ? hexToBigInt(tx.maxFeePerGas!) : null,
+    maxPriorityFeePerGas: eip1559 ? hexToBigInt(tx.maxPriorityFeePerGas!) : null,
+  };
+}
+
 interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
 
 /** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
@@ -163,7 +178,7 @@ function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockRec
     async transaction(hash) {
       const tx = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]);
       if (!tx) return null;
-      return { hash: tx.hash, from: tx.from, nonce: hexToNumber(tx.nonce), blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null, blockHash: tx.blockHash ?? null };
+      return { hash: tx.hash, from: tx.from, nonce: hexToNumber(tx.nonce), blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null, blockHash: tx.blockHash ?? null, content: contentOf(tx) };
     },
     async receipt(hash) {
       const r = await rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]);

@@ -63,6 +63,19 @@ export interface ChainTransaction {
   nonce: number;
   blockNumber: bigint | null;
   blockHash: Hex | null;
+  /** What it does and offers, where the node says (an older version mined describes the record by this). */
+  content?: ChainTransactionContent;
+}
+
+export interface ChainTransactionContent {
+  to: Hex | null;
+  input: Hex;
+  value: bigint;
+  gas: bigint;
+  /** Legacy: its gas price; EIP-1559: null, with the two caps. */
+  gasPrice: bigint | null;
+  maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
 }
 
 export interface Receipt {

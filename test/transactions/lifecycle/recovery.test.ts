@@ -112,6 +112,27 @@ test('valid_until passes before it is mined: a NOOP takes the nonce and it ends 
   });
 });
 
+test('the original mined after all, not its expiry NOOP: confirmed, and the record describes what was mined', async (t) => {
+  const s = await buildOn(t, anvil);
+  await manualMining(async () => {
+    const sent = (await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })).body.data;
+    await waitStatus(s, sent.id, ['submitted']);
+    const original = await anvil.rpc('eth_getRawTransactionByHash', [sent.hash]);
+    const expiring = await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted', 20_000, 'the NOOP broadcast');
+    await waitInPool(expiring.noop_hashes, 'a NOOP in the node pool');
+    assert.equal(expiring.value, '0', 'the record now describes the NOOP');
+    // The NOOP leaves the pool and the original comes back (another node had it): the original is what is mined.
+    for (const h of expiring.noop_hashes) await anvil.rpc('anvil_dropTransaction', [h]);
+    await anvil.rpc('eth_sendRawTransaction', [original]);
+    await anvil.mine(1);
+    const done = await waitStatus(s, sent.id, ['expired', 'confirmed']);
+    assert.equal(done.status, 'confirmed');
+    assert.equal(done.hash, sent.hash);
+    assert.deepEqual([done.to, done.value, done.max_fee_per_gas, done.gas_limit], [sent.to, sent.value, sent.max_fee_per_gas, sent.gas_limit], 'the original\'s content and prices, not the NOOP\'s');
+    assert.equal(done.status_reason, 'mined before the NOOP could take its nonce');
+  });
+});
+
 test('a transaction from elsewhere takes our nonce: ours is re-signed with the next nonce and mined', async (t) => {
   const s = await buildOn(t, anvil);
   await manualMining(async () => {

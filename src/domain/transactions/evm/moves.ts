@@ -8,6 +8,7 @@ import type { TransactionRecord, TransactionStatus } from '../../types.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
 import { asEvm, isNoop, noopPrepared, preparedOf, repricing, samePricing, withVersion, type EvmRecord } from './versions.ts';
 import { raisesPrice } from './pricing.ts';
+import { exactInteger } from './transaction.ts';
 import { lacksMempool, noopGasLimit } from './network-kind.ts';
 import { capBinds, isWaitingAtCap } from './fee-cap-wait.ts';
 import { createFeeCapWait } from './fee-cap-moves.ts';
@@ -36,7 +37,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const receipt = await findReceipt(t, r);
     if (!receipt) return nonceTaken(t, stored);
     if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash)) return failed(t, stored, receipt);
-    const minedRecord: TransactionRecord = { ...r, status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) ? { status_reason: null } : {}) };
+    const minedRecord: TransactionRecord = { ...r, ...(await olderVersionFields(t, r, receipt.hash)), status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) ? { status_reason: null } : {}) };
     const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
     const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
     if (!deep) {
@@ -160,11 +161,32 @@ async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
 }
 
 /** How a transaction ends once the version with `hash` is deep enough. */
+/**
+ * When an older version is what was mined (it beat a replace, a cancel or an expiry NOOP), the record describes that
+ * version: its content and prices as the node reports them, not the newer version's. Nothing to change otherwise.
+ */
+async function olderVersionFields(t: Tick, r: EvmRecord, minedHash: string): Promise<Partial<EvmRecord>> {
+  if (minedHash === r.hash) return {};
+  const c = (await t.chain.transaction(minedHash as Hex))?.content;
+  if (!c) return {};
+  return {
+    to: c.to,
+    data: c.input === '0x' ? null : c.input,
+    value: c.value.toString(),
+    gas_limit: exactInteger(c.gas),
+    gas_price: c.gasPrice?.toString() ?? null,
+    max_fee_per_gas: c.maxFeePerGas?.toString() ?? null,
+    max_priority_fee_per_gas: c.maxPriorityFeePerGas?.toString() ?? null,
+  };
+}
+
 function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
   // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
   if (!(r.noop_hashes ?? []).includes(hash)) {
-    const kept = isWaitingAtCap(r) ? null : r.status_reason;
-    return { status: 'confirmed', reason: r.is_canceled ? 'mined before the cancel could replace it' : kept };
+    if (r.is_canceled) return { status: 'confirmed', reason: 'mined before the cancel could replace it' };
+    // An expiry (or rollup-limit) NOOP was under way: the reason that announced it no longer holds.
+    if ((r.noop_hashes ?? []).length > 0) return { status: 'confirmed', reason: 'mined before the NOOP could take its nonce' };
+    return { status: 'confirmed', reason: isWaitingAtCap(r) ? null : r.status_reason };
   }
   if (r.is_canceled) return { status: 'canceled', reason: 'canceled: the NOOP took its nonce' };
   if (r.status_reason === ROLLUP_ATTEMPTS_REASON) return { status: 'expired', reason: 'too many attempts on a rollup: a NOOP took its nonce' };

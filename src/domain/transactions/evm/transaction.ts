@@ -99,7 +99,7 @@ export async function signEvm(signDigest: EvmDigestSign, chainId: number, nonce:
 }
 
 /** gas_limit is an integer in the record; above 2^53 it is kept exact as a decimal string. */
-const exactInteger = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
+export const exactInteger = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
 
 /** Wei the sender may spend: value plus gas_limit at the highest price it offers. */
 export function maxCost(p: EvmPrepared): bigint {
