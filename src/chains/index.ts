@@ -9,8 +9,8 @@ import type { RpcUrlSwitch } from '../domain/networks/ports.ts';
 import { ChainIdMismatchError, createEvmChain, type RpcSettings } from './evm/adapter.ts';
 import { startDevnet, type Devnet } from './evm/devnet.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
-import { createSolanaChain } from './solana/adapter.ts';
-import { createStellarChain, NetworkPassphraseMismatchError } from './stellar/adapter.ts';
+import type { createSolanaChain } from './solana/adapter.ts';
+import type { createStellarChain, NetworkPassphraseMismatchError } from './stellar/adapter.ts';
 import { createRpcUrlPolicy, type RpcUrlGuardOptions } from './url-policy.ts';
 
 export interface ChainRegistry extends Chains, SolanaChains, StellarChains, RpcUrlSwitch {
@@ -82,13 +82,19 @@ async function checkChainIds(chains: EvmChain[], timeoutMs: number, logger: Logg
  * for another passphrase is only invalid there (the passphrase is in its hash), and every submit checks
  * again and refuses on a mismatch, so the start does not wait for remote RPCs.
  */
-function checkPassphrases(chains: StellarChain[], logger: Logger): void {
+function checkPassphrases(chains: StellarChain[], logger: Logger, Mismatch: typeof NetworkPassphraseMismatchError): void {
   for (const chain of chains) {
     chain.checkNetwork().catch((err: unknown) => {
-      if (err instanceof NetworkPassphraseMismatchError) logger.error({ network: chain.network, reason: err.reason }, 'Stellar network passphrase mismatch: submits to this network are refused');
+      if (err instanceof Mismatch) logger.error({ network: chain.network, reason: err.reason }, 'Stellar network passphrase mismatch: submits to this network are refused');
       else logger.warn({ network: chain.network, reason: (err as { reason?: string }).reason }, 'Stellar RPC unreachable at start; checked again before the first submit');
     });
   }
+}
+
+/** The adapter modules of the families the config uses (measured: @solana/kit and its programs are ~3 MiB resident). */
+async function loadFamilies(solana: boolean, stellar: boolean) {
+  const [solanaModule, stellarModule] = await Promise.all([solana ? import('./solana/adapter.ts') : undefined, stellar ? import('./stellar/adapter.ts') : undefined]);
+  return { solana: solanaModule, stellar: stellarModule };
 }
 
 export async function startChains(file: ConfigFile, options: StartChainsOptions): Promise<ChainRegistry> {
@@ -109,11 +115,16 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
     chains.set(n.network, createEvmChain(network, rpc));
   }
   const ofType = (type: NetworkConfig['type']) => file.networks.filter((n) => n.type === type);
+  // The Solana and Stellar adapters (and @solana/kit with them) load only when the config has a network of that family;
+  // setRpcUrls only changes configured networks, so a family absent now never needs its adapter.
+  const families = await loadFamilies(ofType('solana').length > 0, ofType('stellar').length > 0);
   const solanaOptions = { ...rpc, jupiterUrl: options.jupiterUrl };
-  const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolanaChain(n, solanaOptions)]));
-  const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellarChain(n, rpc)]));
+  const createSolana: typeof createSolanaChain = (n, o) => families.solana!.createSolanaChain(n, o);
+  const createStellar: typeof createStellarChain = (n, o) => families.stellar!.createStellarChain(n, o);
+  const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolana(n, solanaOptions)]));
+  const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellar(n, rpc)]));
   const used = (type: NetworkConfig['type']) => new Set(file.relayers.filter((r) => r.network_type === type).map((r) => r.network));
-  checkPassphrases([...stellar.values()].filter((c) => used('stellar').has(c.network)), options.logger);
+  if (families.stellar) checkPassphrases([...stellar.values()].filter((c) => used('stellar').has(c.network)), options.logger, families.stellar.NetworkPassphraseMismatchError);
   try {
     await checkChainIds([...chains.values()].filter((c) => used('evm').has(c.network)), options.checkTimeoutMs ?? 3_000, options.logger);
   } catch (err) {
@@ -154,8 +165,8 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
       if (!network) throw new Error(`no ${type} network named '${name}'`);
       const changed = { ...network, rpc_urls: urls.map((u) => ({ ...u })) };
       if (type === 'evm') chains.set(name, createEvmChain(changed as EvmNetworkConfig, rpc));
-      else if (type === 'solana') solana.set(name, createSolanaChain(changed, solanaOptions));
-      else stellar.set(name, createStellarChain(changed, rpc));
+      else if (type === 'solana') solana.set(name, createSolana(changed, solanaOptions));
+      else stellar.set(name, createStellar(changed, rpc));
     },
     health() {
       const key = (type: string, name: string) => (chains.has(name) ? `${type}:${name}` : name);
