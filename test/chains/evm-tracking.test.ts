@@ -37,7 +37,11 @@ test('a mined transfer has a receipt: success, block, gas used and the effective
   assert.equal(await chain.blockHash(receipt.blockNumber), receipt.blockHash);
   assert.equal(await chain.blockHash(receipt.blockNumber + 1000n), null);
   const tx = await chain.transaction(hash);
-  assert.deepEqual(tx, { hash, from: ANVIL_ADDRESSES[1]!.toLowerCase(), nonce: tx!.nonce, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+  // Its content as mined: what a record describes when an older version of it is the one mined.
+  const content = { to: ANVIL_ADDRESSES[2]!, input: '0x', value: 1n, gas: 21_000n, gasPrice: null, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n };
+  assert.deepEqual(tx, { hash, from: ANVIL_ADDRESSES[1]!.toLowerCase(), nonce: tx!.nonce, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, content });
+  const legacy = await chain.transaction(await broadcast({ gasPrice: 30_000_000_000n, value: 5n }));
+  assert.deepEqual([legacy?.content?.gasPrice, legacy?.content?.maxFeePerGas, legacy?.content?.value], [30_000_000_000n, null, 5n]);
   assert.equal(await chain.revertReason(hash), null, 'a successful transaction has no revert reason');
   assert.equal(await chain.receipt(keccak256('0x01')), null);
 });
