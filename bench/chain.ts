@@ -9,6 +9,8 @@ import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService } from './service.ts';
 import type { Row } from './report.ts';
 
+// The bench's anvil stands for a devnet, where rpc_batch is on by default; BENCH_RPC_BATCH=0 measures without it.
+const RPC_BATCH = process.env.BENCH_RPC_BATCH !== '0';
 // anvil's default accounts #0 and #1: publicly known development keys.
 const RELAYER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const RAW_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
@@ -60,7 +62,7 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
   mkdirSync(dir, { recursive: true });
   const configPath = path.join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({
-    networks: [{ type: 'evm', network: 'bench', chain_id: CHAIN_ID, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], rpc_urls: [devnet.url] }],
+    networks: [{ type: 'evm', network: 'bench', chain_id: CHAIN_ID, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], rpc_urls: [devnet.url], ...(RPC_BATCH ? { rpc_batch: true } : {}) }],
     signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
     relayers: [{ id: 'bench', name: 'chain bench', network: 'bench', signer_id: 'key' }],
     notifications: [],

@@ -17,6 +17,8 @@ import { startService, type RunningService } from './service.ts';
 import { startDevnet } from '../src/chains/evm/devnet.ts';
 import { table, type Row } from './report.ts';
 
+// The bench's anvil stands for a devnet, where rpc_batch is on by default; BENCH_RPC_BATCH=0 measures without it.
+const RPC_BATCH = process.env.BENCH_RPC_BATCH !== '0';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
 const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
@@ -83,7 +85,7 @@ function config(root: string, webhookUrl: string, rpcUrl: string): string {
     file,
     JSON.stringify({
       // One anvil for every instance (a block a second): sends are relayed for real, as users' are.
-      networks: [{ type: 'evm', network: 'local', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, is_testnet: true, features: ['eip1559'], rpc_urls: [rpcUrl], explorer_urls: [] }],
+      networks: [{ type: 'evm', network: 'local', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, is_testnet: true, features: ['eip1559'], rpc_urls: [rpcUrl], explorer_urls: [], ...(RPC_BATCH ? { rpc_batch: true } : {}) }],
       signers: [...KEYS].map(([id, key]) => ({ id: `s-${id}`, type: 'local', development: true, private_key: key })),
       relayers: [...KEYS.keys()].map((id) => ({ id, name: id, network: 'local', network_type: 'evm', signer_id: `s-${id}`, ...(id === 'hooked' ? { notification_id: 'hook' } : {}) })),
       notifications: [{ id: 'hook', type: 'webhook', url: webhookUrl }],
@@ -175,6 +177,8 @@ export async function instanceScenarios(plan: InstancePlan, log: (msg: string) =
   const rows: Row[] = [];
   try {
     for (const [k, setup] of SETUPS.entries()) {
+      // BENCH_INSTANCE_SETUPS=<text>: only the setups whose label contains it (e.g. "PostgreSQL, 1").
+      if (process.env.BENCH_INSTANCE_SETUPS && !setup.label.includes(process.env.BENCH_INSTANCE_SETUPS)) continue;
       const dbName = `relaybox_bench_${process.pid}_${k}`;
       const env: Record<string, string> = { API_KEY, CONFIG_PATH: configPath, PLUGINS_DIR: pluginsDir, DATA_DIR: path.join(root, `data-${k}`), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' };
       let pgUrl: string | undefined;

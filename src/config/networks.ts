@@ -42,6 +42,8 @@ export interface NetworkConfig {
   symbol?: string;
   gas_price_cache?: { enabled?: boolean; stale_after_ms?: number; expire_after_ms?: number };
   resubmit_timeout_ms?: number;
+  /** EVM extension: broadcasts of one turn as one JSON-RPC batch request; absent: on for a devnet network only. */
+  rpc_batch?: boolean;
   devnet?: DevnetConfig;
   /** Stellar: network passphrase. */
   passphrase?: string;

@@ -38,6 +38,9 @@ const evmNetwork = {
   },
   // Extension: how long a submitted transaction may stay unmined before it is re-priced and re-sent.
   resubmit_timeout_ms: { type: 'integer', minimum: 1 },
+  // Extension: broadcasts made in the same turn go out as one JSON-RPC batch request (default: on for a devnet only,
+  // since some providers refuse or limit batches).
+  rpc_batch: { type: 'boolean' },
   // Extension: Relaybox starts a local anvil for this network (its RPC URL is the devnet's, so no rpc_urls).
   // block_time_ms absent: a block per transaction (automine); port absent or 0: any free loopback port.
   devnet: {

@@ -48,13 +48,15 @@ interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; bloc
 /** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
 interface Rpc {
   client: PublicClient;
+  /** For broadcasts: `client` itself, or one that batches the requests of a turn (the network's `rpc_batch`). */
+  broadcaster: PublicClient;
   read<T>(what: string, fn: () => Promise<T>): Promise<T>;
   /** Raw JSON-RPC, where viem's action would throw on "not found" instead of answering null. */
   raw<T>(method: string, params: unknown[]): Promise<T | null>;
   unavailable(what: string, err: unknown): AppError;
 }
 
-function createRpc(name: string, client: PublicClient): Rpc {
+function createRpc(name: string, client: PublicClient, broadcaster: PublicClient): Rpc {
   // No `cause`: viem's error texts name the URL, which may carry an API key, and 5xx causes are logged.
   const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${nodeMessage(err)}` });
   const read = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -64,7 +66,7 @@ function createRpc(name: string, client: PublicClient): Rpc {
       throw unavailable(what, err);
     }
   };
-  return { client, read, unavailable, raw: (method, params) => read(method, () => client.request({ method, params } as never)) };
+  return { client, broadcaster, read, unavailable, raw: (method, params) => read(method, () => client.request({ method, params } as never)) };
 }
 
 /** Fee suggestions are reused this long: a fraction of a block, or the network's gas_price_cache setting. */
@@ -107,7 +109,7 @@ async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized
     return { status: 'unavailable', message: (err as AppError).reason };
   }
   try {
-    await rpc.client.sendRawTransaction({ serializedTransaction: serialized });
+    await rpc.broadcaster.sendRawTransaction({ serializedTransaction: serialized });
     return submitted(false);
   } catch (err) {
     const message = nodeMessage(err);
@@ -198,9 +200,12 @@ function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockRec
 
 export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptions = {}): EvmChain {
   const name = network.network;
-  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
-  const rpc = createRpc(name, createPublicClient({ transport: transport.transport, cacheTime: 0 }));
-  const { client, read } = rpc;
+  // Batching is on by default only for a devnet (anvil takes batches); a provider may refuse or cap them.
+  const batch = network.rpc_batch ?? network.devnet !== undefined;
+  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor, batch });
+  const client = createPublicClient({ transport: transport.transport, cacheTime: 0 });
+  const rpc = createRpc(name, client, batch ? createPublicClient({ transport: transport.batched, cacheTime: 0 }) : client);
+  const { read } = rpc;
 
   let chainIdChecked = false;
   const checkChainId = async (): Promise<void> => {

@@ -26,6 +26,8 @@ export interface RpcTransportOptions {
   observer?: RpcObserver | undefined;
   /** The fetch for one URL: the guard's for a URL given through the API; undefined keeps viem's (the global fetch). */
   fetchFor?: ((url: string) => typeof fetch | undefined) | undefined;
+  /** Build `batched` as a transport that sends the requests of one turn as one JSON-RPC batch per URL. */
+  batch?: boolean | undefined;
 }
 
 export { maskUrl };
@@ -53,21 +55,23 @@ function withoutRetryAfter(err: unknown): unknown {
   return new HttpRequestError({ url: 'rpc', status, details: nodeMessage(err) });
 }
 
-export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; health(): RpcUrlHealth[]; allDown(): boolean } {
+export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; batched: Transport; health(): RpcUrlHealth[]; allDown(): boolean } {
   const { network, observer } = options;
   // Each URL's fetch also stops when its URL is marked down (url-health aborts `inFlight`), so no call waits out a dead URL.
   const fetchOf = (s: UrlState): typeof fetch => {
     const base = options.fetchFor?.(s.url) ?? fetch;
     return (input, init) => base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, s.inFlight.signal]) : s.inFlight.signal });
   };
-  const clientOf = (s: UrlState) => http(s.url, { timeout: options.timeoutMs, retryCount: 0, fetchFn: fetchOf(s) });
+  // `batch`: requests of one turn to this URL share one HTTP request (viem's batch scheduler, flushed by a 0 ms timer);
+  // each item still gets its own answer or error, and a failed request fails its items, which fail over one by one.
+  const clientOf = (s: UrlState, batch = false) => http(s.url, { timeout: options.timeoutMs, retryCount: 0, fetchFn: fetchOf(s), ...(batch ? { batch: { wait: 0 } } : {}) });
   const probe = async (s: UrlState) => {
     await clientOf(s)({ retryCount: 0 }).request({ method: 'eth_blockNumber' });
   };
   const { states, skip, answered, failed, health, allDown } = createUrlHealth({ ...options, probe: (s) => probe(s).catch((err: unknown) => Promise.reject(new Error(nodeMessage(err)))) });
 
-  const gated = (s: UrlState): Transport => {
-    const base = clientOf(s);
+  const gated = (s: UrlState, batch = false): Transport => {
+    const base = clientOf(s, batch);
     return (params) => {
       const inner = base(params);
       const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {
@@ -93,11 +97,17 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
     };
   };
 
-  const transport = fallback(states.map(gated), {
-    retryCount: options.retryCount,
-    retryDelay: options.retryDelayMs,
-    // A node's own answer (nonce too low, reverted…) would be the same elsewhere: no failover.
-    shouldThrow: (err) => isNodeAnswer(err),
-  });
-  return { transport, health, allDown };
+  const over = (batch: boolean) =>
+    fallback(
+      states.map((s) => gated(s, batch)),
+      {
+        retryCount: options.retryCount,
+        retryDelay: options.retryDelayMs,
+        // A node's own answer (nonce too low, reverted…) would be the same elsewhere: no failover.
+        shouldThrow: (err) => isNodeAnswer(err),
+      },
+    );
+  const transport = over(false);
+  // Same URLs and the same health as `transport`: a URL marked down by one is skipped by the other.
+  return { transport, batched: options.batch ? over(true) : transport, health, allDown };
 }

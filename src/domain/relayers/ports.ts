@@ -102,6 +102,8 @@ export interface TransactionsRepo {
   get(relayerId: string, id: string): Promise<StoredTransaction | undefined>;
   /** By id alone: background jobs name a transaction by its id. */
   find(id: string): Promise<StoredTransaction | undefined>;
+  /** `find` for several ids at once (one read): those that exist, in no particular order. */
+  findMany(ids: readonly string[]): Promise<StoredTransaction[]>;
   /** The relayer's transaction holding `nonce` in the indexed column (EVM: at most one, the index is unique). */
   getByNonce(relayerId: string, nonce: number): Promise<StoredTransaction | undefined>;
   /**
@@ -109,6 +111,8 @@ export interface TransactionsRepo {
    * nonce follows `record.nonce` when it is a number (an EVM transaction given a new nonce), else stays null.
    */
   update(record: TransactionRecord, previousStatus: TransactionStatus, expectedVersion: number): Promise<boolean>;
+  /** `update` for several records at once (one statement where the store allows): whether each was written. */
+  updateMany(changes: ReadonlyArray<{ record: TransactionRecord; previousStatus: TransactionStatus; expectedVersion: number }>): Promise<boolean[]>;
   /**
    * The relayer's non-final transactions (pending, sent, submitted, mined) that have a nonce, lowest nonce first,
    * at most `limit`: what background tracking walks, without reading the final ones.

@@ -28,8 +28,13 @@ export interface RelayFamily {
   cancel(relayer: RelayerRow, stored: StoredTransaction): Promise<TransactionRecord>;
   /** In the store transaction that writes `record`: schedules the jobs that move it on (nothing for a final one). */
   schedule(tx: Tx, record: TransactionRecord): Promise<void>;
-  /** After that transaction committed: the fast path (e.g. broadcast now rather than at the job's next run). Never throws. */
-  afterCommit(record: TransactionRecord): void;
+  /**
+   * In the store transaction that writes a batch of new sends of `relayer` (its locked row): what `schedule` does for
+   * each, done once for the batch where the jobs are per relayer. Absent: `schedule` per record.
+   */
+  scheduleSends?(tx: Tx, relayer: RelayerRow, records: readonly TransactionRecord[]): Promise<void>;
+  /** After that transaction committed (`relayer`: its row as the caller read it, saving a read): the fast path (e.g. broadcast now rather than at the job's next run). Never throws. */
+  afterCommit(record: TransactionRecord, relayer?: RelayerRow): void;
   /** Job handlers of this family, by kind (`evm.check`); registered with the one scheduler. */
   readonly jobs: Readonly<Record<string, JobHandler>>;
   /** At start: schedules whatever resumes this family's non-final transactions (and resyncs nonces). */

@@ -14,12 +14,26 @@ export interface RecordWriter {
    * state, or null when another writer got there first (the caller reads again and decides again).
    */
   update(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction | null>;
+  /** `update` for several records in one write where the store allows it (each still checked against its version). */
+  updateMany(tx: Tx, changes: ReadonlyArray<{ stored: StoredTransaction; next: TransactionRecord }>, networkType: NetworkType): Promise<Array<StoredTransaction | null>>;
   /** The record's newest version is being broadcast (nothing written): counted for its re-broadcasts. */
   broadcasting(record: TransactionRecord): void;
 }
 
 export function createRecordWriter(deps: { events: TransactionEvents; observer?: TransitionObserver | undefined; onBroadcast?: ((record: TransactionRecord) => void) | undefined }): RecordWriter {
   const { events, observer } = deps;
+  /** A change that was written: its event, and its status change counted once the transaction commits. */
+  async function written(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction> {
+    const from = stored.record.status;
+    await events.transactionChanged(tx, next);
+    if (observer) {
+      tx.afterCommit(() => {
+        if (from !== next.status) observer.transition(networkType, from, next.status);
+        observer.changed?.(next, from);
+      });
+    }
+    return { record: next, version: stored.version + 1 };
+  }
   return {
     broadcasting: (record) => deps.onBroadcast?.(record),
     async insert(tx, record, createdMs, nonce, networkType) {
@@ -35,14 +49,13 @@ export function createRecordWriter(deps: { events: TransactionEvents; observer?:
     async update(tx, stored, next, networkType) {
       const from = stored.record.status;
       if (!(await tx.transactions.update(next, from, stored.version))) return null;
-      await events.transactionChanged(tx, next);
-      if (observer) {
-        tx.afterCommit(() => {
-          if (from !== next.status) observer.transition(networkType, from, next.status);
-          observer.changed?.(next, from);
-        });
-      }
-      return { record: next, version: stored.version + 1 };
+      return written(tx, stored, next, networkType);
+    },
+    async updateMany(tx, changes, networkType) {
+      const updated = await tx.transactions.updateMany(changes.map((c) => ({ record: c.next, previousStatus: c.stored.record.status, expectedVersion: c.stored.version })));
+      const out: Array<StoredTransaction | null> = [];
+      for (const [k, c] of changes.entries()) out.push(updated[k] ? await written(tx, c.stored, c.next, networkType) : null);
+      return out;
     },
   };
 }

@@ -163,12 +163,16 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
       throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
     }
     const family = families[row.network_type];
+    const written: TransactionRecord[] = [];
     for (const [k, r] of results.entries()) {
       const record = out[k]!;
       if (r instanceof Error || record instanceof Error) continue;
       await writer.insert(tx, record, r.t.createdMs, r.t.b.nonce, row.network_type);
-      await family.schedule(tx, record);
+      if (family.scheduleSends) written.push(record);
+      else await family.schedule(tx, record);
     }
+    // Every written send has its next step scheduled: once for the batch where the family's jobs are per relayer.
+    if (written.length > 0) await family.scheduleSends!(tx, row, written);
     return out;
   }
 

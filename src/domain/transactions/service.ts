@@ -65,7 +65,7 @@ export function createTransactionService(deps: {
         return true;
       });
       if (written) {
-        family.afterCommit(record);
+        family.afterCommit(record, relayer);
         return record;
       }
       if (attempt === 3) throw new AppError('INTERNAL', { reason: `transaction '${id}' was changed by another writer; retry` });
@@ -85,7 +85,7 @@ export function createTransactionService(deps: {
     // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
     const prepared = await family.prepareSend(relayer, body);
     const record = await lock.batch(relayer.id, { relayerId: relayer.id, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
-    family.afterCommit(record);
+    family.afterCommit(record, relayer);
     return record;
   }
 

@@ -199,9 +199,18 @@ function rememberLockedNotifications(repos: Repositories): void {
   };
   repos.relayers.update = async (id, changes) => {
     locked.delete(id);
+    read.delete(id);
     return update(id, changes);
   };
-  repos.webhookEvents.notificationOfRelayer = async (relayerId) => (locked.has(relayerId) ? locked.get(relayerId)! : notificationOfRelayer(relayerId));
+  // A relayer's notification read once per transaction: a batch of status changes of one relayer (its broadcasts
+  // marked submitted) then costs one read for their events, not one each.
+  const read = new Map<string, Promise<string | null>>();
+  repos.webhookEvents.notificationOfRelayer = async (relayerId) => {
+    if (locked.has(relayerId)) return locked.get(relayerId)!;
+    let once = read.get(relayerId);
+    if (!once) read.set(relayerId, (once = notificationOfRelayer(relayerId)));
+    return once;
+  };
 }
 
 function runHook(hook: () => void): void {

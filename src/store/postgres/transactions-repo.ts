@@ -18,6 +18,12 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
     get: async (relayerId, id) =>
       stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).where('relayer_id', '=', relayerId).executeTakeFirst()),
     find: async (id) => stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
+    async findMany(ids) {
+      if (ids.length === 0) return [];
+      const rows = await q.selectFrom('transactions').select(['record', 'version']).where('id', 'in', ids).execute();
+      return rows.map((row) => stored(row)!);
+    },
+    updateMany: (changes) => updateMany(q, changes, counts),
     async update(record, previousStatus, expectedVersion) {
       const moved = previousStatus !== record.status;
       // The indexed nonce follows the record's (an EVM transaction given a new nonce).
@@ -77,3 +83,38 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
     },
   };
 }
+
+type Change = Parameters<TransactionsRepo['updateMany']>[0][number];
+
+/**
+ * Every change in one UPDATE (one round trip for a batch of broadcasts marked submitted), each row written only if it
+ * is still at its expected version. Counter changes as update(): collected in a transaction, else one by one.
+ */
+async function updateMany(q: Kysely<Database>, changes: readonly Change[], counts?: CountChanges): Promise<boolean[]> {
+  if (!counts || changes.length <= 1) {
+    const repo = createTransactionsRepo(q, counts);
+    const out: boolean[] = [];
+    for (const c of changes) out.push(await repo.update(c.record, c.previousStatus, c.expectedVersion));
+    return out;
+  }
+  const values = sql.join(
+    changes.map(({ record, expectedVersion }) => {
+      const nonce = typeof record.nonce === 'number' ? record.nonce : null;
+      return sql`(${record.id}, ${expectedVersion}::integer, ${record.status}, ${nonce}::bigint, ${JSON.stringify(record)})`;
+    }),
+  );
+  const result = await sql<{ id: string }>`
+    UPDATE transactions AS t SET status = v.status, nonce = v.nonce, record = v.record, version = t.version + 1
+    FROM (VALUES ${values}) AS v(id, version, status, nonce, record)
+    WHERE t.id = v.id AND t.version = v.version RETURNING t.id`.execute(q);
+  const written = new Set(result.rows.map((r) => r.id));
+  return changes.map(({ record, previousStatus }) => {
+    const updated = written.has(record.id);
+    if (updated && previousStatus !== record.status) {
+      addCount(counts, record.relayer_id, previousStatus, -1);
+      addCount(counts, record.relayer_id, record.status, 1);
+    }
+    return updated;
+  });
+}
+

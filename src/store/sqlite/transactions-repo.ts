@@ -42,13 +42,14 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   const countByStatus = db.prepare<[string, string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?').pluck();
   const history = db.prepare<[string], { version: number; at_ms: number; record: string }>('SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version');
 
-  return {
+  const repo: SyncOf<TransactionsRepo> = {
     insert(record, createdMs, nonce) {
       insert.run(record.id, record.relayer_id, record.status, createdMs, nonce, JSON.stringify(record));
       bump.run(record.relayer_id, record.status, 1);
     },
     get: (relayerId, id) => stored(getOne.get(id, relayerId)),
     find: (id) => stored(findOne.get(id)),
+    findMany: (ids) => ids.flatMap((id) => stored(findOne.get(id)) ?? []),
     getByNonce: (relayerId, nonce) => stored(byNonce.get(relayerId, nonce)),
     update(record, previousStatus, expectedVersion) {
       const nonce = typeof record.nonce === 'number' ? record.nonce : null;
@@ -59,6 +60,10 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
       }
       return true;
     },
+    // No round trips to save on SQLite: each in turn, in the caller's transaction.
+    updateMany(changes) {
+      return changes.map((c) => repo.update(c.record, c.previousStatus, c.expectedVersion));
+    },
     listUnfinished: (relayerId, limit) => unfinished.all(relayerId, limit).map((row) => stored(row)!),
     list(relayerId, status, limit, offset) {
       const rows = status === undefined ? pageAll.all(relayerId, limit, offset) : pageByStatus.all(relayerId, status, limit, offset);
@@ -67,4 +72,5 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     count: (relayerId, status?: TransactionStatus) => (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
     history: (id) => history.all(id).map((row) => ({ version: row.version, at_ms: row.at_ms, record: JSON.parse(row.record) as TransactionRecord })),
   };
+  return repo;
 }

@@ -33,6 +33,30 @@ export function transactionsContract(factory: StoreFactory): void {
     assert.equal(await repos.transactions.count('r1', 'sent'), 1);
   });
 
+  test('findMany and updateMany: several at once, each written only at its version, counts and history as update', async (t) => {
+    const store = await factory(t);
+    const { repos } = store;
+    await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
+    for (const [k, id] of ['a', 'b', 'c'].entries()) await repos.transactions.insert(txRecord(k === 2 ? 'r2' : 'r1', id, 1000 + k, 'sent'), 1000 + k, k);
+    const found = await repos.transactions.findMany(['a', 'c', 'none']);
+    assert.deepEqual(found.map((s) => [s.record.id, s.version]).sort(), [['a', 1], ['c', 1]]);
+    assert.deepEqual(await repos.transactions.findMany([]), []);
+    await repos.transactions.update({ ...txRecord('r1', 'b', 1001, 'sent'), status_reason: 'moved on' }, 'sent', 1);
+    const submitted = (id: string, relayer = 'r1', at = 1000) => ({ ...txRecord(relayer, id, at, 'submitted'), hash: `0x${id}` });
+    const written = await store.atomically((tx) =>
+      tx.transactions.updateMany([
+        { record: submitted('a'), previousStatus: 'sent', expectedVersion: 1 },
+        { record: submitted('b', 'r1', 1001), previousStatus: 'sent', expectedVersion: 1 },
+        { record: submitted('c', 'r2', 1002), previousStatus: 'sent', expectedVersion: 1 },
+      ]),
+    );
+    assert.deepEqual(written, [true, false, true], 'b was changed since version 1');
+    assert.deepEqual(await repos.transactions.find('a'), { record: submitted('a'), version: 2 });
+    assert.equal((await repos.transactions.find('b'))!.record.status, 'sent');
+    assert.deepEqual([await repos.transactions.count('r1', 'sent'), await repos.transactions.count('r1', 'submitted'), await repos.transactions.count('r2', 'submitted')], [1, 1, 1]);
+    assert.deepEqual((await repos.transactions.history('c')).map((h) => [h.version, h.record.status]), [[1, 'sent'], [2, 'submitted']]);
+  });
+
   test('listing is newest first (created time, then id, descending) with status filter, limit and offset', async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);

@@ -12,6 +12,7 @@ import { exactInteger } from './transaction.ts';
 import { lacksMempool, noopGasLimit } from './network-kind.ts';
 import { capBinds, isWaitingAtCap } from './fee-cap-wait.ts';
 import { createFeeCapWait } from './fee-cap-moves.ts';
+import { createSettleWrites } from './settle-writes.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -23,6 +24,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   const { store, writer, submitter, logger } = deps;
 
   const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
+  const settleWrite = createSettleWrites({ store, writer });
   const feeCapWait = createFeeCapWait({ write, logger, observer: deps.observer });
 
   async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
@@ -41,16 +43,13 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
     const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
     if (!deep) {
-      if (newlyMined) await write(stored, minedRecord);
+      if (newlyMined) await settleWrite({ stored, mined: minedRecord });
       return;
     }
     const end = finalOf(r, receipt.hash);
     const finalRecord = { ...minedRecord, status: end.status, status_reason: end.reason, confirmed_at: end.status === 'confirmed' ? new Date().toISOString() : null };
-    // Mined and final in one store transaction (two events, in order): one commit per transaction settled.
-    await store.atomically(async (tx) => {
-      const current = newlyMined ? await writer.update(tx, stored, minedRecord, 'evm') : stored;
-      if (current) await writer.update(tx, current, finalRecord, 'evm');
-    });
+    // Mined and final in one store transaction (two events, in order), shared with the other settlements of this turn.
+    await settleWrite({ stored, mined: newlyMined ? minedRecord : undefined, final: finalRecord });
   }
 
   /** No version of ours holds the nonce the chain used: another transaction took it. */

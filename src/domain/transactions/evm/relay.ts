@@ -2,7 +2,7 @@
 // with the nonce taken in the store transaction that writes it (`sent`), and broadcast right after the commit.
 // The relayer's `evm.check` job (transactions/evm/check.ts) moves it on from there.
 import { AppError, ValidationError } from '../../../errors.ts';
-import type { Store } from '../../ports.ts';
+import type { Store, Tx } from '../../ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerService } from '../../relayers/service.ts';
 import type { Log } from '../../notifications/ports.ts';
@@ -81,9 +81,11 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   /** The relayer's check is due within one interval (an earlier due time stands). */
   const scheduleCheck: RelayFamily['schedule'] = async (tx, record) => {
     if (FINAL_STATUSES.has(record.status)) return;
-    const relayer = await tx.relayers.get(record.relayer_id);
+    await checkDue(tx, record.relayer_id, await tx.relayers.get(record.relayer_id));
+  };
+  const checkDue = async (tx: Tx, relayerId: string, relayer: RelayerRow | undefined) => {
     const interval = relayer ? checkIntervalMs(relayers.network(relayer)) : 1_000;
-    await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() + interval });
+    await tx.jobs.schedule({ kind: EVM_CHECK, subject: relayerId, dueAt: Date.now() + interval });
   };
 
   return {
@@ -136,11 +138,12 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       if (record.status === 'canceled' && !isNoop(asEvm(record))) await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() });
     },
 
-    afterCommit(record) {
+    afterCommit(record, given) {
       const r = asEvm(record);
       if (r.status !== 'sent' && r.status !== 'pending') return;
       void (async () => {
-        const relayer = await store.repos.relayers.get(r.relayer_id);
+        // The caller's row names the same network and URLs: no read per send (on PostgreSQL, a round trip).
+        const relayer = given ?? (await store.repos.relayers.get(r.relayer_id));
         if (!relayer) return;
         // The version is not needed: submit writes through a fresh read (a newer version written meanwhile wins).
         const outcome = await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
@@ -149,6 +152,11 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
           await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: Date.now() });
         }
       })().catch((err: unknown) => logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'));
+    },
+
+    // One check job per relayer moves every send of the batch: scheduled once, from the row the batch locked.
+    async scheduleSends(tx, relayer, records) {
+      if (records.some((r) => !FINAL_STATUSES.has(r.status))) await checkDue(tx, relayer.id, relayer);
     },
 
     jobs: { [EVM_CHECK]: check.handler },

@@ -1,6 +1,7 @@
 // Broadcasting an EVM transaction's newest version and writing what the node said (sent → submitted, sent_at).
 import type { Store } from '../../ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
+import type { TransactionRecord } from '../../types.ts';
 import type { BroadcastOutcome, EvmChain } from '../../chains/ports.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { RecordWriter } from '../record-writer.ts';
@@ -28,12 +29,17 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
     const batch = queue.splice(0);
     try {
       await store.atomically(async (tx) => {
+        // One read and one write for the whole batch (on PostgreSQL, round trips per batch rather than per send).
+        const found = new Map((await tx.transactions.findMany(batch.map((item) => item.id))).map((s) => [s.record.id, s]));
+        const changes: Array<{ stored: StoredTransaction; next: TransactionRecord }> = [];
         for (const item of batch) {
-          const current = await tx.transactions.find(item.id);
+          const current = found.get(item.id);
           const r = current && asEvm(current.record);
           if (!current || !r || r.hash !== item.hash || (r.status !== 'pending' && r.status !== 'sent')) continue;
-          await writer.update(tx, current, { ...r, status: 'submitted', sent_at: r.sent_at ?? item.at }, 'evm');
+          found.delete(item.id);
+          changes.push({ stored: current, next: { ...r, status: 'submitted', sent_at: r.sent_at ?? item.at } });
         }
+        if (changes.length > 0) await writer.updateMany(tx, changes, 'evm');
       });
     } catch (err) {
       logger.warn({ err, transactions: batch.length }, 'could not record broadcasts as submitted; the relayer check does it');
