@@ -15,8 +15,9 @@ interface RollOptions {
   mkdir: boolean;
   sync: boolean;
 }
-// pino-roll ships no types: its one export, as documented.
-const pinoRoll = createRequire(import.meta.url)('pino-roll') as (options: RollOptions) => Promise<DestinationStream & { flushSync?(): void }>;
+// pino-roll ships no types: its one export, as documented. Required only with LOG_MODE=file: it loads date-fns
+// (~300 modules), resident for the process's life otherwise.
+const loadPinoRoll = () => createRequire(import.meta.url)('pino-roll') as (options: RollOptions) => Promise<DestinationStream & { flushSync?(): void }>;
 
 export const REDACTED_PATHS = [...new Set([
   'req.headers.authorization',
@@ -84,5 +85,5 @@ export function logFileBase(output: Extract<LogOutput, { mode: 'file' }>): strin
  */
 export async function logDestination(output: LogOutput): Promise<DestinationStream | undefined> {
   if (output.mode === 'stdout') return undefined;
-  return pinoRoll({ file: logFileBase(output), extension: '.log', frequency: 'daily', dateFormat: 'yyyy-MM-dd', size: `${output.maxBytes}b`, mkdir: true, sync: true });
+  return loadPinoRoll()({ file: logFileBase(output), extension: '.log', frequency: 'daily', dateFormat: 'yyyy-MM-dd', size: `${output.maxBytes}b`, mkdir: true, sync: true });
 }
