@@ -204,7 +204,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   ], undefined, relayers.rpcOutages));
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
-  app.use(createDocsRouter(createApiDocument(packageJson.version)));
+  app.use(createDocsRouter(() => createApiDocument(packageJson.version)));
   // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
   app.use(CONSOLE_PATH, consoleHandler(logger));
   const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });

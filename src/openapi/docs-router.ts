@@ -40,11 +40,15 @@ const INITIALIZER = `window.ui = SwaggerUIBundle({
 // Swagger UI styles elements inline and shows data: images; everything else comes from this origin.
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
-/** GET /api/v1/openapi.json (the document is serialized once, at start) and GET /docs. */
-export function createDocsRouter(document: object): Router {
-  const json = JSON.stringify(document);
+/**
+ * GET /api/v1/openapi.json and GET /docs. The document is built and serialized on its first request, then kept: most
+ * instances never serve it, and it is ~0.5 MiB as a string plus the object it comes from.
+ */
+export function createDocsRouter(buildDocument: () => object): Router {
+  let json: string | undefined;
   const router = Router();
   router.get('/api/v1/openapi.json', (_req, res) => {
+    json ??= JSON.stringify(buildDocument());
     res.type('application/json').send(json);
   });
   router.get('/docs', (_req, res) => {
