@@ -7,7 +7,7 @@ import { createCallTimers, type CallTimers } from './call-timers.ts';
 import { afterCall, heapNow, retire } from './generations.ts';
 import { createTraceBook, failure, readLogs, readPluginError, readResult, tooLarge } from './outcome.ts';
 import { HOST_OPS, type CallTask, type HostOp, type WorkerData, type WorkerResult } from '../protocol.ts';
-import { createSlot, disposeGeneration, enter, LoadError, randomSeed, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+import { createSlot, disposeGeneration, enter, enterFirst, LoadError, randomSeed, releaseSlot, type Generation, type Slot } from './sandbox.ts';
 import { createLocalOps, startLocal, type LocalOps } from './local-ops.ts';
 import { ask, cancelRequests } from './worker-bridge.ts';
 
@@ -211,15 +211,33 @@ function onMessage(run: CallRun, kind: unknown, seq: unknown, a: unknown, b: unk
 
 async function start(run: CallRun): Promise<void> {
   const { gen, task } = run;
-  const slot = gen.free.pop() ?? (await createSlot(gen, limits, remaining(run), task.env)).slot;
-  if (run.answered) {
-    releaseSlot(slot);
+  for (;;) {
+    const slot = gen.free.pop() ?? (await createSlot(gen, limits, remaining(run), task.env)).slot;
+    if (run.answered) {
+      releaseSlot(slot);
+      return;
+    }
+    run.slot = slot;
+    slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
+    if (task.timing) run.enteredAt ||= performance.now();
+    const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
+    // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
+    const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
+    if (first === undefined) run.scope.enter(() => enter(gen, slot.run, args, remaining(run)));
+    else if (first !== 'ran' && first !== 'sliced') {
+      run.fault ??= first.error;
+      conclude(run);
+    } else if (first === 'sliced') {
+      // Cut before it could reach the host: its context (left mid-call) and queued messages go, and the call starts
+      // over in another context under a new sequence number.
+      slot.listener = null;
+      releaseSlot(slot);
+      run.slot = undefined;
+      run.seq = ++nextSeq;
+      continue;
+    }
     return;
   }
-  run.slot = slot;
-  slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
-  if (task.timing) run.enteredAt = performance.now();
-  run.scope.enter(() => enter(gen, slot.run, [run.seq, task.input, task.config, task.emitLogs, randomSeed()], remaining(run)));
 }
 
 /** One call in `gen`: resolves with its answer once nothing it started can run any more. */

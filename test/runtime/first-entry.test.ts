@@ -1,0 +1,33 @@
+// A call's first entry runs synchronously on the worker's thread, cut at SYNC_SLICE_MS (runtime/worker/sandbox.ts
+// enterFirst). A call cut there starts again in another context: nothing the cut attempt asked of the host may happen.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build } from '../helper.ts';
+import { SYNC_SLICE_MS } from '../../runtime/worker/sandbox.ts';
+
+// Each attempt writes a KV key of its own (a fresh UUID) before spinning: a cut attempt whose write leaked would
+// leave two keys for one call.
+const SPINNER = `
+export async function handler({ kv, params }) {
+  const wrote = kv.set('attempt:' + crypto.randomUUID(), 1);
+  const until = Date.now() + params.spinMs;
+  while (Date.now() < until) {}
+  await wrote;
+  const keys = await kv.listKeys('attempt:*');
+  await Promise.all(keys.map((k) => kv.del(k)));
+  return { attempts: keys.length, spun: params.spinMs };
+}`;
+
+test('a first entry past the synchronous slice starts over in another context, with no effect of the cut attempt', async (t) => {
+  const s = await build(t, { plugins: { 'spin.ts': SPINNER } });
+  const spinMs = SYNC_SLICE_MS * 4;
+  // The first call of each worker is cut and run again; later ones start asynchronously. Either way: one write.
+  for (let i = 0; i < 4; i++) {
+    const res = await s.request('POST', '/api/v1/plugins/spin/call', { body: { params: { spinMs } } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data, { attempts: 1, spun: spinMs }, `call ${i}`);
+  }
+  // Short ones within the slice answer the same way.
+  const quick = await s.request('POST', '/api/v1/plugins/spin/call', { body: { params: { spinMs: 0 } } });
+  assert.deepEqual(quick.body.data, { attempts: 1, spun: 0 });
+});
