@@ -27,12 +27,12 @@ import { createPluginService, operatorEntries } from './domain/plugins/service.t
 import { createPluginsRouter } from './api/plugins/routes.ts';
 import { createMetrics, type MetricsRecorder } from './observability/metrics.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
-import { createMetricsRouter, listenMetrics } from './http/metrics-endpoint.ts';
+import { createMetricsRouter, listenMetrics, METRICS_PATHS } from './http/metrics-endpoint.ts';
 import { closeGracefully } from './http/graceful-close.ts';
 import { readinessHandler } from './http/readiness.ts';
 import { createApiDocument, ROUTE_GROUPS } from './openapi/registry.ts';
 import { routeTemplates } from './openapi/document.ts';
-import { createDocsRouter } from './openapi/docs-router.ts';
+import { createDocsRouter, DOCS_PATHS } from './openapi/docs-router.ts';
 import { startChains, type ChainRegistry } from './chains/index.ts';
 import type { ResolveHost } from './net/url-guard.ts';
 import { createWebhookUrlPolicy } from './net/url-policy.ts';
@@ -204,18 +204,20 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   ], undefined, relayers.rpcOutages));
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
-  app.use(createDocsRouter(() => createApiDocument(packageJson.version)));
+  app.use(DOCS_PATHS, createDocsRouter(() => createApiDocument(packageJson.version)));
   // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
   app.use(CONSOLE_PATH, consoleHandler(logger));
   const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
+  // One front door (and one cache of presented keys' digests) for the API and the metrics routes.
+  const authenticate = requireApiKey(config.apiKey, apiKeys.find);
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
-  app.use(createMetricsRouter(metrics, requireApiKey(config.apiKey, apiKeys.find), 'when-asked'));
+  app.use(METRICS_PATHS, createMetricsRouter(metrics, authenticate, 'when-asked'));
 
   const api = express.Router();
-  api.use(requireApiKey(config.apiKey, apiKeys.find));
+  api.use(authenticate);
   api.use(jsonBody({ untypedIsJson: (req) => /^\/plugins\/[^/]+\/call(\/|$)/.test(req.path) }));
   // The reference's API scope: /api/v1/metrics is the JSON list of names.
-  api.use(createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
+  api.use(METRICS_PATHS, createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
   const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, redis?.client);
   const timeline = createTimelineReader({ transactions: repos.transactions, webhookEvents: repos.webhookEvents });
   api.use('/relayers', limited, createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id) }));

@@ -37,6 +37,13 @@ async function answer(metrics: Metrics, path: string, accept: string | undefined
   return body === null ? { status: 404, type: 'text/plain; charset=utf-8', body: 'Metric not found' } : text(body);
 }
 
+/**
+ * Where to mount the metrics router: the paths its routes can match (any case, before a trailing slash, as Express
+ * matches). Zero-width, so the router still sees the whole path; any other request passes it at one regex test
+ * instead of walking its routes (and leaving it through a setImmediate).
+ */
+export const METRICS_PATHS = /^(?=\/(?:metrics|debug\/metrics\/scrape)(?:\/|$))/i;
+
 /** `/metrics`, `/metrics/{metric_name}` and `/debug/metrics/scrape`, each behind `guard` (the API key). */
 export function createMetricsRouter(metrics: Metrics, guard: RequestHandler, names: NamesMode): Router {
   const router = Router();

@@ -34,17 +34,18 @@ export function rateLimit(options: Limit & { apiKey: string }, redis?: Redis): R
   const adminBucket = `admin:${createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16)}`;
   // One limiter per distinct limit: the default, and each per-key override in use (a handful).
   const limiters = new Map<string, BurstyRateLimiter>();
-  const limiterOf = (limit: Limit) => {
-    const name = `${limit.rps}-${limit.burst}`;
+  const limiterOf = (rps: number, burst: number) => {
+    const name = `${rps}-${burst}`;
     let found = limiters.get(name);
-    if (!found) limiters.set(name, (found = burstyFor(limit, redis)));
+    if (!found) limiters.set(name, (found = burstyFor({ rps, burst }, redis)));
     return found;
   };
-  const defaults: Limit = { rps: options.rps, burst: options.burst };
+  // The default limit's, found once (on first use, as the others): the admin and keys without a limit of their own.
+  let defaults: BurstyRateLimiter | undefined;
   return (_req, res, next) => {
     const who = principalOf(res);
-    const own = who.kind === 'key' && who.rate_limit ? { rps: who.rate_limit.requests_per_second, burst: who.rate_limit.burst_size } : defaults;
-    limiterOf(own)
+    const limiter = who.kind === 'key' && who.rate_limit ? limiterOf(who.rate_limit.requests_per_second, who.rate_limit.burst_size) : (defaults ??= limiterOf(options.rps, options.burst));
+    limiter
       .consume(who.kind === 'admin' ? adminBucket : `key:${who.id}`)
       .then(
         () => next(),

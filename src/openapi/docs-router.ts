@@ -41,6 +41,13 @@ const INITIALIZER = `window.ui = SwaggerUIBundle({
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
+ * Where to mount the docs router: the paths its routes can match (any case, before a trailing slash, as Express
+ * matches). Zero-width, so the router still sees the whole path; any other request passes it at one regex test
+ * instead of walking its routes (and leaving it through a setImmediate).
+ */
+export const DOCS_PATHS = /^(?=\/(?:docs|api\/v1\/openapi\.json)(?:\/|$))/i;
+
+/**
  * GET /api/v1/openapi.json and GET /docs. The document is built and serialized on its first request, then kept: most
  * instances never serve it, and it is ~0.5 MiB as a string plus the object it comes from.
  */

@@ -25,33 +25,31 @@ function serverTiming(receivedAt: number, routeAt: number, t: NonNullable<Plugin
 /** Headers a plugin never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
+/** Adds one name's value to `grouped`, after the values it already has. */
+function addValue(grouped: Record<string, string[]>, name: string, value: string): void {
+  const list = grouped[name];
+  if (list) list.push(value);
+  else grouped[name] = [value];
+}
+
+// The groups below have no prototype: a `__proto__` header or query key stays a plain key (they only travel as JSON).
+
 /** As `req.headersDistinct` (names lower-cased, every value kept), read once from the raw pairs without the copies. */
 function headersOf(req: Request): Record<string, string[]> {
-  const grouped = new Map<string, string[]>();
+  const grouped: Record<string, string[]> = Object.create(null);
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (HIDDEN_HEADERS.has(name)) continue;
-    const list = grouped.get(name);
-    if (list) list.push(raw[i + 1]!);
-    else grouped.set(name, [raw[i + 1]!]);
+    if (!HIDDEN_HEADERS.has(name)) addValue(grouped, name, raw[i + 1]!);
   }
-  // fromEntries defines own properties: a `__proto__` header stays a plain key.
-  return Object.fromEntries(grouped);
+  return grouped;
 }
 
 function queryOf(req: Request): Record<string, string[]> {
+  const grouped: Record<string, string[]> = Object.create(null);
   const at = req.originalUrl.indexOf('?');
-  const grouped = new Map<string, string[]>();
-  if (at >= 0) {
-    for (const [k, v] of new URLSearchParams(req.originalUrl.slice(at + 1))) {
-      const list = grouped.get(k);
-      if (list) list.push(v);
-      else grouped.set(k, [v]);
-    }
-  }
-  // fromEntries defines own properties: a `__proto__` query key stays a plain key.
-  return Object.fromEntries(grouped);
+  if (at >= 0) for (const [name, value] of new URLSearchParams(req.originalUrl.slice(at + 1))) addValue(grouped, name, value);
+  return grouped;
 }
 
 /** The body's `params`, or the whole body when it has no `params` key (reference behaviour). */
@@ -76,6 +74,35 @@ export function createPluginsRouter(service: PluginService): Router {
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({ params: pluginIdParams, body: updatePluginBody });
 
+  const call = async (req: Request, res: Response) => {
+    const timing = HOP_TIMING && req.headers['x-relaybox-hop-timing'] === '1';
+    const routeAt = timing ? performance.now() : 0;
+    // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
+    const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
+    if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
+    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
+    const query = queryOf(req);
+    const out = await service.call(plugin_id, {
+      params: paramsOf(req.body),
+      headers: headersOf(req),
+      route: routeOf(route, query),
+      method: req.method,
+      query,
+      requestId: String(res.locals.requestId ?? ''),
+    }, timing ? { timing } : undefined);
+    // What res.type('application/json') sets, without its MIME lookup on every call.
+    res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
+    if (timing && out.timing) res.setHeader('Server-Timing', serverTiming(res.locals.receivedAt as number, routeAt, out.timing));
+    if (out.raw) {
+      res.send(out.result);
+      return;
+    }
+    // The result is already JSON text made inside the sandbox: splice it in rather than parse and re-encode.
+    res.send(`{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`);
+  };
+  // First: every plugin call walks the routes in order, and no other route here matches `/{id}/call…`.
+  router.all('/:plugin_id/call{/*route}', call);
+
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
     const { items, pagination } = await scopedPage(listScope(res, 'plugin'), query, () => service.list(query), (id) => service.get(id));
@@ -94,33 +121,6 @@ export function createPluginsRouter(service: PluginService): Router {
     // Nothing to change: the plugin as it is, and no stored change (which would count as drift from the config file).
     res.json(success(Object.keys(body).length === 0 ? current : await service.update(plugin_id, body)));
   });
-
-  const call = async (req: Request, res: Response) => {
-    const timing = HOP_TIMING && req.headers['x-relaybox-hop-timing'] === '1';
-    const routeAt = timing ? performance.now() : 0;
-    // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
-    const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
-    if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
-    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
-    const query = queryOf(req);
-    const out = await service.call(plugin_id, {
-      params: paramsOf(req.body),
-      headers: headersOf(req),
-      route: routeOf(route, query),
-      method: req.method,
-      query,
-      requestId: String(res.locals.requestId ?? ''),
-    }, timing ? { timing } : undefined);
-    res.status(200).type('application/json');
-    if (timing && out.timing) res.setHeader('Server-Timing', serverTiming(res.locals.receivedAt as number, routeAt, out.timing));
-    if (out.raw) {
-      res.send(out.result);
-      return;
-    }
-    // The result is already JSON text made inside the sandbox: splice it in rather than parse and re-encode.
-    res.send(`{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`);
-  };
-  router.all('/:plugin_id/call{/*route}', call);
 
   return router;
 }

@@ -40,23 +40,23 @@ export interface PluginCallLog {
   minutes(pluginId: string, now?: number): MinutePoint[];
 }
 
-function cut(text: string): [string, boolean] {
-  return text.length > MAX_TEXT ? [text.slice(0, MAX_TEXT), true] : [text, false];
-}
+/** A call as the ring keeps it: cut to size when recorded, dated when read (calls are many, reads are few). */
+type KeptCall = Omit<PluginCallEntry, 'at' | 'logs' | 'traces'> & { at: number; logs: PluginCallEntry['logs'] | undefined; traces: string[] | undefined };
 
-function entryOf(report: PluginCallReport, now: number): PluginCallEntry {
+function keptOf(report: PluginCallReport, now: number): KeptCall {
   let truncated = false;
   const keep = (text: string) => {
-    const [kept, wasCut] = cut(text);
-    truncated ||= wasCut;
-    return kept;
+    if (text.length <= MAX_TEXT) return text;
+    truncated = true;
+    return text.slice(0, MAX_TEXT);
   };
-  const logs = (report.logs ?? []).slice(0, MAX_LINES).map((l) => ({ level: keep(String(l.level)), message: keep(String(l.message)) }));
-  const traces = (report.traces ?? []).slice(0, MAX_LINES).map((t) => keep(JSON.stringify(t) ?? 'null'));
+  // Most calls log and trace nothing: no lines, no arrays.
+  const logs = report.logs?.length ? report.logs.slice(0, MAX_LINES).map((l) => ({ level: keep(String(l.level)), message: keep(String(l.message)) })) : undefined;
+  const traces = report.traces?.length ? report.traces.slice(0, MAX_LINES).map((t) => keep(JSON.stringify(t) ?? 'null')) : undefined;
   truncated ||= (report.logs?.length ?? 0) > MAX_LINES || (report.traces?.length ?? 0) > MAX_LINES;
   return {
     request_id: report.request_id,
-    at: new Date(now).toISOString(),
+    at: now,
     outcome: report.outcome,
     duration_ms: Math.round(report.duration_ms * 10) / 10,
     result: report.result === null ? null : keep(report.result),
@@ -67,23 +67,34 @@ function entryOf(report: PluginCallReport, now: number): PluginCallEntry {
   };
 }
 
+function entryOf(kept: KeptCall): PluginCallEntry {
+  const { request_id, at, outcome, duration_ms, result, error, logs, traces, truncated } = kept;
+  return { request_id, at: new Date(at).toISOString(), outcome, duration_ms, result, error, logs: logs ?? [], traces: traces ?? [], truncated };
+}
+
 export function createPluginCallLog(): PluginCallLog {
-  const rings = new Map<string, { entries: PluginCallEntry[]; series: MinuteSeries }>();
+  // `kept` is a ring: call n is at n % RECENT_CALLS, overwritten in place (no shifting along on every call).
+  const rings = new Map<string, { kept: KeptCall[]; calls: number; series: MinuteSeries }>();
   const of = (pluginId: string) => {
     let ring = rings.get(pluginId);
-    if (!ring) rings.set(pluginId, (ring = { entries: [], series: createMinuteSeries() }));
+    if (!ring) rings.set(pluginId, (ring = { kept: [], calls: 0, series: createMinuteSeries() }));
     return ring;
   };
   return {
     record(pluginId, report, now = Date.now()) {
       const ring = of(pluginId);
-      ring.entries.push(entryOf(report, now));
-      if (ring.entries.length > RECENT_CALLS) ring.entries.shift();
+      ring.kept[ring.calls++ % RECENT_CALLS] = keptOf(report, now);
       ring.series.count('calls', now);
       if (report.outcome !== 'ok') ring.series.count('errors', now);
       ring.series.sample('duration_ms', report.duration_ms, now);
     },
-    recent: (pluginId) => [...(rings.get(pluginId)?.entries ?? [])].reverse(),
+    recent(pluginId) {
+      const ring = rings.get(pluginId);
+      const out: PluginCallEntry[] = [];
+      // Newest first.
+      if (ring) for (let n = ring.calls - 1; n >= 0 && n >= ring.calls - RECENT_CALLS; n--) out.push(entryOf(ring.kept[n % RECENT_CALLS]!));
+      return out;
+    },
     minutes: (pluginId, now = Date.now()) => (rings.get(pluginId)?.series ?? createMinuteSeries()).read(now),
   };
 }
@@ -95,14 +106,13 @@ export function createPluginCallLog(): PluginCallLog {
 export function recordCalls(service: PluginService, log: PluginCallLog): PluginService {
   const call: PluginService['call'] = async (pluginId, input, ...rest) => {
     const t0 = performance.now();
-    const base = { request_id: input.requestId };
     try {
       const answer = await service.call(pluginId, input, ...rest);
-      log.record(pluginId, { ...base, outcome: 'ok', duration_ms: performance.now() - t0, result: answer.result, error: null, logs: answer.metadata?.logs, traces: answer.metadata?.traces });
+      log.record(pluginId, { request_id: input.requestId, outcome: 'ok', duration_ms: performance.now() - t0, result: answer.result, error: null, logs: answer.metadata?.logs, traces: answer.metadata?.traces });
       return answer;
     } catch (err) {
       const failure = failureOf(err);
-      if (failure) log.record(pluginId, { ...base, ...failure, duration_ms: performance.now() - t0, result: null });
+      if (failure) log.record(pluginId, { request_id: input.requestId, ...failure, duration_ms: performance.now() - t0, result: null });
       throw err;
     }
   };
