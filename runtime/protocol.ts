@@ -349,6 +349,41 @@ export type WorkerHostRequest =
   /** `tid`: the worker's OS thread id, so its event loop keeps normal CPU priority (runtime/process/priorities.ts). */
   | { t: 'pong'; worker: number; seq: number; tid: number };
 
+/**
+ * On RELEASE_CHANNEL, both ways. The main thread, once no call has completed for a few seconds after some did, asks
+ * every worker to give back what the load left ('release'); each answers what it did ('released': its V8 heap
+ * before and after, in bytes, the same when it had not grown enough to collect; the idle isolates it disposed).
+ */
+export type WorkerRelease =
+  | { t: 'release' }
+  | { t: 'released'; worker: number; heapBefore: number; heapAfter: number; isolates: number };
+export const RELEASE_CHANNEL = 'relaybox:runtime:release';
+
+/**
+ * A memory-reducing full collection of the calling thread's heap, through the inspector (HeapProfiler.collectGarbage,
+ * as a heap snapshot's "collect garbage" button), for the release above. Not --expose-gc: V8 flags are process-wide,
+ * and that one would put a `gc` function in every plugin isolate's global scope. Resolves once done, at once where
+ * there is no inspector. node:inspector is loaded on the first release only.
+ */
+export async function collectGarbage(): Promise<void> {
+  const { Session } = await import('node:inspector');
+  const session = new Session();
+  try {
+    session.connect();
+  } catch {
+    return;
+  }
+  await new Promise<void>((resolve) =>
+    session.post('HeapProfiler.collectGarbage', () =>
+      // Not inside the callback: a session disconnected from its own callback never returns (Node 24).
+      setImmediate(() => {
+        session.disconnect();
+        resolve();
+      }),
+    ),
+  );
+}
+
 /** Main → worker on replyChannel(worker): a reply (the JSON text handed to the sandbox, or the code), or a ping. */
 export type WorkerHostReply = { id: number; reply: string } | { ping: number };
 

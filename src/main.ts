@@ -3,6 +3,8 @@ import { loadConfig } from './config/config.ts';
 import { createLogger, logDestination, logFileBase, secretsOf } from './observability/logger.ts';
 import { storeLocation } from './store/location.ts';
 import { createApp } from './app.ts';
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 
 // Until the config is read (LOG_LEVEL checked, LOG_MODE known): what this logger says is a refusal or a warning.
 let logger = createLogger('info');
@@ -69,18 +71,47 @@ const bound = server.address();
 // Where to point curl and a browser: the API and the operator console share the port (and the key).
 const base = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : '';
 logger.info({ address: bound, url: `${base}/api/v1`, console: `${base}/console`, pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
-// A few seconds on: the runtime process has booted and sent its plugins' inventory by then.
-setTimeout(releaseStartUpGarbage, 5_000).unref();
-
 /**
  * Starting leaves ~35 MiB of garbage and grown heap pages (modules compiled, schemas compiled, the config read) that V8
  * keeps resident while the process idles: its memory reducer had not returned them a minute later (measured, HTTP
- * process ~158 MiB idle). One memory-reducing collection once serving returns them (~121 MiB). `gc` exists when Node
- * runs with --expose-gc, as bin/relaybox starts it; elsewhere (tests, tools) this does nothing.
+ * process ~158 MiB idle). One memory-reducing collection once serving returns them (~121 MiB). A load does the same
+ * (the wrk runs of bench/plugin-path.ts: 101 → 135 MiB, kept), so the collection runs again once a load is over
+ * (watchIdle). `gc` exists when Node runs with --expose-gc, as bin/relaybox starts it; elsewhere (tests, tools) this
+ * does nothing.
  */
-function releaseStartUpGarbage(): void {
+function releaseGarbage(): void {
   globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  heapAfterCollect = getHeapStatistics().total_heap_size;
 }
+
+/** The event loop busy less than this share of a second counts as a quiet second (idle, timers and the runtime's health messages keep it far below). */
+const QUIET_UTILIZATION = 0.05;
+/** Quiet seconds in a row that end a load. */
+const QUIET_SECONDS = 3;
+/** Growth of the heap since the last collection below which a quiet spell does not collect (a collection is tens of ms of CPU). */
+const COLLECT_GROWTH_BYTES = 8 * 1024 * 1024;
+let heapAfterCollect = Infinity;
+
+/**
+ * After a load: once the event loop has been quiet for QUIET_SECONDS and the heap has grown by COLLECT_GROWTH_BYTES
+ * since the last collection, the same collection as at the start. Once a second it reads the event loop's
+ * utilization, nothing per request; under load it never collects.
+ */
+function watchIdle(): void {
+  let last = performance.eventLoopUtilization();
+  let quiet = 0;
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    quiet = busy < QUIET_UTILIZATION ? quiet + 1 : 0;
+    if (quiet >= QUIET_SECONDS && getHeapStatistics().total_heap_size - heapAfterCollect >= COLLECT_GROWTH_BYTES) releaseGarbage();
+  }, 1000).unref();
+}
+
+// A few seconds on: the runtime process has booted and sent its plugins' inventory by then.
+setTimeout(releaseGarbage, 5_000).unref();
+if (globalThis.gc) watchIdle();
 
 const signal = await stopRequested;
 const stopStarted = Date.now();

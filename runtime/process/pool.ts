@@ -9,6 +9,8 @@ export interface SandboxPool {
   inspect(task: InspectTask): Promise<InspectResult>;
   /** The live worker threads (the watchdog pings them). */
   threads(): WatchedWorker[];
+  /** Tasks completed so far (Piscina's own count, kept whether read or not): the idle release watches it move. */
+  completed(): number;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export function createPool(options: RuntimeOptions): SandboxPool {
       }
     },
     threads: () => pool.threads as unknown as WatchedWorker[],
+    completed: () => pool.completed,
     close: () => pool.destroy(),
   };
 }

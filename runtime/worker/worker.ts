@@ -2,20 +2,33 @@
 // Piscina worker: runs plugin calls (runtime/worker/call-run.ts) and inspections in isolated-vm. Warm mode keeps loaded
 // contexts per plugin and reuses one only when its call left it idle; fresh mode makes one context per call and
 // recycles the isolate only once no call is running in it.
-import { workerData } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, retire } from './generations.ts';
-import type { CallTask, ErrorData, InspectResult, InspectTask, WorkerData, WorkerResult, WorkerTask } from '../protocol.ts';
-import { createGeneration, createSlot, disposeGeneration, releaseSlot } from './sandbox.ts';
+import { collectGarbage, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 
 const data = workerData as WorkerData;
+
+/** The generations this worker's calls went to (pruned at each release), so that an idle release can find them. */
+const served = new Set<Generation>();
+let lastServed: Generation | undefined;
+
+/** Only when a call goes to another generation than the last one did (not per call of one plugin). */
+function serve(gen: Generation): void {
+  served.add(gen);
+  // A load that never idles keeps no dead generations here (hot reloads, isolates retired by generations.ts).
+  if (served.size > 256) for (const g of served) if (g.dead || g.retired) served.delete(g);
+}
 
 async function call(task: CallTask): Promise<WorkerResult> {
   const from = task.timing ? performance.now() : 0;
   if (data.faultStallWorkerOn === task.plugin) stallThisThread();
   const code = await codeFor(task.hash);
   const gen = generationFor(task, code);
+  if (gen !== lastServed) serve((lastServed = gen));
   gen.lastUsed = Date.now();
   gen.inFlight.add(task.callId);
   try {
@@ -61,3 +74,46 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
 export default function run(task: WorkerTask): Promise<WorkerResult | InspectResult> {
   return task.kind === 'call' ? call(task) : inspect(task);
 }
+
+// ── Memory after a load (runtime/process/server.ts asks, once no call has completed for a few seconds) ──────────
+// A burst leaves each warm isolate holding a context per call it ran at once (8 with the default concurrency: the
+// echo isolate 2 → 7.5 MiB), and an idle isolate never collects: those contexts and their garbage stay until the
+// isolate goes (generations.ts retires it after 2 idle minutes). An idle isolate that a burst grew is disposed now;
+// the next call builds it again with one context. This thread's own heap is collected where it grew.
+
+/** Growth of this thread's V8 heap since its last collection below which a release does not collect it. */
+const COLLECT_GROWTH_BYTES = 2 * 1024 * 1024;
+let heapAfterCollect = 0;
+
+/** Disposes the idle isolates holding more contexts than one call needs; how many. */
+function releaseIsolates(): number {
+  let disposed = 0;
+  for (const gen of served) {
+    if (gen.dead || gen.retired) {
+      served.delete(gen);
+      continue;
+    }
+    // Warm mode keeps the contexts in `free`; fresh mode's released contexts wait in the isolate for a collection.
+    const grown = data.contextMode === 'warm' ? gen.free.length > 1 : gen.contexts > 1;
+    if (gen.inFlight.size === 0 && grown) {
+      retire(gen);
+      served.delete(gen);
+      disposed++;
+    }
+  }
+  if (lastServed && !served.has(lastServed)) lastServed = undefined;
+  return disposed;
+}
+
+const release = new BroadcastChannel(RELEASE_CHANNEL);
+release.unref();
+release.onmessage = (event) => {
+  const msg = (event as unknown as { data: WorkerRelease }).data;
+  // The channel also carries the other workers' answers.
+  if (msg?.t !== 'release') return;
+  const isolates = releaseIsolates();
+  const heapBefore = getHeapStatistics().total_heap_size;
+  const answer = (heapAfter: number) => release.postMessage({ t: 'released', worker: threadId, heapBefore, heapAfter, isolates } satisfies WorkerRelease);
+  if (heapBefore - heapAfterCollect < COLLECT_GROWTH_BYTES) return answer(heapBefore);
+  void collectGarbage().then(() => answer((heapAfterCollect = getHeapStatistics().total_heap_size)));
+};
