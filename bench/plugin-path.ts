@@ -77,6 +77,9 @@ async function crossingsFloor(): Promise<Row> {
   return { scenario: CROSSINGS_FLOOR, inflight: 1, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max };
 }
 
+/** How long after a load the tree's RSS is read again (the processes release after 3 quiet seconds). */
+export const SETTLE_MS = 7000;
+
 export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
 
 async function expressFloor(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
@@ -97,6 +100,8 @@ export interface PluginPathResult {
   hops: HopBreakdown | undefined;
   rssIdle: ProcessRss[];
   rssAfter: ProcessRss[];
+  /** SETTLE_MS after the load. */
+  rssSettled: ProcessRss[];
   driver: 'wrk' | 'undici';
 }
 
@@ -149,7 +154,11 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     const hops = await hopBreakdown(svc.url, options.hopCalls);
     const rssAfter = svc.processesMiB();
     log(`plugin path: tree after the load ${rssLine(rssAfter)}`);
-    return { rows, hops, rssIdle, rssAfter, driver: useWrk ? 'wrk' : 'undici' };
+    // What the tree keeps once the load is over: both processes give memory back after a few quiet seconds.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const rssSettled = svc.processesMiB();
+    log(`plugin path: tree ${SETTLE_MS / 1000} s after the load ${rssLine(rssSettled)}`);
+    return { rows, hops, rssIdle, rssAfter, rssSettled, driver: useWrk ? 'wrk' : 'undici' };
   } finally {
     await svc.stop();
     await floor.stop();
@@ -168,5 +177,5 @@ if (import.meta.main) {
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const r = await pluginPath({ durationMs: seconds * 1000, hopCalls: 2000, log });
   process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the service sent no Server-Timing)'}\n\n`);
-  process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\ntree RSS ${SETTLE_MS / 1000} s after: ${rssLine(r.rssSettled)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }

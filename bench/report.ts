@@ -83,10 +83,12 @@ export interface RunRecord {
     rssBreakdownAfterPlugins: { http: number; runtime: number };
     cpuSecondsDuringPluginScenarios: number;
     processesAfterPlugins?: ProcessRss[];
+    /** The same, 7 s later. */
+    processesSettledAfterPlugins?: ProcessRss[];
   };
   driverCpuSeconds: number;
   /** bench/plugin-path.ts: echo against the express floor (wrk), the hops of one call, the service tree's RSS. */
-  pluginPath?: { driver: string; hops?: { calls: number; total: number; hops: Array<{ hop: string; ms: number }> }; rssIdle: ProcessRss[]; rssAfter: ProcessRss[] };
+  pluginPath?: { driver: string; hops?: { calls: number; total: number; hops: Array<{ hop: string; ms: number }> }; rssIdle: ProcessRss[]; rssAfter: ProcessRss[]; rssSettled?: ProcessRss[] };
   chain?: { rawIntakePerSecond: number; submittedPerSecond: number; submittedVsRaw: number; cpuMsPerSend?: number };
 }
 
@@ -104,6 +106,12 @@ export function treeLine(ps: ProcessRss[]): string {
 }
 
 /** Issue 27's table: each target beside what this run measured, on the floors of the same run. */
+function afterPlugins(s: RunRecord['service']): string {
+  if (!s.processesAfterPlugins) return '-';
+  const settled = s.processesSettledAfterPlugins ? `, ${treeLine(s.processesSettledAfterPlugins)} 7 s later` : '';
+  return `${treeLine(s.processesAfterPlugins)} right after the plugin scenarios${settled}`;
+}
+
 export function targetsTable(record: RunRecord): string {
   const find = (prefix: string, inflight: number) => record.rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
   const floor1 = find('HTTP floor (bare express 5, ', 1);
@@ -121,7 +129,7 @@ export function targetsTable(record: RunRecord): string {
     `| echo p50 at 1 connection | ${n(floor1?.p50, 2)} ms${crossings ? `; the crossings alone ${n(crossings.p50, 3)} ms` : ''} | ${n(echo1?.p50, 2)} ms | ≤ 0.30 ms |`,
     `| echo at 64 connections | ${n(floor64?.rps)}/s${floor64?.note ? `, ${floor64.note}` : ''} | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**)${echo64?.note ? `, ${echo64.note}` : ''} | ≥ 0.6 of bare express |`,
     `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
-    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} after the wrk runs; ${record.service.processesAfterPlugins ? treeLine(record.service.processesAfterPlugins) : '-'} after the plugin scenarios | ≤ 300 MiB |`,
+    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} 7 s later` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
     `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,
     `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
   ].join('\n');

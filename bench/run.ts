@@ -19,7 +19,7 @@ import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
 import { instanceScenarios } from './instances.ts';
 import { signerLatency } from './signer-latency.ts';
-import { hopTable, pluginPath, rssLine } from './plugin-path.ts';
+import { hopTable, pluginPath, rssLine, SETTLE_MS } from './plugin-path.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -221,6 +221,8 @@ try {
   const rssBreakdownAfterPlugins = svc.rssBreakdownMiB();
   const processesAfterPlugins = svc.processesMiB();
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const processesSettledAfterPlugins = svc.processesMiB();
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
   // Its own devnet and service process (chain load must not share the plugin service's figures); no warm-up: every raw transaction is usable once.
@@ -254,8 +256,8 @@ try {
     contextMode: process.env.PLUGIN_CONTEXT_MODE ?? 'warm',
     noisyNeighbour: { p99Ratio: neighbour.p99Ratio, noise: neighbour.noise },
     ...(crashing ? { crashingNeighbour: { share200: crashing.figures.share, p99: crashing.figures.result.p99, oom: crashing.figures.noise.oomStatuses } } : {}),
-    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, processesBefore, processesAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
-    pluginPath: { driver: path0.driver, hops: path0.hops, rssIdle: path0.rssIdle, rssAfter: path0.rssAfter },
+    service: { rssMiBBefore: rssBefore, rssMiBAfterPluginScenarios: rssAfterPlugins, rssMiBAfter: rssAfter, rssBreakdownBefore, rssBreakdownAfterPlugins, processesBefore, processesAfterPlugins, processesSettledAfterPlugins, cpuSecondsDuringPluginScenarios: serviceCpu },
+    pluginPath: { driver: path0.driver, hops: path0.hops, rssIdle: path0.rssIdle, rssAfter: path0.rssAfter, rssSettled: path0.rssSettled },
     driverCpuSeconds: driverCpu,
     chain: chain.summary satisfies ChainSummary,
     rows,
@@ -272,7 +274,7 @@ try {
   const split = (b: { http: number; runtime: number }) => `HTTP ${b.http.toFixed(0)} + runtime ${b.runtime.toFixed(0)}`;
   process.stdout.write(`service RSS: ${rssBefore.toFixed(0)} MiB before (${split(rssBreakdownBefore)}), ${rssAfterPlugins.toFixed(0)} MiB after the plugin scenarios (${split(rssBreakdownAfterPlugins)}), ${rssAfter.toFixed(0)} MiB after the list scenario\n`);
   process.stdout.write(`CPU seconds during plugin scenarios: service ${serviceCpu.toFixed(1)}, driver ${driverCpu.toFixed(1)}\n`);
-  process.stdout.write(`plugin path service tree: idle ${rssLine(path0.rssIdle)}; after wrk ${rssLine(path0.rssAfter)}; after the plugin scenarios ${rssLine(processesAfterPlugins)}\n`);
+  process.stdout.write(`plugin path service tree: idle ${rssLine(path0.rssIdle)}; after wrk ${rssLine(path0.rssAfter)} (${SETTLE_MS / 1000} s later ${rssLine(path0.rssSettled)}); after the plugin scenarios ${rssLine(processesAfterPlugins)} (${SETTLE_MS / 1000} s later ${rssLine(processesSettledAfterPlugins)})\n`);
   if (path0.hops) process.stdout.write(`\n${hopTable(path0.hops)}\n\n`);
   process.stdout.write(`${targetsTable(record)}\n\n`);
   process.stdout.write(`results: ${path.relative(ROOT, files.json)}, chart: ${path.relative(ROOT, files.svg)}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
