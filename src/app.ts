@@ -1,10 +1,10 @@
 // Composition root: opens the store, starts the plugin runtime, mounts the routers. Never listens.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config/config.ts';
+import type { Config, NetworkConfig } from './config/config.ts';
 import type { Db } from './store/db.ts';
-import { openStore } from './store/open.ts';
+import { openStore, type OpenedStore } from './store/open.ts';
 import type { RedisHandle } from './store/redis.ts';
 import { requestContext } from './http/request-context.ts';
 import { requireApiKey } from './http/auth.ts';
@@ -23,9 +23,9 @@ import { createSecretBox, storageKeyVerifier } from './domain/notifications/secr
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
 import { createRuntimeClient, type RuntimeClient } from './plugin-host/client.ts';
-import { createPluginService, operatorEntries } from './domain/plugins/service.ts';
+import { createPluginService, operatorEntries, type PluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
-import { createMetrics, type MetricsRecorder } from './observability/metrics.ts';
+import { createMetrics, type Metrics, type MetricsRecorder } from './observability/metrics.ts';
 import { createRouteMatcher, requestMetrics } from './http/request-metrics.ts';
 import { createMetricsRouter, listenMetrics, METRICS_PATHS } from './http/metrics-endpoint.ts';
 import { closeGracefully } from './http/graceful-close.ts';
@@ -40,7 +40,7 @@ import { createManagementServices } from './domain/management.ts';
 import { createSignerResolver } from './signers/registry.ts';
 import type { SignerResolver } from './domain/signers/ports.ts';
 import { applyNetworkOverrides } from './domain/networks/service.ts';
-import { createApiKeyService } from './domain/api-keys/service.ts';
+import { createApiKeyService, type ApiKeyService } from './domain/api-keys/service.ts';
 import { createSignersRouter } from './api/signers/routes.ts';
 import { createNetworksRouter } from './api/networks/routes.ts';
 import { createApiKeysRouter } from './api/api-keys/routes.ts';
@@ -51,7 +51,7 @@ import { createLiveFeed, type LiveFeed } from './domain/live/feed.ts';
 import { createRelayerActivity, oldestUnfinishedAt } from './domain/live/relayer-activity.ts';
 import { createPluginCallLog, recordCalls } from './domain/live/plugin-calls.ts';
 import { createTimelineReader } from './domain/transactions/timeline.ts';
-import { createEventsRouter } from './api/events/routes.ts';
+import { createEventsRouter, type EventsRouter } from './api/events/routes.ts';
 import { createRelayerInsightsRouter } from './api/relayers/insight-routes.ts';
 import { createPluginCallsRouter } from './api/plugins/calls-routes.ts';
 import { CONSOLE_PATH, consoleHandler } from './console/routes.ts';
@@ -91,8 +91,59 @@ export interface AppOverrides {
   resolveHost?: ResolveHost;
 }
 
+/** What every step of the start reads: the settings, the logger, the parts a test put in place, this run's id. */
+interface Root {
+  config: Config;
+  logger: Logger;
+  replaced: AppOverrides;
+  instanceId: string;
+}
+
+type Stores = Awaited<ReturnType<typeof openStores>>;
+type Services = Awaited<ReturnType<typeof createServices>>;
+type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
+
+/** Everything built once at start that the routes, the background work and the App handle read. */
+interface Parts {
+  stores: Stores;
+  metrics: Metrics;
+  chains: ChainRegistry;
+  services: Services;
+  webhooks: WebhookDelivery;
+  runtime: RuntimeClient;
+  plugins: PluginService;
+}
+
+/** The Express app, and the events router whose open streams `close` ends first. */
+interface HttpApp {
+  app: Express;
+  events: EventsRouter;
+}
+
 export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
-  const instanceId = newInstanceId();
+  const root: Root = { config, logger, replaced, instanceId: newInstanceId() };
+  const stores = await openStores(root);
+  const metrics = createMetrics({ transactionCounts: stores.opened.probes.transactionCounts, store: stores.opened.kind });
+  const { networks, chains } = await startNetworks(root, stores, metrics);
+  const services = await createServices(root, stores, metrics, networks, chains);
+  const webhooks = createWebhookDelivery(root, stores.opened, metrics, services);
+  const { runtime, plugins } = await startPlugins(root, stores, metrics, services);
+  const parts: Parts = { stores, metrics, chains, services, webhooks, runtime, plugins };
+  const http = createHttpApp(root, parts);
+  await startBackground(root, parts);
+  return appHandle(root, parts, http);
+}
+
+/** `work`, but when it fails `undo` runs first (closing what was opened before it), then the failure goes on. */
+function undoOnFailure<T>(work: Promise<T>, undo: () => Promise<void>): Promise<T> {
+  return work.catch(async (err: unknown) => {
+    await undo();
+    throw err;
+  });
+}
+
+/** Opens the store (and Redis with REDIS_URL) and prepares it: nothing reads it before. */
+async function openStores({ config, logger, instanceId }: Root) {
   const opened = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -103,34 +154,33 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     outboxLeaseMs: config.webhooks.timeoutMs + 5_000,
     logger,
   });
-  const { store } = opened;
-  const { repos } = store;
   // ioredis (~6 MiB resident, measured) loads only with REDIS_URL.
   const redisKv = config.redisUrl ? await import('./store/redis-kv-repo.ts') : undefined;
   const redis: RedisHandle | undefined = config.redisUrl ? (await import('./store/redis.ts')).openRedis(config.redisUrl, logger, config.redis) : undefined;
   const closeStores = async () => {
     await redis?.close();
-    await store.close();
+    await opened.store.close();
   };
-  await opened.prepare().catch(async (err: unknown) => {
-    await closeStores();
-    throw err;
-  });
-  const metrics = createMetrics({ transactionCounts: opened.probes.transactionCounts, store: opened.kind });
+  await undoOnFailure(opened.prepare(), closeStores);
+  return { opened, redis, redisKv, closeStores };
+}
+
+/** The networks (the config file's under the stored overrides) and their chain adapters. */
+async function startNetworks({ config, logger, replaced }: Root, { opened, closeStores }: Stores, metrics: Metrics) {
   // RPC URLs changed through the API replace the config file's (the store wins; a drift is logged). Read once the
   // schema is migrated (on PostgreSQL that happens under the start-up lock).
-  const overrides = await opened.startup(() => repos.networkOverrides.all()).catch(async (err: unknown) => {
-    await closeStores();
-    throw err;
-  });
+  const overrides = await undoOnFailure(opened.startup(() => opened.store.repos.networkOverrides.all()), closeStores);
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
   // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
   const guard = { settings: config.rpcUrls, configFile: config.file, resolve: replaced.resolveHost };
-  const chains = await startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl }).catch(async (err: unknown) => {
-    await closeStores();
-    throw err;
-  });
+  const chains = await undoOnFailure(startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl }), closeStores);
+  return { networks, chains };
+}
 
+/** The domain services (seeded from the config), the job scheduler and the in-memory live views. */
+async function createServices({ config, logger, replaced, instanceId }: Root, { opened, closeStores }: Stores, metrics: Metrics, networks: NetworkConfig[], chains: ChainRegistry) {
+  const { store } = opened;
+  const { repos } = store;
   // With the previous key during a rotation: what it sealed still opens until the start re-seals it (secrets-at-rest.ts).
   const secrets = createSecretBox(config.storageEncryptionKey, config.storageEncryptionKeyPrevious);
   const webhookSignal = createWakeSignal();
@@ -146,27 +196,37 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
   // Seeding from the config under the start-up lock: instances starting together write one after the other.
-  const { notifications, relayers, management } = await opened
-    .startup(async () => {
-      // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-      const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: process.env }) });
-      return {
-        management,
-        notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-        relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
-      };
-    })
-    .catch(async (err: unknown) => {
-      await chains.close();
-      await closeStores();
-      throw err;
-    });
+  const seeded = opened.startup(async () => {
+    // Signer keys and keystore passphrases named by the config are read from the process environment at start.
+    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: process.env }) });
+    return {
+      management,
+      notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
+      relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
+    };
+  });
+  const { notifications, relayers, management } = await undoOnFailure(seeded, async () => {
+    await chains.close();
+    await closeStores();
+  });
   metrics.setBalanceSource(async () => (await relayers.balanceWatch.all()).map(({ relayerId, view }) => ({ relayer_id: relayerId, balance: Number(view.balance), level: levelRank(view.level) })));
+  return { secrets, webhookSignal, live, activity, pluginCalls, jobs, notifications, relayers, management };
+}
+
+/** The webhook dispatcher (not started yet) and the policy the webhook URLs it connects to are checked against. */
+function createWebhookDelivery({ config, logger, replaced }: Root, opened: OpenedStore, metrics: Metrics, { secrets, webhookSignal }: Services) {
+  const { repos } = opened.store;
   // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
   const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
   // Webhook URLs given through the API are guarded like RPC URLs (checked when given, again at every connect).
   const webhookUrls = createWebhookUrlPolicy({ blockPrivateIps: config.webhooks.blockPrivateIps, notifications: config.file.notifications }, replaced.resolveHost);
   const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt }, fetchFor: webhookUrls.fetchFor });
+  return { stopOutboxWakeups, webhookUrls, dispatcher };
+}
+
+/** The plugin runtime and the plugin service over it, its calls recorded for the console. */
+async function startPlugins({ config, logger }: Root, { opened, redis, redisKv }: Stores, metrics: Metrics, { relayers, pluginCalls }: Services) {
+  const { repos } = opened.store;
   // Plugin settings changed through the API apply over the config file's entries (the store wins).
   const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));
   for (const id of pluginOverrides.keys()) logger.warn({ pluginId: id }, "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)");
@@ -187,7 +247,13 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
     repo: repos.pluginOverrides,
     logger,
   }), pluginCalls);
+  return { runtime, plugins };
+}
 
+/** The Express app: request context and metrics, the public routes, the metrics routes, then the API under /api/v1. */
+function createHttpApp(root: Root, parts: Parts): HttpApp {
+  const { config, logger } = root;
+  const { stores: { opened, redis }, metrics, services: { relayers }, runtime } = parts;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -207,12 +273,24 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   app.use(DOCS_PATHS, createDocsRouter(() => createApiDocument(packageJson.version)));
   // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
   app.use(CONSOLE_PATH, consoleHandler(logger));
-  const apiKeys = createApiKeyService({ repo: repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
+  const apiKeys = createApiKeyService({ repo: opened.store.repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
   // One front door (and one cache of presented keys' digests) for the API and the metrics routes.
   const authenticate = requireApiKey(config.apiKey, apiKeys.find);
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
   app.use(METRICS_PATHS, createMetricsRouter(metrics, authenticate, 'when-asked'));
+  const api = createApiRouter(root, parts, apiKeys, authenticate);
+  app.use('/api/v1', api.router);
 
+  app.use(notFoundRoute);
+  app.use(errorHandler(logger));
+  return { app, events: api.events };
+}
+
+/** The /api/v1 router: the key check and JSON bodies, then the resources (the busy ones rate-limited). */
+function createApiRouter({ config, logger }: Root, parts: Parts, apiKeys: ApiKeyService, authenticate: RequestHandler) {
+  const { stores: { opened, redis }, metrics, chains, services, webhooks, plugins } = parts;
+  const { repos } = opened.store;
+  const { relayers, activity, pluginCalls, live, management } = services;
   const api = express.Router();
   api.use(authenticate);
   api.use(jsonBody({ untypedIsJson: (req) => /^\/plugins\/[^/]+\/call(\/|$)/.test(req.path) }));
@@ -224,24 +302,28 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
   api.use('/plugins', limited, createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
   const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
   api.use('/events', limited, events.router);
-  api.use('/notifications', createNotificationsRouter(notifications, webhookUrls.check));
+  api.use('/notifications', createNotificationsRouter(services.notifications, webhooks.webhookUrls.check));
   api.use('/signers', createSignersRouter(management.signers));
   api.use('/networks', createNetworksRouter(management.networks, chains.checkRpcUrls));
   api.use('/api-keys', createApiKeysRouter(apiKeys));
-  app.use('/api/v1', api);
+  return { router: api, events };
+}
 
-  app.use(notFoundRoute);
-  app.use(errorHandler(logger));
-
+/** Starts the background work: webhook delivery, then the jobs. */
+async function startBackground({ logger }: Root, { stores: { opened }, services: { jobs }, webhooks: { dispatcher } }: Parts) {
   dispatcher.start();
   // Embedded store: one instance per file, so the leases of a crashed predecessor on this host are freed at once.
   // Shared database: other hosts' pids mean nothing here; leases are short (10 s) and lapse.
   if (opened.kind === 'sqlite') {
     // A failure here only means waiting out those leases: never a reason not to start.
-    await releaseDeadOwners({ jobs: repos.jobs, isDead: ownerIsGone, logger, now: Date.now() }).catch((err: unknown) => logger.warn({ err }, 'could not release a dead process\'s job leases; they lapse on their own'));
+    await releaseDeadOwners({ jobs: opened.store.repos.jobs, isDead: ownerIsGone, logger, now: Date.now() }).catch((err: unknown) => logger.warn({ err }, 'could not release a dead process\'s job leases; they lapse on their own'));
   }
   jobs.start();
+}
 
+/** The App handed back: its parts, `listen`, and `close` in shutdown order. */
+function appHandle({ config, logger, instanceId }: Root, parts: Parts, { app, events }: HttpApp): App {
+  const { stores: { opened, closeStores }, metrics, chains, services: { jobs, live, relayers }, webhooks: { stopOutboxWakeups, webhookUrls, dispatcher }, runtime } = parts;
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   return {
@@ -251,7 +333,7 @@ export async function createApp(config: Config, logger: Logger, replaced: AppOve
       return opened.sqlite;
     },
     instanceId,
-    store,
+    store: opened.store,
     jobs,
     runtime,
     metrics,
