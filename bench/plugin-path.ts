@@ -108,7 +108,7 @@ export interface PluginPathResult {
 export const rssLine = treeLine;
 
 /** Floors and echo alternated at 1 and 64 connections, the hops, the RSS of the tree idle and after. */
-export async function pluginPath(options: { durationMs: number; hopCalls: number; idleWaitMs?: number; log: (msg: string) => void }): Promise<PluginPathResult> {
+export async function pluginPath(options: { durationMs: number; hopCalls: number; idleWaitMs?: number; settleMs?: number; log: (msg: string) => void }): Promise<PluginPathResult> {
   const { log } = options;
   const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-path-'));
   const plugins = path.join(root, 'plugins');
@@ -155,9 +155,10 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     const rssAfter = svc.processesMiB();
     log(`plugin path: tree after the load ${rssLine(rssAfter)}`);
     // What the tree keeps once the load is over: both processes give memory back after a few quiet seconds.
-    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const settleMs = options.settleMs ?? SETTLE_MS;
+    await new Promise((r) => setTimeout(r, settleMs));
     const rssSettled = svc.processesMiB();
-    log(`plugin path: tree ${SETTLE_MS / 1000} s after the load ${rssLine(rssSettled)}`);
+    log(`plugin path: tree ${settleMs / 1000} s after the load ${rssLine(rssSettled)}`);
     return { rows, hops, rssIdle, rssAfter, rssSettled, driver: useWrk ? 'wrk' : 'undici' };
   } finally {
     await svc.stop();

@@ -191,7 +191,7 @@ try {
   rows.push(...(await httpFloor()));
   rows.push(sandboxFloor());
   // Echo against the bare express route with wrk, the hop breakdown, the tree's RSS: a service of its own.
-  const path0 = await pluginPath({ durationMs: 'count' in PLAN ? 1000 : PLAN.durationMs, hopCalls: mode === 'smoke' ? 20 : 2000, idleWaitMs: mode === 'smoke' ? 0 : 7000, log });
+  const path0 = await pluginPath({ durationMs: 'count' in PLAN ? 1000 : PLAN.durationMs, hopCalls: mode === 'smoke' ? 20 : 2000, idleWaitMs: mode === 'smoke' ? 0 : 7000, settleMs: mode === 'smoke' ? 0 : SETTLE_MS, log });
   rows.push(...path0.rows);
   const floorAt = (n: number) => rows.find((r) => r.scenario.startsWith('HTTP floor') && r.inflight === n)?.rps;
 
@@ -221,7 +221,7 @@ try {
   const rssBreakdownAfterPlugins = svc.rssBreakdownMiB();
   const processesAfterPlugins = svc.processesMiB();
   const serviceCpu = svc.cpuSeconds() - cpuBefore;
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  if (mode !== 'smoke') await new Promise((r) => setTimeout(r, SETTLE_MS));
   const processesSettledAfterPlugins = svc.processesMiB();
   rows.push(...(await listing(svc, dataDir)));
   const rssAfter = svc.rssMiB();
