@@ -21,7 +21,7 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   // The same WHERE as the partial index transactions_unfinished, so the planner uses it.
   const unfinished = db.prepare<[string, number], { record: string; version: number }>(`
     SELECT record, version FROM transactions
-    WHERE relayer_id = ? AND nonce IS NOT NULL AND status IN ('pending', 'sent', 'submitted', 'mined')
+    WHERE relayer_id = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted' OR status = 'mined')
     ORDER BY nonce LIMIT ?`);
   const bump = db.prepare(`
     INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
