@@ -41,3 +41,20 @@ test('an Error answered for one item rejects that item alone; a throw rejects th
   assert.ok(all.every((o) => o.status === 'rejected' && /store down/.test(String(o.reason))));
   assert.deepEqual(sizes, [2, 2, 1]);
 });
+
+test('items offered in one turn while the key is idle are handed to one call', async () => {
+  const lock = createKeyedLock();
+  const calls: number[][] = [];
+  const write = async (items: number[]) => {
+    calls.push(items);
+    return items;
+  };
+  // Each item joins at the end of an await chain of its own length, as concurrent requests do.
+  const arrive = async (i: number) => {
+    for (let hop = 0; hop < i * 3; hop++) await null;
+    return lock.batch('r', i, write);
+  };
+  const results = await Promise.all([1, 2, 3].map(arrive));
+  assert.deepEqual(results, [1, 2, 3]);
+  assert.deepEqual(calls, [[1, 2, 3]]);
+});

@@ -11,6 +11,8 @@ export interface KeyedLock {
   batch<I, R>(key: string, item: I, fn: (items: I[]) => Promise<Array<R | Error>>, max?: number): Promise<R>;
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 interface Batch<I, R> {
   fn: (items: I[]) => Promise<Array<R | Error>>;
   items: I[];
@@ -60,7 +62,10 @@ export function createKeyedLock(): KeyedLock {
           batch = { fn, items: [], settle: [] };
           open.set(key, batch);
           const b = batch;
-          void run(key, () => execute(key, b));
+          // A new batch closes one event-loop turn later: sends whose requests were read in the same turn reach
+          // here from separate promise continuations, and would otherwise each find the previous one already closed
+          // (one commit per send under a burst, measured: docs/performance.md, "Group commits").
+          void run(key, () => nextTurn().then(() => execute(key, b)));
         }
         batch.items.push(item);
         batch.settle.push({ resolve, reject });
