@@ -2,13 +2,13 @@
 // then one store transaction per batch that checks those nonces under the relayer row's lock and writes the records,
 // events and jobs. A send whose signature fails fails alone and leaves no nonce gap. A send with an idempotency key
 // writes its key in that transaction too: a key another request wrote first fails that send alone (KeyTakenError).
-import { randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Atomically, Tx } from '../ports.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
+import { newTransactionId } from './transaction-id.ts';
 import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 
 /** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
@@ -86,7 +86,7 @@ async function signBatch(row: RelayerRow, items: readonly PendingSend[]): Promis
 
 function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): TransactionRecord {
   return {
-    id: randomUUID(),
+    id: newTransactionId(t.createdMs),
     relayer_id: row.id,
     status: t.b.status,
     status_reason: null,
