@@ -41,7 +41,7 @@ const PLAN = {
   smoke: { count: 20, warmupMs: 0, inflights: [1, 4], listRows: 200, listPage: 2, listCount: 5, chainSends: 4 },
 }[mode];
 /** The chain scenario: sends measured against anvil's raw intake, and pending transactions tracked. */
-const CHAIN = { full: { sends: 2_000, pending: 10_000, monitorMs: 20_000 }, quick: { sends: 500, pending: 2_000, monitorMs: 5_000 }, smoke: { sends: 10, pending: 20, monitorMs: 500 } }[mode];
+const CHAIN = { full: { sends: 2_000, warmupSends: 1_000, pending: 10_000, monitorMs: 20_000 }, quick: { sends: 500, warmupSends: 200, pending: 2_000, monitorMs: 5_000 }, smoke: { sends: 10, warmupSends: 0, pending: 20, monitorMs: 500 } }[mode];
 
 const PLUGIN_SCENARIOS = [
   { scenario: 'echo plugin', plugin: 'echo' },
