@@ -25,8 +25,10 @@ test('a mined transfer has a receipt: success, block, gas used and the effective
   const receipt = await chain.receipt(hash);
   assert.ok(receipt);
   const block = await anvil.rpc<{ hash: Hex; number: Hex; baseFeePerGas: Hex }>('eth_getBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, false]);
+  assert.equal(receipt.from?.toLowerCase(), ANVIL_ADDRESSES[1]!.toLowerCase(), 'the sender, as the node says');
   assert.deepEqual(receipt, {
     hash,
+    from: receipt.from,
     status: 'success',
     blockNumber: BigInt(block.number),
     blockHash: block.hash,

@@ -43,7 +43,7 @@ function contentOf(tx: RawTransaction): ChainTransactionContent {
   };
 }
 
-interface RawReceipt { transactionHash: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
+interface RawReceipt { transactionHash: Hex; from?: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
 
 /** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
 interface Rpc {
@@ -167,6 +167,7 @@ async function rawRequest(rpc: Rpc, method: string, params: unknown): Promise<Ra
 }
 const toReceipt = (r: RawReceipt): Receipt => ({
   hash: r.transactionHash,
+  ...(r.from ? { from: r.from } : {}),
   status: hexToNumber(r.status) === 1 ? 'success' : 'reverted',
   blockNumber: hexToBigInt(r.blockNumber),
   blockHash: r.blockHash,

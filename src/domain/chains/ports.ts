@@ -80,6 +80,8 @@ export interface ChainTransactionContent {
 
 export interface Receipt {
   hash: Hex;
+  /** The sender, where the node says (eth_getBlockReceipts and eth_getTransactionReceipt do). */
+  from?: Hex;
   status: 'success' | 'reverted';
   blockNumber: bigint;
   /** Compare with `blockHash(blockNumber)` to see whether the block is still canonical. */

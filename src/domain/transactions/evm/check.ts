@@ -3,12 +3,13 @@
 // no RPC; only those whose nonce was used are looked up (receipts). Each run walks at most WINDOW transactions,
 // lowest nonce first: higher ones cannot be mined before them anyway.
 import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
-import type { EvmChain, FeeSuggestions, Hex, Receipt } from '../../chains/ports.ts';
+import type { FeeSuggestions, Hex } from '../../chains/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
 import { asEvm, isNoop } from './versions.ts';
 import { checkIntervalMs, resubmitTimeoutMs } from './timing.ts';
 import { createEvmMoves } from './moves.ts';
+import { createReceiptReader } from './receipt-reader.ts';
 import { fillNonceGaps } from './gaps.ts';
 import { createSignBackoff, isSignerFailure } from './sign-backoff.ts';
 import { isRollup, lacksMempool } from './network-kind.ts';
@@ -33,30 +34,11 @@ async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortS
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Blocks read per run at most; older ones are looked up per transaction. */
-const BLOCKS_PER_RUN = 16;
-
 export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
   const { relayers, store, logger } = deps;
   const moves = createEvmMoves(deps);
   const backoff = createSignBackoff(logger);
-  /** The newest block each relayer's check has read receipts of (in memory: after a restart, lookups per transaction). */
-  const scanned = new Map<string, bigint>();
-
-  /**
-   * Receipts of the blocks since the last run, read now (so they are of the canonical chain as of this run; nothing
-   * is kept across runs, which a reorg could make stale). A node without eth_getBlockReceipts gets lookups per hash.
-   */
-  async function newReceipts(relayerId: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<Map<string, Receipt>> {
-    const found = new Map<string, Receipt>();
-    const last = scanned.get(relayerId);
-    scanned.set(relayerId, head);
-    if (!wanted || last === undefined || last >= head) return found;
-    const from = head - last > BLOCKS_PER_RUN ? head - BigInt(BLOCKS_PER_RUN) + 1n : last + 1n;
-    const blocks = await Promise.all(Array.from({ length: Number(head - from + 1n) }, (_, i) => chain.blockReceipts(from + BigInt(i)).catch(() => null)));
-    for (const receipts of blocks) for (const r of receipts ?? []) found.set(r.hash.toLowerCase(), r);
-    return found;
-  }
+  const receiptReader = createReceiptReader();
 
   /** The chain handed out nonces we did not (another sender with this key): never allocate below them. */
   async function resync(relayer: RelayerRow, chainPending: number): Promise<void> {
@@ -152,7 +134,7 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       now: Date.now(),
       fees: () => (fees ??= chain.fees().catch(() => null)),
       budget: { broadcasts: 64 },
-      receipts: await newReceipts(relayer.id, chain, head, active.some((s) => asEvm(s.record).nonce < nonces.latest)),
+      ...(await receiptReader.forRun(relayer.id, relayer.address, chain, head, active.some((s) => asEvm(s.record).nonce < nonces.latest))),
     };
     // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
     const guarded = (s: StoredTransaction) =>
