@@ -40,11 +40,11 @@ export function createReceiptReader() {
   async function forRun(relayerId: string, sender: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<RunReceipts> {
     const last = scanned.get(relayerId);
     scanned.set(relayerId, head);
-    let receipts = new Map<string, Receipt>();
+    const receipts = new Map<string, Receipt>();
     if (wanted && last !== undefined && last < head) {
       const from = head - last > BLOCKS_PER_RUN ? head - BigInt(BLOCKS_PER_RUN) + 1n : last + 1n;
       const blocks = await Promise.all(Array.from({ length: Number(head - from + 1n) }, (_, i) => chain.blockReceipts(from + BigInt(i)).catch(() => null)));
-      for (const b of blocks) receipts = byHash(b, receipts);
+      for (const b of blocks) byHash(b, receipts);
       remember(relayerId, sender.toLowerCase(), head, blocks);
     }
     const ours = seen.get(relayerId);
