@@ -12,7 +12,7 @@ import { Pool } from 'undici';
 import { spawnDriver, type DriverResult } from './driver.ts';
 import { startService, treeCpuSeconds } from './service.ts';
 import { hasWrk, wrk } from './wrk.ts';
-import { table, treeLine, type Row } from './report.ts';
+import { SETTLE_MS, table, treeLine, type Row } from './report.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
@@ -76,9 +76,6 @@ async function crossingsFloor(): Promise<Row> {
   const r = JSON.parse(out) as DriverResult;
   return { scenario: CROSSINGS_FLOOR, inflight: 1, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max };
 }
-
-/** How long after a load the tree's RSS is read again (the processes release after 3 quiet seconds). */
-export const SETTLE_MS = 7000;
 
 export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
 

@@ -83,7 +83,7 @@ export interface RunRecord {
     rssBreakdownAfterPlugins: { http: number; runtime: number };
     cpuSecondsDuringPluginScenarios: number;
     processesAfterPlugins?: ProcessRss[];
-    /** The same, 7 s later. */
+    /** The same, SETTLE_MS later. */
     processesSettledAfterPlugins?: ProcessRss[];
   };
   driverCpuSeconds: number;
@@ -105,13 +105,17 @@ export function treeLine(ps: ProcessRss[]): string {
   return `${sum} MiB (${own.map((p) => `${p.role} ${Math.round(p.rss)}`).join(', ')})${devnet ? `, devnet ${Math.round(devnet)} not counted` : ''}`;
 }
 
-/** Issue 27's table: each target beside what this run measured, on the floors of the same run. */
+/** How long after a load the tree's RSS is read again (both processes release after 3 quiet seconds). */
+export const SETTLE_MS = 7000;
+const later = `${SETTLE_MS / 1000} s later`;
+
 function afterPlugins(s: RunRecord['service']): string {
   if (!s.processesAfterPlugins) return '-';
-  const settled = s.processesSettledAfterPlugins ? `, ${treeLine(s.processesSettledAfterPlugins)} 7 s later` : '';
+  const settled = s.processesSettledAfterPlugins ? `, ${treeLine(s.processesSettledAfterPlugins)} ${later}` : '';
   return `${treeLine(s.processesAfterPlugins)} right after the plugin scenarios${settled}`;
 }
 
+/** Issue 27's table: each target beside what this run measured, on the floors of the same run. */
 export function targetsTable(record: RunRecord): string {
   const find = (prefix: string, inflight: number) => record.rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
   const floor1 = find('HTTP floor (bare express 5, ', 1);
@@ -129,7 +133,7 @@ export function targetsTable(record: RunRecord): string {
     `| echo p50 at 1 connection | ${n(floor1?.p50, 2)} ms${crossings ? `; the crossings alone ${n(crossings.p50, 3)} ms` : ''} | ${n(echo1?.p50, 2)} ms | ≤ 0.30 ms |`,
     `| echo at 64 connections | ${n(floor64?.rps)}/s${floor64?.note ? `, ${floor64.note}` : ''} | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**)${echo64?.note ? `, ${echo64.note}` : ''} | ≥ 0.6 of bare express |`,
     `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
-    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} 7 s later` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
+    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} ${later}` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
     `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,
     `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
   ].join('\n');

@@ -12,14 +12,14 @@ import Database from 'better-sqlite3';
 import { spawnDriver, type DriverResult, type DriverSpec } from './driver.ts';
 import { startService, type RunningService } from './service.ts';
 import { seedTransactions } from './seed-transactions.ts';
-import { figuresSection, table, targetsTable, updateFigures, writeResults, type Row } from './report.ts';
+import { figuresSection, SETTLE_MS, table, targetsTable, updateFigures, writeResults, type Row } from './report.ts';
 import { crashingNeighbour, noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
 import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
 import { instanceScenarios } from './instances.ts';
 import { signerLatency } from './signer-latency.ts';
-import { hopTable, pluginPath, rssLine, SETTLE_MS } from './plugin-path.ts';
+import { hopTable, pluginPath, rssLine } from './plugin-path.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');

@@ -2,7 +2,6 @@
 // Entry of the runtime process (forked by src/plugin-host/runtime-process.ts with --no-node-snapshot, supervised by
 // src/plugin-host/supervision.ts): owns the plugin registry, the fair scheduler and the sandbox pool with its
 // watchdog, relays host calls between workers and the HTTP process. Never imports src/.
-import { getHeapStatistics } from 'node:v8';
 import { BroadcastChannel } from 'node:worker_threads';
 import { createLoader, type Loader } from './loader.ts';
 import { createPool, type SandboxPool } from './pool.ts';
@@ -12,7 +11,7 @@ import { createPriorities } from './priorities.ts';
 import {
   HOST_CHANNEL,
   RELEASE_CHANNEL,
-  collectGarbage,
+  createHeapRelease,
   replyChannel,
   createBatcher,
   type ChildMessage,
@@ -99,9 +98,6 @@ fromWorkers.onmessage = (event) => {
 /** No call completed for this long (after some did): the load is over. */
 const IDLE_RELEASE_MS = 3000;
 const IDLE_CHECK_MS = 1000;
-/** Growth of a thread's V8 heap since its last collection below which an idle spell does not collect it (a collection
- * of a 25 MiB heap: ~15-25 ms of CPU, measured in a bare thread). */
-const COLLECT_GROWTH_BYTES = 2 * 1024 * 1024;
 const IDLE_LOG = 'idle: memory given back';
 
 const releaseChannel = new BroadcastChannel(RELEASE_CHANNEL);
@@ -119,7 +115,7 @@ function watchIdle(p: SandboxPool): void {
   let quietSince = 0;
   // The start's own garbage (bundling, inspections, the workers' boot) goes at the first idle spell too.
   let due = true;
-  let heapAfterCollect = 0;
+  const releaseHeap = createHeapRelease();
   setInterval(() => {
     const completed = p.completed();
     const now = Date.now();
@@ -132,11 +128,8 @@ function watchIdle(p: SandboxPool): void {
     if (!due || now - quietSince < IDLE_RELEASE_MS) return;
     due = false;
     releaseChannel.postMessage({ t: 'release' } satisfies WorkerRelease);
-    const heapBefore = getHeapStatistics().total_heap_size;
-    if (heapBefore - heapAfterCollect < COLLECT_GROWTH_BYTES) return;
-    void collectGarbage().then(() => {
-      heapAfterCollect = getHeapStatistics().total_heap_size;
-      log('debug', IDLE_LOG, { thread: 'main', heapBefore, heapAfter: heapAfterCollect, isolates: 0 });
+    void releaseHeap().then(({ heapBefore, heapAfter }) => {
+      if (heapAfter !== heapBefore) log('debug', IDLE_LOG, { thread: 'main', heapBefore, heapAfter, isolates: 0 });
     });
   }, IDLE_CHECK_MS).unref();
 }

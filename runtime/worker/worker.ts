@@ -2,11 +2,10 @@
 // Piscina worker: runs plugin calls (runtime/worker/call-run.ts) and inspections in isolated-vm. Warm mode keeps loaded
 // contexts per plugin and reuses one only when its call left it idle; fresh mode makes one context per call and
 // recycles the isolate only once no call is running in it.
-import { getHeapStatistics } from 'node:v8';
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, retire } from './generations.ts';
-import { collectGarbage, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import { createHeapRelease, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 
@@ -81,9 +80,7 @@ export default function run(task: WorkerTask): Promise<WorkerResult | InspectRes
 // isolate goes (generations.ts retires it after 2 idle minutes). An idle isolate that a burst grew is disposed now;
 // the next call builds it again with one context. This thread's own heap is collected where it grew.
 
-/** Growth of this thread's V8 heap since its last collection below which a release does not collect it. */
-const COLLECT_GROWTH_BYTES = 2 * 1024 * 1024;
-let heapAfterCollect = 0;
+const releaseHeap = createHeapRelease();
 
 /** Disposes the idle isolates holding more contexts than one call needs; how many. */
 function releaseIsolates(): number {
@@ -112,8 +109,5 @@ release.onmessage = (event) => {
   // The channel also carries the other workers' answers.
   if (msg?.t !== 'release') return;
   const isolates = releaseIsolates();
-  const heapBefore = getHeapStatistics().total_heap_size;
-  const answer = (heapAfter: number) => release.postMessage({ t: 'released', worker: threadId, heapBefore, heapAfter, isolates } satisfies WorkerRelease);
-  if (heapBefore - heapAfterCollect < COLLECT_GROWTH_BYTES) return answer(heapBefore);
-  void collectGarbage().then(() => answer((heapAfterCollect = getHeapStatistics().total_heap_size)));
+  void releaseHeap().then(({ heapBefore, heapAfter }) => release.postMessage({ t: 'released', worker: threadId, heapBefore, heapAfter, isolates } satisfies WorkerRelease));
 };
