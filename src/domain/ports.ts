@@ -2,7 +2,7 @@
 // Adapters: src/store/sqlite/ (embedded default); a shared-database adapter implements the same ports.
 import type { RelayersRepo, TransactionsRepo } from './relayers/ports.ts';
 import type { NotificationsRepo, WebhookEventsRepo } from './notifications/ports.ts';
-import type { JobsRepo } from './jobs/ports.ts';
+import type { JobSpec, JobsRepo } from './jobs/ports.ts';
 import type { SignersRepo } from './signers/ports.ts';
 import type { NetworkOverridesRepo } from './networks/ports.ts';
 import type { ApiKeysRepo } from './api-keys/ports.ts';
@@ -57,8 +57,10 @@ export interface Store {
   /**
    * `listener` runs after a transaction that scheduled a job commits (or after a lone `schedule`),
    * so the job scheduler claims new work at once instead of at its next poll. Returns unsubscribe.
+   * `scheduled` are the jobs as this instance scheduled them; absent (another instance's commit, a reconnect),
+   * the scheduler looks now.
    */
-  onJobsScheduled(listener: () => void): () => void;
+  onJobsScheduled(listener: (scheduled?: readonly JobSpec[]) => void): () => void;
   /** Waits for the open transaction (if any) to end, then closes the store. */
   close(): Promise<void>;
 }

@@ -25,6 +25,8 @@ export function openRedis(url: string, logger: Logger, options: RedisOptions = {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // Commands issued in one event-loop turn (the rate limit of every request read in that turn) leave in one write.
+    enableAutoPipelining: true,
     ...connectionOptions(url, options),
     // Keep trying every second at most, forever: Redis coming back must be picked up without a restart.
     retryStrategy: (times) => Math.min(times * 200, 1_000),

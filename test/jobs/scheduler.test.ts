@@ -269,3 +269,37 @@ test('a handler that never settles is aborted after the handler timeout and its 
   assert.match(String((reasons[0] as Error).message), /did not finish within 50 ms/);
   assert.equal(s.log.lines.filter((l) => l.msg === 'job failed; will retry').length, 2);
 });
+
+test('a job scheduled for after the armed timer, or while it runs here, costs no claim; one due sooner does', async (t) => {
+  const store = openStore(t, dataDir(t));
+  let claims = 0;
+  const claim = store.repos.jobs.claim;
+  store.repos.jobs.claim = (request) => (claims++, claim(request));
+  const s = scheduler(t, store, { pollIntervalMs: 60_000 });
+  const ran: string[] = [];
+  let release: () => void = () => undefined;
+  s.register('check', async (job) => {
+    ran.push(job.subject);
+    if (job.subject === 'slow' && ran.filter((x) => x === 'slow').length === 1) await new Promise<void>((r) => (release = r));
+  });
+  s.start();
+  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'timer', dueAt: Date.now() + 2_000 }));
+  await sleep(50);
+  const armed = claims;
+  // Due after the timer (armed for the 'timer' job): found when it fires.
+  for (let i = 0; i < 5; i++) await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: `later-${i}`, dueAt: Date.now() + 5_000 }));
+  await sleep(50);
+  assert.equal(claims, armed, 'no claim for jobs due after the armed timer');
+  // Running here: its end looks again.
+  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'slow', dueAt: Date.now() }));
+  await waitFor(() => ran.includes('slow'), 'the slow job to start');
+  const running = claims;
+  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'slow', dueAt: Date.now() }));
+  await sleep(50);
+  assert.equal(claims, running, 'no claim for a job that runs here');
+  release();
+  await waitFor(() => ran.filter((x) => x === 'slow').length === 2, 'the slow job to run again after its end');
+  // Due before the timer: looked for at once.
+  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'now', dueAt: Date.now() }));
+  await waitFor(() => ran.includes('now'), 'the job due now', 1_000);
+});

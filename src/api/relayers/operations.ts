@@ -197,7 +197,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
       await relayers.remove(relayer.id, await activeCount(relayer.id));
     },
     async sendTransaction(id, body, key) {
-      const relayer = await relayers.require(relayerId(id));
+      const relayer = await relayers.requireForSend(relayerId(id));
       const checkedKey = key === undefined ? undefined : idempotencyKey(key);
       return transactions.send(relayer, transactionBody(relayer.network_type, relayer.id, body), checkedKey);
     },

@@ -2,7 +2,7 @@
 // (timeout, finish, retry with backoff), leases.ts keeps leases of slow handlers alive.
 import type { Log } from '../notifications/ports.ts';
 import type { BackoffPolicy } from '../webhooks/backoff.ts';
-import type { ClaimedJob, JobsRepo } from './ports.ts';
+import type { ClaimedJob, JobSpec, JobsRepo } from './ports.ts';
 import { createJobRunner, type JobHandler, type JobObserver } from './run-job.ts';
 import { renewLeases } from './leases.ts';
 
@@ -14,8 +14,8 @@ export interface SchedulerOptions {
   /** This instance's lease owner name: unique per process run. */
   owner: string;
   logger: Log;
-  /** Subscribes to "a job was scheduled and committed" (Store.onJobsScheduled). */
-  wakeups?: (listener: () => void) => () => void;
+  /** Subscribes to "a job was scheduled and committed" (Store.onJobsScheduled), with the jobs when known. */
+  wakeups?: (listener: (scheduled?: readonly JobSpec[]) => void) => () => void;
   observer?: Partial<JobObserver>;
   /** Handlers running at once. Default 32. */
   concurrency?: number;
@@ -41,8 +41,11 @@ export interface JobScheduler {
   /** One handler per kind; jobs of kinds without a handler stay in the table for an instance that has one. */
   register(kind: string, handler: JobHandler): void;
   start(): void;
-  /** Look for due work now (the store's wake-ups call this after a commit that scheduled jobs). */
-  wake(): void;
+  /**
+   * Look for due work now (the store's wake-ups call this after a commit that scheduled jobs). With `scheduled`, the
+   * jobs that commit scheduled: no look when each is running here (its end looks) or due after the timer fires.
+   */
+  wake(scheduled?: readonly JobSpec[]): void;
   /** Stops claiming, waits for running handlers (bounded by closeTimeoutMs), then aborts and releases the rest. */
   close(): Promise<void>;
   /** Handlers running now. */
@@ -83,26 +86,43 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
   let started = false;
   let closing = false;
   let timer: NodeJS.Timeout | undefined;
+  /** When `timer` fires (Infinity: no timer armed). */
+  let timerAt = Infinity;
   let renewTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let pumping: Promise<void> | undefined;
   let again = false;
   let wakeQueued = false;
+  /** Whether this turn's wake-ups asked for a look (one without jobs, or a job neither running nor timed). */
+  let lookAsked = false;
 
-  /** Coalesces wake-ups: jobs finishing in one event-loop turn lead to one claim. */
-  function wake(): void {
-    if (!started || closing || wakeQueued) return;
+  /** A scheduled job that a look now would not find sooner: it runs here (its end looks), or is due after the timer. */
+  const covered = (spec: JobSpec) => spec.dueAt >= timerAt || [...running.values()].some((r) => r.job.kind === spec.kind && r.job.subject === spec.subject);
+
+  /**
+   * Coalesces wake-ups: jobs finishing in one event-loop turn lead to one claim. A hot relayer's check, scheduled
+   * again by every batch of sends while it runs or waits for its time, asks for no look: a claim then would find
+   * nothing due, and cost two queries per commit.
+   */
+  function wake(scheduled?: readonly JobSpec[]): void {
+    if (!started || closing) return;
+    if (!lookAsked) lookAsked = scheduled === undefined || !scheduled.every(covered);
+    if (wakeQueued) return;
     wakeQueued = true;
     setImmediate(() => {
       wakeQueued = false;
-      pump();
+      const look = lookAsked;
+      lookAsked = false;
+      if (look || pumping) pump();
     });
   }
 
   function sleep(ms: number): void {
     if (closing) return;
     clearTimeout(timer);
-    timer = setTimeout(pump, Math.max(MIN_SLEEP_MS, ms));
+    const wait = Math.max(MIN_SLEEP_MS, ms);
+    timerAt = now() + wait;
+    timer = setTimeout(pump, wait);
     timer.unref();
   }
 
@@ -113,6 +133,7 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
       return;
     }
     clearTimeout(timer);
+    timerAt = Infinity;
     pumping = fill()
       .catch((err: unknown) => {
         // A store error (busy, closing) must not kill the process from a timer: look again after the poll interval.

@@ -13,6 +13,7 @@ import type { RelayerChanges, RelayerRow, RelayersRepo } from './ports.ts';
 import { wrongChecksumReceivers } from './policies.ts';
 import { reportRelayerDrift, seedOf } from './seeding.ts';
 import { seedHashOf } from './seed-hash.ts';
+import { createRelayerRowCache, type RelayerRowCache } from './row-cache.ts';
 
 /** POST /api/v1/relayers after validation (policies already checked for the network type). */
 export interface CreateRelayerInput {
@@ -36,6 +37,10 @@ export interface RelayerService {
   remove(id: string, activeTransactions: number): Promise<void>;
   /** The relayer row, or a 404 with the given catalogue code (replace asks for plain `Not found`). */
   require(id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND'): Promise<RelayerRow>;
+  /** As `require`, from the rows held for sends (up to ROW_HOLD_MS old; the send writer checks it under the row lock). */
+  requireForSend(id: string): Promise<RelayerRow>;
+  /** The rows held for the send path; `require` refreshes them, update and delete here too. */
+  rows: RelayerRowCache;
   signer(relayerId: string): Signer;
   network(relayer: RelayerRow): NetworkConfig;
   /** The EVM chain the relayer sends to. */
@@ -73,11 +78,12 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
   await seedConfigRelayers(deps);
   await resolveStoredSigners(deps, signers);
 
-  const require = async (id: string, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): Promise<RelayerRow> => {
-    const row = await repo.get(id);
+  const heldRows = createRelayerRowCache((id) => repo.get(id));
+  const found = (id: string, row: RelayerRow | undefined, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): RelayerRow => {
     if (!row) throw new NotFoundError(notFound, { params: { id }, reason: `relayer '${id}' not found` });
     return row;
   };
+  const require = async (id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND') => found(id, await heldRows.read(id), notFound);
   const checkNotification = async (target: string | null | undefined) => {
     if (typeof target === 'string' && !(await repo.notificationExists(target))) throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
   };
@@ -128,11 +134,15 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
           reason: `Cannot delete relayer '${id}' because it has ${activeTransactions} transaction(s). Please wait for all transactions to complete or cancel them before deleting the relayer.`,
         });
       }
-      if (!(await repo.remove(id))) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
+      const removed = await repo.remove(id);
+      heldRows.forget(id);
+      if (!removed) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
       signers.delete(id);
       logger.info({ relayerId: id }, 'relayer deleted');
     },
     require,
+    requireForSend: async (id) => found(id, await heldRows.get(id)),
+    rows: heldRows,
     signer(relayerId) {
       const signer = signers.get(relayerId);
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });

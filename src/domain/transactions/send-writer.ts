@@ -2,9 +2,12 @@
 // then one store transaction per batch that checks those nonces under the relayer row's lock and writes the records,
 // events and jobs. A send whose signature fails fails alone and leaves no nonce gap. A send with an idempotency key
 // writes its key in that transaction too: a key another request wrote first fails that send alone (KeyTakenError).
+// A send prepared with a relayer row whose settings differ from the locked row's (changed meanwhile, perhaps by
+// another instance) fails alone with RelayerChangedError, and is prepared again by the caller.
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Atomically, Tx } from '../ports.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
+import { sameSettings, type RelayerRowCache } from '../relayers/row-cache.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
@@ -14,6 +17,8 @@ import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from
 /** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
 export interface PendingSend {
   relayerId: string;
+  /** The row the send was prepared with (policies, network, signer). */
+  relayer: RelayerRow;
   prepared: PreparedSend;
   /** Its Idempotency-Key, written with its transaction. */
   idempotency?: IdempotencyClaimOf;
@@ -100,17 +105,38 @@ function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): 
 /** What signBatch found is still true under the lock: no one took a nonce (or a clock tick) since it read the row. */
 const unchanged = (read: RelayerRow, locked: RelayerRow) => read.next_nonce === locked.next_nonce && read.last_created_ms === locked.last_created_ms;
 
-/** Thrown in a batch's transaction (rolling it back) when keys of some of its sends were written by other requests. */
-class KeysTaken extends Error {
-  readonly positions: number[];
-  constructor(positions: number[]) {
-    super('idempotency keys taken');
-    this.positions = positions;
+/** The relayer's settings changed after the send was prepared with them: prepare it again with the current row. */
+export class RelayerChangedError extends Error {
+  constructor(relayerId: string) {
+    super(`relayer '${relayerId}' changed while the send was prepared`);
   }
 }
 
+/** Thrown in a batch's transaction (rolling it back): the sends at `positions` leave the batch, each with its error. */
+class LeaveBatch extends Error {
+  readonly positions: number[];
+  readonly errorOf: (item: PendingSend) => Error;
+  constructor(positions: number[], errorOf: (item: PendingSend) => Error) {
+    super('sends leave the batch');
+    this.positions = positions;
+    this.errorOf = errorOf;
+  }
+}
+
+/** Throws LeaveBatch for the sends prepared with settings other than the locked row's. */
+function checkSettings(locked: RelayerRow, items: readonly PendingSend[]): void {
+  const alike = new Set<RelayerRow>();
+  const changed: number[] = [];
+  items.forEach((item, k) => {
+    if (alike.has(item.relayer)) return;
+    if (sameSettings(item.relayer, locked)) alike.add(item.relayer);
+    else changed.push(k);
+  });
+  if (changed.length > 0) throw new LeaveBatch(changed, (item) => new RelayerChangedError(item.relayerId));
+}
+
 /**
- * Writes the keys of the batch's keyed sends (`records` in queue order); throws KeysTaken with the positions of those
+ * Writes the keys of the batch's keyed sends (`records` in queue order); throws LeaveBatch with the positions of those
  * whose key is held by another request (or by an earlier send of this batch), before anything else is written.
  */
 async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[], records: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
@@ -128,7 +154,7 @@ async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[
   const now = Date.now();
   const written = new Set(await tx.idempotency.insert(relayerId, claims, now, now - IDEMPOTENCY_RETENTION_MS));
   for (const c of claims) if (!written.has(c.key)) taken.push(c.k);
-  if (taken.length > 0) throw new KeysTaken(taken);
+  if (taken.length > 0) throw new LeaveBatch(taken, (item) => new KeyTakenError(item.idempotency!.key));
 }
 
 const STALE = Symbol('stale');
@@ -137,8 +163,11 @@ const UNLOCKED_ATTEMPTS = 3;
 
 export interface SendWriterDeps {
   atomically: Atomically;
-  /** The relayer's row, read outside any transaction (the nonce the batch will most likely get). */
-  readRelayer(id: string): Promise<RelayerRow | undefined>;
+  /**
+   * The relayer's row outside any transaction (the nonce the batch will most likely get): held (`get`) for the first
+   * attempt, the store's (`read`) after the row lock found it stale; `put` holds the row a batch's commit left.
+   */
+  rows: Pick<RelayerRowCache, 'get' | 'read' | 'put'>;
   writer: RecordWriter;
   families: Record<NetworkType, RelayFamily>;
 }
@@ -176,30 +205,50 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
     return out;
   }
 
+  /**
+   * The relayer's row locked, with the settings every send was prepared with (a pause too: the caller reads the row
+   * again, and refuses the send there), and not paused.
+   */
+  async function lockRow(tx: Tx, relayerId: string, items: readonly PendingSend[]): Promise<RelayerRow> {
+    const locked = await tx.relayers.getForUpdate(relayerId);
+    if (!locked) throw notFound(relayerId);
+    checkSettings(locked, items);
+    refusePaused(locked);
+    return locked;
+  }
+
   async function writeOnce(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
     const relayerId = items[0]!.relayerId;
-    for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt++) {
-      const read = await deps.readRelayer(relayerId);
+    let committed: RelayerRow | undefined;
+    const writeLocked = async (tx: Tx, locked: RelayerRow, signed: Awaited<ReturnType<typeof signBatch>>) => {
+      const out = await write(tx, locked, items, signed);
+      committed = { ...locked, next_nonce: signed.next.next_nonce, last_created_ms: signed.next.last_created_ms };
+      return out;
+    };
+    let written: Array<TransactionRecord | Error> | typeof STALE = STALE;
+    for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS && written === STALE; attempt++) {
+      const read = await (attempt === 0 ? deps.rows.get(relayerId) : deps.rows.read(relayerId));
       if (!read) throw notFound(relayerId);
       refusePaused(read);
       const signed = await signBatch(read, items);
-      const written = await atomically(async (tx) => {
-        const locked = await tx.relayers.getForUpdate(relayerId);
-        if (!locked) throw notFound(relayerId);
-        refusePaused(locked);
-        return unchanged(read, locked) ? write(tx, locked, items, signed) : STALE;
+      written = await atomically(async (tx) => {
+        const locked = await lockRow(tx, relayerId, items);
+        return unchanged(read, locked) ? writeLocked(tx, locked, signed) : STALE;
       });
-      if (written !== STALE) return written;
     }
-    return atomically(async (tx) => {
-      const locked = await tx.relayers.getForUpdate(relayerId);
-      if (!locked) throw notFound(relayerId);
-      refusePaused(locked);
-      return write(tx, locked, items, await signBatch(locked, items));
-    });
+    if (written === STALE) {
+      written = await atomically(async (tx) => {
+        const locked = await lockRow(tx, relayerId, items);
+        return writeLocked(tx, locked, await signBatch(locked, items));
+      });
+    }
+    // The next batch of this relayer signs from here without a read (the row lock checks it is still so).
+    if (committed) deps.rows.put(committed);
+    return written;
   }
 
-  // Sends whose key another request took leave the batch (answered by that request); the rest are signed again.
+  // Sends that leave the batch (a key another request took, settings changed) get their own error; the rest are
+  // signed again.
   return async (items) => {
     const out: Array<TransactionRecord | Error> = new Array(items.length);
     let left = items.map((_, i) => i);
@@ -209,8 +258,8 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
         left.forEach((i, k) => (out[i] = written[k]!));
         return out;
       } catch (err) {
-        if (!(err instanceof KeysTaken)) throw err;
-        for (const k of err.positions) out[left[k]!] = new KeyTakenError(items[left[k]!]!.idempotency!.key);
+        if (!(err instanceof LeaveBatch)) throw err;
+        for (const k of err.positions) out[left[k]!] = err.errorOf(items[left[k]!]!);
         left = left.filter((_, k) => !err.positions.includes(k));
         if (left.length === 0) return out;
       }

@@ -12,7 +12,8 @@ import type { EvmBody } from './evm/transaction.ts';
 import type { SolanaBody } from './solana/request.ts';
 import type { StellarBody } from './stellar/request.ts';
 import { createPendingCancel } from './pending-cancel.ts';
-import { createSendWriter, refusePaused } from './send-writer.ts';
+import { createSendWriter, refusePaused, RelayerChangedError } from './send-writer.ts';
+import { sameSettings } from '../relayers/row-cache.ts';
 import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 import type { Log } from '../notifications/ports.ts';
 
@@ -75,18 +76,35 @@ export function createTransactionService(deps: {
   const cancel = (relayer: RelayerRow, id: string) =>
     lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
 
-  const writeSends = createSendWriter({ atomically, readRelayer: (id) => repos.relayers.get(id), writer, families });
+  const writeSends = createSendWriter({ atomically, rows: relayers.rows, writer, families });
   const keyed = createIdempotentSends({ keys: repos.idempotency, transactions: repos.transactions, logger: deps.logger });
 
+  /**
+   * A send prepared with `relayer`, possibly a held row (row-cache.ts): a refusal, or a batch that found the row
+   * changed, is worked out again with the store's row when its settings differ (paused, policies: another instance's
+   * change applies at once, both ways).
+   */
   async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
-    refusePaused(relayer);
     const family = families[relayer.network_type];
-    // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
-    // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
-    const prepared = await family.prepareSend(relayer, body);
-    const record = await lock.batch(relayer.id, { relayerId: relayer.id, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
-    family.afterCommit(record, relayer);
-    return record;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        refusePaused(relayer);
+        // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
+        // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
+        const prepared = await family.prepareSend(relayer, body);
+        const record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
+        family.afterCommit(record, relayer);
+        return record;
+      } catch (err) {
+        // A read that fails (the relayer deleted, the store down) leaves the send's own error to answer.
+        const current = attempt < 3 ? await relayers.require(relayer.id).catch(() => relayer) : relayer;
+        if (sameSettings(current, relayer)) {
+          if (err instanceof RelayerChangedError) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' kept changing while the send was prepared; retry` });
+          throw err;
+        }
+        relayer = current;
+      }
+    }
   }
 
   return {

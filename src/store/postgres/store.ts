@@ -3,10 +3,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
+import type { JobSpec } from '../../domain/jobs/ports.ts';
 import { connect, type Db, type PgConnection } from './connect.ts';
 import type { Database } from './schema.ts';
 import { createRelayersRepo, type InTx } from './relayers-repo.ts';
-import { createTransactionsRepo } from './transactions-repo.ts';
+import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
 import { createJobsRepo } from './jobs-repo.ts';
@@ -56,10 +57,10 @@ function guarded<T extends object>(repo: T, refuse: () => string | undefined): T
   return view as T;
 }
 
-function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges): Repositories {
+function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen): Repositories {
   return {
     relayers: createRelayersRepo(q, inTx),
-    transactions: createTransactionsRepo(q, counts),
+    transactions: createTransactionsRepo(q, counts, seen),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
     jobs: createJobsRepo(q, outbox.owner),
@@ -75,13 +76,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const connection = connect(options.url, { max: options.max });
   const { db } = connection;
   const scopes = new AsyncLocalStorage<Scope>();
-  const jobListeners = new Set<() => void>();
+  const jobListeners = new Set<(scheduled?: readonly JobSpec[]) => void>();
   const outboxListeners = new Set<() => void>();
-  const ring = (set: Set<() => void>) => () => {
-    for (const l of set) l();
+  const ring = <A,>(set: Set<(arg?: A) => void>) => (arg?: A) => {
+    for (const l of set) l(arg);
   };
   const jobsScheduled = ring(jobListeners);
-  const listener: Listener = createListener(connection.pool, options.outbox.owner, { [JOBS_CHANNEL]: jobsScheduled, [OUTBOX_CHANNEL]: ring(outboxListeners) });
+  // Another instance's NOTIFY does not say which jobs: the listeners look now.
+  const listener: Listener = createListener(connection.pool, options.outbox.owner, { [JOBS_CHANNEL]: () => jobsScheduled(), [OUTBOX_CHANNEL]: ring(outboxListeners) });
 
   const outsideRefused = () => (scopes.getStore()?.open ? OUTSIDE_FROM_INSIDE : undefined);
   const plain = repositories(db, (fn) => db.transaction().execute(fn), options.outbox);
@@ -89,7 +91,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const schedule = repos.jobs.schedule;
   repos.jobs.schedule = async (spec) => {
     await schedule(spec);
-    jobsScheduled();
+    jobsScheduled([spec]);
   };
 
   /**
@@ -130,9 +132,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   function bindTx(trx: Kysely<Database>, scope: Scope): [Tx, WriteBuffer] {
     const ended = () => (scope.open ? undefined : ENDED);
     const held = createWriteBuffer(trx, options.outbox.owner);
-    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts);
+    const known = new Map<string, string | null>();
+    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification));
     holdInserts(raw, held);
-    rememberLockedNotifications(raw);
+    rememberNotifications(raw, known);
     const bound = guardAll(raw, ended);
     const afterCommit = (hook: () => void) => {
       if (!scope.open) throw new Error(ENDED);
@@ -140,9 +143,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (!scope.hooks.includes(hook)) scope.hooks.push(hook);
     };
     const schedule = bound.jobs.schedule;
+    // One ring after the commit, with every job the transaction scheduled.
+    const scheduled: JobSpec[] = [];
+    const ringJobs = () => jobsScheduled(scheduled);
     bound.jobs.schedule = async (spec) => {
       await schedule(spec);
-      afterCommit(jobsScheduled);
+      scheduled.push(spec);
+      afterCommit(ringJobs);
     };
     return [{ ...bound, afterCommit }, held];
   }
@@ -188,17 +195,20 @@ function holdInserts(repos: Repositories, held: WriteBuffer): void {
   repos.webhookEvents.insert = async (row) => held.event(row);
 }
 
-function rememberLockedNotifications(repos: Repositories): void {
-  const locked = new Map<string, string | null>();
+/**
+ * `known`: relayers' notifications this transaction has read already (its record updates return them): a status
+ * change's event is then written without a read of its own.
+ */
+function rememberNotifications(repos: Repositories, known: Map<string, string | null>): void {
   const { getForUpdate, update } = repos.relayers;
   const { notificationOfRelayer } = repos.webhookEvents;
   repos.relayers.getForUpdate = async (id) => {
     const row = await getForUpdate(id);
-    if (row) locked.set(id, row.notification_id);
+    if (row) known.set(id, row.notification_id);
     return row;
   };
   repos.relayers.update = async (id, changes) => {
-    locked.delete(id);
+    known.delete(id);
     read.delete(id);
     return update(id, changes);
   };
@@ -206,7 +216,7 @@ function rememberLockedNotifications(repos: Repositories): void {
   // marked submitted) then costs one read for their events, not one each.
   const read = new Map<string, Promise<string | null>>();
   repos.webhookEvents.notificationOfRelayer = async (relayerId) => {
-    if (locked.has(relayerId)) return locked.get(relayerId)!;
+    if (known.has(relayerId)) return known.get(relayerId)!;
     let once = read.get(relayerId);
     if (!once) read.set(relayerId, (once = notificationOfRelayer(relayerId)));
     return once;

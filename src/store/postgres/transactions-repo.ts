@@ -8,11 +8,17 @@ import { addCount, insertTransactions, type CountChanges } from './write-buffer.
 const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
   row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
 
+/** Told, inside a transaction, the notification of each relayer whose record it updated (read by the same statement). */
+export type NotificationSeen = (relayerId: string, notificationId: string | null) => void;
+
+/** The relayer's notification beside an updated record: its event is then written without a read of its own. */
+const NOTIFICATION_OF_ROW = (t: string) => sql.raw(`(SELECT r.notification_id FROM relayers r WHERE r.id = ${t}.relayer_id) AS notification_id`);
+
 /**
  * Outside a transaction each write and its counter change are one statement (data-modifying CTE): one round trip,
  * never apart. Inside one (`counts` given), counter changes are collected and applied at its end (write-buffer.ts).
  */
-export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges): TransactionsRepo {
+export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen): TransactionsRepo {
   return {
     insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }], counts),
     get: async (relayerId, id) =>
@@ -23,7 +29,7 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
       const rows = await q.selectFrom('transactions').select(['record', 'version']).where('id', 'in', ids).execute();
       return rows.map((row) => stored(row)!);
     },
-    updateMany: (changes) => updateMany(q, changes, counts),
+    updateMany: (changes) => updateMany(q, changes, counts, seen),
     async update(record, previousStatus, expectedVersion) {
       const moved = previousStatus !== record.status;
       // The indexed nonce follows the record's (an EVM transaction given a new nonce).
@@ -32,7 +38,9 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
         UPDATE transactions SET status = ${record.status}, nonce = ${nonce}::bigint, record = ${JSON.stringify(record)}, version = version + 1
         WHERE id = ${record.id} AND version = ${expectedVersion} RETURNING relayer_id`;
       if (counts) {
-        const updated = (await update.execute(q)).rows.length === 1;
+        const rows = (await sql<{ relayer_id: string; notification_id: string | null }>`${update}, ${NOTIFICATION_OF_ROW('transactions')}`.execute(q)).rows;
+        const updated = rows.length === 1;
+        if (updated) seen?.(rows[0]!.relayer_id, rows[0]!.notification_id);
         // Counted only when the row really moved (a stale version changes nothing).
         if (updated && moved) {
           addCount(counts, record.relayer_id, previousStatus, -1);
@@ -90,9 +98,9 @@ type Change = Parameters<TransactionsRepo['updateMany']>[0][number];
  * Every change in one UPDATE (one round trip for a batch of broadcasts marked submitted), each row written only if it
  * is still at its expected version. Counter changes as update(): collected in a transaction, else one by one.
  */
-async function updateMany(q: Kysely<Database>, changes: readonly Change[], counts?: CountChanges): Promise<boolean[]> {
+async function updateMany(q: Kysely<Database>, changes: readonly Change[], counts?: CountChanges, seen?: NotificationSeen): Promise<boolean[]> {
   if (!counts || changes.length <= 1) {
-    const repo = createTransactionsRepo(q, counts);
+    const repo = createTransactionsRepo(q, counts, seen);
     const out: boolean[] = [];
     for (const c of changes) out.push(await repo.update(c.record, c.previousStatus, c.expectedVersion));
     return out;
@@ -103,10 +111,11 @@ async function updateMany(q: Kysely<Database>, changes: readonly Change[], count
       return sql`(${record.id}, ${expectedVersion}::integer, ${record.status}, ${nonce}::bigint, ${JSON.stringify(record)})`;
     }),
   );
-  const result = await sql<{ id: string }>`
+  const result = await sql<{ id: string; relayer_id: string; notification_id: string | null }>`
     UPDATE transactions AS t SET status = v.status, nonce = v.nonce, record = v.record, version = t.version + 1
     FROM (VALUES ${values}) AS v(id, version, status, nonce, record)
-    WHERE t.id = v.id AND t.version = v.version RETURNING t.id`.execute(q);
+    WHERE t.id = v.id AND t.version = v.version RETURNING t.id, t.relayer_id, ${NOTIFICATION_OF_ROW('t')}`.execute(q);
+  for (const row of result.rows) seen?.(row.relayer_id, row.notification_id);
   const written = new Set(result.rows.map((r) => r.id));
   return changes.map(({ record, previousStatus }) => {
     const updated = written.has(record.id);

@@ -1,7 +1,7 @@
 // The embedded store: the SQLite repositories behind the async ports, and atomically() over the one connection.
 import type { Db } from '../db.ts';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
-import type { JobsRepo } from '../../domain/jobs/ports.ts';
+import type { JobSpec, JobsRepo } from '../../domain/jobs/ports.ts';
 import { createGate, type Gate, type TxScope } from './gate.ts';
 import { viewOf, type Invoke, type SyncOf } from './sync-ops.ts';
 import { createRelayersRepo } from './relayers-repo.ts';
@@ -54,9 +54,9 @@ export function createSqliteStore(db: Db): SqliteStore {
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
-  const jobListeners = new Set<() => void>();
-  const jobsScheduled = () => {
-    for (const listener of jobListeners) listener();
+  const jobListeners = new Set<(scheduled?: readonly JobSpec[]) => void>();
+  const jobsScheduled = (scheduled?: readonly JobSpec[]) => {
+    for (const listener of jobListeners) listener(scheduled);
   };
 
   const outside: Invoke = (op, args) => gate.run(op, args);
@@ -65,7 +65,7 @@ export function createSqliteStore(db: Db): SqliteStore {
     transactions: viewOf(ops.transactions, outside),
     notifications: viewOf(ops.notifications, outside),
     webhookEvents: viewOf(ops.webhookEvents, outside),
-    jobs: withWake(viewOf(ops.jobs, outside), jobsScheduled),
+    jobs: withWake(viewOf(ops.jobs, outside), (spec) => jobsScheduled([spec])),
     ...plainViews(outside),
   };
 
@@ -84,7 +84,7 @@ export function createSqliteStore(db: Db): SqliteStore {
     transactions: viewOf(ops.transactions, inTx),
     notifications: viewOf(ops.notifications, inTx),
     webhookEvents: viewOf(ops.webhookEvents, inTx),
-    jobs: withWake(viewOf(ops.jobs, inTx), () => tx.afterCommit(jobsScheduled)),
+    jobs: withWake(viewOf(ops.jobs, inTx), (spec) => tx.afterCommit(() => jobsScheduled([spec]))),
     ...plainViews(inTx),
     afterCommit(hook) {
       const scope = gate.current();
@@ -160,12 +160,12 @@ function runHooks(hooks: Array<() => void>): void {
   }
 }
 
-/** Rings `scheduled` after each schedule() (for a tx view: registers it to ring after the commit). */
-function withWake(jobs: JobsRepo, scheduled: () => void): JobsRepo {
+/** Rings `scheduled` with the job after each schedule() (for a tx view: registers it to ring after the commit). */
+function withWake(jobs: JobsRepo, scheduled: (spec: JobSpec) => void): JobsRepo {
   const schedule = jobs.schedule;
   jobs.schedule = async (spec) => {
     await schedule(spec);
-    scheduled();
+    scheduled(spec);
   };
   return jobs;
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoreFactory } from './index.ts';
-import { eventRow, notificationRow, relayerSeed } from './fixtures.ts';
+import { eventRow, notificationRow, relayerSeed, txRecord } from './fixtures.ts';
 
 export function webhookEventsContract(factory: StoreFactory): void {
   test("notificationOfRelayer answers the relayer's notification, or null", async (t) => {
@@ -11,6 +11,22 @@ export function webhookEventsContract(factory: StoreFactory): void {
     assert.equal(await repos.webhookEvents.notificationOfRelayer('hooked'), 'hook');
     assert.equal(await repos.webhookEvents.notificationOfRelayer('quiet'), null);
     assert.equal(await repos.webhookEvents.notificationOfRelayer('nobody'), null);
+  });
+
+  test("in a transaction that updated records, notificationOfRelayer still answers each relayer's own, and a change made in it", async (t) => {
+    const store = await factory(t);
+    const { repos } = store;
+    await repos.relayers.seed([relayerSeed('hooked', { notification_id: 'hook' }), relayerSeed('other', { notification_id: 'other-hook' }), relayerSeed('quiet')]);
+    for (const [k, relayer] of ['hooked', 'other', 'quiet'].entries()) await repos.transactions.insert(txRecord(relayer, `t${k}`, 1000 + k, 'sent'), 1000 + k, k);
+    const submitted = (relayer: string, k: number) => ({ record: { ...txRecord(relayer, `t${k}`, 1000 + k, 'submitted') }, previousStatus: 'sent' as const, expectedVersion: 1 });
+    const seen = await store.atomically(async (tx) => {
+      await tx.transactions.updateMany([submitted('hooked', 0), submitted('other', 1)]);
+      await tx.transactions.updateMany([submitted('quiet', 2)]);
+      const before = await Promise.all(['hooked', 'other', 'quiet'].map((id) => tx.webhookEvents.notificationOfRelayer(id)));
+      await tx.relayers.update('hooked', { notification_id: null });
+      return [...before, await tx.webhookEvents.notificationOfRelayer('hooked')];
+    });
+    assert.deepEqual(seen, ['hook', 'other-hook', null, null]);
   });
 
   test('due events come oldest first, and an event waits while an earlier one of its transaction is pending', async (t) => {
