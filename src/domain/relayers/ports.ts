@@ -87,7 +87,15 @@ export interface RelayersRepo {
    * (`expectedNonce`); false when another writer got there first (compare-and-set).
    */
   advance(id: string, expectedNonce: number, nextNonce: number, lastCreatedMs: number): Promise<boolean>;
+  /**
+   * Inside a transaction: `advance` and `getForUpdate` in one statement. Moves the visible relayer's nonce and clock
+   * to `to` if they still hold `from`, and answers its row as written (locked until the transaction ends); undefined
+   * when the relayer is gone or another writer moved them.
+   */
+  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock): Promise<RelayerRow | undefined>;
 }
+
+export type NonceAndClock = Pick<RelayerRow, 'next_nonce' | 'last_created_ms'>;
 
 export interface StoredTransaction {
   record: TransactionRecord;

@@ -9,6 +9,8 @@ export interface RelayerRowCache {
   get(id: string): Promise<RelayerRow | undefined>;
   /** The store's row now (then held). */
   read(id: string): Promise<RelayerRow | undefined>;
+  /** The row held now, however old, without a read (for what no change can make wrong: the relayer's network). */
+  held(id: string): RelayerRow | undefined;
   /** Holds a row known to be current: a batch's row as its commit left it. */
   put(row: RelayerRow): void;
   forget(id: string): void;
@@ -17,6 +19,8 @@ export interface RelayerRowCache {
 interface Held {
   at: number;
   row: Promise<RelayerRow | undefined>;
+  /** The row once read. */
+  value?: RelayerRow;
 }
 
 /** How long a row is served without a read; short, as the row lock is what decides. */
@@ -26,18 +30,20 @@ const MAX_HELD = 1_024;
 
 export function createRelayerRowCache(readRow: (id: string) => Promise<RelayerRow | undefined>, now: () => number = Date.now): RelayerRowCache {
   const held = new Map<string, Held>();
-  const hold = (id: string, row: Promise<RelayerRow | undefined>) => {
+  const hold = (id: string, row: Promise<RelayerRow | undefined>, value?: RelayerRow) => {
     held.delete(id);
     if (held.size >= MAX_HELD) held.delete(held.keys().next().value!);
-    held.set(id, { at: now(), row });
+    const entry: Held = { at: now(), row, value };
+    held.set(id, entry);
+    return entry;
   };
   const read = (id: string) => {
     // Concurrent requests share one read; a failed or empty read is not held.
     const row = readRow(id);
-    hold(id, row);
+    const entry = hold(id, row);
     row.then(
-      (found) => found === undefined && held.get(id)?.row === row && held.delete(id),
-      () => held.get(id)?.row === row && held.delete(id),
+      (found) => (found === undefined ? held.get(id) === entry && held.delete(id) : (entry.value = found)),
+      () => held.get(id) === entry && held.delete(id),
     );
     return row;
   };
@@ -47,7 +53,8 @@ export function createRelayerRowCache(readRow: (id: string) => Promise<RelayerRo
       return found && now() - found.at < ROW_HOLD_MS ? found.row : read(id);
     },
     read,
-    put: (row) => hold(row.id, Promise.resolve(row)),
+    held: (id) => held.get(id)?.value,
+    put: (row) => void hold(row.id, Promise.resolve(row), row),
     forget: (id) => void held.delete(id),
   };
 }

@@ -102,9 +102,6 @@ function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): 
   };
 }
 
-/** What signBatch found is still true under the lock: no one took a nonce (or a clock tick) since it read the row. */
-const unchanged = (read: RelayerRow, locked: RelayerRow) => read.next_nonce === locked.next_nonce && read.last_created_ms === locked.last_created_ms;
-
 /** The relayer's settings changed after the send was prepared with them: prepare it again with the current row. */
 export class RelayerChangedError extends Error {
   constructor(relayerId: string) {
@@ -184,13 +181,10 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
   const { atomically, writer, families } = deps;
   const notFound = (relayerId: string) => new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
 
-  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], signed: { results: Array<Signed | Error>; next: RelayerRow }): Promise<Array<TransactionRecord | Error>> {
-    const { results, next } = signed;
+  /** The batch's records, keys, events and jobs, its relayer's row locked and its nonce and clock already moved. */
+  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>): Promise<Array<TransactionRecord | Error>> {
     const out = results.map((r) => (r instanceof Error ? r : newRecord(row, r.t, r.fields)));
     await claimKeys(tx, row.id, items, out);
-    if (!(await tx.relayers.advance(row.id, row.next_nonce, next.next_nonce, next.last_created_ms))) {
-      throw new AppError('INTERNAL', { reason: `relayer '${row.id}' nonce moved under another writer; retry` });
-    }
     const family = families[row.network_type];
     const written: TransactionRecord[] = [];
     for (const [k, r] of results.entries()) {
@@ -206,40 +200,43 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
   }
 
   /**
-   * The relayer's row locked, with the settings every send was prepared with (a pause too: the caller reads the row
-   * again, and refuses the send there), and not paused.
+   * Checks the row, as locked, has the settings every send was prepared with (a pause too: the caller reads the row
+   * again, and refuses the send there), and is not paused.
    */
-  async function lockRow(tx: Tx, relayerId: string, items: readonly PendingSend[]): Promise<RelayerRow> {
-    const locked = await tx.relayers.getForUpdate(relayerId);
-    if (!locked) throw notFound(relayerId);
+  function checkLocked(locked: RelayerRow, items: readonly PendingSend[]): void {
     checkSettings(locked, items);
     refusePaused(locked);
-    return locked;
   }
 
   async function writeOnce(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
     const relayerId = items[0]!.relayerId;
-    let committed: RelayerRow | undefined;
-    const writeLocked = async (tx: Tx, locked: RelayerRow, signed: Awaited<ReturnType<typeof signBatch>>) => {
-      const out = await write(tx, locked, items, signed);
-      committed = { ...locked, next_nonce: signed.next.next_nonce, last_created_ms: signed.next.last_created_ms };
-      return out;
-    };
     let written: Array<TransactionRecord | Error> | typeof STALE = STALE;
+    let committed: RelayerRow | undefined;
     for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS && written === STALE; attempt++) {
       const read = await (attempt === 0 ? deps.rows.get(relayerId) : deps.rows.read(relayerId));
       if (!read) throw notFound(relayerId);
       refusePaused(read);
-      const signed = await signBatch(read, items);
+      const { results, next } = await signBatch(read, items);
+      // One statement moves the nonce and clock on if no one did since `read`, and locks the row.
       written = await atomically(async (tx) => {
-        const locked = await lockRow(tx, relayerId, items);
-        return unchanged(read, locked) ? writeLocked(tx, locked, signed) : STALE;
+        const moved = await tx.relayers.advanceFrom(relayerId, read, next);
+        if (!moved) return STALE;
+        checkLocked(moved, items);
+        committed = moved;
+        return write(tx, moved, items, results);
       });
     }
     if (written === STALE) {
       written = await atomically(async (tx) => {
-        const locked = await lockRow(tx, relayerId, items);
-        return writeLocked(tx, locked, await signBatch(locked, items));
+        const locked = await tx.relayers.getForUpdate(relayerId);
+        if (!locked) throw notFound(relayerId);
+        checkLocked(locked, items);
+        const { results, next } = await signBatch(locked, items);
+        if (!(await tx.relayers.advance(relayerId, locked.next_nonce, next.next_nonce, next.last_created_ms))) {
+          throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' nonce moved under another writer; retry` });
+        }
+        committed = { ...locked, next_nonce: next.next_nonce, last_created_ms: next.last_created_ms };
+        return write(tx, locked, items, results);
       });
     }
     // The next batch of this relayer signs from here without a read (the row lock checks it is still so).

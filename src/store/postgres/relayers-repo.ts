@@ -126,5 +126,18 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): RelayersRep
         .executeTakeFirst();
       return r.numUpdatedRows === 1n;
     },
+    async advanceFrom(id, from, to) {
+      const row = await q
+        .updateTable('relayers')
+        .set({ next_nonce: to.next_nonce, last_created_ms: to.last_created_ms })
+        .where('id', '=', id)
+        .where('active', '=', true)
+        .where('deleted_at', 'is', null)
+        .where('next_nonce', '=', from.next_nonce)
+        .where('last_created_ms', '=', from.last_created_ms)
+        .returning(COLUMNS)
+        .executeTakeFirst();
+      return row && toRelayer(row as Row);
+    },
   };
 }

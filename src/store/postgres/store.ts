@@ -200,10 +200,15 @@ function holdInserts(repos: Repositories, held: WriteBuffer): void {
  * change's event is then written without a read of its own.
  */
 function rememberNotifications(repos: Repositories, known: Map<string, string | null>): void {
-  const { getForUpdate, update } = repos.relayers;
+  const { getForUpdate, advanceFrom, update } = repos.relayers;
   const { notificationOfRelayer } = repos.webhookEvents;
   repos.relayers.getForUpdate = async (id) => {
     const row = await getForUpdate(id);
+    if (row) known.set(id, row.notification_id);
+    return row;
+  };
+  repos.relayers.advanceFrom = async (id, from, to) => {
+    const row = await advanceFrom(id, from, to);
     if (row) known.set(id, row.notification_id);
     return row;
   };

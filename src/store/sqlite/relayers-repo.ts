@@ -92,6 +92,9 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
   const bySigner = db.prepare<[string], string>(`SELECT id FROM relayers WHERE signer_id = ? AND ${VISIBLE} ORDER BY id LIMIT 10`).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
+  const advanceFrom = db.prepare<[number, number, string, number, number], Row>(
+    `UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ? AND last_created_ms = ? AND ${VISIBLE} RETURNING ${COLUMNS}`,
+  );
 
   const seedAll = db.transaction((seeds: readonly RelayerSeed[]) => {
     deactivateConfig.run();
@@ -131,5 +134,9 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
     usingSigner: (signerId) => bySigner.all(signerId),
     notificationExists: (id) => notification.get(id) === 1,
     advance: (id, expectedNonce, nextNonce, lastCreatedMs) => advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
+    advanceFrom(id, from, to) {
+      const row = advanceFrom.get(to.next_nonce, to.last_created_ms, id, from.next_nonce, from.last_created_ms);
+      return row && toRelayer(row);
+    },
   };
 }

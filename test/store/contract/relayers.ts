@@ -66,6 +66,24 @@ export function relayersContract(factory: StoreFactory): void {
     assert.equal((await store.repos.relayers.get('r1'))!.next_nonce, 8);
   });
 
+  test('advanceFrom moves the nonce and clock only from the values given, and answers the row as written', async (t) => {
+    const store = await factory(t);
+    await store.repos.relayers.seed([relayerSeed('r1', { initial_nonce: 7, notification_id: null })]);
+    const read = (await store.repos.relayers.get('r1'))!;
+    const to = { next_nonce: 9, last_created_ms: read.last_created_ms + 5 };
+    const [stale, moved, again] = await store.atomically(async (tx) => [
+      await tx.relayers.advanceFrom('r1', { ...read, last_created_ms: read.last_created_ms + 1 }, to),
+      await tx.relayers.advanceFrom('r1', read, to),
+      await tx.relayers.advanceFrom('r1', read, { next_nonce: 10, last_created_ms: to.last_created_ms }),
+    ]);
+    assert.equal(stale, undefined, 'another clock: not moved');
+    assert.deepEqual(moved, { ...read, ...to });
+    assert.equal(again, undefined, 'already moved on from the values given');
+    assert.equal((await store.repos.relayers.get('r1'))!.next_nonce, 9);
+    await store.repos.relayers.remove('r1');
+    assert.equal(await store.atomically((tx) => tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 11, last_created_ms: to.last_created_ms })), undefined, 'a deleted relayer');
+  });
+
   test('notificationExists answers for existing notifications only', async (t) => {
     const { repos } = await factory(t);
     await repos.notifications.insertIfAbsent(notificationRow('hook'));

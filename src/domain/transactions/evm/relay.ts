@@ -78,10 +78,13 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   const withL1Fee = (l1Fee: bigint | null) => (r: EvmRecord): EvmRecord => (l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() });
   const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
 
-  /** The relayer's check is due within one interval (an earlier due time stands). */
+  /**
+   * The relayer's check is due within one interval (an earlier due time stands). The interval follows the relayer's
+   * network, which a held row tells as well as the store (a relayer's network never changes).
+   */
   const scheduleCheck: RelayFamily['schedule'] = async (tx, record) => {
     if (FINAL_STATUSES.has(record.status)) return;
-    await checkDue(tx, record.relayer_id, await tx.relayers.get(record.relayer_id));
+    await checkDue(tx, record.relayer_id, relayers.rows.held(record.relayer_id) ?? (await tx.relayers.get(record.relayer_id)));
   };
   const checkDue = async (tx: Tx, relayerId: string, relayer: RelayerRow | undefined) => {
     const interval = relayer ? checkIntervalMs(relayers.network(relayer)) : 1_000;
