@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createPostgresStore } from '../../src/store/postgres/store.ts';
 import { migrate } from '../../src/store/postgres/connect.ts';
 import { runStoreContract } from './contract/index.ts';
+import { relayerSeed } from './contract/fixtures.ts';
 import { createTestDatabase, createTestSchema, postgresReachable } from '../support/postgres.ts';
 
 const available = await postgresReachable();
@@ -29,7 +30,7 @@ runStoreContract('PostgreSQL', freshStore, skip);
 
 test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and both commit', { skip }, async (t) => {
   const store = await freshStore(t);
-  for (const id of ['a', 'b']) await store.repos.jobs.schedule({ kind: 'k', subject: id, dueAt: 0 });
+  await store.repos.relayers.seed([relayerSeed('a'), relayerSeed('b')]);
   // Two transactions lock the same two rows in opposite orders, each waiting until the other holds its first row.
   let held = 0;
   const bothHold = async () => {
@@ -40,12 +41,13 @@ test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and
   const lockBoth = (first: string, second: string, key: 'ab' | 'ba') =>
     store.atomically(async (tx) => {
       runs[key]++;
-      await tx.jobs.schedule({ kind: 'k', subject: first, dueAt: 1, replace: true });
+      const row = await tx.relayers.getForUpdate(first);
       if (runs[key] === 1) await bothHold();
-      await tx.jobs.schedule({ kind: 'k', subject: second, dueAt: 1, replace: true });
+      await tx.relayers.getForUpdate(second);
+      assert.ok(await tx.relayers.advance(first, row!.next_nonce, row!.next_nonce + 1, 0));
       return key;
     });
   assert.deepEqual(await Promise.all([lockBoth('a', 'b', 'ab'), lockBoth('b', 'a', 'ba')]), ['ab', 'ba']);
   assert.equal(runs.ab + runs.ba, 3, `one of them ran again: ${JSON.stringify(runs)}`);
-  assert.equal((await store.repos.jobs.get('k', 'a'))!.generation, 3);
+  assert.deepEqual([(await store.repos.relayers.get('a'))!.next_nonce, (await store.repos.relayers.get('b'))!.next_nonce], [1, 1], 'both committed once');
 });

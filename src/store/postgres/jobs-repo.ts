@@ -1,6 +1,6 @@
 // PostgreSQL repository for durable jobs: upsert per (kind, subject), batch claims with FOR UPDATE SKIP LOCKED under a lease.
 import { sql, type Kysely } from 'kysely';
-import type { ClaimedJob, Job, JobsRepo, Json } from '../../domain/jobs/ports.ts';
+import type { ClaimedJob, Job, JobSpec, JobsRepo, Json } from '../../domain/jobs/ports.ts';
 import type { Database, JobsTable } from './schema.ts';
 import { JOBS_CHANNEL } from './channels.ts';
 
@@ -25,7 +25,25 @@ const toJob = (r: Row): Job => ({
   updatedAt: r.updated_at,
 });
 
-/** `instance` goes out as the NOTIFY payload: the instance that wrote the job wakes its own scheduler directly. */
+/**
+ * The upsert of one job; a transaction holds it for its next statement (write-buffer.ts). The NOTIFY rides on it and
+ * goes out when the writing transaction commits; `instance` is its payload: the instance that wrote the job wakes its
+ * own scheduler directly.
+ */
+export function scheduleStatement(spec: JobSpec, instance: string) {
+  const keep = spec.payload === undefined && !spec.replace;
+  const payload = spec.payload === undefined ? null : JSON.stringify(spec.payload);
+  const now = Date.now();
+  return sql`
+    INSERT INTO jobs AS j (kind, subject, due_at, payload, created_at, updated_at) VALUES (${spec.kind}, ${spec.subject}, ${spec.dueAt}, ${payload}, ${now}, ${now})
+    ON CONFLICT (kind, subject) DO UPDATE SET
+      due_at = CASE WHEN ${spec.replace === true} THEN excluded.due_at ELSE LEAST(j.due_at, excluded.due_at) END,
+      payload = CASE WHEN ${keep} THEN j.payload ELSE excluded.payload END,
+      generation = j.generation + 1,
+      updated_at = excluded.updated_at
+    RETURNING pg_notify(${JOBS_CHANNEL}, ${instance})`;
+}
+
 export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo {
   // Every lease-checked statement names the lease the caller holds.
   const held = (job: ClaimedJob) => q.updateTable('jobs').where('id', '=', job.id).where('lease_owner', '=', job.leaseOwner).where('claims', '=', job.claims);
@@ -46,18 +64,7 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
 
   return {
     async schedule(spec) {
-      const keep = spec.payload === undefined && !spec.replace;
-      const payload = spec.payload === undefined ? null : JSON.stringify(spec.payload);
-      const now = Date.now();
-      // The NOTIFY rides on the upsert (one round trip) and goes out when the writing transaction commits.
-      await sql`
-        INSERT INTO jobs AS j (kind, subject, due_at, payload, created_at, updated_at) VALUES (${spec.kind}, ${spec.subject}, ${spec.dueAt}, ${payload}, ${now}, ${now})
-        ON CONFLICT (kind, subject) DO UPDATE SET
-          due_at = CASE WHEN ${spec.replace === true} THEN excluded.due_at ELSE LEAST(j.due_at, excluded.due_at) END,
-          payload = CASE WHEN ${keep} THEN j.payload ELSE excluded.payload END,
-          generation = j.generation + 1,
-          updated_at = excluded.updated_at
-        RETURNING pg_notify(${JOBS_CHANNEL}, ${instance})`.execute(q);
+      await scheduleStatement(spec, instance).execute(q);
     },
     async cancel(kind, subject) {
       const r = await q.deleteFrom('jobs').where('kind', '=', kind).where('subject', '=', subject).executeTakeFirst();

@@ -10,7 +10,7 @@ import { createRelayersRepo, type InTx } from './relayers-repo.ts';
 import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
-import { createJobsRepo } from './jobs-repo.ts';
+import { createJobsRepo, scheduleStatement } from './jobs-repo.ts';
 import { JOBS_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
 import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
@@ -134,7 +134,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const held = createWriteBuffer(trx, options.outbox.owner);
     const known = new Map<string, string | null>();
     const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification));
-    holdInserts(raw, held);
+    holdInserts(raw, held, options.outbox.owner);
     rememberNotifications(raw, known);
     const bound = guardAll(raw, ended);
     const afterCommit = (hook: () => void) => {
@@ -181,8 +181,8 @@ function guardAll(r: Repositories, refuse: () => string | undefined): Repositori
   return out as unknown as Repositories;
 }
 
-/** The tx's record and outbox inserts are held (write-buffer.ts); every other statement sends them first. */
-function holdInserts(repos: Repositories, held: WriteBuffer): void {
+/** The tx's record and outbox inserts and job upserts are held (write-buffer.ts); every other statement sends them first. */
+function holdInserts(repos: Repositories, held: WriteBuffer, instance: string): void {
   for (const repo of Object.values(repos) as Array<Record<string, (...args: unknown[]) => Promise<unknown>>>) {
     for (const [name, fn] of Object.entries(repo)) {
       repo[name] = async (...args) => {
@@ -193,6 +193,7 @@ function holdInserts(repos: Repositories, held: WriteBuffer): void {
   }
   repos.transactions.insert = async (record, createdMs, nonce) => held.transaction({ record, createdMs, nonce });
   repos.webhookEvents.insert = async (row) => held.event(row);
+  repos.jobs.schedule = async (spec) => held.job(scheduleStatement(spec, instance));
 }
 
 /**

@@ -1,11 +1,11 @@
-// Inside one transaction, the inserts that answer nothing (transaction records, outbox events) are held and sent
-// together as multi-row statements: before the transaction's next statement, or before its commit. A batch of sends
-// then costs a few round trips instead of two per send. An error in a held insert rejects the next statement, or
+// Inside one transaction, the inserts that answer nothing (transaction records, outbox events, job upserts) are held
+// and sent together as multi-row statements: before the transaction's next statement, or before its commit. A batch
+// of sends then costs a few round trips instead of two per send; its relayer's check job rides with its records. An error in a held insert rejects the next statement, or
 // atomically() itself: either way the transaction rolls back whole.
 // The per-status counters are the hottest rows (every send and every status change of a relayer touches them): their
 // changes are summed over the whole transaction and applied last, in one statement, in key order. Counter locks are
 // then held only for the commit and always taken in the same order, so two transactions never deadlock on them.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { WebhookEventRow } from '../../domain/notifications/ports.ts';
 import type { TransactionRecord } from '../../domain/types.ts';
 import type { Database } from './schema.ts';
@@ -20,6 +20,8 @@ export interface HeldTransaction {
 export interface WriteBuffer {
   transaction(held: HeldTransaction): void;
   event(row: Omit<WebhookEventRow, 'seq'>): void;
+  /** A job's upsert (jobs-repo.ts scheduleStatement); held ones run in the order given. */
+  job(statement: RawBuilder<unknown>): void;
   /** Counter changes of this transaction, applied by commit(). */
   counts: CountChanges;
   /** Sends what is held; resolves once it is written (at once when nothing is held). */
@@ -49,13 +51,16 @@ export function countsStatement(changes: CountChanges) {
     ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + excluded.count`;
 }
 
-/** Records; their counters go to `counts` when given (a transaction applies them last), else in the same statement. */
-export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[], counts?: CountChanges): Promise<void> {
+/**
+ * Records; their counters go to `counts` when given (a transaction applies them last), else in the same statement.
+ * In a transaction, `alongside` (a job's upsert, which answers nothing either) goes in the same statement.
+ */
+export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[], counts?: CountChanges, alongside?: RawBuilder<unknown>): Promise<void> {
   const values = sql.join(rows.map(({ record, createdMs, nonce }) => sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)})`));
   const insert = sql`INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES ${values}`;
   const changes = counts ?? new Map<string, number>();
   for (const { record } of rows) addCount(changes, record.relayer_id, record.status, 1);
-  if (counts) return void (await insert.execute(q));
+  if (counts) return void (await (alongside ? sql`WITH ins AS (${insert}) ${alongside}` : insert).execute(q));
   await sql`WITH ins AS (${insert}) ${countsStatement(changes)!}`.execute(q);
 }
 
@@ -67,16 +72,22 @@ export async function insertEvents(q: Kysely<Database>, rows: ReadonlyArray<Omit
 export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteBuffer {
   let transactions: HeldTransaction[] = [];
   let events: Array<Omit<WebhookEventRow, 'seq'>> = [];
+  let jobs: Array<RawBuilder<unknown>> = [];
   let flushing: Promise<void> | undefined;
   const counts: CountChanges = new Map();
+  const holding = () => transactions.length > 0 || events.length > 0 || jobs.length > 0;
 
   async function write(): Promise<void> {
-    while (transactions.length > 0 || events.length > 0) {
+    while (holding()) {
       const t = transactions;
       const e = events;
+      const j = jobs;
       transactions = [];
       events = [];
-      if (t.length > 0) await insertTransactions(q, t, counts);
+      jobs = [];
+      // The first job's upsert rides with the records (a batch of sends and its relayer's check: one round trip).
+      if (t.length > 0) await insertTransactions(q, t, counts, j.shift());
+      for (const statement of j) await statement.execute(q);
       if (e.length > 0) await insertEvents(q, e, instance);
     }
   }
@@ -84,7 +95,7 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
   async function flush(): Promise<void> {
     // Statements issued at the same time wait for the one write in progress, so each reads what was written.
     while (flushing) await flushing;
-    if (transactions.length === 0 && events.length === 0) return;
+    if (!holding()) return;
     flushing = write().finally(() => (flushing = undefined));
     await flushing;
   }
@@ -92,6 +103,7 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
   return {
     transaction: (held) => void transactions.push(held),
     event: (row) => void events.push(row),
+    job: (statement) => void jobs.push(statement),
     counts,
     flush,
     async commit() {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoreFactory } from './index.ts';
 import type { ClaimRequest } from '../../../src/domain/jobs/ports.ts';
+import { relayerSeed, txRecord } from './fixtures.ts';
 
 const claimAs = (owner: string, now: number, extra: Partial<ClaimRequest> = {}): ClaimRequest => ({ owner, now, limit: 10, leaseMs: 1000, kinds: ['check'], ...extra });
 
@@ -21,6 +22,24 @@ export function jobsContract(factory: StoreFactory): void {
     assert.deepEqual([job.dueAt, job.payload], [700, null]);
     await repos.jobs.schedule({ kind: 'resubmit', subject: 'tx-1', dueAt: 1 });
     assert.equal((await repos.jobs.stats(0)).length, 2, 'another kind is another job');
+  });
+
+  test('in a transaction, schedules of one job apply in order beside the records written with them, and read back', async (t) => {
+    const store = await factory(t);
+    await store.repos.relayers.seed([relayerSeed('r1')]);
+    const seen = await store.atomically(async (tx) => {
+      await tx.transactions.insert(txRecord('r1', 'a', 1000, 'sent'), 1000, 0);
+      await tx.jobs.schedule({ kind: 'check', subject: 'r1', dueAt: 500, payload: { n: 1 } });
+      await tx.jobs.schedule({ kind: 'check', subject: 'r1', dueAt: 900 });
+      await tx.jobs.schedule({ kind: 'check', subject: 'r2', dueAt: 100 });
+      await tx.transactions.insert(txRecord('r1', 'b', 1001, 'sent'), 1001, 1);
+      await tx.jobs.schedule({ kind: 'check', subject: 'r1', dueAt: 300, replace: true });
+      return tx.jobs.get('check', 'r1');
+    });
+    assert.deepEqual([seen?.dueAt, seen?.payload, seen?.generation], [300, null, 3], 'the earliest due time, then replaced with its payload');
+    assert.equal((await store.repos.jobs.get('check', 'r2'))?.dueAt, 100);
+    assert.deepEqual((await store.repos.transactions.listUnfinished('r1', 10)).map((s) => s.record.id), ['a', 'b']);
+    assert.equal(await store.repos.transactions.count('r1', 'sent'), 2);
   });
 
   test('claim leases due jobs of the given kinds, oldest first, up to the limit', async (t) => {
