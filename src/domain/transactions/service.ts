@@ -87,23 +87,31 @@ export function createTransactionService(deps: {
   async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
     const family = families[relayer.network_type];
     for (let attempt = 1; ; attempt++) {
+      let record: TransactionRecord;
+      let writing = false;
       try {
         refusePaused(relayer);
         // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
         // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
         const prepared = await family.prepareSend(relayer, body);
-        const record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
-        family.afterCommit(record, relayer);
-        return record;
+        writing = true;
+        record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
       } catch (err) {
-        // A read that fails (the relayer deleted, the store down) leaves the send's own error to answer.
+        // Only a refusal is worked out again: a store failure while writing may have committed (never sent twice).
+        if (writing && !(err instanceof AppError) && !(err instanceof RelayerChangedError)) throw err;
+        // A read that fails (the relayer deleted, the store down) leaves the send's own error to answer; so does a
+        // relayer now of another network type (deleted and created again), whose body was checked for the old one.
         const current = attempt < 3 ? await relayers.require(relayer.id).catch(() => relayer) : relayer;
-        if (sameSettings(current, relayer)) {
+        if (sameSettings(current, relayer) || current.network_type !== relayer.network_type) {
           if (err instanceof RelayerChangedError) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' kept changing while the send was prepared; retry` });
           throw err;
         }
         relayer = current;
+        continue;
       }
+      // Written: never sent again from here, whatever the broadcast does.
+      family.afterCommit(record, relayer);
+      return record;
     }
   }
 
