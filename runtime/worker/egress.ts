@@ -120,6 +120,9 @@ async function follow(first: Hop, allowed: ReadonlySet<string>, signal: AbortSig
   }
 }
 
+/** How long after the call's deadline a fetch's own timer ends it, should the call's end not have. */
+const FETCH_TIMER_GRACE_MS = 100;
+
 /**
  * One fetch of a plugin call: refused unless the policy allows its origin; bounded by the call's deadline, its
  * lifetime (`signal`), `maxFetchResponseBytes` and what is left of the call's byte budget.
@@ -139,7 +142,10 @@ export async function egressFetch(argsJson: string, allowed: ReadonlySet<string>
     check(url, allowed);
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'base64') : undefined;
     if (body && body.length > limits.maxFetchRequestBytes) throw new EgressError('FETCH_BODY_TOO_LARGE', `fetch: request body exceeds ${limits.maxFetchRequestBytes} bytes`, 413, { limit: limits.maxFetchRequestBytes });
-    const left = deadline - Date.now();
+    // The call's end aborts `signal` at its deadline and the call answers TIMEOUT. The fetch's own timer is a safety
+    // net set a moment later: at the deadline itself it could fire first, and a plugin that caught its error would
+    // answer before the call's timer (seen under load).
+    const left = deadline - Date.now() + FETCH_TIMER_GRACE_MS;
     const timed = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, left))]);
     let out: Awaited<ReturnType<typeof follow>>;
     let data: Buffer;
