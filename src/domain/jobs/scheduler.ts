@@ -97,7 +97,11 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
   let lookAsked = false;
 
   /** A scheduled job that a look now would not find sooner: it runs here (its end looks), or is due after the timer. */
-  const covered = (spec: JobSpec) => spec.dueAt >= timerAt || [...running.values()].some((r) => r.job.kind === spec.kind && r.job.subject === spec.subject);
+  const covered = (spec: JobSpec) => {
+    if (spec.dueAt >= timerAt) return true;
+    for (const r of running.values()) if (r.job.kind === spec.kind && r.job.subject === spec.subject) return true;
+    return false;
+  };
 
   /**
    * Coalesces wake-ups: jobs finishing in one event-loop turn lead to one claim. A hot relayer's check, scheduled

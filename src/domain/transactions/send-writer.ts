@@ -210,33 +210,32 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
 
   async function writeOnce(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
     const relayerId = items[0]!.relayerId;
-    let written: Array<TransactionRecord | Error> | typeof STALE = STALE;
     let committed: RelayerRow | undefined;
+    /** One statement moves the nonce and clock on from `from` (STALE if another writer did first) and locks the row. */
+    const writeFrom = async (tx: Tx, from: RelayerRow, signed: Awaited<ReturnType<typeof signBatch>>) => {
+      const moved = await tx.relayers.advanceFrom(relayerId, from, signed.next);
+      if (!moved) return STALE;
+      checkLocked(moved, items);
+      committed = moved;
+      return write(tx, moved, items, signed.results);
+    };
+    let written: Array<TransactionRecord | Error> | typeof STALE = STALE;
     for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS && written === STALE; attempt++) {
       const read = await (attempt === 0 ? deps.rows.get(relayerId) : deps.rows.read(relayerId));
       if (!read) throw notFound(relayerId);
       refusePaused(read);
-      const { results, next } = await signBatch(read, items);
-      // One statement moves the nonce and clock on if no one did since `read`, and locks the row.
-      written = await atomically(async (tx) => {
-        const moved = await tx.relayers.advanceFrom(relayerId, read, next);
-        if (!moved) return STALE;
-        checkLocked(moved, items);
-        committed = moved;
-        return write(tx, moved, items, results);
-      });
+      const signed = await signBatch(read, items);
+      written = await atomically((tx) => writeFrom(tx, read, signed));
     }
     if (written === STALE) {
+      // Another writer kept moving the nonce: signed under the row's lock, where it cannot move.
       written = await atomically(async (tx) => {
         const locked = await tx.relayers.getForUpdate(relayerId);
         if (!locked) throw notFound(relayerId);
         checkLocked(locked, items);
-        const { results, next } = await signBatch(locked, items);
-        if (!(await tx.relayers.advance(relayerId, locked.next_nonce, next.next_nonce, next.last_created_ms))) {
-          throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' nonce moved under another writer; retry` });
-        }
-        committed = { ...locked, next_nonce: next.next_nonce, last_created_ms: next.last_created_ms };
-        return write(tx, locked, items, results);
+        const out = await writeFrom(tx, locked, await signBatch(locked, items));
+        if (out === STALE) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' nonce moved under another writer; retry` });
+        return out;
       });
     }
     // The next batch of this relayer signs from here without a read (the row lock checks it is still so).

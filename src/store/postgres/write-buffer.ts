@@ -1,7 +1,8 @@
 // Inside one transaction, the inserts that answer nothing (transaction records, outbox events, job upserts) are held
 // and sent together as multi-row statements: before the transaction's next statement, or before its commit. A batch
-// of sends then costs a few round trips instead of two per send; its relayer's check job rides with its records. An error in a held insert rejects the next statement, or
-// atomically() itself: either way the transaction rolls back whole.
+// of sends then costs a few round trips instead of two per send; its relayer's check job rides with its records.
+// An error in a held statement rejects the next statement, or atomically() itself: either way the transaction rolls
+// back whole.
 // The per-status counters are the hottest rows (every send and every status change of a relayer touches them): their
 // changes are summed over the whole transaction and applied last, in one statement, in key order. Counter locks are
 // then held only for the commit and always taken in the same order, so two transactions never deadlock on them.
