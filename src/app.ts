@@ -48,6 +48,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { releaseDeadOwners } from './domain/jobs/predecessors.ts';
 import { newInstanceId, ownerIsGone } from './store/instance-id.ts';
 import { createLiveFeed, type LiveFeed } from './domain/live/feed.ts';
+import { createRemoteChanges } from './domain/live/remote-changes.ts';
 import { createRelayerActivity, oldestUnfinishedAt } from './domain/live/relayer-activity.ts';
 import { createPluginCallLog, recordCalls } from './domain/live/plugin-calls.ts';
 import { createTimelineReader } from './domain/transactions/timeline.ts';
@@ -192,6 +193,12 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
     activity.observe(record, from);
     live.publish({ type: 'transaction_update', relayer_id: record.relayer_id, transaction: record });
   };
+  // Changes other instances commit reach this instance's stream too (PostgreSQL; one instance on SQLite).
+  opened.onRemoteTransactionWritten(createRemoteChanges({
+    feed: live,
+    findMany: (ids) => repos.transactions.findMany(ids),
+    onError: (err) => logger.warn({ err }, 'events stream: the transactions another instance changed could not be read'),
+  }));
   const outbox = createOutbox({ signal: webhookSignal });
   // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });

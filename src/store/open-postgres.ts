@@ -38,5 +38,6 @@ export function openPostgres(options: PostgresOptions) {
       }),
     startup: <T>(fn: () => Promise<T>) => underStartupLock(pool, fn),
     onOutboxWritten: store.onOutboxWritten,
+    onRemoteTransactionWritten: store.onRemoteTransactionWritten,
   };
 }

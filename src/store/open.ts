@@ -22,6 +22,11 @@ export interface OpenedStore {
   startup<T>(fn: () => Promise<T>): Promise<T>;
   /** Rings `listener` after an outbox write commits on any instance (PostgreSQL NOTIFY); SQLite: never (in-process signal). */
   onOutboxWritten(listener: () => void): () => void;
+  /**
+   * Rings `listener` for each transaction row another instance commits (PostgreSQL NOTIFY): its id and new version.
+   * SQLite: never (one instance; its own changes are published in process).
+   */
+  onRemoteTransactionWritten(listener: (id: string, version: number) => void): () => void;
 }
 
 export interface StoreOptions {
@@ -51,6 +56,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       prepare: async () => undefined,
       startup: (fn) => fn(),
       onOutboxWritten: () => () => undefined,
+      onRemoteTransactionWritten: () => () => undefined,
     };
   }
   // Loaded only here: an instance on SQLite never pays for Kysely and pg (measured in docs/performance.md).

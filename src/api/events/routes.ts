@@ -95,7 +95,7 @@ export const eventRouteDocs: RouteDoc[] = [
     description: [
       'A `text/event-stream` of every committed transaction change: `event: transaction_update`, `data: {"relayer_id", "transaction"}` (the record as `GET …/transactions/{id}` answers it), an increasing `id`. A comment (`: heartbeat`) every 15 s keeps proxies from closing it.',
       'Scoped to the relayers the key may read (every relayer for `all`), or to `relayer_id`. Send the key in the `Authorization` header: a browser reads the stream with `fetch` (an `EventSource` cannot send headers; never put the key in a URL).',
-      'Ends when its API key is deleted (checked every 5 s). Bounded per client: a client that does not read fast enough (1 MiB waiting) is dropped; reconnect and read the current state again. Events of this instance only (several instances behind a load balancer: connect to each, or poll).',
+      'Ends when its API key is deleted (checked every 5 s). Bounded per client: a client that does not read fast enough (1 MiB waiting) is dropped; reconnect and read the current state again. Several instances on one database: the changes of every instance, whichever one the stream is open on.',
     ].join('\n\n'),
     query: eventsQuery,
     produces: 'text/event-stream',

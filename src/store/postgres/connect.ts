@@ -25,8 +25,17 @@ export interface PgConnection {
   url: string;
 }
 
-export function connect(url: string, options: { max?: number } = {}): PgConnection {
+/**
+ * `instance`: this process's instance id, set on every connection as `relaybox.instance` (before its first query:
+ * a client runs its queries in order). The transactions trigger names the writer with it in its NOTIFY (migration
+ * 012), so an instance skips its own changes. Set by a query rather than the startup `options`, which a
+ * DATABASE_URL may carry itself (`?options=-c search_path=…`) and would replace.
+ */
+export function connect(url: string, options: { max?: number; instance?: string } = {}): PgConnection {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, application_name: 'relaybox' });
+  const instance = options.instance;
+  // Cannot fail on a live connection; on a lost one the next query fails too, where it is seen.
+  if (instance !== undefined) pool.on('connect', (client) => void client.query("SELECT set_config('relaybox.instance', $1, false)", [instance]).catch(() => undefined));
   // An idle client losing its server (restart, network) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool, url };

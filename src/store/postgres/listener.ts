@@ -1,6 +1,7 @@
-// LISTEN on a connection of its own: a NOTIFY committed by another instance rings the matching local listener (the
-// payload names the writer; this instance's own commits ring their listeners directly, after the commit).
-// The connection is re-opened after a loss; listeners are rung once then, since notifications may have been missed.
+// LISTEN on a connection of its own: a NOTIFY committed by another instance rings the matching local listener with
+// its payload (whose first word names the writer; this instance's own commits ring their listeners directly, after
+// the commit). The connection is re-opened after a loss; listeners are rung once then, without a payload, since
+// notifications may have been missed.
 import pg from 'pg';
 
 export interface Listener {
@@ -9,7 +10,7 @@ export interface Listener {
 
 const RECONNECT_MS = 1_000;
 
-export function createListener(pool: pg.Pool, self: string, channels: Record<string, () => void>): Listener {
+export function createListener(pool: pg.Pool, self: string, channels: Record<string, (payload?: string) => void>): Listener {
   let client: pg.PoolClient | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -23,7 +24,9 @@ export function createListener(pool: pg.Pool, self: string, channels: Record<str
       const c = await pool.connect();
       if (closed) return c.release();
       c.on('notification', (n) => {
-        if (n.payload !== self) channels[n.channel]?.();
+        const payload = n.payload ?? '';
+        const space = payload.indexOf(' ');
+        if ((space < 0 ? payload : payload.slice(0, space)) !== self) channels[n.channel]?.(payload);
       });
       c.on('error', () => lost(c));
       for (const channel of Object.keys(channels)) await c.query(`LISTEN ${channel}`);

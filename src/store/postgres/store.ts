@@ -11,7 +11,7 @@ import { createTransactionsRepo, type NotificationSeen } from './transactions-re
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
 import { createJobsRepo, scheduleStatement } from './jobs-repo.ts';
-import { JOBS_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
+import { JOBS_CHANNEL, LIVE_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
 import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
 import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
@@ -22,6 +22,8 @@ export interface PostgresStore extends Store {
   readonly connection: PgConnection;
   /** `listener` runs after an outbox write commits on any instance sharing the database. Returns unsubscribe. */
   onOutboxWritten(listener: () => void): () => void;
+  /** `listener` runs for each transaction row another instance (or tool) commits: its id and new version. Returns unsubscribe. */
+  onRemoteTransactionWritten(listener: (id: string, version: number) => void): () => void;
   /** True when the database answers a trivial query; never rejects. */
   answers(): Promise<boolean>;
 }
@@ -73,7 +75,7 @@ function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, coun
 }
 
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const connection = connect(options.url, { max: options.max });
+  const connection = connect(options.url, { max: options.max, instance: options.outbox.owner });
   const { db } = connection;
   const scopes = new AsyncLocalStorage<Scope>();
   const jobListeners = new Set<(scheduled?: readonly JobSpec[]) => void>();
@@ -82,8 +84,21 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     for (const l of set) l(arg);
   };
   const jobsScheduled = ring(jobListeners);
+  const outboxWritten = ring(outboxListeners);
+  const transactionListeners = new Set<(id: string, version: number) => void>();
+  const transactionWritten = (payload?: string) => {
+    // Without a payload (the LISTEN connection came back): what was missed is not known, and a stream's reader
+    // reads the current state again after a gap anyway.
+    const [, id, version] = payload?.split(' ') ?? [];
+    if (id === undefined || version === undefined) return;
+    for (const l of transactionListeners) l(id, Number(version));
+  };
   // Another instance's NOTIFY does not say which jobs: the listeners look now.
-  const listener: Listener = createListener(connection.pool, options.outbox.owner, { [JOBS_CHANNEL]: () => jobsScheduled(), [OUTBOX_CHANNEL]: ring(outboxListeners) });
+  const listener: Listener = createListener(connection.pool, options.outbox.owner, {
+    [JOBS_CHANNEL]: () => jobsScheduled(),
+    [OUTBOX_CHANNEL]: () => outboxWritten(),
+    [LIVE_CHANNEL]: transactionWritten,
+  });
 
   const outsideRefused = () => (scopes.getStore()?.open ? OUTSIDE_FROM_INSIDE : undefined);
   const plain = repositories(db, (fn) => db.transaction().execute(fn), options.outbox);
@@ -166,6 +181,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     onOutboxWritten(l) {
       outboxListeners.add(l);
       return () => outboxListeners.delete(l);
+    },
+    onRemoteTransactionWritten(l) {
+      transactionListeners.add(l);
+      return () => transactionListeners.delete(l);
     },
     answers: () => sql`SELECT 1`.execute(db).then(() => true, () => false),
     async close() {
