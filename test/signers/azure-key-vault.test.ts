@@ -191,3 +191,49 @@ describe('the service as a child process, trusting the simulator as an operator 
     assert.ok(!bad.output().includes(wrong) && !bad.output().includes(sim.clientSecret), 'no secret in the output');
   });
 });
+
+describe('managed identity, through App Service\'s identity endpoint (simulated), in the service as a child process', () => {
+  test('the system-assigned and a user-assigned identity give the relayer the key\'s address and sign a send; a wrong IDENTITY_HEADER stops the start naming the signer', async (t) => {
+    const anvil = await startAnvil();
+    t.after(() => anvil.stop());
+    const dir = mkdtempSync(path.join(tmpdir(), 'azure-managed-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const address = await keyAddress();
+    await anvil.rpc('anvil_setBalance', [address, '0x56bc75e2d63100000']);
+    // As on App Service: the platform sets IDENTITY_ENDPOINT and IDENTITY_HEADER; the config names no credential.
+    const start = (name: string, identity: Record<string, unknown>, header: string) => {
+      const configPath = path.join(dir, `${name}.json`);
+      const config = { auth_type: 'managed_identity', vault_url: sim.url, key_name: sim.keys.secp256k1, ...identity };
+      writeFileSync(configPath, JSON.stringify({ networks: [anvil.network('anvil')], signers: [{ id: 'azure-mi', type: 'azure_key_vault', config }], relayers: [{ id: 'az', name: 'azure', network: 'anvil', signer_id: 'azure-mi' }], notifications: [], plugins: [] }));
+      return startService({ API_KEY, DATA_DIR: path.join(dir, name), CONFIG_PATH: configPath, NODE_EXTRA_CA_CERTS: sim.caFile, IDENTITY_ENDPOINT: sim.identityEndpoint, IDENTITY_HEADER: header, AZURE_CLIENT_ID: sim.managedClientId });
+    };
+    const auth = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+    const before = sim.calls.managedIdentity ?? 0;
+    for (const [name, identity] of [['system', {}], ['user', { client_id: { type: 'env', value: 'AZURE_CLIENT_ID' } }]] as const) {
+      const svc = start(name, identity, sim.identityHeader);
+      t.after(() => svc.killHard());
+      const url = await svc.listening;
+      const relayer = await (await fetch(`${url}/api/v1/relayers/az`, { headers: auth })).json();
+      assert.equal(relayer.data.address, address, name);
+      const sent = await (await fetch(`${url}/api/v1/relayers/az/transactions`, { method: 'POST', headers: auth, body: JSON.stringify({ to: '0x00000000000000000000000000000000000000a4', value: 1, gas_limit: 21000, speed: 'fast' }) })).json();
+      assert.equal(sent.success, true, JSON.stringify(sent));
+      let hash: string | undefined;
+      for (let i = 0; i < 200 && !hash; i++) {
+        hash = (await (await fetch(`${url}/api/v1/relayers/az/transactions/${sent.data.id}`, { headers: auth })).json()).data.hash ?? undefined;
+        if (!hash) await new Promise((r) => setTimeout(r, 50));
+      }
+      const tx = await anvil.rpc('eth_getTransactionByHash', [hash]) as { from: string } | null;
+      assert.equal(tx?.from.toLowerCase(), address.toLowerCase(), `${name}: the chain recovers the vault key's address`);
+      assert.equal(await svc.stop(), 0);
+      assert.ok(!svc.output().includes(sim.identityHeader), 'the identity header is never logged');
+    }
+    assert.ok((sim.calls.managedIdentity ?? 0) > before, 'the tokens came from the identity endpoint');
+
+    const wrong = randomBytes(24).toString('base64url');
+    const bad = start('wrong-header', {}, wrong);
+    t.after(() => bad.killHard());
+    await assert.rejects(bad.listening, /service exited \(1\) before listening/);
+    assert.match(bad.output(), /relayer 'az': 'signer_id': signer 'azure-mi': Azure Key Vault get key \(key 'evm-signer'\): the managed identity endpoint refused the token request \(Unauthorized: the X-IDENTITY-HEADER value is missing or wrong\.\)"/);
+    assert.ok(!bad.output().includes(wrong) && !bad.output().includes(sim.identityHeader), 'no secret in the output');
+  });
+});

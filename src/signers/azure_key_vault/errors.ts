@@ -43,6 +43,9 @@ function identityCause(e: AzureError): string | undefined {
   if (aadsts) return `the credentials were refused by Microsoft Entra ID (${code ? `${code}: ` : ''}${short(aadsts)})`;
   if (code === 'endpoints_resolution_error') return 'the authority (AZURE_AUTHORITY_HOST, or login.microsoftonline.com) could not be reached or served no OpenID configuration';
   if (/not configured to acquire tokens for tenant/.test(e.message ?? '')) return 'the vault\'s authentication challenge names another tenant than tenant_id (check tenant_id and vault_url)';
+  // MSAL's managed identity answer: "Authentication failed. Message : Error(s): … - Description: <the endpoint's> - Correlation ID: …".
+  const managed = /ManagedIdentityCredential: Authentication failed.*?Description: (.*?)(?: - Correlation ID|$)/s.exec(e.message ?? '')?.[1];
+  if (managed) return `the managed identity endpoint refused the token request (${short(managed)})`;
   if (e.name === 'CredentialUnavailableError') return `no Azure identity available (${short(e.message)})`;
   return `the credentials were refused by Microsoft Entra ID (${short(e.message)})`;
 }

@@ -2,7 +2,9 @@
 // bearer token over http) with a self-signed certificate made at start, trusted the way an operator trusts a private
 // CA: NODE_EXTRA_CA_CERTS for a child process, or the test process's default CAs (`trust()`).
 // What it speaks, as documented: the authority's OpenID configuration and the OAuth2 client-credentials grant (client
-// id + secret, or a federated assertion for workload identity) → an access token for https://vault.azure.net; Key Vault
+// id + secret, or a federated assertion for workload identity) → an access token for https://vault.azure.net; App
+// Service's managed identity endpoint (GET /msi/token, api-version 2019-08-01, the X-IDENTITY-HEADER secret, the
+// system-assigned identity or a user-assigned one by client_id: what IDENTITY_ENDPOINT names there); Key Vault
 // REST (GET /keys/{name}[/{version}] → a JWK, POST /keys/{name}/{version}/sign with {alg: ES256K, value}) answering a
 // request without a valid bearer token with 401 and the Bearer challenge, and signing with secp256k1 keys it holds.
 // What is simulated, on purpose: one tenant, one application, one vault, keys made at start, no access policies.
@@ -33,11 +35,16 @@ export interface AzureKeyVaultSim {
   readonly clientSecret: string;
   /** A file holding the federated token the authority accepts for workload identity (AZURE_FEDERATED_TOKEN_FILE). */
   readonly federatedTokenFile: string;
+  /** The managed identity endpoint (IDENTITY_ENDPOINT) and the secret it requires (IDENTITY_HEADER). */
+  readonly identityEndpoint: string;
+  readonly identityHeader: string;
+  /** The client id of the user-assigned managed identity it knows (besides the system-assigned one). */
+  readonly managedClientId: string;
   /** Key names: a secp256k1 key (P-256K) and a P-256 key. */
   readonly keys: { secp256k1: string; p256: string };
   /** Requests refused for their authentication, at the authority or at the vault. */
   readonly refused: number;
-  /** Requests answered, by kind: token, getKey, sign, openid. */
+  /** Requests answered, by kind: token, managedIdentity, getKey, sign, openid. */
   readonly calls: Record<string, number>;
   /** The next `times` calls of `operation` are throttled (429) or never answered. */
   failNext(operation: 'getKey' | 'sign', fault: AzureFault, times?: number): void;
@@ -96,6 +103,8 @@ interface State {
   clientId: string;
   clientSecret: string;
   federatedToken: string;
+  identityHeader: string;
+  managedClientId: string;
   keys: Map<string, HeldKey>;
   tokens: Map<string, number>;
   calls: Record<string, number>;
@@ -140,6 +149,22 @@ function issueToken(state: State, res: ServerResponse, tenant: string, form: URL
   const token = randomBytes(32).toString('base64url');
   state.tokens.set(token, Date.now() + 3_600_000);
   send(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token });
+}
+
+/** App Service's managed identity endpoint: the header secret checked, then a token for the resource asked. */
+function managedIdentityToken(state: State, req: IncomingMessage, res: ServerResponse, url: URL) {
+  const header = req.headers['x-identity-header'];
+  if (typeof header !== 'string' || !same(header, state.identityHeader)) {
+    state.refused++;
+    return send(res, 401, { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER value is missing or wrong.' });
+  }
+  if (url.searchParams.get('api-version') !== '2019-08-01') return send(res, 400, { statusCode: 400, message: 'Unsupported api-version.' });
+  const clientId = url.searchParams.get('client_id');
+  if (clientId !== null && !same(clientId, state.managedClientId)) return send(res, 400, { statusCode: 400, message: 'Unable to load the proper Managed Identity.' });
+  if (url.searchParams.get('resource') !== RESOURCE) return send(res, 400, { statusCode: 400, message: `No access to resource '${url.searchParams.get('resource')}'.` });
+  const token = randomBytes(32).toString('base64url');
+  state.tokens.set(token, Date.now() + 3_600_000);
+  send(res, 200, { access_token: token, expires_on: String(Math.floor(Date.now() / 1000) + 3600), resource: RESOURCE, token_type: 'Bearer', client_id: clientId ?? state.clientId });
 }
 
 /** Key Vault's check of every call: a bearer token the authority issued and that has not expired, or the challenge. */
@@ -205,6 +230,10 @@ async function route(state: State, req: IncomingMessage, res: ServerResponse) {
     state.calls.token = (state.calls.token ?? 0) + 1;
     return issueToken(state, res, token[1]!, new URLSearchParams(body));
   }
+  if (url.pathname === '/msi/token' && req.method === 'GET') {
+    state.calls.managedIdentity = (state.calls.managedIdentity ?? 0) + 1;
+    return managedIdentityToken(state, req, res, url);
+  }
   if (url.pathname.startsWith('/keys/')) return vaultCall(state, req, res, url, body);
   send(res, 404, { error: { code: 'NotFound', message: `${url.pathname} is not simulated` } });
 }
@@ -217,6 +246,7 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
   const held = [makeKey(options.keyName ?? 'evm-signer', 'P-256K'), makeKey('p256-key', 'P-256')];
   const state: State = {
     url: '', tenantId: randomUUID(), clientId: randomUUID(), clientSecret: randomBytes(30).toString('base64url'), federatedToken: randomBytes(48).toString('base64url'),
+    identityHeader: randomBytes(24).toString('base64url'), managedClientId: randomUUID(),
     keys: new Map(held.map((k) => [k.name, k])), tokens: new Map(), calls: {}, faults: [], refused: 0,
   };
   writeFileSync(federatedTokenFile, state.federatedToken, { mode: 0o600 });
@@ -226,6 +256,7 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
   state.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: state.url, caFile, tenantId: state.tenantId, clientId: state.clientId, clientSecret: state.clientSecret, federatedTokenFile,
+    identityEndpoint: `${state.url}/msi/token`, identityHeader: state.identityHeader, managedClientId: state.managedClientId,
     keys: { secp256k1: held[0]!.name, p256: held[1]!.name },
     calls: state.calls,
     get refused() {
