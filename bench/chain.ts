@@ -30,6 +30,11 @@ export interface ChainSummary {
   submittedVsRaw: number;
   /** Service CPU (HTTP and runtime processes) from the first send to the last confirmed, per send. */
   cpuMsPerSend: number;
+  /**
+   * Bytes the service wrote over the same span, per send: the store's pages (SQLite's WAL frames and checkpoints)
+   * and its sockets (answers, RPC requests). What the CPU per send spends on writing scales with it.
+   */
+  writtenKiBPerSend: number;
   timeToSubmittedMs: { p50: number; p99: number };
   monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
 }
@@ -95,9 +100,11 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     log(`chain: ${sends} sends through Relaybox @${INFLIGHT}`);
     const measuredFrom = Date.now();
     const cpuBefore = svc.cpuSeconds();
+    const writtenBefore = svc.writtenBytes();
     const answered = await send(sends, 'sends');
     await until('every send confirmed', async () => (await count('confirmed')) >= warmupSends + sends);
     const cpuMsPerSend = ((svc.cpuSeconds() - cpuBefore) * 1000) / sends;
+    const writtenKiBPerSend = (svc.writtenBytes() - writtenBefore) / 1024 / sends;
     const times = (await readTimes(svc.url, auth)).filter((t) => t.created >= measuredFrom);
     const created = Math.min(...times.map((t) => t.created));
     const toSubmitted = times.map((t) => t.sent - t.created).sort((a, b) => a - b);
@@ -114,6 +121,7 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
       confirmedPerSecond,
       submittedVsRaw: submittedPerSecond / raw.rps,
       cpuMsPerSend,
+      writtenKiBPerSend,
       timeToSubmittedMs: { p50: pct(toSubmitted, 0.5), p99: pct(toSubmitted, 0.99) },
       monitoring,
     };
@@ -121,7 +129,7 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     const rows: Row[] = [
       { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max },
       { scenario: 'EVM send answered (HTTP)', inflight: INFLIGHT, requests: answered.requests, errors: answered.errors, rps: answered.rps, p50: answered.p50, p99: answered.p99, max: answered.max },
-      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms per send` },
+      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms and ${writtenKiBPerSend.toFixed(1)} KiB written per send` },
       { scenario: 'EVM send → confirmed (1 s blocks)', inflight: INFLIGHT, requests: times.length, errors: 0, rps: confirmedPerSecond, p50: 0, p99: 0, max: 0 },
       { scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`, inflight: 0, requests: pending, errors: 0, rps: monitoring.confirmationsPerSecond, p50: 0, p99: 0, max: 0 },
     ];

@@ -67,14 +67,17 @@ export async function hopBreakdown(url: string, calls: number): Promise<HopBreak
   return { calls, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
 }
 
-/** bench/floors/crossings-floor.ts: the process and thread crossings of a call, nothing else (p50 at 1 in flight). */
-async function crossingsFloor(): Promise<Row> {
-  const child = spawn(process.execPath, [path.join(HERE, 'floors/crossings-floor.ts'), '5000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * bench/floors/crossings-floor.ts: the process and thread crossings of a call, nothing else. At 1 in flight its p50
+ * is the latency floor; at 64 its CPU per round trip (both processes) is what the crossings cost a call under load.
+ */
+async function crossingsFloor(inflight: number, count: number): Promise<Row> {
+  const child = spawn(process.execPath, [path.join(HERE, 'floors/crossings-floor.ts'), String(count), String(inflight)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
-  const r = JSON.parse(out) as DriverResult;
-  return { scenario: CROSSINGS_FLOOR, inflight: 1, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max };
+  const r = JSON.parse(out) as DriverResult & { cpuUsPerCall: number };
+  return { scenario: CROSSINGS_FLOOR, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call` };
 }
 
 export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
@@ -147,7 +150,7 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
       rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, note: cpuNote(fCpu) });
       rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, note: cpuNote(eCpu) });
     }
-    rows.push(await crossingsFloor());
+    rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
     const hops = await hopBreakdown(svc.url, options.hopCalls);
     const rssAfter = svc.processesMiB();
     log(`plugin path: tree after the load ${rssLine(rssAfter)}`);

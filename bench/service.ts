@@ -20,6 +20,8 @@ export interface RunningService {
   rssBreakdownMiB(): { http: number; runtime: number };
   /** CPU seconds (user + system) of the service and every descendant so far. */
   cpuSeconds(): number;
+  /** Bytes the service and every descendant handed to write calls so far (files and sockets; /proc/<pid>/io wchar). */
+  writtenBytes(): number;
   /** Each process of the tree by its role (HTTP, runtime, standby runtime, esbuild, devnet…) and its RSS in MiB. */
   processesMiB(): Array<{ role: string; pid: number; rss: number }>;
   stop(): Promise<void>;
@@ -89,6 +91,15 @@ function cpuTicks(pid: number): number {
   }
 }
 
+/** Bytes `pid` handed to write calls so far (0 once it is gone). */
+function writtenBytesOf(pid: number): number {
+  try {
+    return Number(/^wchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU seconds (user + system) of `pid` and its descendants so far. */
 export function treeCpuSeconds(pid: number): number {
   return tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;
@@ -136,6 +147,7 @@ export async function startService(env: Record<string, string>, options: { timeo
     rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
     rssBreakdownMiB: () => ({ http: rssKiB(pid) / 1024, runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024 }),
     cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
+    writtenBytes: () => tree(pid).reduce((sum, p) => sum + writtenBytesOf(p), 0),
     processesMiB: () => processTree(pid),
     async stop() {
       if (child.exitCode !== null) return;

@@ -2,41 +2,70 @@
 // process sends a small call message over a fork IPC channel (advanced serialization, as the service does) to a
 // child, which hands it to a Piscina worker thread (one thread, atomics disabled, as runtime/process/pool.ts) and
 // sends the answer back: the four wakeups of a call, without HTTP, express, the scheduler or an isolate.
-// Alone: `node bench/floors/crossings-floor.ts [round trips]` prints one JSON line.
+// With `inflight` above 1 the messages overlap as 64 connections' calls do, and the CPU of both processes per round
+// trip is what the crossings add to a call under load (the other floor, bare express, is HTTP's).
+// Alone: `node bench/floors/crossings-floor.ts [round trips] [in flight]` prints one JSON line.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
 
 async function child(): Promise<void> {
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: new URL('./crossings-worker.cjs', import.meta.url).href, minThreads: 1, maxThreads: 1, atomics: 'disabled', idleTimeout: 2 ** 30, recordTiming: false });
+  const pool = new Piscina({ filename: new URL('./crossings-worker.cjs', import.meta.url).href, minThreads: 1, maxThreads: 1, atomics: 'disabled', idleTimeout: 2 ** 30, recordTiming: false, concurrentTasksPerWorker: 64 });
   process.on('message', (msg) => void pool.run(msg).then((answer) => process.send!(answer)));
   process.on('disconnect', () => void pool.destroy().finally(() => process.exit(0)));
   process.send!('ready');
 }
 
-async function parent(count: number): Promise<void> {
+/** CPU seconds (user + system) of every thread of `pid`. */
+function cpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+async function parent(count: number, inflight: number): Promise<void> {
   const proc = fork(SELF, ['child'], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await once(proc, 'message');
   const msg = { t: 'call', id: 0, plugin: 'echo', input: JSON.stringify({ params: { hello: 'world', n: 1 } }) };
-  const roundTrip = async () => {
-    const t0 = performance.now();
-    const answered = once(proc, 'message');
+  // Answers come back in order (one worker): each settles the oldest call still waiting.
+  const waiting: Array<{ t0: number; done: (ms: number) => void }> = [];
+  proc.on('message', () => {
+    const call = waiting.shift();
+    call?.done(performance.now() - call.t0);
+  });
+  const roundTrip = () => new Promise<number>((done) => {
+    waiting.push({ t0: performance.now(), done });
     proc.send(msg);
-    await answered;
-    return performance.now() - t0;
+  });
+  const run = async (n: number, times: number[]) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: inflight }, async () => {
+      while (next++ < n) times.push(await roundTrip());
+    }));
   };
-  for (let i = 0; i < 500; i++) await roundTrip();
+  await run(500, []);
   const times: number[] = [];
+  const cpu0 = cpuSeconds(process.pid) + cpuSeconds(proc.pid!);
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) times.push(await roundTrip());
+  await run(count, times);
   const seconds = (performance.now() - t0) / 1000;
+  const cpuUsPerCall = ((cpuSeconds(process.pid) + cpuSeconds(proc.pid!) - cpu0) * 1e6) / count;
   times.sort((a, b) => a - b);
   proc.disconnect();
-  process.stdout.write(JSON.stringify({ requests: count, errors: 0, seconds, rps: count / seconds, p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)], max: times[count - 1] }) + '\n');
+  process.stdout.write(JSON.stringify({ requests: count, errors: 0, seconds, rps: count / seconds, p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)], max: times[count - 1], cpuUsPerCall }) + '\n');
 }
 
 if (process.argv[2] === 'child') await child();
-else await parent(Number(process.argv[2] ?? 5000));
+else await parent(Number(process.argv[2] ?? 5000), Number(process.argv[3] ?? 1));
