@@ -4,6 +4,9 @@
 // sender's only), and a later run reads that block again, once for all of them, instead of one receipt per hash.
 // Every read is made in the run that uses it, so it is of the canonical chain as of that run: a transaction no longer
 // in its block (reorged) is not found there and is looked up by hash as before.
+// A run reads the head and the account's nonces at the same moment, so a block mined between the two reads can be
+// missed: passed over by a run whose nonce read came first, or newer than the head this run read. The first hash a run
+// does not find makes it read those blocks once (the previous run's head, and up to the head now), for all the rest.
 import type { EvmChain, Receipt } from '../../chains/ports.ts';
 
 /** Blocks read per run at most; older ones are looked up per transaction. */
@@ -14,13 +17,17 @@ const SEEN_BLOCKS_KEPT = 64n;
 export interface RunReceipts {
   /** Receipts of the blocks read in this run (new since the last run), by lower-case hash. */
   receipts: ReadonlyMap<string, Receipt>;
-  receiptInSeenBlock(hash: string): Promise<Receipt | undefined>;
+  /** From a block read again (seen earlier, or missed by a race); undefined: look it up by hash. */
+  receiptInBlocks(hash: string): Promise<Receipt | undefined>;
 }
 
-const byHash = (receipts: readonly Receipt[] | null, into = new Map<string, Receipt>()) => {
-  for (const r of receipts ?? []) into.set(r.hash.toLowerCase(), r);
+const byHash = (blocks: ReadonlyArray<readonly Receipt[] | null>, into = new Map<string, Receipt>()) => {
+  for (const receipts of blocks) for (const r of receipts ?? []) into.set(r.hash.toLowerCase(), r);
   return into;
 };
+
+/** from..to, both included. */
+const span = (from: bigint, to: bigint) => Array.from({ length: Math.max(0, Number(to - from + 1n)) }, (_, i) => from + BigInt(i));
 
 export function createReceiptReader() {
   /** The newest block each relayer's check has read receipts of (in memory: after a restart, lookups per transaction). */
@@ -36,27 +43,47 @@ export function createReceiptReader() {
     else seen.delete(relayerId);
   }
 
+  /** Reads these blocks' receipts (a block that fails to read counts as empty) and remembers ours in them. */
+  async function read(relayerId: string, sender: string, chain: EvmChain, numbers: readonly bigint[], head: bigint) {
+    const blocks = await Promise.all(numbers.map((n) => chain.blockReceipts(n).catch(() => null)));
+    remember(relayerId, sender, head, blocks);
+    return byHash(blocks);
+  }
+
   /** `wanted`: some transaction of the run has a used nonce (else nothing is read, and the blocks are passed over). */
-  async function forRun(relayerId: string, sender: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<RunReceipts> {
+  async function forRun(relayerId: string, address: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<RunReceipts> {
+    const sender = address.toLowerCase();
     const last = scanned.get(relayerId);
     scanned.set(relayerId, head);
-    const receipts = new Map<string, Receipt>();
-    if (wanted && last !== undefined && last < head) {
-      const from = head - last > BLOCKS_PER_RUN ? head - BigInt(BLOCKS_PER_RUN) + 1n : last + 1n;
-      const blocks = await Promise.all(Array.from({ length: Number(head - from + 1n) }, (_, i) => chain.blockReceipts(from + BigInt(i)).catch(() => null)));
-      for (const b of blocks) byHash(b, receipts);
-      remember(relayerId, sender.toLowerCase(), head, blocks);
-    }
-    const ours = seen.get(relayerId);
+    const fresh = wanted && last !== undefined && last < head;
+    const from = fresh && head - last > BLOCKS_PER_RUN ? head - BigInt(BLOCKS_PER_RUN) + 1n : (last ?? head) + 1n;
+    const receipts = fresh ? await read(relayerId, sender, chain, span(from, head), head) : new Map<string, Receipt>();
     const reads = new Map<bigint, Promise<Map<string, Receipt>>>();
+    const inSeenBlock = async (hash: string) => {
+      const block = seen.get(relayerId)?.get(hash);
+      if (block === undefined) return undefined;
+      let got = reads.get(block);
+      if (!got) reads.set(block, (got = chain.blockReceipts(block).then((b) => byHash([b]), () => new Map<string, Receipt>())));
+      return (await got).get(hash);
+    };
+    let missed: Promise<Map<string, Receipt>> | undefined;
+    /** Once per run: the previous run's head (it may have passed it over) and the blocks mined since this run's head. */
+    const readMissed = async (since: bigint) => {
+      const now = await chain.blockNumber().catch(() => head);
+      const top = now - head > BLOCKS_PER_RUN ? head + BigInt(BLOCKS_PER_RUN) : now;
+      if (top > head) scanned.set(relayerId, top);
+      const numbers = [since, ...span(head + 1n, top)];
+      const got = read(relayerId, sender, chain, numbers, top > head ? top : head);
+      // Hashes these blocks hold are now remembered in them: answered from this read, not read again.
+      for (const n of numbers) if (!reads.has(n)) reads.set(n, got);
+      return got;
+    };
     return {
       receipts,
-      async receiptInSeenBlock(hash) {
-        const block = ours?.get(hash);
-        if (block === undefined) return undefined;
-        let read = reads.get(block);
-        if (!read) reads.set(block, (read = chain.blockReceipts(block).then((b) => byHash(b), () => new Map<string, Receipt>())));
-        return (await read).get(hash);
+      async receiptInBlocks(hash) {
+        const found = await inSeenBlock(hash);
+        if (found || last === undefined) return found;
+        return (await (missed ??= readMissed(last))).get(hash);
       },
     };
   }

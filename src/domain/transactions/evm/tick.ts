@@ -29,10 +29,11 @@ export interface Tick {
   /** Receipts of the blocks read in this run (new since the last run), by hash: no lookup per transaction for them. */
   receipts: ReadonlyMap<string, Receipt>;
   /**
-   * The receipt of one of our transactions seen mined in a block an earlier run read, from that block read again in
-   * this run (once per block per run); undefined when not seen or no longer there (reorged): look it up by hash.
+   * The receipt of one of our transactions from a block read again in this run (once per block per run): one it was
+   * seen mined in by an earlier run, or one a run missed by a race (receipt-reader.ts). Undefined when not there
+   * (reorged, or mined before the blocks remembered): look it up by hash.
    */
-  receiptInSeenBlock(hash: string): Promise<Receipt | undefined>;
+  receiptInBlocks(hash: string): Promise<Receipt | undefined>;
   /** Set when a node without a pool answered "nonce too high": the check runs again at once, with the chain's nonces read afresh. */
   resyncNow?: boolean;
 }
