@@ -97,11 +97,14 @@ function onOom(deps: SupervisorDeps, report: OomReport, oomCalls: Set<number>, b
   }
 }
 
-/** Delay before the next restart: none after a runtime that served 10 s or more, else doubling up to 5 s. */
-function createBackoff(): (readyAt: number) => number {
+/**
+ * Delay before the next restart: none after a runtime that served 10 s or more, else doubling up to 5 s. A runtime
+ * that died before it was ever ready served 0 ms: one that can never start is retried ever more slowly, not in a loop.
+ */
+function createBackoff(): (servedMs: number) => number {
   let failures = 0;
-  return (readyAt) => {
-    if (Date.now() - readyAt > 10_000) failures = 0;
+  return (servedMs) => {
+    if (servedMs >= 10_000) failures = 0;
     const delay = failures === 0 ? 0 : Math.min(5000, 100 * 2 ** failures);
     failures++;
     return delay;
@@ -143,7 +146,10 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
         standby = undefined;
         return;
       }
+      // How long the process that died served: 0 when it never became ready (readyAt is then an earlier process's).
+      let served = 0;
       if (child === proc) {
+        if (readiness.up) served = Date.now() - readiness.readyAt;
         child = undefined;
         readiness.down();
       }
@@ -151,7 +157,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       // Shutting down: an exit is expected, never a reason to start another runtime.
       if (closing) return;
       logger.error({ code, signal }, 'plugin runtime process exited; restarting it');
-      const delay = backoff(readiness.readyAt);
+      const delay = backoff(served);
       observer.restarted();
       replacing = true;
       restartTimer = setTimeout(start, delay);
