@@ -152,7 +152,7 @@ export const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts.
 /** Newest version first: the one most likely mined. */
 async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
   for (const h of [...r.hashes].reverse()) {
-    const known = t.receipts.get(h.toLowerCase()) ?? (await t.receiptInBlocks(h.toLowerCase()));
+    const known = t.receipts.get(h.toLowerCase()) ?? (await t.receiptInBlocks(h.toLowerCase(), r.status !== 'mined'));
     if (known) return known;
   }
   const receipts = await Promise.all([...r.hashes].reverse().map((h) => t.chain.receipt(h as Hex)));

@@ -5,8 +5,9 @@
 // Every read is made in the run that uses it, so it is of the canonical chain as of that run: a transaction no longer
 // in its block (reorged) is not found there and is looked up by hash as before.
 // A run reads the head and the account's nonces at the same moment, so a block mined between the two reads can be
-// missed: passed over by a run whose nonce read came first, or newer than the head this run read. The first hash a run
-// does not find makes it read those blocks once (the previous run's head, and up to the head now), for all the rest.
+// missed: passed over by a run whose nonce read came first, or newer than the head this run read. The first hash of a
+// transaction not yet recorded as mined that a run does not find makes it read those blocks once (the previous run's
+// head, and up to the head now), for all the rest.
 import type { EvmChain, Receipt } from '../../chains/ports.ts';
 
 /** Blocks read per run at most; older ones are looked up per transaction. */
@@ -17,8 +18,11 @@ const SEEN_BLOCKS_KEPT = 64n;
 export interface RunReceipts {
   /** Receipts of the blocks read in this run (new since the last run), by lower-case hash. */
   receipts: ReadonlyMap<string, Receipt>;
-  /** From a block read again (seen earlier, or missed by a race); undefined: look it up by hash. */
-  receiptInBlocks(hash: string): Promise<Receipt | undefined>;
+  /**
+   * From a block read again (seen earlier, or missed by a race); undefined: look it up by hash. `mayBeNew`: not yet
+   * recorded as mined, so possibly in a block a race made this reader miss (a mined one was found before).
+   */
+  receiptInBlocks(hash: string, mayBeNew: boolean): Promise<Receipt | undefined>;
 }
 
 const byHash = (blocks: ReadonlyArray<readonly Receipt[] | null>, into = new Map<string, Receipt>()) => {
@@ -80,9 +84,9 @@ export function createReceiptReader() {
     };
     return {
       receipts,
-      async receiptInBlocks(hash) {
+      async receiptInBlocks(hash, mayBeNew) {
         const found = await inSeenBlock(hash);
-        if (found || last === undefined) return found;
+        if (found || !mayBeNew || last === undefined) return found;
         return (await (missed ??= readMissed(last))).get(hash);
       },
     };

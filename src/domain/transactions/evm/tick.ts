@@ -31,9 +31,10 @@ export interface Tick {
   /**
    * The receipt of one of our transactions from a block read again in this run (once per block per run): one it was
    * seen mined in by an earlier run, or one a run missed by a race (receipt-reader.ts). Undefined when not there
-   * (reorged, or mined before the blocks remembered): look it up by hash.
+   * (reorged, or mined before the blocks remembered): look it up by hash. `mayBeNew`: the transaction is not yet
+   * recorded as mined (only such a one can be in a block a race made the run miss).
    */
-  receiptInBlocks(hash: string): Promise<Receipt | undefined>;
+  receiptInBlocks(hash: string, mayBeNew: boolean): Promise<Receipt | undefined>;
   /** Set when a node without a pool answered "nonce too high": the check runs again at once, with the chain's nonces read afresh. */
   resyncNow?: boolean;
 }
