@@ -92,20 +92,20 @@ test(`${SENDS} transactions mined in one block are settled with block reads, not
   assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 16, lookupsOf(proxy));
 });
 
-test('a block mined after a run read the head, before it read the nonces, is read, not looked up per transaction', async (t) => {
-  const { proxy, s } = await relayOnHold(t);
-  const total = await sendAll(s, 40);
+// Each race: the read held while the block is mined, and the read that answered before it (with its call count).
+const RACES = [
   // The run's head is the block before; its nonces say the transactions are mined.
-  await mineWhileHeld(proxy, 'eth_getTransactionCount', 'eth_blockNumber', 1);
-  await waitFor(() => total('confirmed'), (n) => n === 40, 60_000, 'every send confirmed');
-  assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
-});
-
-test('a block mined after a run read the nonces, before it read the head, is read by the next run, not looked up per transaction', async (t) => {
-  const { proxy, s } = await relayOnHold(t);
-  const total = await sendAll(s, 40);
+  { name: 'a block mined after a run read the head, before it read the nonces, is read, not looked up per transaction', held: 'eth_getTransactionCount', first: 'eth_blockNumber', calls: 1 },
   // The run's head is the new block, its nonces from before it: it passes the block over.
-  await mineWhileHeld(proxy, 'eth_blockNumber', 'eth_getTransactionCount', 2);
-  await waitFor(() => total('confirmed'), (n) => n === 40, 60_000, 'every send confirmed');
-  assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
-});
+  { name: 'a block mined after a run read the nonces, before it read the head, is read by the next run, not looked up per transaction', held: 'eth_blockNumber', first: 'eth_getTransactionCount', calls: 2 },
+];
+
+for (const race of RACES) {
+  test(race.name, async (t) => {
+    const { proxy, s } = await relayOnHold(t);
+    const total = await sendAll(s, 40);
+    await mineWhileHeld(proxy, race.held, race.first, race.calls);
+    await waitFor(() => total('confirmed'), (n) => n === 40, 60_000, 'every send confirmed');
+    assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
+  });
+}
