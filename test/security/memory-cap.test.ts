@@ -1,11 +1,11 @@
 // Class 3 of issue 13: every byte a plugin can allocate is inside its cap (memory_mb 64 here): the heap, ordinary,
 // resizable and growable shared buffers, WebAssembly memories created from JavaScript or defined by a module and
 // grown from inside it, strings. Over the cap the call answers MEMORY_LIMIT_EXCEEDED (or the plugin catches a
-// RangeError), and the runtime's RSS is back within 64 MiB of its baseline afterwards.
+// RangeError), and the runtime's RSS is back within 64 MiB of its baseline afterwards (within 10 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, type TestResponse } from '../helper.ts';
-import { ECHO, answersAgain, assertEnvelope, plugin, rssMiB } from './sandbox-support.ts';
+import { ECHO, answersAgain, assertEnvelope, pause, plugin, rssMiB } from './sandbox-support.ts';
 
 const MiB = 1024 * 1024;
 // The timeout is only a backstop: every attack ends at the cap long before it, also on a loaded machine.
@@ -65,7 +65,10 @@ test('every byte a plugin allocates is inside its cap, and the runtime returns t
     t.diagnostic(`${id}: ${answers.map((r) => r.body.data?.code ?? r.body.data).join(', ')}; runtime RSS ${rss.toFixed(0)} MiB`);
   }
   for (let i = 0; i < 20; i++) await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } });
-  const after = rssMiB(s.app.runtime.pid);
+  // An isolate over its cap is disposed as its call ends; on a loaded machine its pages can take a moment more to go
+  // back to the system (seen: 268 MiB right after, 119 half a second later). Back within 10 s, or it is a leak.
+  let after = rssMiB(s.app.runtime.pid);
+  for (const until = Date.now() + 10_000; after > baseline + 64 && Date.now() < until; after = rssMiB(s.app.runtime.pid)) await pause(250);
   t.diagnostic(`runtime RSS: baseline ${baseline.toFixed(0)} MiB, peak after an attack ${peak.toFixed(0)} MiB, after ${after.toFixed(0)} MiB`);
   assert.ok(after <= baseline + 64, `runtime RSS ${after.toFixed(0)} MiB vs baseline ${baseline.toFixed(0)} MiB`);
 });
