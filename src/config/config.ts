@@ -229,6 +229,14 @@ function pluginContextMode(env: NodeJS.ProcessEnv): 'warm' | 'fresh' {
 
 const validateFile = compile<ConfigFile>(configFileSchema, 'config');
 
+/** SIGNER_TIMEOUT_MS's default: how long one signature (one call to a remote signer) may take. */
+export const DEFAULT_SIGNER_TIMEOUT_MS = 10_000;
+
+/** SIGNER_TIMEOUT_MS, read one way for the config and for each remote signer from the environment it is given. */
+export function signerTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  return intFromEnv(env, 'SIGNER_TIMEOUT_MS', DEFAULT_SIGNER_TIMEOUT_MS);
+}
+
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -476,7 +484,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notices: reference.notices,
     // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
-    signerTimeoutMs: intFromEnv(env, 'SIGNER_TIMEOUT_MS', 10_000),
+    signerTimeoutMs: signerTimeoutFromEnv(env),
     rateLimit: { rps: intFromEnv(env, 'RATE_LIMIT_RPS', reference.rps ?? 100), burst: intFromEnv(env, 'RATE_LIMIT_BURST', reference.burst ?? 300) },
     storageEncryptionKey: encryptionKey,
     storageEncryptionKeyPrevious: previousKey,

@@ -2,12 +2,7 @@
 // names the signer and the cause. Never the request or the answer's body, which may echo a credential.
 
 /** SIGNER_TIMEOUT_MS: how long one call to a remote signer may take (default 10 s); a slow service fails the sign. */
-export const DEFAULT_SIGNER_TIMEOUT_MS = 10_000;
-
-export function signerTimeoutMs(env: NodeJS.ProcessEnv): number {
-  const ms = Number(env.SIGNER_TIMEOUT_MS);
-  return Number.isInteger(ms) && ms > 0 ? ms : DEFAULT_SIGNER_TIMEOUT_MS;
-}
+export { signerTimeoutFromEnv as signerTimeoutMs } from '../config/config.ts';
 
 /** A remote signer's refusal or failure; `message` is fit for the API and the log as it is. */
 export class RemoteSignerError extends Error {

@@ -4,8 +4,6 @@
 import { AppError } from '../../errors.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
 
-/** SIGNER_TIMEOUT_MS's default: how long one signature may take. */
-export const DEFAULT_SIGN_TIMEOUT_MS = 10_000;
 
 /** The error a failed signature becomes; one already told (an AppError) passes as it is. */
 export function signerFailure(signerId: string, err: unknown): AppError {

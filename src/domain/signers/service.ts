@@ -11,7 +11,8 @@ import type { SecretBox } from '../notifications/secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
 import type { Signer, SignerResolver, SignerRow, SignersRepo } from './ports.ts';
 import { entryOf, publicConfig, secretFields } from './entries.ts';
-import { boundedSigner, DEFAULT_SIGN_TIMEOUT_MS } from './bounded.ts';
+import { boundedSigner } from './bounded.ts';
+import { DEFAULT_SIGNER_TIMEOUT_MS } from '../../config/config.ts';
 
 /** The reference's SignerResponse: the type and its config without a secret field (a local signer shows nothing). */
 export interface SignerView {
@@ -139,7 +140,7 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       try {
         const entry = row?.source === 'api' ? apiEntry(row) : configured.get(id);
         if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
-        signer = boundedSigner(await deps.resolveSigner(entry, networkType), id, deps.signTimeoutMs ?? DEFAULT_SIGN_TIMEOUT_MS);
+        signer = boundedSigner(await deps.resolveSigner(entry, networkType), id, deps.signTimeoutMs ?? DEFAULT_SIGNER_TIMEOUT_MS);
       } catch (err) {
         throw new ValidationError(`'signer_id': ${(err as Error).message}`);
       }
