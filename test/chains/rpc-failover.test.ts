@@ -1,9 +1,6 @@
 // RPC failover and per-URL health: dead, hanging and overloaded URLs against a real anvil, and the metrics they feed.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { createEvmChain, type EvmChainOptions } from '../../src/chains/evm/adapter.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../../src/chains/rpc-pool.ts';
@@ -11,6 +8,7 @@ import type { RpcObserver } from '../../src/chains/evm/rpc-transport.ts';
 import type { EvmNetworkConfig, RpcUrlConfig } from '../../src/config/config.ts';
 import type { AppError } from '../../src/errors.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
+import { startRpcProxy, type FaultMode } from '../support/rpc-proxy.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -19,30 +17,23 @@ after(() => anvil.stop());
 const DEAD = 'http://127.0.0.1:1';
 const FAST_RPC = { timeoutMs: 300, retryCount: 0, retryDelayMs: 10, cooldownMs: 60_000 };
 
+type EndpointMode = 'proxy' | 'overloaded' | 'hang' | 'limited';
+const modeOf = (mode: EndpointMode, retryAfter: string): FaultMode =>
+  mode === 'proxy' ? { kind: 'pass' } : mode === 'overloaded' ? { kind: 'overloaded' } : mode === 'hang' ? { kind: 'hang' } : { kind: 'limited', retryAfter };
+
 /**
- * An HTTP endpoint counting requests: forwards to anvil, answers 503, never answers, or answers 429 with a Retry-After
- * (`retryAfter`: its value). Its mode can change while it runs.
+ * An RPC URL counting requests (test/support/rpc-proxy.ts): forwards to anvil, answers 503, never answers, or answers
+ * 429 with a Retry-After (`retryAfter`: its value). `set` changes its mode while it runs.
  */
-async function endpoint(t: { after(fn: () => unknown): void }, initial: 'proxy' | 'overloaded' | 'hang' | 'limited', retryAfter = '30') {
-  const state = { requests: 0, mode: initial };
-  const server: Server = createServer(async (req, res) => {
-    state.requests++;
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const mode = state.mode;
-    if (mode === 'hang') return;
-    if (mode === 'overloaded') return void res.writeHead(503).end('busy');
-    if (mode === 'limited') return void res.writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' }).end('{"error":"rate limited"}');
-    const upstream = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/secret-api-key`, state };
+async function endpoint(t: { after(fn: () => unknown): void }, initial: EndpointMode, retryAfter = '30') {
+  const proxy = await startRpcProxy(anvil.url);
+  proxy.mode = modeOf(initial, retryAfter);
+  t.after(() => proxy.close());
+  return {
+    url: `${proxy.url}/v3/secret-api-key`,
+    requests: () => proxy.counts.requests,
+    set: (mode: EndpointMode) => void (proxy.mode = modeOf(mode, retryAfter)),
+  };
 }
 
 function recorder(): RpcObserver & { requests: Array<{ url: string; method: string; error?: string }>; health: Array<[string, boolean]> } {
@@ -87,14 +78,14 @@ test('a URL that never answers times out, is skipped while down, and is probed a
   await chain.blockNumber();
   await chain.blockNumber();
   await chain.balance(ANVIL_ADDRESSES[0]!);
-  assert.equal(hang.state.requests, 1);
+  assert.equal(hang.requests(), 1);
   assert.equal(observer.requests[0]?.error, 'timeout');
   assert.equal(chain.health()[0]!.up, false);
   await new Promise((r) => setTimeout(r, 250));
   await chain.blockNumber();
   // The probe goes out in the background: the call itself was answered by the live URL.
-  while (hang.state.requests < 2) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(hang.state.requests, 2, 'probed again once the cooldown passed');
+  while (hang.requests() < 2) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(hang.requests(), 2, 'probed again once the cooldown passed');
 });
 
 test('an overloaded URL (HTTP 503) fails over; a node refusing a transaction does not', async (t) => {
@@ -102,14 +93,14 @@ test('an overloaded URL (HTTP 503) fails over; a node refusing a transaction doe
   const proxy = await endpoint(t, 'proxy');
   const chain = chainWith([busy.url, proxy.url]);
   await chain.blockNumber();
-  assert.equal(busy.state.requests, 1);
-  assert.equal(proxy.state.requests, 1);
+  assert.equal(busy.requests(), 1);
+  assert.equal(proxy.requests(), 1);
 
   const second = await endpoint(t, 'proxy');
   const refusing = chainWith([proxy.url, second.url]);
   const outcome = await refusing.broadcast(await anvil.signed(ANVIL_KEYS[2], { nonce: 0, value: 99n, gas: 20_000n }));
   assert.equal(outcome.status, 'rejected');
-  assert.equal(second.state.requests, 0, 'the node answered: another URL would answer the same');
+  assert.equal(second.requests(), 0, 'the node answered: another URL would answer the same');
   assert.equal(refusing.health()[0]!.up, true, 'a URL that answers stays up, whatever it answers');
 });
 
@@ -165,8 +156,8 @@ test('HTTP 429 with Retry-After (seconds or an HTTP date) pauses that URL only, 
     assert.equal(await chain.blockNumber(), await anvil.blockNumber());
     await new Promise((r) => setTimeout(r, 120));
     for (let i = 0; i < 5; i++) await chain.blockNumber();
-    assert.equal(limited.state.requests, 1, `Retry-After ${retryAfter}: not asked again, not even probed, while it asks to wait`);
-    assert.equal(live.state.requests, 6);
+    assert.equal(limited.requests(), 1, `Retry-After ${retryAfter}: not asked again, not even probed, while it asks to wait`);
+    assert.equal(live.requests(), 6);
     assert.equal(chain.health()[0]!.up, false);
     assert.equal(chain.health()[0]!.lastError, 'HTTP 429');
     assert.equal(observer.requests.filter((r) => r.error === 'http_429').length, 1);
@@ -180,10 +171,10 @@ test("a 429 on the last URL does not make viem wait out its Retry-After: the nex
   // Round one: the first URL times out, the second answers 429 (Retry-After: an hour). Round two must come at once
   // and find the first URL answering (it no longer hangs): the call succeeds instead of hanging for an hour.
   const answered = chain.blockNumber();
-  await until(() => limited.state.requests === 1);
-  live.state.mode = 'proxy';
+  await until(() => limited.requests() === 1);
+  live.set('proxy');
   assert.equal(await answered, await anvil.blockNumber());
-  assert.equal(limited.state.requests, 1);
+  assert.equal(limited.requests(), 1);
 });
 
 test('calls waiting on a URL that stops answering all move to the other URL when the first of them times out', async (t) => {
@@ -195,12 +186,12 @@ test('calls waiting on a URL that stops answering all move to the other URL when
   for (let i = 0; i < 4; i++) {
     started.push(chain.balance(ANVIL_ADDRESSES[i % ANVIL_ADDRESSES.length]!));
     // Each call is on the hanging URL before the next starts (they would time out one after the other).
-    await until(() => hang.state.requests === i + 1);
+    await until(() => hang.requests() === i + 1);
   }
   const balances = await Promise.all(started);
   assert.equal(balances.length, 4);
   assert.equal(observer.requests.filter((r) => r.url === hang.url.replace('/v3/secret-api-key', '/***') && r.error === 'timeout').length, 1, 'one timeout counted; the others were released');
-  assert.equal(live.state.requests, 4);
+  assert.equal(live.requests(), 4);
 });
 
 test('every URL down: calls still try them (no URL is given up on), health says all down, and the first URL back ends the outage', async (t) => {
@@ -209,13 +200,13 @@ test('every URL down: calls still try them (no URL is given up on), health says 
   const chain = chainWith([a.url, b.url], { rpc: { ...FAST_RPC, cooldownMs: 60_000 } });
   await assert.rejects(chain.blockNumber(), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE');
   assert.ok(chain.health().every((h) => !h.up));
-  b.state.mode = 'proxy';
+  b.set('proxy');
   assert.equal(await chain.blockNumber(), await anvil.blockNumber());
   assert.deepEqual(chain.health().map((h) => h.up), [false, true]);
   // With one URL up again, the other is left to its background probe.
-  const before = a.state.requests;
+  const before = a.requests();
   await chain.blockNumber();
-  assert.equal(a.state.requests, before);
+  assert.equal(a.requests(), before);
 });
 
 test('the Solana/Stellar pool: a 429 pauses that URL for its Retry-After, and a paused URL comes back through a background probe, not a call', async (t) => {
@@ -234,15 +225,15 @@ test('the Solana/Stellar pool: a 429 pauses that URL for its Retry-After, and a 
   });
   const ask = () => pool.request('eth_blockNumber', blockNumber);
   assert.ok((await ask()).result, 'answered by the live URL');
-  assert.deepEqual([limited.state.requests, flaky.state.requests, live.state.requests], [1, 1, 1]);
+  assert.deepEqual([limited.requests(), flaky.requests(), live.requests()], [1, 1, 1]);
   assert.deepEqual(pool.health().map((h) => [h.up, h.lastError]), [[false, 'HTTP 429'], [false, 'HTTP 503'], [true, null]]);
-  flaky.state.mode = 'proxy';
+  flaky.set('proxy');
   await new Promise((r) => setTimeout(r, 80));
   await ask();
   // That call went to the live URL; it started the flaky URL's probe, which brings it back.
   await until(() => pool.health()[1]!.up);
-  assert.equal(flaky.state.requests, 2, 'one call before, then only the probe');
+  assert.equal(flaky.requests(), 2, 'one call before, then only the probe');
   await ask();
-  assert.equal(flaky.state.requests, 3, 'back in service');
-  assert.equal(limited.state.requests, 1, 'the 429 URL waits out its Retry-After, unprobed');
+  assert.equal(flaky.requests(), 3, 'back in service');
+  assert.equal(limited.requests(), 1, 'the 429 URL waits out its Retry-After, unprobed');
 });

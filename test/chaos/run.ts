@@ -1,7 +1,7 @@
 // Runs one chaos scenario end to end: anvil behind fault proxies, the service as a process, the traffic and the fault
 // at the same time, then the drain (every record final) and the verdict. Everything started is stopped, pass or fail.
 import { startChain, startSequencerChain, type ChaosChain } from './chain.ts';
-import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
 import { startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
 import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
 import { REVERTER, runLoad, type SendOutcome, type Traffic } from './load.ts';
@@ -21,7 +21,7 @@ export interface Size {
 
 export interface Ctx {
   chain: ChaosChain;
-  proxies: FaultProxy[];
+  proxies: RpcProxy[];
   service: ChaosService;
   size: Size;
   /** Hashes of transactions the test sent itself with the relayer's key. */
@@ -89,7 +89,7 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
     const chain = s.chain === 'sequencer' ? await startSequencerChain() : await startChain({ persist: s.chain === 'persisted' });
     stops.push(() => chain.stop());
     await chain.rpc('anvil_setCode', [REVERTER, revertingCode(revertData.error('chaos: refused by the contract'))]);
-    const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startFaultProxy(chain.url())));
+    const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startRpcProxy(chain.url())));
     stops.push(...proxies.map((p) => () => p.close()));
     const service = await startChaosService({ ...s.service, rpcUrls: proxies.map((p) => p.url) });
     stops.push(() => service.stop());

@@ -3,36 +3,22 @@
 // an endpoint answers again it is confirmed without anyone acting.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { build, type TestServer } from '../helper.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
+import { startRpcProxy, type FaultMode } from '../support/rpc-proxy.ts';
 import { waitFor } from '../transactions/lifecycle/support.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
 
-/** An RPC URL in front of anvil: forwards, or answers 503 while `down` (429 with a Retry-After while `limited`). Counts. */
+/** An RPC URL in front of anvil (test/support/rpc-proxy.ts), counting; its `mode` makes it answer 503 or 429. */
 async function endpoint(t: { after(fn: () => unknown): void }) {
-  const state = { down: false, limited: false, forwarded: 0, refused: 0 };
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (state.limited) return void (state.refused++, res.writeHead(429, { 'retry-after': '120' }).end('slow down'));
-    if (state.down) return void res.writeHead(503).end('provider outage');
-    state.forwarded++;
-    const upstream = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.concat(chunks)) });
-    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/provider-key`, state };
+  const proxy = await startRpcProxy(anvil.url);
+  t.after(() => proxy.close());
+  return { url: `${proxy.url}/v2/provider-key`, proxy };
 }
+
+const DOWN: FaultMode = { kind: 'overloaded' };
 
 const waitStatus = (s: TestServer, id: string, statuses: string[], timeoutMs = 30_000) =>
   waitFor(async () => (await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data, (tx) => statuses.includes(tx?.status), timeoutMs, `status ${statuses.join('/')}`);
@@ -57,7 +43,7 @@ test('every RPC URL down: status and readiness say so, the transaction stays sch
   const id = sent.body.data.id;
   await waitStatus(s, id, ['submitted']);
 
-  a.state.down = b.state.down = true;
+  a.proxy.mode = b.proxy.mode = DOWN;
   const down = await waitFor(async () => (await s.request('GET', '/api/v1/relayers/r/status')).body, (body) => body.data?.rpc?.available === false, 30_000, 'the outage in the status');
   assert.deepEqual([down.data.rpc.urls, down.data.rpc.urls_up], [2, 0]);
   assert.match(down.data.rpc.reason, /^every RPC URL of network 'outage' is down \(last error: HTTP 503\); its transactions wait and resume when one answers$/);
@@ -71,12 +57,12 @@ test('every RPC URL down: status and readiness say so, the transaction stays sch
   assert.equal((await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data.status, 'submitted');
   assert.ok(await s.app.store.repos.jobs.get('evm.check', 'r'), "the relayer's check stays scheduled");
 
-  const forwarded = b.state.forwarded;
-  b.state.down = false;
+  const forwarded = b.proxy.counts.forwarded;
+  b.proxy.mode = { kind: 'pass' };
   await anvil.mine(1);
   const done = await waitStatus(s, id, ['confirmed'], 60_000);
   assert.equal(done.status, 'confirmed');
-  assert.ok(b.state.forwarded > forwarded, 'the URL that came back answered');
+  assert.ok(b.proxy.counts.forwarded > forwarded, 'the URL that came back answered');
   const after = (await s.request('GET', '/api/v1/relayers/r/status')).body.data;
   assert.equal(after.rpc.available, true);
   assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).body.status, 'healthy');
@@ -84,7 +70,7 @@ test('every RPC URL down: status and readiness say so, the transaction stays sch
 
 test('one provider rate-limiting (429, Retry-After: 120) is paused alone: sends confirm through the other, which takes every call', async (t) => {
   const [limited, live] = [await endpoint(t), await endpoint(t)];
-  limited.state.limited = true;
+  limited.proxy.mode = { kind: 'limited', retryAfter: '120' };
   const s = await build(t, {
     config: {
       networks: [anvil.network('limited', { rpc_urls: [{ url: limited.url, weight: 100 }, { url: live.url, weight: 50 }] })],
@@ -101,9 +87,9 @@ test('one provider rate-limiting (429, Retry-After: 120) is paused alone: sends 
     ids.push(sent.body.data.id);
   }
   for (const id of ids) await waitStatus(s, id, ['confirmed']);
-  assert.equal(limited.state.refused, 1, 'asked once, then left alone for its Retry-After (no probe either)');
-  assert.equal(limited.state.forwarded, 0);
-  assert.ok(live.state.forwarded > 3);
+  assert.equal(limited.proxy.counts.errors, 1, 'asked once, then left alone for its Retry-After (no probe either)');
+  assert.equal(limited.proxy.counts.forwarded, 0);
+  assert.ok(live.proxy.counts.forwarded > 3);
   const st = (await s.request('GET', '/api/v1/relayers/r/status')).body.data;
   assert.deepEqual(st.rpc, { available: true, urls: 2, urls_up: 1 });
 });

@@ -1,12 +1,11 @@
 // 600 sends mined in one block, more than one check run walks (WINDOW): the runs after the first settle theirs from
 // that block read again, not from one eth_getTransactionReceipt per transaction. A check run reads the head and the
 // nonces at once, so a block can be mined between the two: the races are forced by holding one of the two reads at a
-// proxy while the block is mined. Counted by that proxy in front of a real anvil.
+// proxy while the block is mined. Counted by that proxy (test/support/rpc-proxy.ts) in front of a real anvil.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startAnvil } from '../../support/anvil.ts';
+import { startRpcProxy, type RpcProxy } from '../../support/rpc-proxy.ts';
 import { buildOn, TO, txPath, waitFor } from './support.ts';
 import { WINDOW } from '../../../src/domain/transactions/evm/check.ts';
 import type { TestServer } from '../../helper.ts';
@@ -14,45 +13,6 @@ import type { TestServer } from '../../helper.ts';
 const anvil = await startAnvil();
 after(() => anvil.stop());
 const SENDS = WINDOW * 2 + 88;
-
-/** Forwards JSON-RPC to anvil and counts the methods asked and answered, batch items one by one; can hold a method. */
-async function countingProxy(target: string) {
-  const counts = new Map<string, number>();
-  const answered = new Map<string, number>();
-  const held: Array<() => void> = [];
-  let holding: string | undefined;
-  const bump = (map: Map<string, number>, methods: string[]) => methods.forEach((m) => map.set(m, (map.get(m) ?? 0) + 1));
-  const server = createServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    const parsed = JSON.parse(body) as { method: string } | Array<{ method: string }>;
-    const methods = (Array.isArray(parsed) ? parsed : [parsed]).map((item) => item.method);
-    bump(counts, methods);
-    if (holding && methods.includes(holding)) await new Promise<void>((r) => held.push(r));
-    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const text = await answer.text();
-    bump(answered, methods);
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  after(() => new Promise((r) => server.close(r)));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    counts,
-    answered: (method: string) => answered.get(method) ?? 0,
-    held: () => held.length,
-    hold(method: string) {
-      holding = method;
-    },
-    release() {
-      holding = undefined;
-      held.splice(0).forEach((go) => go());
-    },
-  };
-}
-
-type Proxy = Awaited<ReturnType<typeof countingProxy>>;
 
 async function sendAll(s: TestServer, n: number) {
   const total = async (status: string) => (await s.request('GET', `${txPath()}?status=${status}&per_page=1`)).body.pagination.total_items as number;
@@ -63,7 +23,8 @@ async function sendAll(s: TestServer, n: number) {
 }
 
 async function relayOnHold(t: Parameters<typeof buildOn>[0]) {
-  const proxy = await countingProxy(anvil.url);
+  const proxy = await startRpcProxy(anvil.url);
+  after(() => proxy.close());
   await anvil.setAutomine(false);
   t?.after(() => anvil.setAutomine(true));
   const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] } });
@@ -71,25 +32,25 @@ async function relayOnHold(t: Parameters<typeof buildOn>[0]) {
 }
 
 /** Mines one block while a check run holds `held` (answered before it: `first`), then lets the run go on. */
-async function mineWhileHeld(proxy: Proxy, held: string, first: string, firstCalls: number) {
+async function mineWhileHeld(proxy: RpcProxy, held: string, first: string, firstCalls: number) {
   const before = proxy.answered(first);
   proxy.hold(held);
   await waitFor(async () => [proxy.held(), proxy.answered(first) - before], ([h, a]) => h! >= 1 && a! >= firstCalls, 30_000, `a run holding ${held}`);
-  proxy.counts.clear();
+  proxy.asked.clear();
   await anvil.mine(1);
   proxy.release();
 }
 
-const lookupsOf = (proxy: Proxy) => `${proxy.counts.get('eth_getTransactionReceipt') ?? 0} receipts looked up by hash: ${JSON.stringify([...proxy.counts])}`;
+const lookupsOf = (proxy: RpcProxy) => `${proxy.asked.get('eth_getTransactionReceipt') ?? 0} receipts looked up by hash: ${JSON.stringify([...proxy.asked])}`;
 
 test(`${SENDS} transactions mined in one block are settled with block reads, not a receipt lookup each`, async (t) => {
   const { proxy, s } = await relayOnHold(t);
   const total = await sendAll(s, SENDS);
-  proxy.counts.clear();
+  proxy.asked.clear();
   await anvil.mine(1);
   await waitFor(() => total('confirmed'), (n) => n === SENDS, 60_000, 'every send confirmed');
-  assert.ok((proxy.counts.get('eth_getBlockReceipts') ?? 0) >= 2, `the block read by more than one run: ${JSON.stringify([...proxy.counts])}`);
-  assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 16, lookupsOf(proxy));
+  assert.ok((proxy.asked.get('eth_getBlockReceipts') ?? 0) >= 2, `the block read by more than one run: ${JSON.stringify([...proxy.asked])}`);
+  assert.ok((proxy.asked.get('eth_getTransactionReceipt') ?? 0) <= 16, lookupsOf(proxy));
 });
 
 // Each race: the read held while the block is mined, and the read that answered before it (with its call count).
@@ -106,6 +67,6 @@ for (const race of RACES) {
     const total = await sendAll(s, 40);
     await mineWhileHeld(proxy, race.held, race.first, race.calls);
     await waitFor(() => total('confirmed'), (n) => n === 40, 60_000, 'every send confirmed');
-    assert.ok((proxy.counts.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
+    assert.ok((proxy.asked.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
   });
 }
