@@ -7,8 +7,8 @@
 // Alone: `node bench/floors/crossings-floor.ts [round trips] [in flight]` prints one JSON line.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { treeCpuSeconds } from '../service.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -18,21 +18,6 @@ async function child(): Promise<void> {
   process.on('message', (msg) => void pool.run(msg).then((answer) => process.send!(answer)));
   process.on('disconnect', () => void pool.destroy().finally(() => process.exit(0)));
   process.send!('ready');
-}
-
-/** CPU seconds (user + system) of every thread of `pid`. */
-function cpuSeconds(pid: number): number {
-  let ticks = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return ticks / 100;
 }
 
 async function parent(count: number, inflight: number): Promise<void> {
@@ -57,11 +42,12 @@ async function parent(count: number, inflight: number): Promise<void> {
   };
   await run(500, []);
   const times: number[] = [];
-  const cpu0 = cpuSeconds(process.pid) + cpuSeconds(proc.pid!);
+  // This process and the one it forked.
+  const cpu0 = treeCpuSeconds(process.pid);
   const t0 = performance.now();
   await run(count, times);
   const seconds = (performance.now() - t0) / 1000;
-  const cpuUsPerCall = ((cpuSeconds(process.pid) + cpuSeconds(proc.pid!) - cpu0) * 1e6) / count;
+  const cpuUsPerCall = ((treeCpuSeconds(process.pid) - cpu0) * 1e6) / count;
   times.sort((a, b) => a - b);
   proc.disconnect();
   process.stdout.write(JSON.stringify({ requests: count, errors: 0, seconds, rps: count / seconds, p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)], max: times[count - 1], cpuUsPerCall }) + '\n');
