@@ -121,7 +121,12 @@ test('simulated Solana network: a blockhash that expires before landing is re-si
   const resigned = await waitFinal(s2, 'sol', alone.body.data.id);
   assert.equal(resigned.status, 'confirmed', resigned.status_reason);
   assert.notEqual(resigned.signature, alone.body.data.signature, 'a new signature (fresh blockhash)');
-  assert.deepEqual(resigned.signatures, [alone.body.data.signature, resigned.signature]);
+  // Each blockhash lives 5 slots (75 ms here): on a loaded machine a re-signed version can expire too and be re-signed
+  // again. Every version is kept, oldest first, and only one lands (the balance below).
+  assert.equal(resigned.signatures[0], alone.body.data.signature);
+  assert.equal(resigned.signatures.at(-1), resigned.signature);
+  assert.ok(resigned.signatures.length >= 2, JSON.stringify(resigned.signatures));
+  assert.equal(new Set(resigned.signatures).size, resigned.signatures.length, 'each version its own signature');
   assert.equal(sim.balance(dest), 7_000_000n);
   const expired = await waitFinal(s2, 'sol', shared.body.data.id);
   assert.equal(expired.status, 'expired');
