@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { startDevnet } from '../src/chains/evm/devnet.ts';
 import type { DriverResult, DriverSpec } from './driver.ts';
-import { startService } from './service.ts';
+import { startService, treeCpuSeconds } from './service.ts';
 import type { Row } from './report.ts';
 
 // The bench's anvil stands for a devnet, where rpc_batch is on by default; BENCH_RPC_BATCH=0 measures without it.
@@ -35,6 +35,12 @@ export interface ChainSummary {
    * and its sockets (answers, RPC requests). What the CPU per send spends on writing scales with it.
    */
   writtenKiBPerSend: number;
+  /**
+   * CPU (ms) per transaction of each party on the shared cores: for a raw transaction anvil and the driver, for a
+   * Relaybox send the service, anvil and the driver (same spans as cpuMsPerSend). With the cores saturated, the
+   * ratio to the raw intake can be at most about (anvil + driver per raw) / (service + anvil + driver per send).
+   */
+  cpuMs: { raw: { anvil: number; anvilMined: number; driver: number }; send: { service: number; anvil: number; driver: number } };
   timeToSubmittedMs: { p50: number; p99: number };
   monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
 }
@@ -59,6 +65,7 @@ async function rawBodies(url: string, n: number): Promise<string[]> {
   return bodies;
 }
 
+const ms = (x: number) => `${x.toFixed(2)} ms`;
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 export async function chainScenario(options: { root: string; apiKey: string; sends: number; warmupSends?: number; pending: number; monitorMs: number; drive: Drive; log: (m: string) => void }): Promise<{ rows: Row[]; summary: ChainSummary }> {
@@ -87,7 +94,15 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
   };
   try {
     log(`chain: anvil raw intake, ${sends} eth_sendRawTransaction @${INFLIGHT}`);
-    const raw = await drive({ url: devnet.url, method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, bodies: await rawBodies(devnet.url, sends), okPrefix: '{"jsonrpc":"2.0","id":1,"result"', inflight: INFLIGHT, count: sends, label: 'anvil raw' });
+    const bodies = await rawBodies(devnet.url, sends);
+    const anvilRaw0 = treeCpuSeconds(devnet.pid);
+    const raw = await drive({ url: devnet.url, method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, bodies, okPrefix: '{"jsonrpc":"2.0","id":1,"result"', inflight: INFLIGHT, count: sends, label: 'anvil raw' });
+    const anvilRawCpu = treeCpuSeconds(devnet.pid) - anvilRaw0;
+    // anvil's work for a transaction goes on after its intake: it mines it. The sends below pay that within their span.
+    const rawAddress = privateKeyToAccount(RAW_KEY).address;
+    const pendingNonce = await rpc<Hex>(devnet.url, 'eth_getTransactionCount', [rawAddress, 'pending']);
+    await until('the raw transactions mined', async () => (await rpc<Hex>(devnet.url, 'eth_getTransactionCount', [rawAddress, 'latest'])) === pendingNonce);
+    const anvilMinedCpu = treeCpuSeconds(devnet.pid) - anvilRaw0;
 
     const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
     const send = (count: number, label: string) => drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: INFLIGHT, count, label });
@@ -100,10 +115,16 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     log(`chain: ${sends} sends through Relaybox @${INFLIGHT}`);
     const measuredFrom = Date.now();
     const cpuBefore = svc.cpuSeconds();
+    const anvilBefore = treeCpuSeconds(devnet.pid);
     const writtenBefore = svc.writtenBytes();
     const answered = await send(sends, 'sends');
     await until('every send confirmed', async () => (await count('confirmed')) >= warmupSends + sends);
     const cpuMsPerSend = ((svc.cpuSeconds() - cpuBefore) * 1000) / sends;
+    const perTx = (seconds: number) => (seconds * 1000) / sends;
+    const cpuMs = {
+      raw: { anvil: perTx(anvilRawCpu), anvilMined: perTx(anvilMinedCpu), driver: perTx(raw.driverCpuSeconds) },
+      send: { service: cpuMsPerSend, anvil: perTx(treeCpuSeconds(devnet.pid) - anvilBefore), driver: perTx(answered.driverCpuSeconds) },
+    };
     const writtenKiBPerSend = (svc.writtenBytes() - writtenBefore) / 1024 / sends;
     const times = (await readTimes(svc.url, auth)).filter((t) => t.created >= measuredFrom);
     const created = Math.min(...times.map((t) => t.created));
@@ -122,14 +143,15 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
       submittedVsRaw: submittedPerSecond / raw.rps,
       cpuMsPerSend,
       writtenKiBPerSend,
+      cpuMs,
       timeToSubmittedMs: { p50: pct(toSubmitted, 0.5), p99: pct(toSubmitted, 0.99) },
       monitoring,
     };
     const errors = raw.errors + answered.errors;
     const rows: Row[] = [
-      { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max },
+      { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max, note: `CPU per transaction: anvil ${ms(cpuMs.raw.anvil)} (${ms(cpuMs.raw.anvilMined)} once mined), driver ${ms(cpuMs.raw.driver)}` },
       { scenario: 'EVM send answered (HTTP)', inflight: INFLIGHT, requests: answered.requests, errors: answered.errors, rps: answered.rps, p50: answered.p50, p99: answered.p99, max: answered.max },
-      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms and ${writtenKiBPerSend.toFixed(1)} KiB written per send` },
+      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms and ${writtenKiBPerSend.toFixed(1)} KiB written per send; anvil ${ms(cpuMs.send.anvil)}, driver ${ms(cpuMs.send.driver)}` },
       { scenario: 'EVM send → confirmed (1 s blocks)', inflight: INFLIGHT, requests: times.length, errors: 0, rps: confirmedPerSecond, p50: 0, p99: 0, max: 0 },
       { scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`, inflight: 0, requests: pending, errors: 0, rps: monitoring.confirmationsPerSecond, p50: 0, p99: 0, max: 0 },
     ];

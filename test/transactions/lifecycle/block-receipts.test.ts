@@ -1,5 +1,6 @@
 // 600 sends mined in one block, more than one check run walks (WINDOW): the runs after the first settle theirs from
-// that block read again, not from one eth_getTransactionReceipt per transaction. A check run reads the head and the
+// that block's receipts read once and its hash read again (a header), not from one eth_getTransactionReceipt per
+// transaction nor from its receipts read again per run. A check run reads the head and the
 // nonces at once, so a block can be mined between the two: the races are forced by holding one of the two reads at a
 // proxy while the block is mined. Counted by that proxy (test/support/rpc-proxy.ts) in front of a real anvil.
 import { test, after } from 'node:test';
@@ -49,7 +50,9 @@ test(`${SENDS} transactions mined in one block are settled with block reads, not
   proxy.asked.clear();
   await anvil.mine(1);
   await waitFor(() => total('confirmed'), (n) => n === SENDS, 60_000, 'every send confirmed');
-  assert.ok((proxy.asked.get('eth_getBlockReceipts') ?? 0) >= 2, `the block read by more than one run: ${JSON.stringify([...proxy.asked])}`);
+  // Three runs at least (WINDOW each); the block's receipts are read by the first (and by a race's re-read at most).
+  assert.ok((proxy.asked.get('eth_getBlockReceipts') ?? 0) <= 2, `the block's receipts read once, not once per run: ${JSON.stringify([...proxy.asked])}`);
+  assert.ok((proxy.asked.get('eth_getBlockByNumber') ?? 0) >= 2, `the later runs check the block's hash: ${JSON.stringify([...proxy.asked])}`);
   assert.ok((proxy.asked.get('eth_getTransactionReceipt') ?? 0) <= 16, lookupsOf(proxy));
 });
 
@@ -70,3 +73,28 @@ for (const race of RACES) {
     assert.ok((proxy.asked.get('eth_getTransactionReceipt') ?? 0) <= 2, lookupsOf(proxy));
   });
 }
+
+// The later runs take ours from the block read before while the node gives the same hash at its number. A reorg that
+// moves one to the next block changes it: the block is read again, the transaction is looked up where it is now, and
+// its confirmations count from there (taken from the block remembered, it would be confirmed one block early).
+test('a transaction a reorg moves to a later block is confirmed at its new depth, not from the block remembered', async (t) => {
+  const proxy = await startRpcProxy(anvil.url);
+  after(() => proxy.close());
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }], required_confirmations: 3 } });
+  const total = await sendAll(s, 1);
+  const [sent] = (await s.request('GET', txPath())).body.data as Array<{ hash: string }>;
+  await anvil.mine(2);
+  await waitFor(() => total('mined'), (n) => n === 1, 30_000, 'the send seen mined, two blocks deep');
+  const raw = await anvil.rpc<string>('eth_getRawTransactionByHash', [sent!.hash]);
+  // The two blocks mined again: the first empty, the transaction in the second.
+  await anvil.rpc('anvil_reorg', [2, [[raw, 1]]]);
+  await anvil.mine(1);
+  // Runs after the reorg and the new block: two confirmations of the three required (a confirmed one stops the runs).
+  const from = proxy.answered('eth_blockNumber');
+  await waitFor(async () => [proxy.answered('eth_blockNumber') - from, await total('confirmed')], ([runs, done]) => runs! >= 4 || done! > 0, 30_000, 'four check runs');
+  assert.equal(await total('mined'), 1, 'confirmed from the block it was in before the reorg');
+  await anvil.mine(1);
+  await waitFor(() => total('confirmed'), (n) => n === 1, 30_000, 'the send confirmed at its new depth');
+});
