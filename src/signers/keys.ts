@@ -5,8 +5,6 @@ import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:cr
 import { hexToBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import secp256k1 from 'secp256k1';
-import { getAddressDecoder } from '@solana/kit';
-import { StrKey } from '@stellar/stellar-base';
 import type { Ed25519Signer, Signer } from '../domain/signers/ports.ts';
 
 // PKCS#8 DER header of an Ed25519 private key (RFC 8410): the 32-byte seed follows.
@@ -19,14 +17,23 @@ export function ed25519Key(seed: Uint8Array): { key: KeyObject; publicKey: Uint8
   return { key, publicKey: new Uint8Array(spki.subarray(spki.length - 32)) };
 }
 
-/** Solana: the base58 public key; Stellar: the `G…` account id. */
-export function ed25519Address(publicKey: Uint8Array, networkType: 'solana' | 'stellar'): string {
-  return networkType === 'solana' ? getAddressDecoder().decode(publicKey) : StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
+/** The signer of a seed, its address `encode`d from the public key. */
+export function ed25519SignerOf(seed: Uint8Array, encode: (publicKey: Uint8Array) => string): Ed25519Signer {
+  const { key, publicKey } = ed25519Key(seed);
+  return { address: encode(publicKey), sign: async (message) => new Uint8Array(sign(null, message, key)) };
 }
 
-export function ed25519Signer(seed: Uint8Array, networkType: 'solana' | 'stellar'): Ed25519Signer {
-  const { key, publicKey } = ed25519Key(seed);
-  return { address: ed25519Address(publicKey, networkType), sign: async (message) => new Uint8Array(sign(null, message, key)) };
+/**
+ * Solana: the base58 public key; Stellar: the `G…` account id. Their libraries (~23 MiB of the HTTP process
+ * together) are loaded with the first Solana or Stellar key: a deployment of EVM signers never loads them.
+ */
+export async function ed25519Address(publicKey: Uint8Array, networkType: 'solana' | 'stellar'): Promise<string> {
+  return (await import('./ed25519-address.ts')).encodeEd25519Address(publicKey, networkType);
+}
+
+export async function ed25519Signer(seed: Uint8Array, networkType: 'solana' | 'stellar'): Promise<Ed25519Signer> {
+  const { encodeEd25519Address } = await import('./ed25519-address.ts');
+  return ed25519SignerOf(seed, (publicKey) => encodeEd25519Address(publicKey, networkType));
 }
 
 /**

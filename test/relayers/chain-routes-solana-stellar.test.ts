@@ -22,7 +22,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { build } from '../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../support/solana-rpc.ts';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';
-import { resolveSigner } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/resolve.ts';
 import { SOLANA_ADDRESS } from '../transactions/fixtures.ts';
 
 let solana: SolanaSim;

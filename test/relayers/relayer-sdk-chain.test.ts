@@ -13,7 +13,7 @@ import { API_KEY, build, type TestServer } from '../helper.ts';
 import { startAnvil, type TestAnvil } from '../support/anvil.ts';
 import { startSolanaSim, type SolanaSim } from '../support/solana-rpc.ts';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';
-import { resolveSigner } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/resolve.ts';
 import { EVM_ADDRESS, EVM_KEY } from '../transactions/fixtures.ts';
 
 let anvil: TestAnvil;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerializable } from 'viem';
 import { signEvm, type EvmPrepared } from '../../src/domain/transactions/evm/transaction.ts';
-import { resolveSigner } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/resolve.ts';
 
 // Hardhat account #0: a publicly known development key.
 const KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

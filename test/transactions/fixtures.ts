@@ -77,7 +77,7 @@ export const testConfig: Partial<ConfigFile> = {
   notifications: [{ id: 'hook-a', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
 };
 
-// The env-keyed signer reads process.env at start (see src/signers/local/signer.ts).
+// The env-keyed signer reads process.env at start (see src/signers/local/key-source.ts).
 process.env.RELAYBOX_TEST_EVM_KEY ??= EVM_KEY_2;
 
 /**

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { getBase64Encoder, getTransactionDecoder, type Address } from '@solana/kit';
 import { verifySignature } from '../../src/chains/solana/wire.ts';
-import { resolveSigner } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/resolve.ts';
 import { startSolanaSim, type SolanaSim, type SolanaSimOptions } from '../support/solana-rpc.ts';
 import { build, type TestServer } from '../helper.ts';
 import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';

@@ -18,7 +18,7 @@ import {
 } from '@solana/kit';
 import type { ConfigFile } from '../../src/config/config.ts';
 import type { SolanaInstructionSpec } from '../../src/domain/chains/solana/ports.ts';
-import { resolveSigner } from '../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../src/domain/signers/ports.ts';
 import type { SolanaSim } from '../support/solana-rpc.ts';
 

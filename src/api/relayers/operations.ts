@@ -20,11 +20,8 @@ import { createTransactionService, type TransactionBody } from '../../domain/tra
 import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
 import { createEvmFamily } from '../../domain/transactions/evm/relay.ts';
 import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
-import { createStellarFamily } from '../../domain/transactions/stellar/relay.ts';
-import { createStellarSponsored } from '../../domain/transactions/stellar/sponsored.ts';
-import { createStellarSwaps, STELLAR_SWAP_JOB } from '../../domain/transactions/stellar/token-swap.ts';
 import { createSolanaSwaps, SOLANA_SWAP_JOB } from '../../domain/transactions/solana/token-swap.ts';
-import type { RelayFamily, TransitionObserver } from '../../domain/transactions/family.ts';
+import { unconfiguredFamily, type RelayFamily, type TransitionObserver } from '../../domain/transactions/family.ts';
 import type { JobHandler } from '../../domain/jobs/scheduler.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
 import { checkShape } from './shapes.ts';
@@ -116,19 +113,25 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
   const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast });
   const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger: deps.logger };
+  // The Stellar parts load @stellar/stellar-base (~9 MiB): only a config with a Stellar network loads them (networks
+  // come from the config alone, so none can appear later).
+  const stellar = config.file.networks.some((n) => n.type === 'stellar') ? await import('../../domain/transactions/stellar/parts.ts') : undefined;
   const families: Record<NetworkType, RelayFamily> = {
     evm: createEvmFamily({ relayers, store, writer, logger: deps.logger, observer: deps.observer }),
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
-    stellar: createStellarFamily({ ...ed25519, chains: deps.chains }),
+    stellar: stellar ? stellar.createStellarFamily({ ...ed25519, chains: deps.chains }) : unconfiguredFamily('stellar'),
   };
   const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log });
+  const sendOf = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) => (await transactions.send(r, body)).record.id;
   // Stellar token swaps (swap_config): one job per relayer, each swap an ordinary send of the relayer.
-  const swaps = createStellarSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: async (r, body) => (await transactions.send(r, body)).record.id, logger: deps.logger as Log });
+  const swaps = stellar?.createStellarSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: sendOf, logger: deps.logger as Log });
   // Solana token swaps (swap_config, jupiter-swap): the same, through Jupiter's swap transaction.
-  const solanaSwaps = createSolanaSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: async (r, body) => (await transactions.send(r, body)).record.id, logger: deps.logger as Log });
+  const solanaSwaps = createSolanaSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: sendOf, logger: deps.logger as Log });
   if (deps.jobs) {
-    deps.jobs.register(STELLAR_SWAP_JOB, swaps.handler);
-    await swaps.resume();
+    if (stellar && swaps) {
+      deps.jobs.register(stellar.STELLAR_SWAP_JOB, swaps.handler);
+      await swaps.resume();
+    }
     deps.jobs.register(SOLANA_SWAP_JOB, solanaSwaps.handler);
     await solanaSwaps.resume();
   }
@@ -167,7 +170,7 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     balanceWatch,
     rpcOutages: () => rpcOutages(store.repos.relayers, (r) => rpcOf(relayerChains, r)),
     ...createChainOperations({ relayers, chain }),
-    ...createSponsoredOperations({ relayers, families: { stellar: createStellarSponsored({ chains: deps.chains }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
+    ...createSponsoredOperations({ relayers, families: { stellar: stellar?.createStellarSponsored({ chains: deps.chains }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) } }),
     async listRelayers(query) {
       const q = relayersQuery(queryCopy(query));
       return relayers.list(q.page, q.per_page);

@@ -8,9 +8,8 @@ import type { EvmSignature, SignedTransactionView } from '../chains/views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
 import type { StellarChain } from '../chains/stellar/ports.ts';
-import { checkUserFeePayment, SIGN_MAX_VALIDITY_MS } from '../transactions/stellar/gasless-checks.ts';
 import type { StellarFeePolicy } from '../transactions/stellar/fee-token.ts';
-import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-base';
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-base';
 
 export interface TypedDataHashes {
   domain_separator: string;
@@ -71,6 +70,8 @@ export interface RelayerSigning {
 async function checkUserPaysSigning(relayer: RelayerRow, chain: StellarChain, envelope: string): Promise<void> {
   const policy = (relayer.policies ?? {}) as StellarFeePolicy;
   if (policy.fee_payment_strategy !== 'user') return;
+  // Loaded here, not with this module: an instance without a Stellar network never loads @stellar/stellar-base.
+  const [{ TransactionBuilder }, { checkUserFeePayment, SIGN_MAX_VALIDITY_MS }] = await Promise.all([import('@stellar/stellar-base'), import('../transactions/stellar/gasless-checks.ts')]);
   let tx: Transaction | FeeBumpTransaction;
   try {
     tx = TransactionBuilder.fromXDR(envelope, chain.passphrase);

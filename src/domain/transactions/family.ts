@@ -5,6 +5,7 @@ import type { Tx } from '../ports.ts';
 import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../types.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
+import { AppError } from '../../errors.ts';
 
 /** What a family's send becomes once its network reads are done (prices, gas, balance). */
 export interface PreparedSend {
@@ -50,4 +51,15 @@ export interface TransitionObserver {
   untracked?(relayerId: string, count: number): void;
   /** An EVM transaction started waiting at its relayer's fee cap (counted once per wait), on `network`. */
   feeCapWait?(network: string): void;
+}
+
+/**
+ * The family of a network type no configured network has (its code is not loaded): no relayer can be of that type, so
+ * nothing reaches it; were something to, it is refused, never run half-way.
+ */
+export function unconfiguredFamily(networkType: string): RelayFamily {
+  const refuse = async (): Promise<never> => {
+    throw new AppError('NOT_SUPPORTED', { reason: `no ${networkType} network is configured` });
+  };
+  return { prepareSend: refuse, replace: refuse, cancel: refuse, schedule: refuse, afterCommit: () => {}, jobs: {}, resume: async () => {} };
 }

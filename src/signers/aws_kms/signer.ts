@@ -72,7 +72,7 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, e
       },
     };
   }
-  const address = ed25519Address(ed25519PublicKey(signer.id, info.PublicKey), networkType);
+  const address = await ed25519Address(ed25519PublicKey(signer.id, info.PublicKey), networkType);
   const publicKey = createPublicKey({ key: Buffer.from(info.PublicKey), format: 'der', type: 'spki' });
   const sign = async (message: Uint8Array) => {
     const command = new sdk.SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' });

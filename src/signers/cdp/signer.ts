@@ -8,7 +8,6 @@
 // CDP_API_BASE_URL points it elsewhere (default https://api.cdp.coinbase.com/platform, the SDK's basePath).
 import { createPublicKey, verify } from 'node:crypto';
 import { getAddress, isAddress } from 'viem';
-import { getBase58Encoder, isAddress as isSolanaAddress } from '@solana/kit';
 import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
@@ -73,9 +72,9 @@ function evmSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
   };
 }
 
-function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
+async function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post): Promise<Signer> {
   const address = signer.config.account_address;
-  const raw = new Uint8Array(getBase58Encoder().encode(address));
+  const raw = new Uint8Array((await import('@solana/kit')).getBase58Encoder().encode(address));
   const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
   const label = `signer '${signer.id}': CDP sign transaction`;
   const sign = async (message: Uint8Array) => {
@@ -106,7 +105,8 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   const account = signer.config.account_address;
   if (networkType === 'stellar') throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
   if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false }))) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);
-  if (networkType === 'solana' && !isSolanaAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
+  // @solana/kit is loaded for a Solana relayer only: an EVM deployment never pays for it.
+  if (networkType === 'solana' && !(await import('@solana/kit')).isAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
   const post = await poster(signer, env);
   return networkType === 'evm' ? evmSigner(signer, post) : solanaSigner(signer, post);
 };

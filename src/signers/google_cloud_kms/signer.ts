@@ -100,8 +100,8 @@ function evmSigner(id: string, spki: Buffer, sign: (body: object) => Promise<Uin
   };
 }
 
-function ed25519Signer(id: string, publicKey: KeyObject, spki: Buffer, networkType: 'solana' | 'stellar', sign: (body: object) => Promise<Uint8Array>): Signer {
-  const address = ed25519Address(spki.subarray(spki.length - 32), networkType);
+async function ed25519Signer(id: string, publicKey: KeyObject, spki: Buffer, networkType: 'solana' | 'stellar', sign: (body: object) => Promise<Uint8Array>): Promise<Signer> {
+  const address = await ed25519Address(spki.subarray(spki.length - 32), networkType);
   const signMessage = async (message: Uint8Array) => {
     const signature = await sign({ data: message });
     // A signature by another key is refused here, never sent.

@@ -3,13 +3,12 @@
 // against the key's address (evm-signature.ts). Solana and Stellar: an Ed25519 key, CKM_EDDSA over the message.
 // The key never leaves the token; the PIN is used to log in and kept only as the module keeps it.
 import { createHash } from 'node:crypto';
-import { getAddressDecoder } from '@solana/kit';
-import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { NetworkType } from '../../domain/types.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import type { SignerFactory } from '../factory.ts';
+import { ed25519Address } from '../keys.ts';
 import type { Curve } from './key-info.ts';
 import { openKey, type KeyLocation, type Pkcs11Key } from './session.ts';
 
@@ -27,7 +26,7 @@ export const createSigner: SignerFactory = async (signer, networkType, { env }) 
   try {
     const curve: Curve = networkType === 'evm' ? 'secp256k1' : 'ed25519';
     const key = await open(location(signer, env), curve, `${PURPOSE[networkType]} signer`);
-    return networkType === 'evm' ? evmSigner(key, named) : ed25519Signer(key, networkType, named);
+    return networkType === 'evm' ? evmSigner(key, named) : await ed25519Signer(key, networkType, named);
   } catch (err) {
     // One line naming the signer and the cause; a PKCS#11 error's native stack stays out of it.
     throw named(err);
@@ -74,8 +73,8 @@ function evmSigner(key: Pkcs11Key, named: (err: unknown) => Error): Signer {
   };
 }
 
-function ed25519Signer(key: Pkcs11Key, networkType: Exclude<NetworkType, 'evm'>, named: (err: unknown) => Error): Signer {
-  const address = networkType === 'solana' ? getAddressDecoder().decode(key.publicKey) : StrKey.encodeEd25519PublicKey(Buffer.from(key.publicKey));
+async function ed25519Signer(key: Pkcs11Key, networkType: Exclude<NetworkType, 'evm'>, named: (err: unknown) => Error): Promise<Signer> {
+  const address = await ed25519Address(key.publicKey, networkType);
   const sign = async (message: Uint8Array) => {
     try {
       const signature = await key.sign(message);

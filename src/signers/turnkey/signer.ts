@@ -94,7 +94,7 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   }
   const publicKey = ed25519PublicKey(signer);
   const signRaw = await rawSigner(signer, env);
-  const address = ed25519Address(publicKey.raw, networkType);
+  const address = await ed25519Address(publicKey.raw, networkType);
   const sign = async (message: Uint8Array) => {
     const signature = await signRaw(message, 'HASH_FUNCTION_NOT_APPLICABLE');
     if (!verify(null, message, publicKey.key, signature)) {

@@ -26,6 +26,6 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   const signer = entry as SignerConfigOf<'vault'>;
   const key = await readKey(signer, env);
   if (networkType === 'evm') return evmSigner(`0x${key}`);
-  const ed25519 = ed25519Signer(Buffer.from(key, 'hex'), networkType);
+  const ed25519 = await ed25519Signer(Buffer.from(key, 'hex'), networkType);
   return { address: ed25519.address, ed25519 };
 };

@@ -26,7 +26,7 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   const publicKey = publicKeyOf(signer);
   const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs: signerTimeoutMs(env) });
   const mount = c.mount_point ?? 'transit';
-  const address = ed25519Address(publicKey.raw, networkType);
+  const address = await ed25519Address(publicKey.raw, networkType);
   const sign = async (message: Uint8Array) => {
     const signature = await api.transitSign(mount, c.key_name, message);
     // A key of another type (ECDSA, RSA) or another key answers a signature that does not verify: never used.

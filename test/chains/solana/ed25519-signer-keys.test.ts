@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { getAddressEncoder, getBase58Decoder, type Address } from '@solana/kit';
 import { Keypair } from '@stellar/stellar-base';
-import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import { verifySignature } from '../../../src/chains/solana/wire.ts';
 
 const signer = (private_key: string, extra: Record<string, string> = {}) => ({ id: 's', type: 'local' as const, private_key, ...extra });

@@ -30,7 +30,7 @@ import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstru
 import { build, type TestServer } from '../../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../../support/solana-rpc.ts';
 import { startJupiterSim, type JupiterSim } from '../../support/jupiter-api.ts';
-import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import { faultySigners } from '../../support/signer-faults.ts';
 
 const RELAYER_SEED = randomBytes(32).toString('hex');

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { getBase64Encoder, getTransactionDecoder, type Address } from '@solana/kit';
 import { createSolanaChain } from '../../../src/chains/solana/adapter.ts';
 import { verifySignature } from '../../../src/chains/solana/wire.ts';
-import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
 import type { SolanaInstructionSpec } from '../../../src/domain/chains/solana/ports.ts';
 import type { AppError } from '../../../src/errors.ts';

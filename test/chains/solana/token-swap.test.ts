@@ -24,7 +24,7 @@ import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/t
 import { build, type TestServer } from '../../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../../support/solana-rpc.ts';
 import { startJupiterSim, type JupiterSim } from '../../support/jupiter-api.ts';
-import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 
 const keyOf = () => {
   const seed = randomBytes(32).toString('hex');

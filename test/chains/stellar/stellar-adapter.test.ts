@@ -6,7 +6,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder, xdr } from '@st
 import { createStellarChain } from '../../../src/chains/stellar/adapter.ts';
 import { toMemo, toOperation } from '../../../src/chains/stellar/build.ts';
 import { describeFailure } from '../../../src/chains/stellar/results.ts';
-import { resolveSigner } from '../../../src/signers/local/signer.ts';
+import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
 import type { StellarOperationSpec } from '../../../src/domain/chains/stellar/ports.ts';
 import type { AppError } from '../../../src/errors.ts';
