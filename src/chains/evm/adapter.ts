@@ -100,8 +100,8 @@ function createFees(rpc: Rpc, eip1559: boolean, cacheMs: number): () => Promise<
   };
 }
 
-async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized: Hex): Promise<BroadcastOutcome> {
-  const hash = keccak256(serialized);
+async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized: Hex, known?: Hex): Promise<BroadcastOutcome> {
+  const hash = known ?? keccak256(serialized);
   const submitted = (alreadyKnown: boolean): BroadcastOutcome => ({ status: 'submitted', hash, alreadyKnown });
   try {
     await checkChainId();
@@ -229,7 +229,7 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
     },
     fees: createFees(rpc, network.features?.includes('eip1559') ?? false, feeCacheMs(network)),
     estimateGas: (call) => estimateGas(rpc, call),
-    broadcast: (serialized) => broadcast(rpc, checkChainId, serialized),
+    broadcast: (serialized, hash) => broadcast(rpc, checkChainId, serialized, hash),
     ...lookups(rpc),
     revertReason: (hash) => revertReason(rpc, hash),
     l1Fee: (unsigned) => readL1Fee(client, name, unsigned, read),

@@ -123,7 +123,8 @@ export interface EvmChain {
   /** Cached for a fraction of a block (or the network's `gas_price_cache.stale_after_ms`). */
   fees(): Promise<FeeSuggestions>;
   estimateGas(call: CallRequest): Promise<GasEstimate>;
-  broadcast(raw: Hex): Promise<BroadcastOutcome>;
+  /** `hash`: keccak256 of `raw`, when the caller holds it already (a record's), so it is not hashed again. */
+  broadcast(raw: Hex, hash?: Hex): Promise<BroadcastOutcome>;
   /** null: the node does not know the hash (never arrived, dropped, or reorged out). */
   transaction(hash: Hex): Promise<ChainTransaction | null>;
   receipt(hash: Hex): Promise<Receipt | null>;

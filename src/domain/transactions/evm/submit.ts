@@ -2,7 +2,7 @@
 import type { Store } from '../../ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
-import type { BroadcastOutcome, EvmChain } from '../../chains/ports.ts';
+import type { BroadcastOutcome, EvmChain, Hex } from '../../chains/ports.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import { asEvm } from './versions.ts';
@@ -59,7 +59,7 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
     async submit(chain, stored) {
       const r = asEvm(stored.record);
       writer.broadcasting(r);
-      const outcome = await chain.broadcast(r.raw);
+      const outcome = await chain.broadcast(r.raw, r.hash as Hex);
       if (outcome.status === 'submitted') {
         if (r.status === 'pending' || r.status === 'sent') await markSubmitted(r.id, r.hash);
       } else {
