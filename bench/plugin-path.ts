@@ -77,7 +77,7 @@ async function crossingsFloor(inflight: number, count: number): Promise<Row> {
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
   const r = JSON.parse(out) as DriverResult & { cpuUsPerCall: number };
-  return { scenario: CROSSINGS_FLOOR, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call` };
+  return { scenario: CROSSINGS_FLOOR, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, cpuUsPerCall: r.cpuUsPerCall, note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call` };
 }
 
 export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
@@ -147,8 +147,8 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
       const { r: e, cpuUs: eCpu } = await measured(svc.child.pid!, () => load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`));
       const driver = useWrk ? 'wrk' : 'undici';
       const cpuNote = (us: number) => `CPU ${us.toFixed(0)} µs per call`;
-      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, note: cpuNote(fCpu) });
-      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, note: cpuNote(eCpu) });
+      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, cpuUsPerCall: fCpu, note: cpuNote(fCpu) });
+      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, cpuUsPerCall: eCpu, note: cpuNote(eCpu) });
     }
     rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
     const hops = await hopBreakdown(svc.url, options.hopCalls);
