@@ -9,7 +9,7 @@ import { startAnvil } from '../../support/anvil.ts';
 import { startRpcProxy, type RpcProxy } from '../../support/rpc-proxy.ts';
 import { buildOn, TO, txPath, waitFor } from './support.ts';
 import { WINDOW } from '../../../src/domain/transactions/evm/check.ts';
-import type { TestServer } from '../../helper.ts';
+import { build, type TestServer } from '../../helper.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -97,4 +97,38 @@ test('a transaction a reorg moves to a later block is confirmed at its new depth
   assert.equal(await total('mined'), 1, 'confirmed from the block it was in before the reorg');
   await anvil.mine(1);
   await waitFor(() => total('confirmed'), (n) => n === 1, 30_000, 'the send confirmed at its new depth');
+});
+
+// The relayers of a network share what is read of its blocks: a block holding sends of several relayers is read once
+// for all of their checks (each checks its hash), not once per relayer.
+test('one block holding the sends of three relayers is read once for the three checks', async (t) => {
+  const proxy = await startRpcProxy(anvil.url);
+  after(() => proxy.close());
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  // anvil's default accounts #3 to #5 (funded, publicly known development keys; the other tests use #0 to #2).
+  const keys = ['0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6', '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a', '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'];
+  const s = await build(t, {
+    config: {
+      networks: [anvil.network('anvil', { rpc_urls: [{ url: proxy.url, weight: 100 }] })],
+      signers: keys.map((key, i) => ({ id: `key${i}`, type: 'local', development: true, private_key: key })),
+      relayers: keys.map((_, i) => ({ id: `r${i}`, name: `r${i}`, network: 'anvil', signer_id: `key${i}` })),
+      notifications: [],
+      plugins: [],
+    },
+  });
+  const path = (i: number) => `/api/v1/relayers/r${i}/transactions`;
+  const total = async (status: string) => {
+    const counts = await Promise.all(keys.map(async (_, i) => (await s.request('GET', `${path(i)}?status=${status}&per_page=1`)).body.pagination.total_items as number));
+    return counts.reduce((a, b) => a + b, 0);
+  };
+  for (const [i] of keys.entries()) {
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, k) => s.request('POST', path(i), { body: { to: TO, value: k + 1, speed: 'fast', gas_limit: 21_000 } })));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+  }
+  await waitFor(() => total('submitted'), (n) => n === 15, 60_000, 'every send in the pool');
+  proxy.asked.clear();
+  await anvil.mine(1);
+  await waitFor(() => total('confirmed'), (n) => n === 15, 60_000, 'every send confirmed');
+  assert.ok((proxy.asked.get('eth_getBlockReceipts') ?? 0) <= 2, `the block's receipts read once for the three relayers: ${JSON.stringify([...proxy.asked])}`);
 });
