@@ -102,23 +102,24 @@ interface ChainCpu {
 
 /**
  * What the floors alone allow, from the same run: at 1 connection their latencies add up (bare express, the
- * crossings, an isolate call); at 64 the CPU per call decides (a call pays bare express's and the crossings' at least);
- * for the sends, the cores are shared with anvil and the driver, so the ratio is at most the raw transaction's CPU over
- * the relayed send's (all parties), and half the raw intake leaves the service what is left of one raw transaction's.
+ * crossings, an isolate call); at 64 the CPU per call decides (a call pays bare express's and the crossings' at least).
+ * For the sends, the service, anvil and the driver share `cores`: at their CPU per relayed send the cores carry at
+ * most cores / (service + anvil + driver) sends a second (`sendRatio`: that, over the raw intake), and half the raw
+ * intake leaves the service what remains of cores / (raw intake / 2) once anvil's and the driver's share is paid.
  */
-export function floorLimits(rows: Row[], chain?: RunRecord['chain']): { p50Sum?: number; ratio64?: number; sendRatio?: number; serviceMsForHalf?: number } {
+export function floorLimits(rows: Row[], chain?: RunRecord['chain'], cores = 2): { p50Sum?: number; ratio64?: number; sendRatio?: number; serviceMsForHalf?: number } {
   const find = (prefix: string, inflight: number) => rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
   const parts = [find('HTTP floor (bare express 5, ', 1)?.p50, find('crossings floor', 1)?.p50, find('sandbox floor', 0)?.p50];
   const bare64 = find('HTTP floor (bare express 5, ', 64)?.cpuUsPerCall;
   const crossings64 = find('crossings floor', 64)?.cpuUsPerCall;
-  const cpu = chain?.cpuMs;
-  // The raw transactions' mining counted too: a relayed send's span holds its mining.
-  const raw = cpu ? cpu.raw.anvilMined + cpu.raw.driver : undefined;
+  const send = chain?.cpuMs?.send;
+  const raw = chain?.rawIntakePerSecond;
+  const coreMs = cores * 1000;
   return {
     p50Sum: parts.every((x) => x !== undefined) ? parts.reduce((a, b) => a! + b!, 0) : undefined,
     ratio64: bare64 && crossings64 ? bare64 / (bare64 + crossings64) : undefined,
-    sendRatio: cpu && raw ? raw / (cpu.send.service + cpu.send.anvil + cpu.send.driver) : undefined,
-    serviceMsForHalf: cpu && raw ? 2 * raw - cpu.send.anvil - cpu.send.driver : undefined,
+    sendRatio: send && raw ? coreMs / (send.service + send.anvil + send.driver) / raw : undefined,
+    serviceMsForHalf: send && raw ? coreMs / (raw / 2) - send.anvil - send.driver : undefined,
   };
 }
 
@@ -158,7 +159,7 @@ export function targetsTable(record: RunRecord): string {
   const p = record.pluginPath;
   const c = record.chain;
   const n = (x: number | undefined, d = 0) => (x === undefined ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
-  const limits = floorLimits(record.rows, c);
+  const limits = floorLimits(record.rows, c, record.machine.cpus);
   const cpu = c?.cpuMs;
   return [
     '| measure | floor (same run) | Relaybox | target |',
@@ -167,7 +168,7 @@ export function targetsTable(record: RunRecord): string {
     `| echo at 64 connections | ${n(floor64?.rps)}/s${floor64?.note ? `, ${floor64.note}` : ''}${crossings64?.note ? `; the crossings alone ${crossings64.note}` : ''}${limits.ratio64 !== undefined ? `; their CPU alone allows at most ${n(limits.ratio64, 2)}` : ''} | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**)${echo64?.note ? `, ${echo64.note}` : ''} | ≥ 0.6 of bare express |`,
     `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
     `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} ${later}` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
-    `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s${cpu ? `, CPU per transaction anvil ${n(cpu.raw.anvilMined, 2)} ms (mined), driver ${n(cpu.raw.driver, 2)} ms; per relayed send anvil ${n(cpu.send.anvil, 2)} ms: the cores allow at most ${n(limits.sendRatio, 2)}, and 0.5 leaves the service ${n(limits.serviceMsForHalf, 2)} ms per send` : ''} | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send${c?.writtenKiBPerSend !== undefined ? ` (${n(c.writtenKiBPerSend, 1)} KiB written per send)` : ''} | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,
+    `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s${cpu ? `; CPU per relayed send: anvil ${n(cpu.send.anvil, 2)} ms, driver ${n(cpu.send.driver, 2)} ms: at these costs the cores carry at most ${n(limits.sendRatio, 2)} of the raw intake, and 0.5 needs the service at ${n(limits.serviceMsForHalf, 2)} ms per send or less` : ''} | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send${c?.writtenKiBPerSend !== undefined ? ` (${n(c.writtenKiBPerSend, 1)} KiB written per send)` : ''} | ≥ 0.5 of anvil's raw intake; ≤ 0.8 ms CPU per send |`,
     `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
   ].join('\n');
 }

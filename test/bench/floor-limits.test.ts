@@ -14,12 +14,13 @@ const rows = [
 const chain = { rawIntakePerSecond: 4500, submittedPerSecond: 1300, submittedVsRaw: 0.29, cpuMs: { raw: { anvil: 0.22, anvilMined: 0.24, driver: 0.15 }, send: { service: 0.87, anvil: 0.43, driver: 0.15 } } };
 
 test('the latencies of the floors add up; their CPU per call bounds the share of bare express; the shared cores bound the sends', () => {
-  const limits = floorLimits(rows, chain);
+  const limits = floorLimits(rows, chain, 2);
   assert.ok(Math.abs(limits.p50Sum! - 0.33) < 1e-9, String(limits.p50Sum));
   assert.ok(Math.abs(limits.ratio64! - 49 / 93) < 1e-9, String(limits.ratio64));
-  assert.ok(Math.abs(limits.sendRatio! - 0.39 / 1.45) < 1e-9, String(limits.sendRatio));
-  // Half the raw intake: 0.5 = 0.39 / (service + 0.43 + 0.15).
-  assert.ok(Math.abs(limits.serviceMsForHalf! - 0.2) < 1e-9, String(limits.serviceMsForHalf));
+  // Two cores at 1.45 ms of CPU per relayed send (all three parties): 1,379 sends/s, 0.31 of 4,500/s.
+  assert.ok(Math.abs(limits.sendRatio! - 2000 / 1.45 / 4500) < 1e-9, String(limits.sendRatio));
+  // Half of 4,500/s on two cores: 0.89 ms of CPU per send for all three, 0.31 ms of it the service's.
+  assert.ok(Math.abs(limits.serviceMsForHalf! - (2000 / 2250 - 0.58)) < 1e-9, String(limits.serviceMsForHalf));
 });
 
 test('a limit whose floor the run did not measure is left out', () => {
