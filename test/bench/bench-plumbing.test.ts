@@ -15,7 +15,7 @@ test('the bench harness runs every scenario and writes its JSON record and chart
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 240_000 });
   assert.match(stdout, /\| echo plugin \| 1 \|/);
   // Issue 27's table sets each target against what the same run's floors allow.
-  for (const limit of [/the floors add up to/, /their CPU alone allows at most/, /the cores allow at most/]) assert.match(stdout, limit);
+  for (const limit of [/the floors add up to/, /their CPU alone allows at most/, /the cores carry at most/]) assert.match(stdout, limit);
   const files = readdirSync(out);
   const json = files.find((f) => f.endsWith('.json'));
   assert.ok(json && files.some((f) => f.endsWith('.svg')), files.join(', '));
