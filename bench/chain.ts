@@ -7,7 +7,7 @@ import type { Hex } from 'viem';
 import { startDevnet } from '../src/chains/evm/devnet.ts';
 import type { DriverResult, DriverSpec } from './driver.ts';
 import { startService, treeCpuSeconds } from './service.ts';
-import type { Row } from './report.ts';
+import type { ChainCpu, Row } from './report.ts';
 
 // The bench's anvil stands for a devnet, where rpc_batch is on by default; BENCH_RPC_BATCH=0 measures without it.
 const RPC_BATCH = process.env.BENCH_RPC_BATCH !== '0';
@@ -37,10 +37,10 @@ export interface ChainSummary {
   writtenKiBPerSend: number;
   /**
    * CPU (ms) per transaction of each party on the shared cores: for a raw transaction anvil and the driver, for a
-   * Relaybox send the service, anvil and the driver (same spans as cpuMsPerSend). With the cores saturated, the
-   * ratio to the raw intake can be at most about (anvil + driver per raw) / (service + anvil + driver per send).
+   * Relaybox send the service, anvil and the driver (same spans as cpuMsPerSend). What the cores can carry at these
+   * costs is report.ts's floorLimits.
    */
-  cpuMs: { raw: { anvil: number; anvilMined: number; driver: number }; send: { service: number; anvil: number; driver: number } };
+  cpuMs: ChainCpu;
   timeToSubmittedMs: { p50: number; p99: number };
   monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
 }

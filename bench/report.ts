@@ -94,8 +94,8 @@ export interface RunRecord {
   chain?: { rawIntakePerSecond: number; submittedPerSecond: number; submittedVsRaw: number; cpuMsPerSend?: number; writtenKiBPerSend?: number; cpuMs?: ChainCpu };
 }
 
-/** bench/chain.ts's CPU per transaction of each party on the shared cores. */
-interface ChainCpu {
+/** bench/chain.ts's CPU (ms) per transaction of each party on the shared cores. */
+export interface ChainCpu {
   raw: { anvil: number; anvilMined: number; driver: number };
   send: { service: number; anvil: number; driver: number };
 }

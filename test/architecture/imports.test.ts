@@ -22,19 +22,26 @@ interface Edges {
   typeOnly: string[];
   /** Packages imported for their code. */
   packages: string[];
+  /** Of those, the ones (files or packages) this file reaches only through import(): loaded when that code runs. */
+  lazy: Set<string>;
 }
 
 const rel = (f: string) => path.relative(PROJECT_ROOT, f).split(path.sep).join('/');
 
 function edgesOf(file: string): Edges {
-  const edges: Edges = { local: [], typeOnly: [], packages: [] };
+  const edges: Edges = { local: [], typeOnly: [], packages: [], lazy: new Set() };
+  const loaded = new Set<string>();
   for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
     const spec = (m[2] ?? m[3] ?? m[4])!;
     const isType = /^type\s/.test(m[1] ?? '');
+    const target = spec.startsWith('.') ? rel(path.resolve(path.dirname(file), spec)) : spec;
     if (!spec.startsWith('.')) {
       if (!isType) edges.packages.push(spec);
-    } else (isType ? edges.typeOnly : edges.local).push(rel(path.resolve(path.dirname(file), spec)));
+    } else (isType ? edges.typeOnly : edges.local).push(target);
+    if (m[3] !== undefined) edges.lazy.add(target);
+    else if (!isType) loaded.add(target);
   }
+  for (const target of loaded) edges.lazy.delete(target);
   return edges;
 }
 
@@ -168,4 +175,42 @@ test('there are no import cycles, counting type imports', () => {
     state.set(node, 'done');
   };
   for (const node of graph.keys()) visit(node, []);
+});
+
+/** Each file reached from `entry` by imports loaded with it (code, not types, not import()) that imports a package `matching`, with the chain. */
+function loadedWith(entry: string, matching: RegExp): string[] {
+  const from = new Map<string, string | null>([[entry, null]]);
+  const queue = [entry];
+  const found: string[] = [];
+  const chain = (f: string): string => [f, ...(from.get(f) ? [chain(from.get(f)!)] : [])].join(' <- ');
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    const edges = graph.get(file);
+    if (!edges) continue;
+    for (const p of edges.packages.filter((p) => matching.test(p) && !edges.lazy.has(p))) found.push(`${p}: ${chain(file)}`);
+    for (const next of edges.local.filter((n) => !edges.lazy.has(n) && !from.has(n))) {
+      from.set(next, file);
+      queue.push(next);
+    }
+  }
+  return found;
+}
+
+// The Solana and Stellar libraries (~23 MiB of the HTTP process together) load only when a network or a key of theirs
+// is configured: reached through import() on the paths that need them, never with the service or a signer adapter.
+const CHAIN_LIBRARIES = /^@(solana|stellar)\//;
+
+test('the service starts without loading the Solana or Stellar libraries', () => {
+  assert.deepEqual(loadedWith('src/main.ts', CHAIN_LIBRARIES), []);
+});
+
+test('no signer adapter loads the Solana or Stellar libraries with it: an EVM key never loads them', () => {
+  const adapters = [...graph.keys()].filter((f) => /^src\/signers\/[^/]+\/signer\.ts$/.test(f));
+  assert.ok(adapters.length >= 9, `signer adapters found: ${adapters.length}`);
+  for (const adapter of adapters) assert.deepEqual(loadedWith(adapter, CHAIN_LIBRARIES), [], adapter);
+});
+
+test('the check sees the libraries where they are loaded', () => {
+  assert.ok(loadedWith('src/signers/local/resolve.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@solana/kit: src/signers/local/resolve.ts')));
+  assert.ok(loadedWith('src/domain/transactions/stellar/parts.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@stellar/stellar-base')));
 });

@@ -72,9 +72,9 @@ function evmSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
   };
 }
 
-async function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post): Promise<Signer> {
+/** `raw`: the account's 32-byte public key (its base58 address, decoded). */
+function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post, raw: Uint8Array): Signer {
   const address = signer.config.account_address;
-  const raw = new Uint8Array((await import('@solana/kit')).getBase58Encoder().encode(address));
   const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
   const label = `signer '${signer.id}': CDP sign transaction`;
   const sign = async (message: Uint8Array) => {
@@ -106,7 +106,8 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   if (networkType === 'stellar') throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
   if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false }))) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);
   // @solana/kit is loaded for a Solana relayer only: an EVM deployment never pays for it.
-  if (networkType === 'solana' && !(await import('@solana/kit')).isAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
+  const kit = networkType === 'solana' ? await import('@solana/kit') : undefined;
+  if (kit && !kit.isAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
   const post = await poster(signer, env);
-  return networkType === 'evm' ? evmSigner(signer, post) : solanaSigner(signer, post);
+  return kit ? solanaSigner(signer, post, new Uint8Array(kit.getBase58Encoder().encode(account))) : evmSigner(signer, post);
 };
