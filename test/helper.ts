@@ -53,6 +53,10 @@ export interface BuildOptions {
   resolveSigner?: SignerResolver;
   /** In place of the system resolver for the URL guard (test/security/webhook-url-guard.test.ts: DNS rebinding). */
   resolveHost?: ResolveHost;
+  /** Start the example config's anvil devnet: a test that sends EVM transactions to it asks for it. */
+  devnet?: boolean;
+  /** Start the plugin runtime process: a test that calls plugins asks for it. */
+  runtime?: boolean;
 }
 
 /** Starts the real app; closes it and removes its temp dirs via t.after. */
