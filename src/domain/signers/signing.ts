@@ -7,6 +7,7 @@ import type { RelayerChains } from '../chains/reads.ts';
 import type { EvmSignature, SignedTransactionView } from '../chains/views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
+import { solanaApproval } from './gate.ts';
 import type { StellarChain } from '../chains/stellar/ports.ts';
 import type { StellarFeePolicy } from '../transactions/stellar/fee-token.ts';
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-base';
@@ -107,8 +108,9 @@ export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
         return { signedXdr: signed.envelopeXdr, signature: signed.signature };
       }
       if (input.kind === 'solana') {
-        // As fee payer: refused unless the relayer pays the fee and every other signature is already there.
-        const signed = await chains.solana(relayer).signTransaction(input.transaction, ed25519(relayer, signer));
+        // As fee payer: refused unless the relayer pays the fee and every other signature is already there; through the gate.
+        const chain = chains.solana(relayer);
+        const signed = await chain.signTransaction(input.transaction, ed25519(relayer, signer), solanaApproval(chain, relayer));
         return { transaction: signed.transaction, signature: signed.signature };
       }
       throw notSupported('Transaction signing not supported for EVM');
