@@ -6,6 +6,7 @@
 // a signed transaction that fails on chain still costs the fee payer its fee (and pays the relayer nothing).
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { SigningApproval, SolanaChain, UnsignedSolanaTransaction } from '../chains/solana/ports.ts';
+import type { StellarChain, StellarSigningApproval, UnsignedStellarTransaction } from '../chains/stellar/ports.ts';
 import { invalidTransaction, SolanaRpcRefusal } from '../chains/solana/rpc-errors.ts';
 import { checkSolanaBalance, checkSolanaPolicy, solanaPolicy } from '../transactions/solana/policy.ts';
 import { describeSolanaError } from '../transactions/solana/track.ts';
@@ -46,4 +47,35 @@ export function solanaApproval(chain: SolanaChain, relayer: RelayerRow, options:
     if (simulation.err) throw invalidTransaction(`Transaction simulation failed: ${describeSolanaError(simulation.err)}`);
   };
   return approve as SigningApproval;
+}
+
+/** The Stellar policy fields the gate applies where the relayer pays the fee (the send path caps its bid at max_fee). */
+interface StellarGatePolicy {
+  max_fee?: number | string | null;
+  min_balance?: number | string | null;
+}
+
+/**
+ * The approval of a Stellar signature for `relayer`. Where the relayer pays the fee (the transaction's source, or a
+ * fee bump's fee source): at most its max_fee, and its min_balance kept after it. A Soroban call the adapter did not
+ * just simulate (a fee bump, or an envelope signed as given) is simulated first and refused when it fails, as the
+ * reference simulates before it builds or bumps a Soroban transaction.
+ */
+export function stellarApproval(chain: Pick<StellarChain, 'simulate' | 'account'>, relayer: RelayerRow): StellarSigningApproval {
+  const approve = async (unsigned: UnsignedStellarTransaction): Promise<void> => {
+    const policy = (relayer.policies ?? {}) as StellarGatePolicy;
+    if (unsigned.feeSource === relayer.address) {
+      if (policy.max_fee != null && unsigned.fee > BigInt(policy.max_fee)) throw new ValidationError(`Policy violation: the transaction's fee (${unsigned.fee}) is above the relayer's max_fee (${policy.max_fee})`);
+      if (policy.min_balance != null) {
+        const available = (await chain.account(relayer.address))?.balance ?? 0n;
+        const required = unsigned.fee + BigInt(policy.min_balance);
+        if (available < required) throw new ValidationError(`Insufficient relayer balance. Required: ${required}, Available: ${available}, Fee: ${unsigned.fee}, Min balance: ${policy.min_balance}`);
+      }
+    }
+    if (unsigned.soroban && !unsigned.simulated) {
+      const simulation = await chain.simulate(unsigned.envelopeXdr);
+      if (!simulation.ok) throw new ValidationError(`Simulation failed: ${simulation.error}`);
+    }
+  };
+  return approve as StellarSigningApproval;
 }
