@@ -43,6 +43,12 @@ let attacker: string;
 let s: TestServer;
 let signer: ReturnType<typeof faultySigners>;
 
+/** A plugin asking the relayer to sign a transaction (the reference's plugin API). */
+const PLUGIN = `export async function handler({ api, params }) {
+  try { return { signed: await api.useRelayer(params.relayerId).signTransaction({ transaction: params.transaction }) }; }
+  catch (e) { return { refused: { status: e.status, message: e.message } }; }
+}`;
+
 before(async () => {
   sol = await startSolanaSim({ finalizeDepth: 2 });
   jup = await startJupiterSim(sol);
@@ -54,6 +60,8 @@ before(async () => {
   const gasless = { fee_payment_strategy: 'user', min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000 }] };
   signer = faultySigners();
   s = await build(undefined, {
+    runtime: true,
+    plugins: { 'signs.ts': PLUGIN },
     resolveSigner: signer.resolveSigner,
     env: { JUPITER_API_URL: jup.url, LOG_LEVEL: 'warn' },
     config: {
@@ -108,7 +116,7 @@ const viaRpc = (relayer: string, method: string, wire: string) => async () => {
   return { reason: res.error?.description as string | undefined, signed: res.result !== undefined };
 };
 
-test('relayer pays: a transfer to a disallowed account is refused by every path that signs (send, sign-transaction, rpc signTransaction and signAndSendTransaction)', async () => {
+test("relayer pays: a transfer to a disallowed account is refused by every path that signs (send, sign-transaction, rpc signTransaction and signAndSendTransaction, a plugin's signTransaction)", async () => {
   const drain = await relayerPaid([getTransferSolInstruction({ source: createNoopSigner(address(RELAYER)), destination: address(attacker), amount: SOL })]);
   const disallowed = new RegExp(`^(Failed to prepare the transfer transaction: )?Policy violation: Account ${attacker} is explicitly disallowed$`);
   await refusedUnsigned(async () => {
@@ -118,6 +126,11 @@ test('relayer pays: a transfer to a disallowed account is refused by every path 
   await refusedUnsigned(viaRoute('pays', drain), disallowed, 'POST sign-transaction');
   await refusedUnsigned(viaRpc('pays', 'signTransaction', drain), disallowed, 'rpc signTransaction');
   await refusedUnsigned(viaRpc('pays', 'signAndSendTransaction', drain), disallowed, 'rpc signAndSendTransaction');
+  await refusedUnsigned(async () => {
+    const res = await s.request('POST', '/api/v1/plugins/signs/call', { body: { params: { relayerId: 'pays', transaction: drain } } });
+    assert.equal(res.status, 200, res.text);
+    return { reason: res.body.data.refused?.message, signed: res.body.data.signed !== undefined };
+  }, disallowed, "a plugin's signTransaction");
   assert.equal(sol.balance(attacker), 0n, 'nothing reached the disallowed account');
 
   // The rpc methods also apply the reference's rule whoever pays: no lamports out of the relayer's account.
