@@ -67,9 +67,10 @@ async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, 
       return { ...(await deps.signing.signTransaction(relayer, signer, { kind: 'solana', transaction })) };
     }
     default: {
-      // signAndSendTransaction: checked as signTransaction is, then the send path checks again, signs and records it.
+      // signAndSendTransaction: the send path checks the user's payment where users pay; where the relayer pays, the
+      // reference's checks of signTransaction come first. Then the send path signs (through the gate) and records it.
       const transaction = transactionParam(params);
-      await checkRpcTransaction(ctx, transaction);
+      if (!userPays(ctx.policy)) await checkRelayerPaidTransaction(ctx, transaction);
       const record = await deps.send(relayer, { transaction });
       return { transaction: record.transaction, signature: record.signature, id: record.id };
     }
