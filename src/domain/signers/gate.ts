@@ -1,5 +1,5 @@
 // The signing gate: the one door to a relayer's key for a transaction. The chain ports sign only with an approval made
-// here (the type checker requires one; test/architecture/signing-gate.test.ts proves no other module makes one), so
+// here (the type checker requires one; test/architecture/imports.test.ts proves no other module makes one), so
 // whatever path asks (the send routes, sign-transaction, the `rpc` methods, plugins, sponsored builds, a re-sign),
 // the relayer's policies, its balance and a simulation come first. The reference applies its policies on every sign,
 // whatever the fee strategy; it simulates before a fee-payer signature too, and so do we, refusing what would fail:

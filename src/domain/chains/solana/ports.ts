@@ -208,7 +208,7 @@ declare const approvedByGate: unique symbol;
 /**
  * A PreSignCheck made by the signing gate (src/domain/signers/gate.ts), its only maker: the relayer's policies, its
  * balance and a simulation. Every signing method below requires one, so the type checker proves no signature of a
- * relayer's key is made around the gate (test/architecture/signing-gate.test.ts proves no other module makes one).
+ * relayer's key is made around the gate (test/architecture/imports.test.ts proves no other module makes one).
  */
 export type SigningApproval = PreSignCheck & { readonly [approvedByGate]: true };
 
