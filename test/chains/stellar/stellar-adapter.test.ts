@@ -20,7 +20,7 @@ const MAX_FEE = 1_000_000n;
 const newSigner = (): Ed25519Signer => resolveSigner({ id: 'k', type: 'local', private_key: Keypair.random().secret() }, 'stellar', {}).ed25519!;
 const network = (urls: string[], passphrase = sim.passphrase) => ({ type: 'stellar' as const, network: 'sim', passphrase, rpc_urls: urls.map((url) => ({ url, weight: 100 })) });
 // The adapter alone: an approval that lets everything through (the signing gate's checks are tested through the app,
-// test/relayers/signing-gate.test.ts).
+// test/relayers/signing-gate-stellar.test.ts).
 const approve = (async () => undefined) as unknown as StellarSigningApproval;
 const chain = createStellarChain(network([sim.url]), { rpc: { retryCount: 0, timeoutMs: 2_000 } });
 const pay = (destination: string, amount: bigint): StellarOperationSpec => ({ type: 'payment', destination, amount: amount.toString(), asset: { type: 'native' } });
