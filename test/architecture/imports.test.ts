@@ -214,3 +214,61 @@ test('the check sees the libraries where they are loaded', () => {
   assert.ok(loadedWith('src/signers/local/resolve.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@solana/kit: src/signers/local/resolve.ts')));
   assert.ok(loadedWith('src/domain/transactions/stellar/parts.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@stellar/stellar-base')));
 });
+
+// The signing gate (src/domain/signers/gate.ts) is the one door to a relayer's key for a transaction: the Solana and
+// Stellar chain ports sign only with an approval, a branded type only the gate makes (it checks the relayer's
+// policies, its balance and a simulation). These rules keep every signature of the domain and API layers behind it.
+const GATE = 'src/domain/signers/gate.ts';
+const sourceOf = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
+const APPROVAL_TYPES = /\b(SigningApproval|StellarSigningApproval)\b/;
+/** The chain ports' signing methods, each of which requires an approval. */
+const SIGNING_METHOD = /\.(signTransaction|buildAndSign|signComposed|resign|signXdr|feeBump|signEnvelope)\(/;
+
+test('the approval types are branded in the chain ports: no value has one without a cast', () => {
+  for (const port of ['src/domain/chains/solana/ports.ts', 'src/domain/chains/stellar/ports.ts']) {
+    const text = sourceOf(port);
+    assert.match(text, /declare const approvedByGate: unique symbol;/, `${port} brands its approval type`);
+    assert.match(text, /readonly \[approvedByGate\]: true/, `${port}: the approval carries the brand`);
+  }
+});
+
+test('only the signing gate makes an approval; nothing casts its way into a chain signing method', () => {
+  const files = [...graph.keys()].filter((f) => f.startsWith('src/'));
+  const makers = files.filter((f) => new RegExp(`as\\s+(unknown\\s+as\\s+)?${APPROVAL_TYPES.source}`).test(sourceOf(f)));
+  assert.deepEqual(makers, [GATE]);
+  for (const file of files) {
+    for (const line of sourceOf(file).split('\n')) {
+      if (SIGNING_METHOD.test(line)) assert.ok(!/\bas (never|any|unknown)\b/.test(line), `${file} casts in a signing call: ${line.trim()}`);
+    }
+  }
+  // The gate's approvals are functions the domain calls to get one: every module that passes one to a chain imports it.
+  const importers = files.filter((f) => graph.get(f)!.local.includes(GATE)).sort();
+  assert.deepEqual(importers, [
+    'src/domain/chains/solana/fee-methods.ts',
+    'src/domain/signers/signing.ts',
+    'src/domain/transactions/solana/relay.ts',
+    'src/domain/transactions/stellar/relay.ts',
+  ]);
+});
+
+test("a signer's sign functions are called in the domain only by the signing paths the gate or the EVM send path guards", () => {
+  // bounded.ts wraps each signer with a deadline (it forwards, it decides nothing); signing.ts signs EIP-191 messages
+  // and EIP-712 data (a signature over a message spends nothing; its transactions go through the gate); the EVM send
+  // path (transactions/evm/relay.ts) signs under its policy check and funds reservation (transactions/evm/funds.ts).
+  const SIGNER_CALL = /\.sign\(|signEvmDigest\??\.?(\(|bind)/;
+  const callers = [...under('src/domain/'), ...under('src/api/'), ...under('src/plugin-host/'), ...under('src/app.ts')]
+    .map(([f]) => f)
+    .filter((f) => !f.endsWith('/ports.ts') && sourceOf(f).split('\n').some((l) => !/^\s*(\/\/|\*|\/\*\*)/.test(l) && SIGNER_CALL.test(l)))
+    .sort();
+  assert.deepEqual(callers, ['src/domain/signers/bounded.ts', 'src/domain/signers/signing.ts', 'src/domain/transactions/evm/relay.ts']);
+  // In the chain adapters, the key signs in one place per chain, after the approval.
+  const adapterCalls = [...under('src/chains/')].map(([f]) => f).filter((f) => /\bsigner\.sign\(/.test(sourceOf(f))).sort();
+  assert.deepEqual(adapterCalls, ['src/chains/solana/wire.ts', 'src/chains/stellar/build.ts', 'src/chains/stellar/sign.ts']);
+  assert.equal(sourceOf('src/chains/solana/adapter.ts').match(/signAsFeePayer\(/g)?.length, 1, 'the Solana adapter signs in finish() only');
+  assert.match(sourceOf('src/chains/solana/adapter.ts'), /await approval\(\{ \.\.\.facts, wire: toBase64\(bytes\) \}\);\n\s+const signed = await signAsFeePayer\(/);
+  assert.match(sourceOf('src/chains/stellar/build.ts'), /await approve\(tx, approval, simulated\);\n\s+const signature = await signer\.sign\(/);
+  assert.match(sourceOf('src/chains/stellar/sign.ts'), /await approve\(tx, approval\);\n\s+const signature = await signer\.sign\(/);
+  for (const f of under('src/').map(([f]) => f).filter((f) => f !== 'src/chains/solana/wire.ts' && f !== 'src/chains/solana/adapter.ts')) {
+    assert.ok(!/signAsFeePayer\(/.test(sourceOf(f)), `${f} calls signAsFeePayer around the adapter's approval`);
+  }
+});

@@ -67,12 +67,16 @@ function config() {
 
 const start = (t: Parameters<typeof build>[0]) => build(t, { config: config(), env: { LOG_LEVEL: 'debug' } });
 
-/** A Solana transaction paying its fee from `feePayer`, with one memo instruction (base64 wire, unsigned). */
+/**
+ * A Solana transaction paying its fee from `feePayer`, with one memo instruction (base64 wire, unsigned), on the
+ * simulated network's latest blockhash: the relayer simulates what it signs, and a funded fee payer lets it succeed.
+ */
 function solanaTx(feePayer: string): string {
+  if (solana.balance(feePayer) < 1_000_000_000n) solana.airdrop(feePayer, 1_000_000_000n);
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(feePayer), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(solana.svm.latestBlockhash()), lastValidBlockHeight: 100n }, m),
     (m) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('relaybox') }, m),
   );
   return getBase64EncodedWireTransaction(compileTransaction(message));

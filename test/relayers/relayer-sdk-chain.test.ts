@@ -105,10 +105,12 @@ test('the client signs Stellar and Solana transactions with sign-transaction', a
   const signed = TransactionBuilder.fromXDR(xlm.signedXdr, stellar.passphrase);
   assert.ok(STELLAR_KEY.verify(signed.hash(), Buffer.from(xlm.signature, 'base64')));
 
+  // The relayer simulates what it signs and keeps its min_balance (0.01 SOL by default): a funded relayer, a live blockhash.
+  solana.airdrop(SOLANA_RELAYER, 1_000_000_000n);
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(SOLANA_RELAYER), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(solana.svm.latestBlockhash()), lastValidBlockHeight: 100n }, m),
     (m) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('sdk') }, m),
   );
   const sol = (await relayers.signTransaction('sol', { transaction: getBase64EncodedWireTransaction(compileTransaction(message)) })).data.data as { transaction: string; signature: string };

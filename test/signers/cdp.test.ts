@@ -46,11 +46,11 @@ function entry(account: string, credentials: CdpCredentials = cdp.credentials, c
 }
 const env = (sim: CdpSim = cdp, extra: Record<string, string> = {}) => ({ CDP_API_BASE_URL: sim.url, ...extra }) as NodeJS.ProcessEnv;
 
-function solanaMessage(feePayer: string): { wire: string; message: Uint8Array } {
+function solanaMessage(feePayer: string, hash = 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'): { wire: string; message: Uint8Array } {
   const m = pipe(
     createTransactionMessage({ version: 0 }),
     (x) => setTransactionMessageFeePayer(address(feePayer), x),
-    (x) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, x),
+    (x) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(hash), lastValidBlockHeight: 100n }, x),
     (x) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('cdp') }, x),
   );
   const compiled = compileTransaction(m);
@@ -154,7 +154,9 @@ test('through the service: an EVM send is confirmed on anvil, and a Solana trans
   const txUrl = `/api/v1/relayers/cdp-e/transactions/${sent.body.data.id}`;
   await waitFor(async () => (await s.request('GET', txUrl)).body.data, (tx) => ['mined', 'confirmed'].includes(tx.status), 60_000, 'mined');
   assert.equal(BigInt(await anvil.rpc('eth_getBalance', [to, 'latest'])), 1000n);
-  const { wire, message } = solanaMessage(SOLANA_ACCOUNT);
+  // The relayer simulates what it signs and keeps its min_balance: a funded fee payer, the network's blockhash.
+  solana.airdrop(SOLANA_ACCOUNT, 1_000_000_000n);
+  const { wire, message } = solanaMessage(SOLANA_ACCOUNT, solana.svm.latestBlockhash());
   const res = await s.request('POST', '/api/v1/relayers/cdp-s/sign-transaction', { body: { transaction: wire } });
   assert.equal(res.status, 200, res.text);
   const tx = getTransactionDecoder().decode(Buffer.from(res.body.data.transaction, 'base64'));

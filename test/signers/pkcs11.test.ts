@@ -154,7 +154,9 @@ test('Solana and Stellar: an Ed25519 key in the token (by label, and by slot and
   assert.equal((await s.request('GET', '/api/v1/relayers/sol')).body.data.address, solanaAddress);
   assert.equal((await s.request('GET', '/api/v1/relayers/xlm')).body.data.address, stellarAddress);
 
-  const sol = await s.request('POST', '/api/v1/relayers/sol/sign-transaction', { body: { transaction: solanaTransaction(solanaAddress) } });
+  // The relayer simulates what it signs and keeps its min_balance: a funded fee payer, the network's blockhash.
+  solana.airdrop(solanaAddress, 1_000_000_000n);
+  const sol = await s.request('POST', '/api/v1/relayers/sol/sign-transaction', { body: { transaction: solanaTransaction(solanaAddress, solana.svm.latestBlockhash()) } });
   assert.equal(sol.status, 200, sol.text);
   const tx = getTransactionDecoder().decode(Buffer.from(sol.body.data.transaction, 'base64'));
   const solSignature = tx.signatures[solanaAddress as Address]!;
@@ -188,11 +190,11 @@ test('key-info: secp256k1 and Ed25519 are known by OID or by curve name, the poi
 });
 
 /** A Solana transaction paying its fee from `feePayer`, with one memo instruction (base64 wire, unsigned). */
-function solanaTransaction(feePayer: string): string {
+function solanaTransaction(feePayer: string, hash: string): string {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(feePayer), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(hash), lastValidBlockHeight: 100n }, m),
     (m) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('relaybox') }, m),
   );
   return getBase64EncodedWireTransaction(compileTransaction(message));

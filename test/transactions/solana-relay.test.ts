@@ -63,14 +63,14 @@ test('simulated Solana network: a client-built transaction (shape B) with anothe
   assert.ok(verifySignature(other, tx.messageBytes, tx.signatures[other as Address]!), "the client's signature is kept");
 });
 
-test('simulated Solana network: a failing program is failed with the program error; the request forms are checked', async (t) => {
+test('simulated Solana network: a failing program is refused before the relayer signs it (simulated first); the request forms are checked', async (t) => {
   const { s, relayer } = await start(t);
   const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
   const tooMuch = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 10n ** 15n)] } });
-  assert.equal(tooMuch.status, 200, tooMuch.text);
-  const failed = await waitFinal(s, 'sol', tooMuch.body.data.id);
-  assert.equal(failed.status, 'failed');
-  assert.match(failed.status_reason, /program error: instruction 0 failed: Custom\(1\)/);
+  assert.equal(tooMuch.status, 400, tooMuch.text);
+  assert.equal(tooMuch.body.error, 'Validation error: Transaction simulation failed: instruction 0 failed: Custom(1)');
+  const listed = await s.request('GET', '/api/v1/relayers/sol/transactions');
+  assert.equal(listed.body.data.length, 0, 'nothing was signed or recorded');
 
   const memo = { program_id: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', accounts: [], data: Buffer.from('hi').toString('base64') };
   const otherPayer = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { transaction: solanaTransaction() } });

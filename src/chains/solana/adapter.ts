@@ -4,7 +4,7 @@ import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Sig
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
-import type { PreSignCheck, SignedSolanaTransaction, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
+import type { SignedSolanaTransaction, SigningApproval, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
 import { failureText } from '../rpc-text.ts';
@@ -162,15 +162,17 @@ function createIssued() {
 function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign' | 'compose' | 'signComposed'> {
   const recentBlockhash = cachedBlockhash(() => chain.latestBlockhash());
   const claim = createIssued();
-  /** The message's facts and fee, the caller's check on them, and only then the signature. */
-  const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean, check?: PreSignCheck): Promise<SignedSolanaTransaction> => {
+  /** The message's facts and fee, the signing gate's approval of them, and only then the signature. */
+  const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean, approval: SigningApproval): Promise<SignedSolanaTransaction> => {
+    // The port's types require an approval; a caller typed around them still signs nothing.
+    if (typeof approval !== 'function') throw new AppError('INTERNAL', { reason: 'a Solana signature was asked for without the signing gate' });
     const fee = await chain.feeForMessage(messageBase64(decoded.transaction));
     // Signature slots have a fixed size: the unsigned wire is as long as the signed one.
-    const size = getTransactionEncoder().getSizeFromValue(decoded.transaction);
-    const unsigned = { feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...messageFacts(decoded.transaction.messageBytes), size };
-    await check?.(unsigned);
+    const bytes = getTransactionEncoder().encode(decoded.transaction);
+    const facts = { feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...messageFacts(decoded.transaction.messageBytes), size: bytes.length };
+    await approval({ ...facts, wire: toBase64(bytes) });
     const signed = await signAsFeePayer(decoded.transaction, decoded.feePayer, signer);
-    return { signature: signed.signature, transaction: signed.wire, ...unsigned };
+    return { signature: signed.signature, transaction: signed.wire, ...facts };
   };
   /** Compiles with a recent blockhash; a message already handed out waits for the next blockhash. */
   const unique = async (compile: (blockhash: SolanaBlockhash) => Transaction, first: SolanaBlockhash) => {
@@ -183,15 +185,15 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
     }
   };
   return {
-    async signTransaction(wire, signer, check) {
+    async signTransaction(wire, signer, approval) {
       const decoded = decodeWireTransaction(wire);
       const { onlySigner } = checkRelayerCanSign(decoded, signer.address);
-      return finish(decoded, signer, decoded.blockhash, null, onlySigner, check);
+      return finish(decoded, signer, decoded.blockhash, null, onlySigner, approval);
     },
-    async buildAndSign(specs, signer, check) {
+    async buildAndSign(specs, signer, approval) {
       const instructions = parseInstructions(specs, signer.address);
       const { transaction, blockhash } = await unique((bh) => compileInstructions(instructions, signer.address, bh), await recentBlockhash());
-      return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, check);
+      return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, approval);
     },
     async compose(specs, feePayer) {
       // A finalized blockhash, as the reference's prepareTransaction: the user signs after, and it must still be known then.
@@ -201,19 +203,19 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       const wire = toBase64(getTransactionEncoder().encode(transaction));
       return { transaction: wire, blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, fee };
     },
-    async signComposed(wire, signer, check) {
+    async signComposed(wire, signer, approval) {
       const decoded = decodeWireTransaction(wire);
       checkFeePayer(decoded, signer.address);
-      return finish(decoded, signer, decoded.blockhash, null, decoded.signers.length === 1, check);
+      return finish(decoded, signer, decoded.blockhash, null, decoded.signers.length === 1, approval);
     },
-    async resign(wire, signer) {
+    async resign(wire, signer, approval) {
       const decoded = decodeWireTransaction(wire);
       checkFeePayer(decoded, signer.address);
       if (decoded.signers.length > 1) {
         throw new ValidationError(`the transaction needs ${decoded.signers.length - 1} signature(s) besides the relayer's; it cannot be re-signed with a fresh blockhash`);
       }
       const { transaction, blockhash } = await unique((bh) => withBlockhash(decoded, bh.blockhash), await chain.latestBlockhash());
-      return finish({ transaction, feePayer: decoded.feePayer }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true);
+      return finish({ transaction, feePayer: decoded.feePayer }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, approval);
     },
   };
 }

@@ -1,7 +1,7 @@
 // Stellar transactions, pure: operations and memo from request shape C, fees within max_fee, time bounds, signing by the relayer.
 import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
-import { ValidationError } from '../../errors.ts';
-import type { SignedStellarTransaction, StellarAssetSpec, StellarMemoSpec, StellarOperationSpec, StellarSigner } from '../../domain/chains/stellar/ports.ts';
+import { AppError, ValidationError } from '../../errors.ts';
+import type { SignedStellarTransaction, StellarAssetSpec, StellarMemoSpec, StellarOperationSpec, StellarSigner, StellarSigningApproval } from '../../domain/chains/stellar/ports.ts';
 import { toScVal } from './scval.ts';
 
 /** The network's minimum fee per operation (stroops). */
@@ -145,8 +145,15 @@ export function buildTransaction(input: BuildInput): Transaction {
   return builder.build();
 }
 
-/** Signs the transaction's hash with the relayer's key; stellar-base checks the signature before adding it. */
-export async function signWith(tx: Transaction | FeeBumpTransaction, signer: StellarSigner): Promise<void> {
+/** Soroban operations in a transaction (v0 and v1 envelopes alike). */
+export const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
+
+/**
+ * The signing gate's approval, then the transaction's hash signed with the relayer's key (stellar-base checks the
+ * signature before adding it). `simulated`: this adapter simulated the Soroban call just now.
+ */
+export async function signWith(tx: Transaction | FeeBumpTransaction, signer: StellarSigner, approval: StellarSigningApproval, simulated = false): Promise<void> {
+  await approve(tx, approval, simulated);
   const signature = await signer.sign(tx.hash());
   tx.addSignature(signer.address, Buffer.from(signature).toString('base64'));
 }
@@ -176,4 +183,13 @@ export function parseEnvelope(envelope: string, passphrase: string, field = "'tr
 }
 
 /** Soroban transactions hold exactly one operation, an InvokeHostFunction (or footprint) one. */
+/** The gate's approval of `tx` (for a fee bump: of the inner transaction, paid by its fee source). */
+export async function approve(tx: Transaction | FeeBumpTransaction, approval: StellarSigningApproval, simulated = false): Promise<void> {
+  // The port's types require an approval; a caller typed around them still signs nothing.
+  if (typeof approval !== 'function') throw new AppError('INTERNAL', { reason: 'a Stellar signature was asked for without the signing gate' });
+  const inner = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
+  const feeSource = tx instanceof FeeBumpTransaction ? tx.feeSource : tx.source;
+  await approval({ envelopeXdr: inner.toXDR(), feeSource, fee: BigInt(tx.fee), soroban: hasSoroban(inner), simulated });
+}
+
 export const isSoroban = (ops: xdr.Operation[]) => ops.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.body().switch().name));

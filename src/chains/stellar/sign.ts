@@ -2,7 +2,7 @@
 import { FeeBumpTransaction, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { ValidationError } from '../../errors.ts';
 import type { StellarChain, StellarFeeStats, StellarMemoSpec, StellarOperationSpec } from '../../domain/chains/stellar/ports.ts';
-import { BASE_FEE, buildTransaction, DEFAULT_VALIDITY_MS, feePerOperation, isSoroban, parseEnvelope, signedResult, signWith, toMemo, toOperation } from './build.ts';
+import { approve, BASE_FEE, buildTransaction, DEFAULT_VALIDITY_MS, feePerOperation, isSoroban, parseEnvelope, signedResult, signWith, toMemo, toOperation } from './build.ts';
 
 type Reads = Pick<StellarChain, 'account' | 'feeStats' | 'simulate'>;
 
@@ -61,7 +61,7 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
   };
 
   return {
-    async buildAndSign(request, signer) {
+    async buildAndSign(request, signer, approval) {
       if (request.source_account != null) checkRelayerSource(request.source_account, signer.address, "'source_account'");
       const operations = checkOperations(request.operations, request.memo);
       const soroban = isSoroban(operations);
@@ -79,14 +79,14 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
         const feePerOp = feePerOperation(suggested, 1, request.maxFee, sim.resourceFee);
         tx = buildTransaction({ ...input, operations: [op], feePerOp, sorobanData: sim.sorobanData });
       }
-      await signWith(tx, signer);
+      await signWith(tx, signer, approval, soroban);
       return signedResult(tx);
     },
 
     checkOperations: (operations, memo) => void checkOperations(operations, memo),
     encodeOperations: (operations) => checkOperations(operations).map((op) => op.toXDR('base64')),
 
-    async signXdr(envelope, signer, options) {
+    async signXdr(envelope, signer, options, approval) {
       const tx = parseEnvelope(envelope, passphrase);
       if (options.resign && !(tx instanceof FeeBumpTransaction)) tx.signatures.splice(0);
       if (tx instanceof FeeBumpTransaction) throw new ValidationError("'transaction_xdr' is already a fee bump transaction; send the inner transaction with fee_bump: true");
@@ -97,10 +97,12 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
       const body = env.v1().tx();
       body.seqNum(xdr.Int64.fromString((await nextSequence(signer.address, options.sequence)).toString()));
       let resource = resourceFee(tx);
+      let simulated = false;
       if (isSoroban(body.operations()) && body.ext().switch() === 0) {
         const sim = await simulateSoroban(new Transaction(env, passphrase));
         body.ext(new xdr.TransactionExt(1, sim.sorobanData));
         resource = sim.resourceFee;
+        simulated = true;
       }
       // The reference's rule: a fee below the minimum is raised to it; above max_fee is refused.
       const minimum = BASE_FEE * BigInt(tx.operations.length) + resource;
@@ -108,18 +110,19 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
       if (fee > options.maxFee) throw new ValidationError(`the transaction's fee (${fee}) is above max_fee (${options.maxFee})`);
       body.fee(Number(fee));
       const signed = new Transaction(env, passphrase);
-      await signWith(signed, signer);
+      await signWith(signed, signer, approval, simulated);
       return signedResult(signed);
     },
 
-    async signEnvelope(envelope, signer, field) {
+    async signEnvelope(envelope, signer, field, approval) {
       const tx = parseEnvelope(envelope, passphrase, field);
+      await approve(tx, approval);
       const signature = await signer.sign(tx.hash());
       tx.addSignature(signer.address, Buffer.from(signature).toString('base64'));
       return { envelopeXdr: tx.toXDR(), signature: Buffer.from(signature).toString('base64') };
     },
 
-    async feeBump(envelope, signer, options) {
+    async feeBump(envelope, signer, options, approval) {
       const inner = parseEnvelope(envelope, passphrase);
       if (inner instanceof FeeBumpTransaction) throw new ValidationError("'transaction_xdr' is already a fee bump transaction");
       if (inner.signatures.length === 0) throw new ValidationError("'fee_bump' requires a signed 'transaction_xdr'");
@@ -135,7 +138,7 @@ export function createSigning({ passphrase, reads, feeCacheMs }: SigningDeps): P
       const fits = (options.maxFee - resource) / (ops + 1n);
       const rate = wanted < fits ? wanted : fits;
       const bump = TransactionBuilder.buildFeeBumpTransaction(signer.address, rate.toString(), inner, passphrase);
-      await signWith(bump, signer);
+      await signWith(bump, signer, approval);
       return signedResult(bump);
     },
   };

@@ -7,6 +7,7 @@ import type { RelayerChains } from '../chains/reads.ts';
 import type { EvmSignature, SignedTransactionView } from '../chains/views.ts';
 import type { RelayerRow } from '../relayers/ports.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
+import { solanaApproval, stellarApproval } from './gate.ts';
 import type { StellarChain } from '../chains/stellar/ports.ts';
 import type { StellarFeePolicy } from '../transactions/stellar/fee-token.ts';
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-base';
@@ -103,12 +104,14 @@ export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
       if (refused) throw refused;
       if (input.kind === 'stellar') {
         await checkUserPaysSigning(relayer, chains.stellar(relayer), input.unsigned_xdr);
-        const signed = await chains.stellar(relayer).signEnvelope(input.unsigned_xdr, ed25519(relayer, signer), "'unsigned_xdr'");
+        const chain = chains.stellar(relayer);
+        const signed = await chain.signEnvelope(input.unsigned_xdr, ed25519(relayer, signer), "'unsigned_xdr'", stellarApproval(chain, relayer));
         return { signedXdr: signed.envelopeXdr, signature: signed.signature };
       }
       if (input.kind === 'solana') {
-        // As fee payer: refused unless the relayer pays the fee and every other signature is already there.
-        const signed = await chains.solana(relayer).signTransaction(input.transaction, ed25519(relayer, signer));
+        // As fee payer: refused unless the relayer pays the fee and every other signature is already there; through the gate.
+        const chain = chains.solana(relayer);
+        const signed = await chain.signTransaction(input.transaction, ed25519(relayer, signer), solanaApproval(chain, relayer));
         return { transaction: signed.transaction, signature: signed.signature };
       }
       throw notSupported('Transaction signing not supported for EVM');

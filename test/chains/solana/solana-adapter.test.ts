@@ -8,7 +8,7 @@ import { createSolanaChain } from '../../../src/chains/solana/adapter.ts';
 import { verifySignature } from '../../../src/chains/solana/wire.ts';
 import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
-import type { SolanaInstructionSpec } from '../../../src/domain/chains/solana/ports.ts';
+import type { SigningApproval, SolanaInstructionSpec } from '../../../src/domain/chains/solana/ports.ts';
 import type { AppError } from '../../../src/errors.ts';
 import { startSolanaSim } from '../../support/solana-rpc.ts';
 
@@ -29,11 +29,16 @@ function transfer(from: string, to: string, lamports: bigint, fromSigns = true):
   return { program_id: SYSTEM, accounts: [{ pubkey: from, is_signer: fromSigns, is_writable: true }, { pubkey: to, is_signer: false, is_writable: true }], data: data.toString('base64') };
 }
 
+// The adapter alone: an approval that lets everything through (the signing gate's checks are tested through the app,
+// test/relayers/signing-gate.test.ts); it still proves the adapter hands the approval the transaction before signing.
+const approved: string[] = [];
+const approve = (async (unsigned) => void approved.push(unsigned.wire)) as SigningApproval;
+
 const messageOf = (wire: string) => getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(wire))).messageBytes;
 
 test('simulated network: an instructions transfer is signed by the relayer, lands, and goes processed → confirmed → finalized', async () => {
   const dest = newSigner().address;
-  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 1_000_000n)], relayer);
+  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 1_000_000n)], relayer, approve);
   assert.equal(signed.feePayer, relayer.address);
   assert.equal(signed.resignable, true);
   assert.equal(signed.fee, 5_000n);
@@ -56,7 +61,7 @@ test('simulated network: an instructions transfer is signed by the relayer, land
 });
 
 test('simulated network: a failing instruction is refused in preflight with the program error and logs', async () => {
-  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer);
+  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer, approve);
   const outcome = await chain.send(signed.transaction);
   assert.equal(outcome.status, 'rejected');
   if (outcome.status !== 'rejected') return;
@@ -67,7 +72,7 @@ test('simulated network: a failing instruction is refused in preflight with the 
 });
 
 test('simulated network: a transaction that lands and fails on chain reports its instruction error in the status', async () => {
-  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer);
+  const signed = await chain.buildAndSign([transfer(relayer.address, newSigner().address, 10n ** 15n)], relayer, approve);
   // Preflight off, as some clients send: the SVM runs it in a slot, charges the fee and records the error.
   await fetch(sim.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [signed.transaction, { encoding: 'base64', skipPreflight: true }] }) });
   const [status] = await chain.signatureStatuses([signed.signature]);
@@ -77,12 +82,12 @@ test('simulated network: a transaction that lands and fails on chain reports its
 
 test('simulated network: an expired blockhash is refused as blockhash_not_found; re-signed with a fresh one it lands', async () => {
   const dest = newSigner().address;
-  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 7_000n * 1000n)], relayer);
+  const signed = await chain.buildAndSign([transfer(relayer.address, dest, 7_000n * 1000n)], relayer, approve);
   sim.expireBlockhashes();
   assert.equal(await chain.isBlockhashValid(signed.blockhash), false);
   const refused = await chain.send(signed.transaction);
   assert.equal(refused.status === 'rejected' && refused.reason, 'blockhash_not_found');
-  const fresh = await chain.resign(signed.transaction, relayer);
+  const fresh = await chain.resign(signed.transaction, relayer, approve);
   assert.notEqual(fresh.blockhash, signed.blockhash);
   assert.notEqual(fresh.signature, signed.signature);
   assert.ok(fresh.lastValidBlockHeight! > signed.lastValidBlockHeight!);
@@ -93,14 +98,14 @@ test('simulated network: an expired blockhash is refused as blockhash_not_found;
 test('shape B: the relayer signs a client transaction as fee payer; another fee payer or a missing co-signature is refused', async () => {
   const client = newSigner();
   sim.airdrop(client.address, 1_000_000_000n);
-  const base = await chain.buildAndSign([transfer(relayer.address, client.address, 1_000n)], relayer);
-  const signed = await chain.signTransaction(base.transaction, relayer);
+  const base = await chain.buildAndSign([transfer(relayer.address, client.address, 1_000n)], relayer, approve);
+  const signed = await chain.signTransaction(base.transaction, relayer, approve);
   assert.equal(signed.blockhash, base.blockhash, 'shape B keeps the blockhash');
   assert.equal(signed.lastValidBlockHeight, null);
   assert.equal(signed.resignable, true);
 
-  const foreign = await chain.buildAndSign([transfer(client.address, relayer.address, 1_000n)], client);
-  await assert.rejects(chain.signTransaction(foreign.transaction, relayer), (err: AppError) => err.reason === `Transaction fee payer ${client.address} does not match relayer address ${relayer.address}`);
+  const foreign = await chain.buildAndSign([transfer(client.address, relayer.address, 1_000n)], client, approve);
+  await assert.rejects(chain.signTransaction(foreign.transaction, relayer, approve), (err: AppError) => err.reason === `Transaction fee payer ${client.address} does not match relayer address ${relayer.address}`);
 
 });
 
@@ -118,17 +123,17 @@ test('shape B with a co-signer: valid co-signature accepted (not resignable); a 
   (ixs[0]!.accounts as unknown as Array<{ role: number }>)[0]!.role = writableSigner;
   const compiled = compileInstructions(ixs, relayer.address, { blockhash: two.blockhash, lastValidBlockHeight: two.lastValidBlockHeight! });
   const missing = (await signAsFeePayer(compiled, relayer.address, relayer)).wire;
-  await assert.rejects(chain.signTransaction(missing, relayer), (err: AppError) => /needs a signature from .*which the relayer cannot give/.test(err.reason));
+  await assert.rejects(chain.signTransaction(missing, relayer, approve), (err: AppError) => /needs a signature from .*which the relayer cannot give/.test(err.reason));
 
   const clientSigned = await signAsFeePayer(compiled, client.address, client);
-  const signed = await chain.signTransaction(clientSigned.wire, relayer);
+  const signed = await chain.signTransaction(clientSigned.wire, relayer, approve);
   assert.equal(signed.resignable, false);
   const sent = await chain.send(signed.transaction);
   assert.equal(sent.status, 'submitted', JSON.stringify(sent));
-  await assert.rejects(chain.resign(signed.transaction, relayer), (err: AppError) => /cannot be re-signed with a fresh blockhash/.test(err.reason));
+  await assert.rejects(chain.resign(signed.transaction, relayer, approve), (err: AppError) => /cannot be re-signed with a fresh blockhash/.test(err.reason));
 
   const forged = await signAsFeePayer(compiled, client.address, newSigner());
-  await assert.rejects(chain.signTransaction(forged.wire, relayer), (err: AppError) => /does not verify/.test(err.reason));
+  await assert.rejects(chain.signTransaction(forged.wire, relayer, approve), (err: AppError) => /does not verify/.test(err.reason));
   assert.ok(verifySignature(relayer.address, messageOf(signed.transaction), getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(signed.transaction))).signatures[relayer.address as Address]!));
 });
 
@@ -143,12 +148,12 @@ test('the instructions form follows the reference limits and texts', async () =>
     [[{ ...transfer(relayer.address, other, 1n), data: Buffer.alloc(1233).toString('base64') }], /^Instruction 0: Data too large \(1233 bytes, max: 1232 bytes\)$/],
     [Array.from({ length: 65 }, () => transfer(relayer.address, other, 1n)), /^Too many instructions: 65 exceeds maximum of 64$/],
   ];
-  for (const [specs, text] of cases) await assert.rejects(chain.buildAndSign(specs, relayer), (err: AppError) => text.test(err.reason), String(text));
+  for (const [specs, text] of cases) await assert.rejects(chain.buildAndSign(specs, relayer, approve), (err: AppError) => text.test(err.reason), String(text));
 });
 
 test('simulated network: a dead first RPC URL fails over, and its health shows it down', async () => {
   const failover = createSolanaChain({ type: 'solana', network: 'failover', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }, { url: sim.url, weight: 100 }] }, { rpc: { retryCount: 0, cooldownMs: 60_000 } });
-  const signed = await failover.buildAndSign([transfer(relayer.address, newSigner().address, 1_000_000n)], relayer);
+  const signed = await failover.buildAndSign([transfer(relayer.address, newSigner().address, 1_000_000n)], relayer, approve);
   const sent = await failover.send(signed.transaction);
   assert.equal(sent.status, 'submitted', JSON.stringify(sent, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
   const [dead, live] = failover.health();
@@ -162,10 +167,27 @@ test('simulated network: a dead first RPC URL fails over, and its health shows i
 
 test('simulated network: two identical instruction sets are never the same transaction (the second waits for the next blockhash)', async () => {
   const dest = newSigner().address;
-  const first = await chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer);
-  const pending = chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer);
+  const first = await chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer, approve);
+  const pending = chain.buildAndSign([transfer(relayer.address, dest, 1_234n)], relayer, approve);
   setTimeout(() => sim.advance(1), 100);
   const second = await pending;
   assert.notEqual(second.signature, first.signature, 'two transfers, two transactions');
   assert.notEqual(second.blockhash, first.blockhash);
+});
+
+test('simulated network: nothing is signed without the approval, and the approval sees the very transaction to be signed', async () => {
+  const dest = newSigner().address;
+  const signed: Uint8Array[] = [];
+  const watched: Ed25519Signer = { address: relayer.address, sign: async (m) => (signed.push(m), relayer.sign(m)) };
+  const refuse = (async () => {
+    throw new Error('refused by the test');
+  }) as unknown as SigningApproval;
+  await assert.rejects(chain.buildAndSign([transfer(relayer.address, dest, 1_001n)], watched, refuse), /refused by the test/);
+  const untyped = chain.buildAndSign as (...args: unknown[]) => Promise<unknown>;
+  await assert.rejects(untyped([transfer(relayer.address, dest, 1_002n)], watched), (err: AppError) => /without the signing gate/.test(err.reason));
+  assert.equal(signed.length, 0, 'the key was never asked');
+  approved.length = 0;
+  const ok = await chain.buildAndSign([transfer(relayer.address, dest, 1_003n)], watched, approve);
+  assert.equal(approved.length, 1);
+  assert.deepEqual(messageOf(approved[0]!), messageOf(ok.transaction), 'the approval was given the message that was signed');
 });

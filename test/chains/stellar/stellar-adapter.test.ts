@@ -8,7 +8,7 @@ import { toMemo, toOperation } from '../../../src/chains/stellar/build.ts';
 import { describeFailure } from '../../../src/chains/stellar/results.ts';
 import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
-import type { StellarOperationSpec } from '../../../src/domain/chains/stellar/ports.ts';
+import type { StellarOperationSpec, StellarSigningApproval } from '../../../src/domain/chains/stellar/ports.ts';
 import type { AppError } from '../../../src/errors.ts';
 import { startStellarSim } from '../../support/stellar-rpc.ts';
 
@@ -19,6 +19,9 @@ const XLM = 10_000_000n;
 const MAX_FEE = 1_000_000n;
 const newSigner = (): Ed25519Signer => resolveSigner({ id: 'k', type: 'local', private_key: Keypair.random().secret() }, 'stellar', {}).ed25519!;
 const network = (urls: string[], passphrase = sim.passphrase) => ({ type: 'stellar' as const, network: 'sim', passphrase, rpc_urls: urls.map((url) => ({ url, weight: 100 })) });
+// The adapter alone: an approval that lets everything through (the signing gate's checks are tested through the app,
+// test/relayers/signing-gate-stellar.test.ts).
+const approve = (async () => undefined) as unknown as StellarSigningApproval;
 const chain = createStellarChain(network([sim.url]), { rpc: { retryCount: 0, timeoutMs: 2_000 } });
 const pay = (destination: string, amount: bigint): StellarOperationSpec => ({ type: 'payment', destination, amount: amount.toString(), asset: { type: 'native' } });
 
@@ -40,7 +43,7 @@ test('simulated network: operations are built, signed by the relayer, submitted 
   const relayer = funded();
   const dest = Keypair.random().publicKey();
   await chain.checkNetwork();
-  const signed = await chain.buildAndSign({ operations: [{ type: 'create_account', destination: dest, starting_balance: (5n * XLM).toString() }, pay(dest, 2n * XLM)], memo: { type: 'text', value: 'relaybox' }, maxFee: MAX_FEE }, relayer);
+  const signed = await chain.buildAndSign({ operations: [{ type: 'create_account', destination: dest, starting_balance: (5n * XLM).toString() }, pay(dest, 2n * XLM)], memo: { type: 'text', value: 'relaybox' }, maxFee: MAX_FEE }, relayer, approve);
   const tx = TransactionBuilder.fromXDR(signed.envelopeXdr, sim.passphrase);
   assert.ok(Keypair.fromPublicKey(relayer.address).verify(tx.hash(), tx.signatures[0]!.signature()), "the signature verifies against the relayer's address");
   assert.equal(signed.hash, tx.hash().toString('hex'));
@@ -63,7 +66,7 @@ test('simulated network: operations are built, signed by the relayer, submitted 
 test('simulated network: an operation failing on chain is FAILED with tx_failed and the op code; fee and sequence are still charged', async () => {
   const relayer = funded();
   const before = (await chain.account(relayer.address))!;
-  const signed = await chain.buildAndSign({ operations: [pay(Keypair.random().publicKey(), XLM)], maxFee: MAX_FEE }, relayer);
+  const signed = await chain.buildAndSign({ operations: [pay(Keypair.random().publicKey(), XLM)], maxFee: MAX_FEE }, relayer, approve);
   assert.equal((await chain.submit(signed.envelopeXdr)).status, 'PENDING');
   sim.closeLedger();
   const failed = await chain.transaction(signed.hash);
@@ -80,11 +83,11 @@ test('simulated network: a stale sequence is ERROR tx_bad_seq; rebuilt with the 
   const relayer = funded();
   const dest = funded().address;
   const current = (await chain.account(relayer.address))!.sequence;
-  const stale = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE, sequence: current + 5n }, relayer);
+  const stale = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE, sequence: current + 5n }, relayer, approve);
   const refused = await chain.submit(stale.envelopeXdr);
   assert.equal(refused.status, 'ERROR');
   assert.deepEqual(refused.status === 'ERROR' && refused.result, { code: 'tx_bad_seq', innerCode: null, opCodes: [] });
-  const resynced = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer);
+  const resynced = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
   assert.equal(resynced.sequence, current + 1n);
   assert.equal((await chain.submit(resynced.envelopeXdr)).status, 'PENDING');
   sim.closeLedger();
@@ -94,8 +97,8 @@ test('simulated network: a stale sequence is ERROR tx_bad_seq; rebuilt with the 
 test('simulated network: one pending transaction per source account, and TRY_AGAIN_LATER on demand', async () => {
   const relayer = funded();
   const dest = funded().address;
-  const first = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer);
-  const second = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE, sequence: first.sequence + 1n }, relayer);
+  const first = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
+  const second = await chain.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE, sequence: first.sequence + 1n }, relayer, approve);
   sim.tryAgainLater(1);
   assert.equal((await chain.submit(first.envelopeXdr)).status, 'TRY_AGAIN_LATER');
   assert.equal((await chain.submit(first.envelopeXdr)).status, 'PENDING');
@@ -110,9 +113,9 @@ test("simulated network: a client's signed transaction is wrapped in a fee bump 
   sim.fund(client.publicKey(), 10n * XLM);
   const dest = funded().address;
   const signedXdr = await clientTx(client, Operation.payment({ destination: dest, asset: Asset.native(), amount: '1' }));
-  await assert.rejects(chain.feeBump(signedXdr, relayer, { maxFee: 150n }), (err: AppError) => err.reason === 'max_fee (150) is insufficient. Required fee-bump fee: 200');
-  await assert.rejects(chain.feeBump(await clientTx(client, Operation.payment({ destination: dest, asset: Asset.native(), amount: '1' }), false), relayer, { maxFee: MAX_FEE }), (err: AppError) => err.reason === "'fee_bump' requires a signed 'transaction_xdr'");
-  const bump = await chain.feeBump(signedXdr, relayer, { maxFee: MAX_FEE });
+  await assert.rejects(chain.feeBump(signedXdr, relayer, { maxFee: 150n }, approve), (err: AppError) => err.reason === 'max_fee (150) is insufficient. Required fee-bump fee: 200');
+  await assert.rejects(chain.feeBump(await clientTx(client, Operation.payment({ destination: dest, asset: Asset.native(), amount: '1' }), false), relayer, { maxFee: MAX_FEE }, approve), (err: AppError) => err.reason === "'fee_bump' requires a signed 'transaction_xdr'");
+  const bump = await chain.feeBump(signedXdr, relayer, { maxFee: MAX_FEE }, approve);
   assert.equal(bump.feeBump, true);
   assert.equal(bump.source, client.publicKey());
   const relayerBefore = (await chain.account(relayer.address))!.balance;
@@ -129,7 +132,7 @@ test("simulated network: an unsigned transaction_xdr gets the relayer's sequence
   const dest = funded().address;
   const op = Operation.payment({ destination: dest, asset: Asset.native(), amount: '1' });
   const unsigned = new TransactionBuilder(new Account(relayer.address, '0'), { fee: '10', networkPassphrase: sim.passphrase }).addOperation(op).setTimeout(300).build().toXDR();
-  const signed = await chain.signXdr(unsigned, relayer, { maxFee: MAX_FEE });
+  const signed = await chain.signXdr(unsigned, relayer, { maxFee: MAX_FEE }, approve);
   assert.equal(signed.sequence, (await chain.account(relayer.address))!.sequence + 1n);
   assert.equal(signed.fee, 100n, 'raised to the minimum');
   assert.equal((await chain.submit(signed.envelopeXdr)).status, 'PENDING');
@@ -138,20 +141,20 @@ test("simulated network: an unsigned transaction_xdr gets the relayer's sequence
 
   const other = Keypair.random();
   const foreign = new TransactionBuilder(new Account(other.publicKey(), '0'), { fee: '100', networkPassphrase: sim.passphrase }).addOperation(op).setTimeout(300).build();
-  await assert.rejects(chain.signXdr(foreign.toXDR(), relayer, { maxFee: MAX_FEE }), (err: AppError) => /transaction source account .* does not match the relayer's address/.test(err.reason));
+  await assert.rejects(chain.signXdr(foreign.toXDR(), relayer, { maxFee: MAX_FEE }, approve), (err: AppError) => /transaction source account .* does not match the relayer's address/.test(err.reason));
   foreign.sign(other);
-  await assert.rejects(chain.signXdr(foreign.toXDR(), relayer, { maxFee: MAX_FEE }), (err: AppError) => /is signed: send it with fee_bump: true/.test(err.reason));
+  await assert.rejects(chain.signXdr(foreign.toXDR(), relayer, { maxFee: MAX_FEE }, approve), (err: AppError) => /is signed: send it with fee_bump: true/.test(err.reason));
 
   const pricey = await startStellarSim({ baseFee: 1_000n, passphrase: sim.passphrase });
   try {
     const expensive = createStellarChain(network([pricey.url]), { rpc: { retryCount: 0 } });
     pricey.fund(relayer.address, 100n * XLM);
-    const cheap = await chain.signXdr(unsigned, relayer, { maxFee: MAX_FEE, sequence: (await expensive.account(relayer.address))!.sequence + 1n });
+    const cheap = await chain.signXdr(unsigned, relayer, { maxFee: MAX_FEE, sequence: (await expensive.account(relayer.address))!.sequence + 1n }, approve);
     const refused = await expensive.submit(cheap.envelopeXdr);
     assert.deepEqual(refused.status === 'ERROR' && refused.result.code, 'tx_insufficient_fee');
-    const priced = await expensive.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer);
+    const priced = await expensive.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
     assert.equal(priced.fee, 1_000n, "the network's fee statistics price the bid");
-    await assert.rejects(expensive.buildAndSign({ operations: [pay(dest, XLM)], maxFee: 99n }, relayer), (err: AppError) => err.reason === 'max_fee (99) is insufficient. Required transaction fee: 100');
+    await assert.rejects(expensive.buildAndSign({ operations: [pay(dest, XLM)], maxFee: 99n }, relayer, approve), (err: AppError) => err.reason === 'max_fee (99) is insufficient. Required transaction fee: 100');
   } finally {
     await pricey.close();
   }
@@ -161,7 +164,7 @@ test('operations and memos follow the rules: change_trust opens a trustline, inv
   const relayer = funded();
   const issuer = funded().address;
   const asset = { type: 'credit_alphanum4' as const, code: 'USDC', issuer };
-  const trust = await chain.buildAndSign({ operations: [{ type: 'change_trust', asset, limit: (1000n * XLM).toString() }], maxFee: MAX_FEE }, relayer);
+  const trust = await chain.buildAndSign({ operations: [{ type: 'change_trust', asset, limit: (1000n * XLM).toString() }], maxFee: MAX_FEE }, relayer, approve);
   await chain.submit(trust.envelopeXdr);
   sim.closeLedger();
   assert.equal((await chain.transaction(trust.hash)).status, 'SUCCESS');
@@ -175,20 +178,20 @@ test('operations and memos follow the rules: change_trust opens a trustline, inv
   assert.equal(op.body().invokeHostFunctionOp().auth().length, 1, 'source-account auth by default, as the reference');
   assert.throws(() => toOperation({ type: 'invoke_contract', contract_address: contract, function_name: 'f', args: [{ float: 1 }] }, 2), (err: AppError) => /'operations.2.args.0': unsupported argument type 'float'/.test(err.reason));
   // No Soroban VM runs in the simulation: its simulateTransaction error reaches the caller as the reason.
-  await assert.rejects(chain.buildAndSign({ operations: [{ type: 'invoke_contract', contract_address: contract, function_name: 'f', args: [] }], maxFee: MAX_FEE }, relayer), (err: AppError) => /the contract call fails in simulation: .*no Soroban VM/.test(err.reason));
+  await assert.rejects(chain.buildAndSign({ operations: [{ type: 'invoke_contract', contract_address: contract, function_name: 'f', args: [] }], maxFee: MAX_FEE }, relayer, approve), (err: AppError) => /the contract call fails in simulation: .*no Soroban VM/.test(err.reason));
 
   assert.throws(() => toMemo({ type: 'text', value: 'x'.repeat(29) }), (err: AppError) => /at most 28 bytes/.test(err.reason));
   assert.equal(toMemo({ type: 'text', value: 'é'.repeat(14) }).value?.toString(), 'é'.repeat(14));
   assert.throws(() => toMemo({ type: 'hash', value: [1, 2, 3] }), (err: AppError) => /must be 32 bytes/.test(err.reason));
   assert.equal(toMemo({ type: 'return', value: 'ab'.repeat(32) }).type, 'return');
   assert.equal(toMemo({ type: 'id', value: '18446744073709551615' }).value, '18446744073709551615');
-  await assert.rejects(chain.buildAndSign({ operations: [pay(issuer, 1n)], source_account: issuer, maxFee: MAX_FEE }, relayer), (err: AppError) => /'source_account' .* does not match the relayer's address/.test(err.reason));
+  await assert.rejects(chain.buildAndSign({ operations: [pay(issuer, 1n)], source_account: issuer, maxFee: MAX_FEE }, relayer, approve), (err: AppError) => /'source_account' .* does not match the relayer's address/.test(err.reason));
 });
 
 test('simulated network: a dead first RPC URL fails over; a wrong passphrase is refused before any submit', async () => {
   const relayer = funded();
   const failover = createStellarChain(network(['http://127.0.0.1:1', sim.url]), { rpc: { retryCount: 0, cooldownMs: 60_000 } });
-  const signed = await failover.buildAndSign({ operations: [pay(funded().address, XLM)], maxFee: MAX_FEE }, relayer);
+  const signed = await failover.buildAndSign({ operations: [pay(funded().address, XLM)], maxFee: MAX_FEE }, relayer, approve);
   assert.equal((await failover.submit(signed.envelopeXdr)).status, 'PENDING');
   const [dead, live] = failover.health();
   assert.equal(dead?.up, false);

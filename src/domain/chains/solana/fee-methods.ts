@@ -3,6 +3,7 @@
 import type { SolanaSigner } from './ports.ts';
 import { checkAllowedToken, invalidParams, userPays } from './fee-policy.ts';
 import { formatRate } from './fee-quote.ts';
+import { solanaApproval } from '../../signers/gate.ts';
 import { policyViolation, invalidTransaction } from './rpc-errors.ts';
 import { checkRelayerBalance, checkUserTransaction, priceWithFee, tokenTransfer, userInstructions, type FeeContext, type PricedTransaction } from './user-fee.ts';
 
@@ -51,7 +52,7 @@ export async function feeEstimate(ctx: FeeContext, params: unknown) {
 async function signPriced(ctx: FeeContext, signer: SolanaSigner | undefined, priced: PricedTransaction, feeToken: string) {
   const key = requireSigner(ctx, signer);
   await checkRelayerBalance(ctx, priced.cost);
-  const signed = await ctx.chain.signComposed(priced.composed.transaction, key);
+  const signed = await ctx.chain.signComposed(priced.composed.transaction, key, solanaApproval(ctx.chain, ctx.relayer));
   return {
     transaction: signed.transaction,
     fee_in_spl: priced.quote.feeInSpl.toString(),

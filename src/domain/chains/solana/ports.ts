@@ -198,8 +198,19 @@ export interface SolanaDex {
   swapTransaction(quote: SolanaSwapQuote, user: string, options: { priorityLevel?: string | undefined; priorityFeeMaxLamports?: bigint | undefined; dynamicComputeUnitLimit?: boolean | undefined }): Promise<SolanaSwapTransaction>;
 }
 
+/** A message built and about to be signed: its facts, and `wire`, the transaction with the relayer's signature slot still empty. */
+export type UnsignedSolanaTransaction = Omit<SignedSolanaTransaction, 'signature' | 'transaction'> & { wire: string };
+
 /** What the caller checks (the relayer's policies) between building a message and signing it; a throw stops the signature. */
-export type PreSignCheck = (unsigned: Omit<SignedSolanaTransaction, 'signature' | 'transaction'>) => Promise<void> | void;
+export type PreSignCheck = (unsigned: UnsignedSolanaTransaction) => Promise<void> | void;
+
+declare const approvedByGate: unique symbol;
+/**
+ * A PreSignCheck made by the signing gate (src/domain/signers/gate.ts), its only maker: the relayer's policies, its
+ * balance and a simulation. Every signing method below requires one, so the type checker proves no signature of a
+ * relayer's key is made around the gate (test/architecture/imports.test.ts proves no other module makes one).
+ */
+export type SigningApproval = PreSignCheck & { readonly [approvedByGate]: true };
 
 /**
  * One Solana network, through all its RPC URLs (failover, timeouts, retries). Reads throw an AppError
@@ -224,11 +235,11 @@ export interface SolanaChain {
    * Shape B: the client's base64 wire transaction. Refused unless the relayer is its fee payer and every
    * other required signature is already there and valid; the relayer signs as fee payer, blockhash unchanged.
    */
-  signTransaction(transactionBase64: string, signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
+  signTransaction(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
   /** The reference's `instructions` form: a legacy message, the relayer as fee payer, a fresh blockhash. */
-  buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
+  buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
   /** The same message with a fresh blockhash, signed again; refused when another signer is required. */
-  resign(transactionBase64: string, signer: SolanaSigner): Promise<SignedSolanaTransaction>;
+  resign(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
   /** Decodes a base64 wire transaction (ValidationError with the reason when it is not one). */
   inspect(transactionBase64: string): InspectedSolanaTransaction;
   /** The SPL token account at `address`, or null when there is none (or it is not a token account). */
@@ -247,7 +258,7 @@ export interface SolanaChain {
   /** A legacy message of `instructions` paid by `feePayer` with a fresh blockhash; other signers allowed, nothing signed. */
   compose(instructions: SolanaInstructionSpec[], feePayer: string): Promise<ComposedSolanaTransaction>;
   /** Signs as fee payer a transaction the relayer composed; the other signers sign after (their slots stay empty). */
-  signComposed(transactionBase64: string, signer: SolanaSigner, check?: PreSignCheck): Promise<SignedSolanaTransaction>;
+  signComposed(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
   /** The network's token price and swap source. */
   readonly dex: SolanaDex;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */

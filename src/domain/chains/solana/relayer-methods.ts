@@ -11,7 +11,7 @@ import type { SolanaChain } from './ports.ts';
 import { DEFAULT_SLIPPAGE_PERCENT, feePolicy, invalidParams, userPays } from './fee-policy.ts';
 import { feeEstimate, prepareTransaction, transferTransaction } from './fee-methods.ts';
 import { jsonRpcError, SolanaRpcRefusal } from './rpc-errors.ts';
-import { checkUserPayment, type FeeContext } from './user-fee.ts';
+import { checkRelayerPaidTransaction, checkUserPayment, type FeeContext } from './user-fee.ts';
 
 type Outcome = Pick<JsonRpcAnswer, 'result' | 'error'>;
 
@@ -44,6 +44,9 @@ function supportedTokens(relayer: RelayerRow) {
   return { tokens };
 }
 
+/** The reference's checks of a transaction given to signTransaction or signAndSendTransaction, by fee strategy. */
+const checkRpcTransaction = (ctx: FeeContext, transaction: string) => (userPays(ctx.policy) ? checkUserPayment(ctx, transaction) : checkRelayerPaidTransaction(ctx, transaction));
+
 async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Record<string, unknown>> {
   const ctx: FeeContext = { chain: deps.chain(relayer), relayer, policy: feePolicy(relayer) };
   switch (method) {
@@ -59,13 +62,16 @@ async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, 
       return transferTransaction(ctx, signer.ed25519, params);
     case 'signTransaction': {
       const transaction = transactionParam(params);
-      // Policies before the signature: where users pay, the transaction must pay the relayer.
-      if (userPays(ctx.policy)) await checkUserPayment(ctx, transaction);
+      // Policies before the signature, whoever pays: where users pay, the transaction must also pay the relayer.
+      await checkRpcTransaction(ctx, transaction);
       return { ...(await deps.signing.signTransaction(relayer, signer, { kind: 'solana', transaction })) };
     }
     default: {
-      // signAndSendTransaction: the send path checks (the user's payment where users pay), signs and records it.
-      const record = await deps.send(relayer, { transaction: transactionParam(params) });
+      // signAndSendTransaction: the send path checks the user's payment where users pay; where the relayer pays, the
+      // reference's checks of signTransaction come first. Then the send path signs (through the gate) and records it.
+      const transaction = transactionParam(params);
+      if (!userPays(ctx.policy)) await checkRelayerPaidTransaction(ctx, transaction);
+      const record = await deps.send(relayer, { transaction });
       return { transaction: record.transaction, signature: record.signature, id: record.id };
     }
   }

@@ -115,3 +115,23 @@ export async function checkUserPayment(ctx: FeeContext, wire: string): Promise<b
   await checkRelayerBalance(ctx, cost);
   return cost;
 }
+
+/**
+ * The `rpc` methods signTransaction and signAndSendTransaction where the relayer pays (the reference validates these
+ * whatever the strategy): its policies, no lamports from the relayer, token transfers under the policy, the fee (with
+ * the margin) under max_allowed_fee_lamports and its min_balance kept. The signing gate checks again as it signs.
+ */
+export async function checkRelayerPaidTransaction(ctx: FeeContext, wire: string): Promise<bigint> {
+  const tx = ctx.chain.inspect(wire);
+  // The chain's text as it refuses to sign for another fee payer.
+  if (tx.feePayer !== ctx.relayer.address) throw invalidParams(`Transaction fee payer ${tx.feePayer} does not match relayer address ${ctx.relayer.address}`);
+  checkTransactionShape(tx, ctx.policy);
+  for (const ix of tx.instructions) {
+    if (ix.parsed.type === 'system_transfer' && ix.parsed.from === ctx.relayer.address) throw policyViolation('Lamports transfers are not allowed from the relayer account');
+  }
+  await checkTokenTransfers(ctx.chain, tx, ctx.policy, ctx.relayer.address);
+  const cost = await relayerCost(ctx.chain, tx, ctx.relayer.address, ctx.policy);
+  checkMaxFee(cost, ctx.policy);
+  await checkRelayerBalance(ctx, cost);
+  return cost;
+}

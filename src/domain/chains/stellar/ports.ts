@@ -123,6 +123,27 @@ export interface SignedStellarTransaction {
   validUntil: Date | null;
 }
 
+/** A transaction about to get the relayer's signature, as the signing gate reads it. */
+export interface UnsignedStellarTransaction {
+  /** Base64 envelope XDR as it will be signed (for a fee bump: the inner transaction the relayer pays for). */
+  envelopeXdr: string;
+  /** Who pays the fee: the fee bump's fee source, else the transaction's source. */
+  feeSource: string;
+  /** Stroops bid. */
+  fee: bigint;
+  /** It invokes a contract (or extends or restores Soroban state). */
+  soroban: boolean;
+  /** The adapter simulated it just now (a Soroban call it built or prepared) and the simulation succeeded. */
+  simulated: boolean;
+}
+
+declare const approvedByGate: unique symbol;
+/**
+ * The signing gate's approval (src/domain/signers/gate.ts, its only maker) of a Stellar signature: each signing
+ * method below requires one and calls it before the key signs; a throw stops the signature.
+ */
+export type StellarSigningApproval = ((unsigned: UnsignedStellarTransaction) => Promise<void>) & { readonly [approvedByGate]: true };
+
 /**
  * One Stellar network, through all its RPC URLs (failover, timeouts, retries). Reads throw an AppError
  * `CHAIN_UNAVAILABLE` when no URL answers; `submit` and `transaction` never throw for what a node says.
@@ -148,20 +169,20 @@ export interface StellarChain {
   /** The operations as checkOperations builds them, each an xdr.Operation in base64 (for a transaction the user signs). Pure. */
   encodeOperations(operations: StellarOperationSpec[]): string[];
   /** Builds from operations (sequence from the network unless given, memo, time bounds, fee within maxFee) and signs. */
-  buildAndSign(request: StellarOperationsRequest, signer: StellarSigner): Promise<SignedStellarTransaction>;
+  buildAndSign(request: StellarOperationsRequest, signer: StellarSigner, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
   /**
    * An unsigned `transaction_xdr` whose source is the relayer: its sequence is set from the network
    * (or `sequence`), its fee raised to the minimum when lower (refused above maxFee), then signed.
    * `resign`: the xdr is one the relayer signed before; its signatures are dropped first (a new sequence).
    */
-  signXdr(xdr: string, signer: StellarSigner, options: { maxFee: bigint; sequence?: bigint; resign?: boolean }): Promise<SignedStellarTransaction>;
+  signXdr(xdr: string, signer: StellarSigner, options: { maxFee: bigint; sequence?: bigint; resign?: boolean }, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
   /** A signed `transaction_xdr` wrapped in a fee bump paid and signed by the relayer, fee at most maxFee. */
-  feeBump(xdr: string, signer: StellarSigner, options: { maxFee: bigint }): Promise<SignedStellarTransaction>;
+  feeBump(xdr: string, signer: StellarSigner, options: { maxFee: bigint }, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
   /**
    * Adds the relayer's signature to an envelope exactly as given (sequence, fee and source untouched),
    * as the reference's sign-transaction does. Refuses what is not a transaction envelope (`field` names it).
    */
-  signEnvelope(xdr: string, signer: StellarSigner, field: string): Promise<{ envelopeXdr: string; signature: string }>;
+  signEnvelope(xdr: string, signer: StellarSigner, field: string, approval: StellarSigningApproval): Promise<{ envelopeXdr: string; signature: string }>;
   /**
    * The order book's best price (Horizon `/paths/strict-send` of the network's `horizon_url`): how much of `destination`
    * selling exactly `amount` of `source` buys. Amounts in each asset's smallest unit with the decimals given (Horizon

@@ -2,7 +2,7 @@
 // its `solana.tx` job sends it and follows its signature to `finalized` (transactions/solana/track.ts).
 import type { NetworkConfig } from '../../../config/config.ts';
 import { AppError, ValidationError } from '../../../errors.ts';
-import type { PreSignCheck, SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
+import type { SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { Log } from '../../notifications/ports.ts';
 import type { Store } from '../../ports.ts';
@@ -11,7 +11,7 @@ import { FINAL_STATUSES, type TransactionRecord } from '../../types.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import type { RelayFamily } from '../family.ts';
 import { parseSolanaRequest, type SolanaBody } from './request.ts';
-import { checkSolanaBalance, checkSolanaPolicy, solanaPolicy } from './policy.ts';
+import { solanaApproval, solanaFeeOf } from '../../signers/gate.ts';
 import { sendStep, watchStep, type TrackContext } from './track.ts';
 import { onlyPending, resumeInFlight } from '../family-common.ts';
 import { feePolicy, userPays } from '../../chains/solana/fee-policy.ts';
@@ -23,8 +23,6 @@ const USER_PAYS_NEEDS_TRANSACTION = 'User-paid fees require a pre-built transact
 
 export const SOLANA_JOB = 'solana.tx';
 const DEFAULT_SLOT_MS = 400;
-/** Lamports per signature when the node no longer knows the blockhash to price the message. */
-const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 export interface SolanaRelayDeps {
   chains: SolanaChains;
@@ -56,17 +54,12 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
     await checkUserPayment({ chain, relayer, policy: fees }, request.transaction);
     await ensureSwapJob(deps.store.repos.jobs, relayer, (deps.now ?? Date.now)());
   }
-  // The balance is read while the message is built; policies and balance are checked before the signer is called.
+  // The balance is read while the message is built; the signing gate checks policies, balance and a simulation.
   const balance = chain.balance(relayer.address);
-  balance.catch(() => undefined); // read again by the check; a build that fails first leaves it unawaited
-  const policy = solanaPolicy(relayer);
-  const feeOf = (t: { fee: bigint | null; requiredSignatures: number }) => t.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(t.requiredSignatures);
-  const check: PreSignCheck = async (unsigned) => {
-    checkSolanaPolicy(unsigned, policy);
-    checkSolanaBalance(await balance, feeOf(unsigned), policy);
-  };
-  const signed = request.form === 'transaction' ? await chain.signTransaction(request.transaction, signer, check) : await chain.buildAndSign(request.instructions, signer, check);
-  return recordFields(relayer, signed, feeOf(signed), request.form === 'instructions' ? request.instructions : null, request.validUntil);
+  balance.catch(() => undefined); // read again by the gate; a build that fails first leaves it unawaited
+  const approval = solanaApproval(chain, relayer, { balance });
+  const signed = request.form === 'transaction' ? await chain.signTransaction(request.transaction, signer, approval) : await chain.buildAndSign(request.instructions, signer, approval);
+  return recordFields(relayer, signed, solanaFeeOf(signed), request.form === 'instructions' ? request.instructions : null, request.validUntil);
 }
 
 function recordFields(relayer: RelayerRow, signed: SignedSolanaTransaction, fee: bigint, instructions: unknown, validUntil: string | null) {
@@ -97,9 +90,11 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
     const relayer = await store.repos.relayers.get(stored.record.relayer_id);
     if (!relayer) throw new AppError('INTERNAL', { reason: `relayer '${stored.record.relayer_id}' of transaction '${stored.record.id}' is not configured` });
     const slotMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_SLOT_MS;
+    const chain = deps.chains.solana(relayer.network);
     const ctx: TrackContext = {
-      chain: deps.chains.solana(relayer.network),
+      chain,
       signer: deps.signer(relayer.id),
+      approval: solanaApproval(chain, relayer),
       now: now(),
       pollMs: slotMs,
       rebroadcastMs: Math.max(2_000, slotMs * 5),

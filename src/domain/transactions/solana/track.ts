@@ -1,7 +1,7 @@
 // One step of a Solana transaction's life, run by its `solana.tx` job: send (pending/sent), then watch its signature
 // (submitted → mined at `confirmed` → confirmed at `finalized`); an expired blockhash re-signs or expires it.
 import { ValidationError } from '../../../errors.ts';
-import type { SolanaChain, SolanaSigner, SolanaTransactionError } from '../../chains/solana/ports.ts';
+import type { SigningApproval, SolanaChain, SolanaSigner, SolanaTransactionError } from '../../chains/solana/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 
@@ -14,6 +14,8 @@ export function describeSolanaError(err: SolanaTransactionError): string {
 export interface TrackContext {
   chain: SolanaChain;
   signer: SolanaSigner | undefined;
+  /** The signing gate's approval for this relayer, for a re-sign with a fresh blockhash. */
+  approval: SigningApproval;
   now: number;
   /** How often a submitted transaction is looked at (about a slot). */
   pollMs: number;
@@ -46,7 +48,7 @@ async function renew(stored: StoredTransaction, ctx: TrackContext): Promise<Step
   if (!ctx.signer) return done(ctx, stored, final(record, 'expired', 'blockhash expired before the transaction landed, and the relayer has no key to re-sign it', ctx.now));
   let resigned;
   try {
-    resigned = await ctx.chain.resign(record.transaction as string, ctx.signer);
+    resigned = await ctx.chain.resign(record.transaction as string, ctx.signer, ctx.approval);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     return done(ctx, stored, final(record, 'expired', `blockhash expired before the transaction landed; ${err.reason}`, ctx.now));

@@ -2,7 +2,7 @@
 // sequence number from the network (and stellar-core queues one transaction per source account). A step signs the
 // next pending one (sent), submits it (submitted) and follows it with getTransaction to confirmed, failed or expired.
 import { ValidationError } from '../../../errors.ts';
-import type { SignedStellarTransaction, StellarChain, StellarResultCodes, StellarSigner, StellarSubmitOutcome } from '../../chains/stellar/ports.ts';
+import type { SignedStellarTransaction, StellarChain, StellarResultCodes, StellarSigner, StellarSigningApproval, StellarSubmitOutcome } from '../../chains/stellar/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import type { StellarBody } from './request.ts';
@@ -19,6 +19,8 @@ export interface LaneContext {
   chain: StellarChain;
   policy: StellarLanePolicy;
   signer: StellarSigner | undefined;
+  /** The signing gate's approval for this relayer. */
+  approval: StellarSigningApproval;
   now: number;
   /** How often a submitted transaction is looked at (a fraction of a ledger). */
   pollMs: number;
@@ -63,7 +65,7 @@ const pastValidUntil = (record: TransactionRecord, now: number) => typeof record
 function sign(ctx: LaneContext, record: TransactionRecord, signer: StellarSigner, resign: boolean): Promise<SignedStellarTransaction> {
   const body = record as unknown as StellarBody & { transaction_xdr: string | null };
   const maxFee = BigInt(record.max_fee as string);
-  if (body.fee_bump) return ctx.chain.feeBump(body.transaction_xdr!, signer, { maxFee });
+  if (body.fee_bump) return ctx.chain.feeBump(body.transaction_xdr!, signer, { maxFee }, ctx.approval);
   // Used once: if this transaction does not land, the next one reads the account again.
   const sequence = resign ? undefined : ctx.sequences.get(signer.address);
   ctx.sequences.delete(signer.address);
@@ -71,9 +73,9 @@ function sign(ctx: LaneContext, record: TransactionRecord, signer: StellarSigner
   if (body.operations) {
     const timeout = ctx.policy.timeout_seconds;
     const validUntil = body.valid_until ? new Date(body.valid_until) : timeout ? new Date(ctx.now + timeout * 1000) : null;
-    return ctx.chain.buildAndSign({ operations: body.operations, memo: body.memo ?? null, source_account: body.source_account ?? null, validUntil, maxFee, ...known }, signer);
+    return ctx.chain.buildAndSign({ operations: body.operations, memo: body.memo ?? null, source_account: body.source_account ?? null, validUntil, maxFee, ...known }, signer, ctx.approval);
   }
-  return ctx.chain.signXdr(body.transaction_xdr!, signer, { maxFee, resign, ...known });
+  return ctx.chain.signXdr(body.transaction_xdr!, signer, { maxFee, resign, ...known }, ctx.approval);
 }
 
 function signedFields(signed: SignedStellarTransaction) {

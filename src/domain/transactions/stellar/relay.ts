@@ -17,6 +17,7 @@ import { checkUserFeePayment } from './gasless-checks.ts';
 import { swapJobFor } from './token-swap.ts';
 import type { StellarFeePolicy } from './fee-token.ts';
 import { startNext, track, type LaneContext, type LaneStep, type StellarLanePolicy } from './lane.ts';
+import { stellarApproval } from '../../signers/gate.ts';
 
 export const STELLAR_JOB = 'stellar.lane';
 const DEFAULT_LEDGER_MS = 5_000;
@@ -89,10 +90,12 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
     if (!relayer) return;
     const ledgerMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_LEDGER_MS;
     for (let i = 0; i < STEPS_PER_RUN; i++) {
+      const chain = deps.chains.stellar(relayer.network);
       const ctx: LaneContext = {
-        chain: deps.chains.stellar(relayer.network),
+        chain,
         policy: (relayer.policies ?? {}) as StellarLanePolicy,
         signer: deps.signer(relayer.id),
+        approval: stellarApproval(chain, relayer),
         now: now(),
         pollMs: Math.max(10, Math.round(ledgerMs / 4)),
         notFoundWindowMs: Math.max(2_000, ledgerMs * 6),
