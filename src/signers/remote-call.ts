@@ -19,7 +19,7 @@ export function statusCause(status: number): string {
 }
 
 /** Why a request never got an answer: refused connection, DNS, TLS (undici's `cause` code, node-fetch's `code`). */
-function networkCause(err: unknown): string | undefined {
+export function networkCause(err: unknown): string | undefined {
   const code = (err as { cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code;
   if (err instanceof TypeError && /fetch failed/i.test(err.message)) return typeof code === 'string' ? `unreachable (${code})` : 'unreachable';
   if ((err as Error)?.name === 'FetchError' && typeof code === 'string') return `unreachable (${code})`;
