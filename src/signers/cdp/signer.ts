@@ -13,7 +13,7 @@ import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmSignatureFrom } from '../evm-signature.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
+import { bodyText, remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
 import { signatureAt, requiredSigners, unsignedWire } from './solana-wire.ts';
 
 export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
@@ -55,14 +55,15 @@ function ecCurve(key: string | Buffer, format: 'pem' | 'der' = 'pem'): string | 
 
 /** CDP's error answer: its status and its errorType (a code such as `unauthorized`); never its message, which may echo the request. */
 async function failure(label: string, res: Response): Promise<RemoteSignerError> {
+  const text = await bodyText(res);
   let type = '';
   try {
-    const body = (await res.json()) as { errorType?: unknown };
+    const body = JSON.parse(text) as { errorType?: unknown };
     if (typeof body.errorType === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(body.errorType)) type = ` (${body.errorType})`;
   } catch {
     // Not JSON: the status says enough.
   }
-  return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`);
+  return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`, text);
 }
 
 async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Promise<Post> {

@@ -97,7 +97,7 @@ function caller(id: string, name: string, timeoutMs: number) {
       return await remoteCall(label, timeoutMs, () => call());
     } catch (err) {
       if (err instanceof RemoteSignerError) throw err;
-      throw new RemoteSignerError(`${label}: ${googleKmsCause(err)}`);
+      throw new RemoteSignerError(`${label}: ${googleKmsCause(err)}`, err);
     }
   };
 }

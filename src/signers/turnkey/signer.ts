@@ -83,7 +83,7 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, env: NodeJS.ProcessE
       } catch (err) {
         // Refused connections and the like: remoteCall tells them.
         if (networkCause(err)) throw err;
-        throw new RemoteSignerError(`${label}: ${turnkeyCause(err)}`);
+        throw new RemoteSignerError(`${label}: ${turnkeyCause(err)}`, err);
       }
     });
     const activity = answer.activity;
