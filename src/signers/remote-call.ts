@@ -49,6 +49,18 @@ export function scrubProviderText(text: string, secrets: readonly string[]): str
   return out.replace(CREDENTIAL_FIELDS, '$1[redacted]').replace(BEARER, '$1 [redacted]').replace(JWT, '[redacted]').replace(SIGV4, '$1=[redacted]');
 }
 
+/** `url` as an http(s) base URL, or an Error naming the signer and where the URL is set (`what`). */
+export function baseUrl(signerId: string, url: string, what: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) throw new RemoteSignerError(`signer '${signerId}': ${what} must be an http(s) URL (https://host[:port])`);
+  return url.replace(/\/+$/, '');
+}
+
 /** Why an HTTP status failed, in words an operator acts on. */
 export function statusCause(status: number): string {
   if (status === 401 || status === 403) return `HTTP ${status}: authentication refused (check the credentials)`;

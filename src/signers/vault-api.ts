@@ -2,7 +2,7 @@
 // interface; there is no official Node client): AppRole login (POST /v1/auth/approle/login), a KV v2 read
 // (GET /v1/<mount>/data/<name>) and a Transit sign (POST /v1/<mount>/sign/<key>), with X-Vault-Token and
 // X-Vault-Namespace. The token is kept until its lease ends and is renewed by logging in again.
-import { bodyText, jsonOrThrow, remoteCall, RemoteSignerError } from './remote-call.ts';
+import { baseUrl, bodyText, jsonOrThrow, remoteCall, RemoteSignerError } from './remote-call.ts';
 
 export interface VaultSettings {
   signerId: string;
@@ -25,7 +25,7 @@ export interface VaultApi {
 const RENEW_MARGIN_MS = 30_000;
 
 export function createVaultApi(settings: VaultSettings): VaultApi {
-  const base = settings.address.replace(/\/+$/, '');
+  const base = baseUrl(settings.signerId, settings.address, "'address' (the Vault server)");
   const who = `signer '${settings.signerId}'`;
   let token: { value: string; until: number } | undefined;
 

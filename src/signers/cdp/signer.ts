@@ -13,7 +13,7 @@ import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmSignatureFrom } from '../evm-signature.ts';
-import { bodyText, remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
+import { baseUrl, bodyText, remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
 import { signatureAt, requiredSigners, unsignedWire } from './solana-wire.ts';
 
 export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
@@ -68,7 +68,7 @@ async function failure(label: string, res: Response): Promise<RemoteSignerError>
 
 async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Promise<Post> {
   const { getAuthHeaders } = await import('@coinbase/cdp-sdk/auth');
-  const base = (env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL).replace(/\/+$/, '');
+  const base = baseUrl(signer.id, env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL, 'CDP_API_BASE_URL');
   const c = signer.config;
   const timeoutMs = signerTimeoutMs(env);
   return (what, path, body) => {

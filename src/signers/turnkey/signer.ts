@@ -10,7 +10,7 @@ import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import { ed25519Address } from '../keys.ts';
-import { networkCause, remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { baseUrl, networkCause, remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
 
 export const DEFAULT_TURNKEY_API_BASE_URL = 'https://api.turnkey.com';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -67,7 +67,7 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, env: NodeJS.ProcessE
   const [{ TurnkeyClient }, { ApiKeyStamper }] = await Promise.all([import('@turnkey/http'), import('@turnkey/api-key-stamper')]);
   const c = signer.config;
   const stamper = new ApiKeyStamper({ apiPublicKey: c.api_public_key.trim(), apiPrivateKey: c.api_private_key.value.trim().replace(/^0x/i, '') });
-  const client = new TurnkeyClient({ baseUrl: (env.TURNKEY_API_BASE_URL || DEFAULT_TURNKEY_API_BASE_URL).replace(/\/+$/, '') }, stamper);
+  const client = new TurnkeyClient({ baseUrl: baseUrl(signer.id, env.TURNKEY_API_BASE_URL || DEFAULT_TURNKEY_API_BASE_URL, 'TURNKEY_API_BASE_URL') }, stamper);
   const label = `signer '${signer.id}': Turnkey sign_raw_payload`;
   const timeoutMs = signerTimeoutMs(env);
   return async (payload, hashFunction) => {
