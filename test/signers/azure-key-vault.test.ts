@@ -70,6 +70,11 @@ describe('with the right credentials', () => {
     const forged = path.join(dir, 'token');
     writeFileSync(forged, randomBytes(48).toString('base64url'));
     await assert.rejects(createSigner(entry({ ...workload, federated_token_file: undefined }), 'evm', { env: env({ AZURE_FEDERATED_TOKEN_FILE: forged }) }), /signer 'azure': .*refused by Microsoft Entra ID \(invalid_client AADSTS700211: no federated identity matches the token/);
+    // A token file that is not there, or not a file, is refused at creation, naming the signer and the path.
+    const calls = sim.calls.token ?? 0;
+    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: plain(path.join(dir, 'absent')) }), 'evm', { env: env() }), { message: `signer 'azure': the federated token file ${path.join(dir, 'absent')} does not exist` });
+    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: plain(dir) }), 'evm', { env: env() }), { message: `signer 'azure': the federated token file ${dir} is a directory, not a regular file` });
+    assert.equal(sim.calls.token ?? 0, calls, 'refused before any token request');
   });
 
   test('a pinned key_version is used; a missing key or version, a P-256 key and a non-EVM relayer are refused naming the signer', async () => {
