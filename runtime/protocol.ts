@@ -53,8 +53,13 @@ export interface PluginSettings {
   config: Record<string, unknown>;
   /** Operator-only (config file entry only): origins the plugin's `fetch` may reach; none by default. */
   allowed_origins: string[];
-  /** Operator-only (config file entry only): the plugin's own `process.env` entries, over the service's (RuntimeOptions.serviceEnv). */
+  /** Operator-only (config file entry only): the plugin's own `process.env` entries, over the service's variables it receives. */
   env: Record<string, string>;
+  /**
+   * Operator-only (config file entry only): names of the service's variables the plugin receives besides those its
+   * code names (`process.env.NAME`); never a credential of the service (runtime/process/plugin-env.ts).
+   */
+  service_env: string[];
   /** Operator-only (config file entry or environment, never the plugin file): calls of this plugin running at once. */
   max_concurrent_calls: number;
   /** Operator-only: calls of this plugin waiting for a slot; beyond, calls answer PLUGIN_BUSY. */
@@ -96,6 +101,7 @@ export interface ConfiguredPlugin {
   kv_max_bytes?: number;
   allowed_origins?: string[];
   env?: Record<string, string>;
+  service_env?: string[];
 }
 
 export type ContextMode = 'warm' | 'fresh';
@@ -172,7 +178,7 @@ export interface RuntimeOptions {
   cache: CachedPlugin[];
   /** Fault injection for tests only: the worker that gets a call of this plugin blocks its event loop. */
   faultStallWorkerOn?: string;
-  /** The service's environment as plugins see it (credentials withheld by the HTTP process); each plugin's `env` goes over it. */
+  /** The service's environment without its credentials (withheld by the HTTP process): each plugin receives the names its code names or its entry lists. */
   serviceEnv?: Record<string, string>;
 }
 

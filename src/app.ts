@@ -281,11 +281,14 @@ function createHttpApp(root: Root, parts: Parts): HttpApp {
   // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
   app.use(CONSOLE_PATH, consoleHandler(logger));
   const apiKeys = createApiKeyService({ repo: opened.store.repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
-  // One front door (and one cache of presented keys' digests) for the API and the metrics routes.
+  // One front door (and one cache of presented keys' digests) for the API and the metrics routes: the key check,
+  // then the key's rate limit, so that every authenticated route counts against it.
   const authenticate = requireApiKey(config.apiKey, apiKeys.find);
+  const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, parts.stores.redis?.client);
+  const guard: RequestHandler = (req, res, next) => authenticate(req, res, (err?: unknown) => (err ? next(err) : limited(req, res, next)));
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
-  app.use(METRICS_PATHS, createMetricsRouter(metrics, authenticate, 'when-asked'));
-  const api = createApiRouter(root, parts, apiKeys, authenticate);
+  app.use(METRICS_PATHS, createMetricsRouter(metrics, guard, 'when-asked'));
+  const api = createApiRouter(root, parts, apiKeys, guard);
   app.use('/api/v1', api.router);
 
   app.use(notFoundRoute);
@@ -293,22 +296,21 @@ function createHttpApp(root: Root, parts: Parts): HttpApp {
   return { app, events: api.events };
 }
 
-/** The /api/v1 router: the key check and JSON bodies, then the resources (the busy ones rate-limited). */
-function createApiRouter({ config, logger }: Root, parts: Parts, apiKeys: ApiKeyService, authenticate: RequestHandler) {
-  const { stores: { opened, redis }, metrics, chains, services, webhooks, plugins } = parts;
+/** The /api/v1 router: the key check and its rate limit (`guard`), JSON bodies, then the resources. */
+function createApiRouter({ logger }: Root, parts: Parts, apiKeys: ApiKeyService, guard: RequestHandler) {
+  const { stores: { opened }, metrics, chains, services, webhooks, plugins } = parts;
   const { repos } = opened.store;
   const { relayers, activity, pluginCalls, live, management } = services;
   const api = express.Router();
-  api.use(authenticate);
+  api.use(guard);
   api.use(jsonBody({ untypedIsJson: (req) => /^\/plugins\/[^/]+\/call(\/|$)/.test(req.path) }));
   // The reference's API scope: /api/v1/metrics is the JSON list of names.
   api.use(METRICS_PATHS, createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
-  const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, redis?.client);
   const timeline = createTimelineReader({ transactions: repos.transactions, webhookEvents: repos.webhookEvents });
-  api.use('/relayers', limited, createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id) }));
-  api.use('/plugins', limited, createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
+  api.use('/relayers', createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id) }));
+  api.use('/plugins', createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
   const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
-  api.use('/events', limited, events.router);
+  api.use('/events', events.router);
   api.use('/notifications', createNotificationsRouter(services.notifications, webhooks.webhookUrls.check));
   api.use('/signers', createSignersRouter(management.signers));
   api.use('/networks', createNetworksRouter(management.networks, chains.checkRpcUrls));

@@ -11,10 +11,13 @@ import {
   type PluginSettings,
   type Quarantined,
 } from '../protocol.ts';
+import { pluginEnvJson } from './plugin-env.ts';
 import { checkSettings, DEFAULT_SETTINGS } from './settings.ts';
 
 export interface LoadedPlugin extends PluginInfo {
   configJson: string;
+  /** The plugin's `process.env` as JSON (plugin-env.ts), the same for every call of this load. */
+  envJson?: string;
   /** The bundle's input files and their stamps: while unchanged, the plugin is not bundled again. */
   inputs?: Array<[string, string]>;
   /** The plugin file's own `settings` as inspected (JSON). */
@@ -33,6 +36,8 @@ export interface LoaderDeps {
   /** Plugins (re)bundled, for the next runtime's warm start; `code` omitted where the receiver has it. */
   onCache(plugins: CachedPlugin[]): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void;
+  /** The service's environment without its credentials: a plugin receives the variables of it its code names or its entry lists. */
+  serviceEnv: Record<string, string>;
 }
 
 export interface Registry {
@@ -80,8 +85,8 @@ export function settle(reg: Registry, id: string, file: string, hash: string, in
   try {
     const overrides = configOverrides(reg, id);
     const own = checkSettings(JSON.parse(fileSettings), 'settings');
-    for (const key of [...OPERATOR_SETTINGS, 'allowed_origins', 'env'] as const) {
-      const set = key === 'allowed_origins' || key === 'env' ? (JSON.parse(fileSettings) as Record<string, unknown> | null)?.[key] : own[key];
+    for (const key of [...OPERATOR_SETTINGS, 'allowed_origins', 'env', 'service_env'] as const) {
+      const set = key === 'allowed_origins' || key === 'env' || key === 'service_env' ? (JSON.parse(fileSettings) as Record<string, unknown> | null)?.[key] : own[key];
       if (set !== undefined) deps.log('warn', `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`, { plugin: id });
       delete own[key];
     }
@@ -97,7 +102,10 @@ export function settle(reg: Registry, id: string, file: string, hash: string, in
     reg.sent.add(hash);
     reg.fresh.push({ id, path: file, hash, code: reg.codes.get(hash), inputs, fileSettings });
   } else reg.fresh.push({ id, path: file, hash, inputs, fileSettings });
-  return { ...base, state: 'ready', settings, configJson: JSON.stringify(settings.config) };
+  const env = pluginEnvJson(deps.serviceEnv, reg.codes.get(hash), settings.service_env, settings.env);
+  // Names only: which of the service's variables this plugin sees (its operator's own `env` besides).
+  deps.log('info', `plugin '${id}' receives ${env.received.length ? `these variables of the service's environment: ${env.received.join(', ')}` : "no variable of the service's environment"}`, { plugin: id, env: env.received, own_env: Object.keys(settings.env) });
+  return { ...base, state: 'ready', settings, configJson: JSON.stringify(settings.config), envJson: env.json };
 }
 
 /** Replaces the operator's entries and settles every bundled plugin again with them (no rebundling). */
@@ -111,7 +119,7 @@ export function resettle(reg: Registry, entries: ConfiguredPlugin[]): void {
 }
 
 export function listPlugins(reg: Registry): PluginInfo[] {
-  return [...reg.plugins.values()].map(({ configJson: _j, inputs: _i, fileSettings: _f, ...info }) => info);
+  return [...reg.plugins.values()].map(({ configJson: _j, envJson: _e, inputs: _i, fileSettings: _f, ...info }) => info);
 }
 
 function safe<T>(fn: () => T): T | Record<string, never> {

@@ -39,8 +39,6 @@ let loader: Loader | undefined;
 let scheduler: Scheduler | undefined;
 let watchdog: ReturnType<typeof createWatchdog> | undefined;
 let nextHostCall = 0;
-/** The service's environment as plugins see it (set at start); a plugin's own `env` goes over it. */
-let serviceEnv: Record<string, string> = {};
 /** Host calls relayed to the HTTP process: our id → the worker and its own request id, and back. */
 const relayed = new Map<number, { worker: number; id: number }>();
 const relayedBy = new Map<string, number>();
@@ -146,7 +144,6 @@ function prepare(options: RuntimeOptions): SandboxPool {
 
 function start(options: RuntimeOptions): void {
   const p = prepare(options);
-  serviceEnv = options.serviceEnv ?? {};
   watchdog = createWatchdog({
     workers: () => p.threads(),
     ping: (worker, seq) => toWorker(worker, { ping: seq }),
@@ -173,6 +170,7 @@ function start(options: RuntimeOptions): void {
     onChange: (plugins) => send({ t: 'plugins', plugins }),
     onCache: (plugins) => send({ t: 'cache', plugins }),
     log,
+    serviceEnv: options.serviceEnv ?? {},
   });
   loader = l;
   l.start().then(
@@ -190,14 +188,6 @@ function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void
     const level = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : line.level === 'debug' ? 'debug' : 'info';
     log(level, line.message, { plugin, requestId, source: 'plugin' });
   }
-}
-
-/** A plugin's `process.env` as JSON, made once per settings object (a call used to stringify the whole environment). */
-const envJsonOf = new WeakMap<object, string>();
-function envJson(s: { env: Record<string, string> }): string {
-  let json = envJsonOf.get(s);
-  if (json === undefined) envJsonOf.set(s, (json = JSON.stringify({ ...serviceEnv, ...s.env })));
-  return json;
 }
 
 const fail = (id: number, error: ErrorData) => send({ t: 'result', id, ok: false, error });
@@ -245,7 +235,8 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         emitLogs: s.emit_logs || s.forward_logs,
         emitTraces: s.emit_traces,
         allowedOrigins: s.allowed_origins,
-        env: envJson(s),
+        // Made once per load (runtime/process/plugin-env.ts): what of the service's environment this plugin receives.
+        env: plugin.envJson ?? '{}',
         ...(msg.timing === 1 ? { timing: true } : {}),
       });
       const timing = hopTiming(msg, mainFrom, poolFrom, msg.timing === 1 ? performance.now() : 0, result);

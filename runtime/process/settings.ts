@@ -13,6 +13,7 @@ export const DEFAULT_SETTINGS = Object.freeze({
   config: {},
   allowed_origins: [],
   env: {},
+  service_env: [],
 }) as Omit<PluginSettings, keyof OperatorSettings>;
 
 /** The egress policy: absolute http(s) origins (a path, query or credentials would suggest a finer rule than we apply). */
@@ -43,6 +44,14 @@ function checkEnv(raw: unknown, where: string): Record<string, string> {
   return { ...(raw as Record<string, string>) };
 }
 
+/** Names of the service's variables the operator gives a plugin (`service_env`). */
+function checkNames(raw: unknown, where: string): string[] {
+  if (!Array.isArray(raw) || raw.length > 256 || !raw.every((n) => typeof n === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(n))) {
+    throw new Error(`${where} must be an array of at most 256 variable names (letters, digits, underscores)`);
+  }
+  return [...new Set(raw as string[])];
+}
+
 /** Validates settings; the operator-only ones are taken from the config entry only (`operator`), never from a file. */
 export function checkSettings(raw: unknown, where: string, operator = false): Partial<PluginSettings> {
   if (raw === null || raw === undefined) return {};
@@ -59,6 +68,7 @@ export function checkSettings(raw: unknown, where: string, operator = false): Pa
   }
   if (operator && s.allowed_origins !== undefined) out.allowed_origins = checkOrigins(s.allowed_origins, `${where}.allowed_origins`);
   if (operator && s.env !== undefined) out.env = checkEnv(s.env, `${where}.env`);
+  if (operator && s.service_env !== undefined) out.service_env = checkNames(s.service_env, `${where}.service_env`);
   for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response', 'forward_logs'] as const) {
     if (s[key] === undefined) continue;
     if (typeof s[key] !== 'boolean') throw new Error(`${where}.${key} must be a boolean`);

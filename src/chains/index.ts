@@ -41,16 +41,18 @@ export interface StartChainsOptions {
 
 async function startDevnets(networks: EvmNetworkConfig[], logger: Logger): Promise<Map<string, Devnet>> {
   const devnets = new Map<string, Devnet>();
+  let starting = '';
   try {
     for (const n of networks) {
       if (!n.devnet) continue;
+      starting = n.network;
       const devnet = await startDevnet({ chainId: n.chain_id, blockTimeMs: n.devnet.block_time_ms, port: n.devnet.port });
       devnets.set(n.network, devnet);
       logger.info({ network: n.network, url: devnet.url, chainId: n.chain_id, blockTimeMs: n.devnet.block_time_ms ?? 'automine' }, 'devnet started (anvil)');
     }
   } catch (err) {
     await Promise.all([...devnets.values()].map((d) => d.stop()));
-    throw new Error(`cannot start the devnet: ${(err as Error).message}`, { cause: err });
+    throw new Error(`network '${starting}': cannot start the devnet: ${(err as Error).message}`, { cause: err });
   }
   return devnets;
 }

@@ -92,6 +92,8 @@ export interface PluginConfig {
   kv_max_bytes?: number;
   allowed_origins?: string[];
   env?: Record<string, string>;
+  /** Names of the service's variables this plugin receives besides those its code names (docs/plugins.md). */
+  service_env?: string[];
 }
 
 export interface ConfigFile {

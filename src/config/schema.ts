@@ -322,6 +322,8 @@ export const configFileSchema = {
           allowed_origins: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 2048 } },
           // The plugin's process.env (the reference's plugins read their settings from the environment).
           env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 16384 } },
+          // Names of the service's variables the plugin receives besides those its code names (docs/plugins.md).
+          service_env: { type: 'array', maxItems: 256, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } },
         },
       },
     },

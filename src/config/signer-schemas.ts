@@ -129,6 +129,34 @@ export interface SignerTypeSchema {
   secretFields: readonly string[];
 }
 
+/**
+ * The environment variables each signer type's client reads a credential from (besides those its config names by
+ * `{type: env}`, which the config lists itself): the log scrubber hides their values wherever they appear.
+ */
+export const SIGNER_CREDENTIAL_VARIABLES: Record<string, readonly string[]> = {
+  aws_kms: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SECURITY_TOKEN', 'AWS_CONTAINER_AUTHORIZATION_TOKEN'],
+  google_cloud_kms: ['GOOGLE_PRIVATE_KEY', 'GOOGLE_PRIVATE_KEY_ID', 'GOOGLE_CLIENT_EMAIL', 'GOOGLE_API_KEY', 'GCP_PRIVATE_KEY', 'GCP_PRIVATE_KEY_ID', 'GCP_CLIENT_EMAIL'],
+  azure_key_vault: ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'AZURE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET'],
+  vault: ['VAULT_TOKEN', 'VAULT_ROLE_ID', 'VAULT_SECRET_ID'],
+  vault_transit: ['VAULT_TOKEN', 'VAULT_ROLE_ID', 'VAULT_SECRET_ID'],
+  turnkey: ['TURNKEY_API_PRIVATE_KEY', 'TURNKEY_API_PUBLIC_KEY'],
+  cdp: ['CDP_API_KEY_ID', 'CDP_API_KEY_SECRET', 'CDP_WALLET_SECRET'],
+  pkcs11: ['PKCS11_PIN', 'HSM_PIN'],
+};
+
+// A variable of a signer client's family whose name says it holds a secret (AWS_…_TOKEN, AZURE_…_SECRET, …).
+const CREDENTIAL_FAMILIES = /^(AWS|AMAZON|GOOGLE|GCP|GCLOUD|AZURE|MSI|IDENTITY|VAULT|BAO|TURNKEY|CDP|PKCS11|HSM)_/;
+const CREDENTIAL_WORDS = /(SECRET|TOKEN|PASSWORD|PASSPHRASE|PRIVATE|ACCESS_KEY|API_KEY|CREDENTIAL|(^|_)PIN($|_)|HEADER)/;
+// Where a credential is, not what it is: a path or an address (AZURE_FEDERATED_TOKEN_FILE, …_ENDPOINT).
+const LOCATION = /_(FILE|PATH|URL|URI|ENDPOINT|HOST|REGION)$/;
+
+/** Whether a variable of the service's environment holds a signer credential: listed above, or a family's secret by name. */
+export function isSignerCredentialVariable(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (Object.values(SIGNER_CREDENTIAL_VARIABLES).some((names) => names.includes(upper))) return true;
+  return CREDENTIAL_FAMILIES.test(upper) && !LOCATION.test(upper) && CREDENTIAL_WORDS.test(upper.replace(CREDENTIAL_FAMILIES, ''));
+}
+
 /** Every signer type the reference has, plus pkcs11. */
 export const SIGNER_SCHEMAS = {
   local: { schema: local, secretFields: ['passphrase'] },

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config, LogOutput, SecretRef } from '../config/config.ts';
-import { allSecretFieldPaths, getPath, SIGNER_SCHEMAS } from '../config/signer-schemas.ts';
+import { allSecretFieldPaths, getPath, isSignerCredentialVariable, SIGNER_SCHEMAS } from '../config/signer-schemas.ts';
 import { urlPassword } from '../config/url-password.ts';
 
 interface RollOptions {
@@ -41,8 +41,8 @@ export const REDACTED_PATHS = [...new Set([
 const CENSOR = '[redacted]';
 
 /**
- * The secret values the service holds from its start: the API key, the storage key, signer keys
- * and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
+ * The secret values the service holds from its start: the API key, the storage key, signer keys,
+ * the signer clients' credential variables and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
  * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
  */
 export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -55,6 +55,8 @@ export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env):
     }
   }
   for (const n of config.file.notifications) values.push(n.signing_key);
+  // The signer clients' own credentials (AWS_SESSION_TOKEN, AZURE_CLIENT_SECRET, VAULT_TOKEN, …): a provider that repeats its request puts them in an error.
+  for (const [name, value] of Object.entries(env)) if (isSignerCredentialVariable(name)) values.push(value);
   const out = new Set<string>();
   for (const v of values) {
     // Short values would scrub ordinary words; every secret the config accepts is longer (a short keystore passphrase is not scrubbed, only redacted by field).

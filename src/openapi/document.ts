@@ -54,7 +54,8 @@ function errorCodesOf(group: RouteGroup, route: RouteDoc, auth: boolean): ErrorC
   // A key created through /api/v1/api-keys may lack the permission (the API_KEY admin key never does).
   if (auth) codes.push('UNAUTHORIZED', 'FORBIDDEN');
   codes.push(...(route.errors ?? []));
-  if (group.rateLimited) codes.push('RATE_LIMITED');
+  // Every authenticated route counts against the key's rate limit (app.ts: the key check, then the limit).
+  if (auth) codes.push('RATE_LIMITED');
   codes.push('INTERNAL');
   return [...new Set(codes)];
 }

@@ -138,6 +138,7 @@ export const pluginRecord = {
     config_keys: { type: 'array', items: { type: 'string' }, description: '`config` values stay private: only their keys are listed' },
     env_keys: { type: 'array', items: { type: 'string' }, description: "the plugin's `process.env` (operator-only `env`): values stay private, only the names are listed" },
     allowed_origins: { type: 'array', items: { type: 'string' }, description: 'the egress policy: origins the plugin may fetch (operator-only)' },
+    service_env: { type: 'array', items: { type: 'string' }, description: "names of the service's variables the plugin receives besides those its code names (operator-only)" },
     memory_mb: { type: 'integer' },
     max_concurrent_calls: { type: 'integer' },
     max_queued_calls: { type: 'integer' },

@@ -43,7 +43,6 @@ export interface RouteGroup {
   routes: readonly RouteDoc[];
   /** Behind the API key (default true). */
   auth?: boolean;
-  rateLimited?: boolean;
   /** Plugin routes put the failure text in `error` and answer plugin failures as `{ code, details }`. */
   envelope?: 'record' | 'plugin';
 }

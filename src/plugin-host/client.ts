@@ -59,7 +59,7 @@ export async function createRuntimeClient(deps: {
   observer?: RuntimeObserver;
   /** The operator's plugin entries (default: the config file's; the app passes them with the stored API changes applied). */
   plugins?: ConfiguredPlugin[];
-  /** The service's environment (default: this process's); plugins see it minus every credential (plugin-env.ts). */
+  /** The service's environment (default: this process's); a plugin receives the names its code names or its entry lists, never a credential (plugin-env.ts). */
   env?: NodeJS.ProcessEnv;
 }): Promise<RuntimeClient> {
   const { config, host } = deps;

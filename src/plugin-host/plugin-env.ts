@@ -1,6 +1,7 @@
-// What a plugin's `process.env` holds of the service's environment. The reference's plugins read their settings there
-// (STELLAR_NETWORK, PLUGIN_ADMIN_SECRET, …) and the reference hands them everything; we hand them the environment minus
-// every credential of the service: the rule is in docs/plugins.md ("The service's environment").
+// What the runtime may hand plugins of the service's environment. The reference's plugins read their settings there
+// (STELLAR_NETWORK, PLUGIN_ADMIN_SECRET, …) and the reference hands them everything. Here each plugin receives only the
+// variables its own code names or its entry lists (runtime/process/plugin-env.ts), and of these never a credential
+// of the service: this denylist is the second line. The rule is in docs/plugins.md ("The service's environment").
 import type { Config } from '../config/config.ts';
 import { urlPassword } from '../config/url-password.ts';
 
@@ -72,8 +73,9 @@ function configSecrets(config: Config, env: NodeJS.ProcessEnv): { names: Set<str
 
 /**
  * The service's environment as every plugin sees it (a plugin's configured `env` goes over it): a variable is withheld
- * when its name is one of our secret settings or a credential family, when the config names it as a secret, or when its
- * value is (or, from 8 characters, contains) a secret the config holds, whatever the variable is called.
+ * when its name is one of our secret settings or a credential family, when the config names it as a secret, when its
+ * value is (or, from 8 characters, contains) a secret the config holds, or is a URL with a password, whatever the
+ * variable is called. A plugin receives of what is left only the names its code names or its entry lists.
  */
 export function pluginEnvironment(config: Config, env: NodeJS.ProcessEnv): { env: Record<string, string>; withheld: string[] } {
   const secrets = configSecrets(config, env);
@@ -82,7 +84,8 @@ export function pluginEnvironment(config: Config, env: NodeJS.ProcessEnv): { env
   const withheld: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) continue;
-    const secret = isCredentialName(name) || secrets.names.has(name) || secrets.values.has(value) || long.some((v) => value.includes(v));
+    // A URL with a password in it (HTTP_PROXY=http://user:pass@…) is a credential whatever it is called.
+    const secret = isCredentialName(name) || secrets.names.has(name) || secrets.values.has(value) || long.some((v) => value.includes(v)) || (value.includes('@') && urlPassword(value) !== undefined);
     if (secret) withheld.push(name);
     else out[name] = value;
   }

@@ -2,7 +2,7 @@
 // interface; there is no official Node client): AppRole login (POST /v1/auth/approle/login), a KV v2 read
 // (GET /v1/<mount>/data/<name>) and a Transit sign (POST /v1/<mount>/sign/<key>), with X-Vault-Token and
 // X-Vault-Namespace. The token is kept until its lease ends and is renewed by logging in again.
-import { jsonOrThrow, remoteCall, RemoteSignerError } from './remote-call.ts';
+import { baseUrl, bodyText, jsonOrThrow, remoteCall, RemoteSignerError } from './remote-call.ts';
 
 export interface VaultSettings {
   signerId: string;
@@ -25,7 +25,7 @@ export interface VaultApi {
 const RENEW_MARGIN_MS = 30_000;
 
 export function createVaultApi(settings: VaultSettings): VaultApi {
-  const base = settings.address.replace(/\/+$/, '');
+  const base = baseUrl(settings.signerId, settings.address, "'address' (the Vault server)");
   const who = `signer '${settings.signerId}'`;
   let token: { value: string; until: number } | undefined;
 
@@ -40,10 +40,7 @@ export function createVaultApi(settings: VaultSettings): VaultApi {
     const auth = await remoteCall(label, settings.timeoutMs, async (signal) => {
       const res = await fetch(`${base}/v1/auth/approle/login`, { method: 'POST', headers: headers(), body: JSON.stringify({ role_id: settings.roleId, secret_id: settings.secretId }), signal });
       // Vault answers a wrong role_id or secret_id with 400 ("invalid role or secret ID").
-      if (res.status === 400) {
-        await res.body?.cancel();
-        throw new RemoteSignerError(`${label}: HTTP 400: refused (check role_id and secret_id)`);
-      }
+      if (res.status === 400) throw new RemoteSignerError(`${label}: HTTP 400: refused (check role_id and secret_id)`, await bodyText(res));
       return (await jsonOrThrow(label, res))?.auth;
     });
     if (typeof auth?.client_token !== 'string') throw new RemoteSignerError(`${label}: the answer holds no client token`);

@@ -94,7 +94,7 @@ describe('with wrong credentials', () => {
     const restore = useEnv({ ...goodEnv(), AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64') });
     try {
       const before = sim.refused;
-      await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }), /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey \(key '.*'\): the credentials were refused \(InvalidSignatureException: The request signature we calculated does not match/);
+      await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }), /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey \(key '.*'\): the credentials were refused \(InvalidSignatureException: check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the region\)$/);
       assert.ok(sim.refused > before);
     } finally {
       restore();

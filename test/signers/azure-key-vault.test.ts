@@ -69,7 +69,12 @@ describe('with the right credentials', () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const forged = path.join(dir, 'token');
     writeFileSync(forged, randomBytes(48).toString('base64url'));
-    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: undefined }), 'evm', { env: env({ AZURE_FEDERATED_TOKEN_FILE: forged }) }), /signer 'azure': .*refused by Microsoft Entra ID \(invalid_client: AADSTS700211: No matching federated identity record/);
+    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: undefined }), 'evm', { env: env({ AZURE_FEDERATED_TOKEN_FILE: forged }) }), /signer 'azure': .*refused by Microsoft Entra ID \(invalid_client AADSTS700211: no federated identity matches the token/);
+    // A token file that is not there, or not a file, is refused at creation, naming the signer and the path.
+    const calls = sim.calls.token ?? 0;
+    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: plain(path.join(dir, 'absent')) }), 'evm', { env: env() }), { message: `signer 'azure': the federated token file ${path.join(dir, 'absent')} does not exist` });
+    await assert.rejects(createSigner(entry({ ...workload, federated_token_file: plain(dir) }), 'evm', { env: env() }), { message: `signer 'azure': the federated token file ${dir} is a directory, not a regular file` });
+    assert.equal(sim.calls.token ?? 0, calls, 'refused before any token request');
   });
 
   test('a pinned key_version is used; a missing key or version, a P-256 key and a non-EVM relayer are refused naming the signer', async () => {
@@ -101,7 +106,7 @@ describe('with wrong credentials', () => {
     const before = sim.refused;
     const wrong = randomBytes(30).toString('base64url');
     await assert.rejects(createSigner(entry({ client_secret: plain(wrong) }), 'evm', { env: env() }), (err: Error) => {
-      assert.match(err.message, /^signer 'azure': Azure Key Vault get key \(key 'evm-signer'\): the credentials were refused by Microsoft Entra ID \(invalid_client: AADSTS7000215: Invalid client secret provided\./);
+      assert.match(err.message, /^signer 'azure': Azure Key Vault get key \(key 'evm-signer'\): the credentials were refused by Microsoft Entra ID \(invalid_client AADSTS7000215: the client secret is wrong \(check client_secret: the secret value, not its id\)\)/);
       assert.ok(!err.message.includes(wrong) && !err.message.includes(sim.clientSecret));
       assert.ok(!err.message.includes('\n') && !/\bat .*\.js:\d+/.test(err.message), 'one line, no stack');
       return true;
@@ -110,7 +115,7 @@ describe('with wrong credentials', () => {
   });
 
   test('an unknown client id and an unknown tenant are refused', async () => {
-    await assert.rejects(createSigner(entry({ client_id: plain('00000000-0000-0000-0000-000000000000') }), 'evm', { env: env() }), /refused by Microsoft Entra ID \(unauthorized_client: AADSTS700016: Application with identifier/);
+    await assert.rejects(createSigner(entry({ client_id: plain('00000000-0000-0000-0000-000000000000') }), 'evm', { env: env() }), /refused by Microsoft Entra ID \(unauthorized_client AADSTS700016: no application with this client_id in the tenant/);
     await assert.rejects(createSigner(entry({ tenant_id: plain('00000000-0000-0000-0000-000000000000') }), 'evm', { env: env() }), /^RemoteSignerError: signer 'azure': Azure Key Vault get key \(key 'evm-signer'\): the vault's authentication challenge names another tenant than tenant_id \(check tenant_id and vault_url\)$/);
   });
 
@@ -187,7 +192,7 @@ describe('the service as a child process, trusting the simulator as an operator 
     const bad = start(wrong, 'bad');
     t.after(() => bad.killHard());
     await assert.rejects(bad.listening, /service exited \(1\) before listening/);
-    assert.match(bad.output(), /relayer 'az': 'signer_id': signer 'azure-evm': Azure Key Vault get key \(key 'evm-signer'\): the credentials were refused by Microsoft Entra ID \(invalid_client: AADSTS7000215: Invalid client secret provided\./);
+    assert.match(bad.output(), /relayer 'az': 'signer_id': signer 'azure-evm': Azure Key Vault get key \(key 'evm-signer'\): the credentials were refused by Microsoft Entra ID \(invalid_client AADSTS7000215: the client secret is wrong \(check client_secret: the secret value, not its id\)\)/);
     assert.ok(!bad.output().includes(wrong) && !bad.output().includes(sim.clientSecret), 'no secret in the output');
   });
 });
@@ -233,7 +238,7 @@ describe('managed identity, through App Service\'s identity endpoint (simulated)
     const bad = start('wrong-header', {}, wrong);
     t.after(() => bad.killHard());
     await assert.rejects(bad.listening, /service exited \(1\) before listening/);
-    assert.match(bad.output(), /relayer 'az': 'signer_id': signer 'azure-mi': Azure Key Vault get key \(key 'evm-signer'\): the managed identity endpoint refused the token request \(Unauthorized: the X-IDENTITY-HEADER value is missing or wrong\.\)"/);
+    assert.match(bad.output(), /relayer 'az': 'signer_id': signer 'azure-mi': Azure Key Vault get key \(key 'evm-signer'\): the managed identity endpoint refused the token request \(check IDENTITY_ENDPOINT and IDENTITY_HEADER, and client_id for a user-assigned identity\)"/);
     assert.ok(!bad.output().includes(wrong) && !bad.output().includes(sim.identityHeader), 'no secret in the output');
   });
 });

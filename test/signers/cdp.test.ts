@@ -84,18 +84,31 @@ test('a wrong API key secret or a wrong wallet secret is refused (401) by the JW
   const wrongWallet = await createSigner(entry(EVM_ACCOUNT, { ...cdp.credentials, walletSecret: stranger.walletSecret }), 'evm', { env: env() });
   const bytes = Buffer.from(digest.slice(2), 'hex');
   await assert.rejects(wrongApi.signEvmDigest!(bytes), (err: Error) => {
-    assert.equal(err.message, "signer 'cdp-signer': CDP sign hash: HTTP 401: authentication refused (check the credentials) (unauthorized: Invalid or expired API key JWT.)");
+    assert.equal(err.message, "signer 'cdp-signer': CDP sign hash: HTTP 401: authentication refused (check the credentials) (unauthorized)");
     return true;
   });
-  await assert.rejects(wrongWallet.signEvmDigest!(bytes), /signer 'cdp-signer': CDP sign hash: HTTP 401: authentication refused \(check the credentials\) \(unauthorized: Wallet authentication error.\)/);
+  await assert.rejects(wrongWallet.signEvmDigest!(bytes), /^RemoteSignerError: signer 'cdp-signer': CDP sign hash: HTTP 401: authentication refused \(check the credentials\) \(unauthorized\)$/);
   assert.equal(cdp.stats.refusedJwts, before.refusedJwts + 1, 'the API key JWT was checked');
   assert.equal(cdp.stats.refusedWalletJwts, before.refusedWalletJwts + 1, 'the wallet JWT was checked');
-  const malformed = await createSigner(entry(EVM_ACCOUNT, { ...cdp.credentials, apiKeySecret: 'not-a-key' }), 'evm', { env: env() });
-  await assert.rejects(malformed.signEvmDigest!(bytes), (err: Error) => {
-    assert.match(err.message, /^signer 'cdp-signer': CDP sign hash: the credentials cannot sign a request: /);
+});
+
+test('a malformed API key secret or wallet secret, or an Ed25519 secret whose halves are two keys, is refused at creation, naming the signer and the field', async () => {
+  const stranger = newCdpCredentials().credentials;
+  const create = (credentials: Partial<typeof cdp.credentials>) => createSigner(entry(EVM_ACCOUNT, { ...cdp.credentials, ...credentials }), 'evm', { env: env() });
+  const before = { ...cdp.stats };
+  await assert.rejects(create({ apiKeySecret: 'not-a-key' }), (err: Error) => {
+    assert.match(err.message, /^signer 'cdp-signer': 'api_key_secret' must be the CDP API key's secret: a base64 Ed25519 key \(64 bytes\) or an EC P-256 private key in PEM$/);
     assert.ok(!err.message.includes('not-a-key'));
     return true;
   });
+  const mine = Buffer.from(cdp.credentials.apiKeySecret, 'base64');
+  const theirs = Buffer.from(stranger.apiKeySecret, 'base64');
+  const mixed = Buffer.concat([mine.subarray(0, 32), theirs.subarray(32)]).toString('base64');
+  await assert.rejects(create({ apiKeySecret: mixed }), /^Error: signer 'cdp-signer': 'api_key_secret' holds an Ed25519 seed and a public key that do not match/);
+  await assert.rejects(create({ apiKeySecret: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }), /'api_key_secret' must be the CDP API key's secret: an EC P-256 private key in PEM/);
+  await assert.rejects(create({ walletSecret: 'bm90IGEga2V5' }), /^Error: signer 'cdp-signer': 'wallet_secret' must be the CDP wallet secret: an EC P-256 private key, base64 DER \(PKCS#8\)$/);
+  assert.deepEqual({ ...cdp.stats }, before, 'refused before any request');
+  assert.ok(await create({ apiKeySecret: newCdpCredentials('es256').credentials.apiKeySecret }), 'an ES256 secret in PEM is accepted');
 });
 
 test('an account CDP does not hold, a Stellar relayer and account addresses of the other network are refused clearly', async () => {
@@ -115,7 +128,7 @@ test('a hanging, throttling or unreachable CDP fails that sign in bounded time, 
   sim.setFault('hang');
   await assert.rejects(signer.signEvmDigest!(bytes), { message: "signer 'cdp-signer': CDP sign hash: no answer within 300 ms (timed out)" });
   sim.setFault('throttle');
-  await assert.rejects(signer.signEvmDigest!(bytes), /signer 'cdp-signer': CDP sign hash: HTTP 429: throttled by the service \(rate_limit_exceeded/);
+  await assert.rejects(signer.signEvmDigest!(bytes), /signer 'cdp-signer': CDP sign hash: HTTP 429: throttled by the service \(rate_limit_exceeded\)$/);
   sim.setFault('ok');
   assert.equal((await signer.signEvmDigest!(bytes)).length, 65);
   const gone = await startCdpSim();

@@ -112,11 +112,16 @@ describe('with wrong credentials', () => {
     await assert.rejects(createSigner(entry(sim.keys.EC_SIGN_SECP256K1_SHA256, { account: { ...sim.serviceAccount, private_key_id: 'f'.repeat(40) } }), 'evm', { env }), /credentials were refused \(UNAUTHENTICATED\)/);
   });
 
-  test('a private_key that is no key at all is told as such, without quoting it', async () => {
+  test('a private_key that is no key at all, or no RSA key, is refused at creation, naming the signer and the field, without quoting it', async () => {
+    const before = sim.refused;
     const err = await createSigner(entry(sim.keys.EC_SIGN_SECP256K1_SHA256, { account: { ...sim.serviceAccount, private_key: 'not-a-pem-secret-value' } }), 'evm', { env }).catch((e: Error) => e);
     assert.ok(err instanceof Error);
-    assert.match(err.message, /^signer 'gcp': Google Cloud KMS getPublicKey .*: the service account's private_key cannot sign/);
+    assert.match(err.message, /^signer 'gcp': 'service_account.private_key' is not a private key in PEM/);
     assert.doesNotMatch(err.message, /not-a-pem-secret-value/);
+    const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    await assert.rejects(createSigner(entry(sim.keys.EC_SIGN_SECP256K1_SHA256, { account: { ...sim.serviceAccount, private_key: ec } }), 'evm', { env }), /^Error: signer 'gcp': 'service_account.private_key' is an ec key; a Google service account key is RSA/);
+    await assert.rejects(createSigner(entry(sim.keys.EC_SIGN_SECP256K1_SHA256, { account: { ...sim.serviceAccount, client_email: 'nobody' } }), 'evm', { env }), /^Error: signer 'gcp': 'service_account.client_email' must be the service account's email/);
+    assert.equal(sim.refused, before, 'refused before any request');
   });
 
   test('a private_key written on one line with literal \\n (as in a .env) is read as the PEM', async () => {

@@ -40,7 +40,13 @@ if (!skip) {
     { label: 'evm1', id: '01', type: 'EC:secp256k1' },
     { label: 'ed1', id: '02', type: 'EC:edwards25519' },
     { label: 'p256', id: '03', type: 'EC:prime256v1' },
+    { label: 'mix-evm', id: '0a', type: 'EC:secp256k1' },
+    { label: 'other-evm', id: '0b', type: 'EC:secp256k1' },
+    { label: 'mix-ed', id: '0c', type: 'EC:edwards25519' },
+    { label: 'other-ed', id: '0d', type: 'EC:edwards25519' },
   ]);
+  token.crossPublicKey('0a', '0b');
+  token.crossPublicKey('0c', '0d');
   anvil = await startAnvil();
   after(async () => {
     await anvil.stop();
@@ -238,4 +244,12 @@ test('a wrong PIN, a missing key, a key of the wrong curve and a missing module 
     assert.ok(!error.message.includes('\n'), `${what}: one line, no stack: ${error.message}`);
     assert.ok(!error.message.includes(token.pin) && !logs.includes(token.pin), `${what}: the PIN is never shown`);
   }
+});
+
+test('a private key and a public key object of one id that are two different keys are refused at creation, naming the signer', { skip }, async () => {
+  const env = { HSM_PIN: token.pin } as NodeJS.ProcessEnv;
+  const mixed = (id: string) => ({ ...pkcs11Signer(`mixed-${id}`), config: { module_path: token.modulePath, token_label: token.tokenLabel, pin: { type: 'plain', value: token.pin }, key_id: id } }) as never;
+  await assert.rejects(createSigner(mixed('0a'), 'evm', { env }), { message: "signer 'mixed-0a': the private key with id 0a does not match the public key with id 0a (they are two different keys; give the two halves of one key pair the same label and id)" });
+  await assert.rejects(createSigner(mixed('0c'), 'solana', { env }), { message: "signer 'mixed-0c': the private key with id 0c does not match the public key with id 0c (they are two different keys; give the two halves of one key pair the same label and id)" });
+  assert.ok((await createSigner(mixed('01'), 'evm', { env })).address, 'a true pair still opens');
 });

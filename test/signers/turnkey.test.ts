@@ -71,32 +71,41 @@ test('Solana and Stellar: the address is public_key in each spelling; Turnkey Ed
   for (const s of [solana, stellar]) assert.ok(verify(null, message, key, await s.ed25519!.sign(message)));
 });
 
-test('a wrong API key (not registered, or not matching its public half) is refused by the stamp check, naming the signer', async () => {
+test('an API key that is not registered is refused by the stamp check, naming the signer', async () => {
   const stranger = newTurnkeyApiKey();
   const refused = turnkey.stats.refusedStamps;
-  const cases = [
-    { api_public_key: stranger.apiPublicKey, api_private_key: { type: 'plain', value: stranger.apiPrivateKey } },
-    // The registered public key, signed by another private key: the stamp's signature does not verify.
-    { api_private_key: { type: 'plain', value: stranger.apiPrivateKey } },
-  ];
-  for (const wrong of cases) {
-    const signer = await createSigner(entry(turnkey, EVM, wrong), 'evm', { env: env(turnkey) });
-    await assert.rejects(signer.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), (err: Error) => {
-      assert.match(err.message, /^signer 'turnkey-signer': Turnkey sign_raw_payload: refused \(Turnkey error 16: could not verify request stamp/);
+  const signer = await createSigner(entry(turnkey, EVM, { api_public_key: stranger.apiPublicKey, api_private_key: { type: 'plain', value: stranger.apiPrivateKey } }), 'evm', { env: env(turnkey) });
+  await assert.rejects(signer.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), (err: Error) => {
+    assert.equal(err.message, "signer 'turnkey-signer': Turnkey sign_raw_payload: the API key was refused (UNAUTHENTICATED: check api_public_key and api_private_key, and that the key is registered)");
+    assert.ok(!err.message.includes(stranger.apiPrivateKey));
+    return true;
+  });
+  assert.equal(turnkey.stats.refusedStamps, refused + 1, 'the simulator checked the stamp and refused it');
+});
+
+test('an api_private_key that does not match api_public_key is refused when the signer is created, naming the signer and the mismatch', async () => {
+  const stranger = newTurnkeyApiKey();
+  const refused = turnkey.stats.refusedStamps;
+  for (const networkType of ['evm', 'solana'] as const) {
+    const key = networkType === 'evm' ? EVM : ED;
+    await assert.rejects(createSigner(entry(turnkey, key, { api_private_key: { type: 'plain', value: stranger.apiPrivateKey } }), networkType, { env: env(turnkey) }), (err: Error) => {
+      assert.equal(err.message, "signer 'turnkey-signer': 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)");
       assert.ok(!err.message.includes(stranger.apiPrivateKey));
       return true;
     });
   }
-  assert.equal(turnkey.stats.refusedStamps, refused + 2, 'the simulator checked the stamp and refused both');
+  await assert.rejects(createSigner(entry(turnkey, EVM, { api_private_key: { type: 'plain', value: 'not-hex' } }), 'evm', { env: env(turnkey) }), /^Error: signer 'turnkey-signer': 'api_private_key' must be the Turnkey API key's P-256 private key in hex/);
+  await assert.rejects(createSigner(entry(turnkey, EVM, { api_public_key: 'abcd' }), 'evm', { env: env(turnkey) }), /signer 'turnkey-signer': 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex/);
+  assert.equal(turnkey.stats.refusedStamps, refused, 'refused before any request');
 });
 
 test('the wrong organization, an unknown key, a key of the wrong curve and a bad public_key are clear errors', async () => {
   const evm = (config: Record<string, unknown>) => createSigner(entry(turnkey, EVM, config), 'evm', { env: env(turnkey) });
   const sign = async (config: Record<string, unknown>) => (await evm(config)).signEvmDigest!(Buffer.from(digest.slice(2), 'hex'));
-  await assert.rejects(sign({ organization_id: 'another-org' }), /Turnkey sign_raw_payload: refused \(Turnkey error 7: the API key does not belong to this organization/);
-  await assert.rejects(sign({ private_key_id: 'absent' }), /refused \(Turnkey error 5: private key not found/);
+  await assert.rejects(sign({ organization_id: 'another-org' }), /signer 'turnkey-signer': Turnkey sign_raw_payload: refused \(PERMISSION_DENIED: the API key may not use this organization or key; check organization_id and the policies\)$/);
+  await assert.rejects(sign({ private_key_id: 'absent' }), /: not found \(NOT_FOUND: check private_key_id and organization_id\)$/);
   const edAsEvm = await createSigner(entry(turnkey, { privateKeyId: ED.privateKeyId, publicKey: EVM.publicKey }), 'evm', { env: env(turnkey) });
-  await assert.rejects(edAsEvm.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), /refused \(Turnkey error 3: ed25519 keys sign with HASH_FUNCTION_NOT_APPLICABLE/);
+  await assert.rejects(edAsEvm.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), /refused as invalid \(INVALID_ARGUMENT: is private_key_id a key of the curve this network signs with\?\)$/);
   await assert.rejects(createSigner(entry(turnkey, ED), 'evm', { env: env(turnkey) }), /signer 'turnkey-signer': 'public_key' must be the secp256k1 public key in hex for EVM/);
   await assert.rejects(createSigner(entry(turnkey, EVM), 'solana', { env: env(turnkey) }), /'public_key' must be the Ed25519 public key in hex \(32 bytes\) for Solana and Stellar; it has 65/);
 });
@@ -110,7 +119,7 @@ test('a hanging, throttling, pending or unreachable Turnkey fails that sign in b
   sim.setFault('hang');
   await assert.rejects(signer.signEvmDigest!(bytes), { message: "signer 'turnkey-signer': Turnkey sign_raw_payload: no answer within 300 ms (timed out)" });
   sim.setFault('throttle');
-  await assert.rejects(signer.signEvmDigest!(bytes), /signer 'turnkey-signer': Turnkey sign_raw_payload: throttled by the service \(Turnkey error 8: rate limit exceeded/);
+  await assert.rejects(signer.signEvmDigest!(bytes), /signer 'turnkey-signer': Turnkey sign_raw_payload: throttled by the service \(RESOURCE_EXHAUSTED\)$/);
   sim.setFault('pending');
   await assert.rejects(signer.signEvmDigest!(bytes), /the activity is ACTIVITY_STATUS_CONSENSUS_NEEDED, not completed/);
   sim.setFault('ok');

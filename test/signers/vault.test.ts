@@ -143,3 +143,19 @@ test('through the service: a relayer with a vault signer has the key address and
   await sendIsMinedFrom(s, anvil, 'vault-relayer', EVM_ADDRESS, to);
   assert.ok(!s.rawLogs().includes(vault.secretId), 'the secret_id is never logged');
 });
+
+test("an 'address' or a client base URL that is not an http(s) URL is refused naming the signer and where it is set, not in fetch's words", async () => {
+  for (const address of ['vault.internal:8200', 'ftp://vault.internal', '']) {
+    await assert.rejects(createSigner(entry(vault, { address }), 'evm', { env: env() }), { message: "signer 'vault-signer': 'address' (the Vault server) must be an http(s) URL (https://host[:port])" }, address);
+  }
+  const { createSigner: createTurnkey } = await import('../../src/signers/turnkey/signer.ts');
+  const { createSigner: createCdp } = await import('../../src/signers/cdp/signer.ts');
+  const { newTurnkeyApiKey } = await import('../support/simulators/turnkey.ts');
+  const { newCdpCredentials } = await import('../support/simulators/cdp.ts');
+  const apiKey = newTurnkeyApiKey();
+  const turnkey = { id: 'tk', type: 'turnkey', config: { api_public_key: apiKey.apiPublicKey, api_private_key: { type: 'plain', value: apiKey.apiPrivateKey }, organization_id: 'o', private_key_id: 'k', public_key: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a' } } as unknown as SignerConfig;
+  await assert.rejects(createTurnkey(turnkey, 'solana', { env: env({ TURNKEY_API_BASE_URL: 'api.turnkey.local' }) }), { message: "signer 'tk': TURNKEY_API_BASE_URL must be an http(s) URL (https://host[:port])" });
+  const c = newCdpCredentials().credentials;
+  const cdp = { id: 'cdp', type: 'cdp', config: { api_key_id: c.apiKeyId, api_key_secret: { type: 'plain', value: c.apiKeySecret }, wallet_secret: { type: 'plain', value: c.walletSecret }, account_address: EVM_ADDRESS } } as unknown as SignerConfig;
+  await assert.rejects(createCdp(cdp, 'evm', { env: env({ CDP_API_BASE_URL: 'not a url' }) }), { message: "signer 'cdp': CDP_API_BASE_URL must be an http(s) URL (https://host[:port])" });
+});

@@ -41,6 +41,8 @@ export interface SoftHsmToken {
   pin: string;
   /** Each key's public point as the token holds it (CKA_EC_POINT, DER), read by pkcs11-tool: not through our adapter. */
   ecPoints: Record<string, Buffer>;
+  /** Makes the public key object of `otherId` answer to `id` (whose own is deleted): two halves of different keys. */
+  crossPublicKey(id: string, otherId: string): void;
   remove(): void;
 }
 
@@ -66,5 +68,10 @@ export function createToken(modulePath: string, keys: KeySpec[]): SoftHsmToken {
     if (!point) throw new Error(`pkcs11-tool printed no EC_POINT for ${key.label}: ${out}`);
     ecPoints[key.label] = Buffer.from(point, 'hex');
   }
-  return { modulePath, tokenLabel, slot, pin, ecPoints, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const tool = (args: string[]) => run('pkcs11-tool', ['--module', modulePath, '--token-label', tokenLabel, '--login', '--pin', pin, ...args]);
+  const crossPublicKey = (id: string, otherId: string) => {
+    tool(['--delete-object', '--type', 'pubkey', '--id', id]);
+    tool(['--type', 'pubkey', '--id', otherId, '--set-id', id]);
+  };
+  return { modulePath, tokenLabel, slot, pin, ecPoints, crossPublicKey, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

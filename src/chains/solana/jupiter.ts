@@ -24,14 +24,17 @@ async function call(what: string, url: string, init: RequestInit = {}): Promise<
     throw unavailable(what, (err as Error).name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS} ms` : 'the API is unreachable');
   }
   const text = await res.text();
-  if (!res.ok) throw unavailable(what, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as unknown;
-    if (body === null || typeof body !== 'object') throw new Error('not an object');
-    return body as Record<string, unknown>;
-  } catch (err) {
-    throw unavailable(what, `the answer is not JSON: ${(err as Error).message}`);
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
   }
+  // Jupiter's errorCode (e.g. TOKEN_NOT_TRADABLE) is an identifier; its texts and any other body are not repeated.
+  const code = (body as { errorCode?: unknown } | undefined)?.errorCode;
+  if (!res.ok) throw unavailable(what, `HTTP ${res.status}${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? ` (${code})` : ''}`);
+  if (body === null || typeof body !== 'object') throw unavailable(what, 'the answer is not a JSON object');
+  return body as Record<string, unknown>;
 }
 
 function readQuote(body: Record<string, unknown>): SolanaSwapQuote {
@@ -64,7 +67,7 @@ function jupiter(baseUrl: string): SolanaDex {
       const body = { quoteResponse: quote.raw, userPublicKey: user, wrapAndUnwrapSol: true, feeAccount: null, ...priority, ...(options.dynamicComputeUnitLimit === undefined ? {} : { dynamicComputeUnitLimit: options.dynamicComputeUnitLimit }) };
       const answer = await call('swap', `${base}/swap/v1/swap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (typeof answer.swapTransaction !== 'string') throw unavailable('swap', "the answer has no 'swapTransaction'");
-      if (typeof answer.simulationError === 'string' && answer.simulationError) throw unavailable('swap', `simulation error: ${answer.simulationError}`);
+      if (answer.simulationError) throw unavailable('swap', "Jupiter's simulation of the swap failed (the swap would not succeed now; try another amount or later)");
       return { transaction: answer.swapTransaction, lastValidBlockHeight: BigInt(Number(answer.lastValidBlockHeight ?? 0)) };
     },
   };

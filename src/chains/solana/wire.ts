@@ -59,7 +59,8 @@ export function decodeWireTransaction(encoded: string): DecodedTransaction {
     if (numSignerAccounts !== Object.keys(transaction.signatures).length) throw new Error('signature count does not match the message header');
     return { transaction, message, feePayer, signers: message.staticAccounts.slice(0, numSignerAccounts), blockhash: message.lifetimeToken };
   } catch (err) {
-    throw invalid((err as Error).message);
+    // Our checks say what is wrong; @solana/kit's decoders (SolanaError) speak of codecs, so they are said in general.
+    throw invalid((err as Error).name === 'SolanaError' ? 'its bytes do not decode as a transaction (truncated, or another format)' : (err as Error).message);
   }
 }
 

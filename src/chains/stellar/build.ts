@@ -177,8 +177,9 @@ export function signedResult(tx: Transaction | FeeBumpTransaction): SignedStella
 export function parseEnvelope(envelope: string, passphrase: string, field = "'transaction_xdr'"): Transaction | FeeBumpTransaction {
   try {
     return TransactionBuilder.fromXDR(envelope, passphrase);
-  } catch (err) {
-    throw new ValidationError(`${field} is not a Stellar transaction envelope in base64 XDR: ${(err as Error).message}`);
+  } catch {
+    // stellar-base's own words (an XDR reader's) name no field: ours say what is expected.
+    throw new ValidationError(`${field} is not a Stellar transaction envelope in base64 XDR (it does not decode as a TransactionEnvelope)`);
   }
 }
 

@@ -4,7 +4,7 @@ import { StrKey } from '@stellar/stellar-base';
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { StellarAssetSpec, StellarPathQuote } from '../../domain/chains/stellar/ports.ts';
-import { boundMessage } from '../rpc-text.ts';
+import { boundMessage, connectionFailure } from '../rpc-text.ts';
 
 export const HORIZON_MAINNET_URL = 'https://horizon.stellar.org';
 export const HORIZON_TESTNET_URL = 'https://horizon-testnet.stellar.org';
@@ -57,17 +57,19 @@ export function createHorizonPaths(network: NetworkConfig, fetchFor?: (url: stri
     try {
       res = await doFetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } });
     } catch (err) {
-      throw unavailable(network.network, boundMessage((err as Error).message));
+      throw unavailable(network.network, (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : connectionFailure(err));
     }
+    // Horizon's body is never repeated: horizon_url may point at a service whose answer is not for the caller.
     const text = await res.text();
-    if (!res.ok) throw unavailable(network.network, `HTTP ${res.status}: ${boundMessage(text)}`);
+    if (!res.ok) throw unavailable(network.network, `HTTP ${res.status} (check horizon_url)`);
+    let records: unknown;
     try {
-      const records = (JSON.parse(text) as { _embedded?: { records?: PathRecord[] } })._embedded?.records;
-      if (!Array.isArray(records)) throw new Error('no _embedded.records');
-      return records;
-    } catch (err) {
-      throw unavailable(network.network, `an answer that is not Horizon's path records (${boundMessage((err as Error).message)})`);
+      records = (JSON.parse(text) as { _embedded?: { records?: PathRecord[] } })._embedded?.records;
+    } catch {
+      records = undefined;
     }
+    if (!Array.isArray(records)) throw unavailable(network.network, "an answer that is not Horizon's path records (check horizon_url)");
+    return records as PathRecord[];
   }
 
   return async function strictSendPath(source: StellarAssetSpec, amount: bigint, destination: StellarAssetSpec, decimals: { source: number; destination: number }): Promise<StellarPathQuote | null> {

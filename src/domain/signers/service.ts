@@ -142,6 +142,9 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
         if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
         signer = boundedSigner(await deps.resolveSigner(entry, networkType), id, deps.signTimeoutMs ?? DEFAULT_SIGNER_TIMEOUT_MS);
       } catch (err) {
+        // A remote signer's provider answer (scrubbed by the adapter), for whoever debugs: never in the answer.
+        const detail = (err as { detail?: unknown }).detail;
+        if (typeof detail === 'string') logger.debug({ signerId: id, providerAnswer: detail }, 'the signer provider answered (debug only)');
         throw new ValidationError(`'signer_id': ${(err as Error).message}`);
       }
       resolved.set(cacheKey, signer);

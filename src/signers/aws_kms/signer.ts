@@ -35,7 +35,7 @@ function caller(id: string, keyId: string, client: KMSClient, timeoutMs: number)
       return await remoteCall(label, timeoutMs, (signal) => send({ abortSignal: signal }));
     } catch (err) {
       if (err instanceof RemoteSignerError) throw err;
-      throw new RemoteSignerError(`${label}: ${awsKmsCause(err)}`);
+      throw new RemoteSignerError(`${label}: ${awsKmsCause(err)}`, err);
     }
   };
 }

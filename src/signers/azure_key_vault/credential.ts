@@ -1,6 +1,7 @@
 // The Azure identity an azure_key_vault signer authenticates with, by auth_type, through @azure/identity; and the
 // client options that let an operator point the signer elsewhere (a sovereign or private cloud, a simulator).
 import type { TokenCredential } from '@azure/identity';
+import { checkRegularFile } from '../../config/read-file.ts';
 
 type Identity = typeof import('@azure/identity');
 
@@ -50,6 +51,8 @@ export function credentialFor(config: AzureKeyVaultConfig, identity: Identity, e
   if (authType === 'workload_identity') {
     const tokenFilePath = config.federated_token_file?.value || env.AZURE_FEDERATED_TOKEN_FILE;
     if (!tokenFilePath) throw new Error('auth_type workload_identity needs federated_token_file or AZURE_FEDERATED_TOKEN_FILE');
+    // The key file is checked now (a regular, readable file), not as the identity library's failure at the first call.
+    checkRegularFile(tokenFilePath, 64 * 1024, 'the federated token file');
     return new identity.WorkloadIdentityCredential({ tenantId, clientId, tokenFilePath, ...options });
   }
   const secret = config.client_secret?.value;

@@ -24,7 +24,7 @@ function caller(id: string, keyName: string, timeoutMs: number) {
       return await remoteCall(label, timeoutMs, run);
     } catch (err) {
       if (err instanceof RemoteSignerError) throw err;
-      throw new RemoteSignerError(`${label}: ${azureCause(err)}`);
+      throw new RemoteSignerError(`${label}: ${azureCause(err)}`, err);
     }
   };
 }

@@ -6,13 +6,14 @@
 // analytics endpoint. EVM: POST /v2/evm/accounts/{address}/sign (a 32-byte hash; v recovered against the address);
 // Solana: POST /v2/solana/accounts/{address}/sign/transaction, the signature verified against the address.
 // CDP_API_BASE_URL points it elsewhere (default https://api.cdp.coinbase.com/platform, the SDK's basePath).
-import { createPublicKey, verify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, verify } from 'node:crypto';
+import { ed25519Key } from '../keys.ts';
 import { getAddress, isAddress } from 'viem';
 import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmSignatureFrom } from '../evm-signature.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
+import { baseUrl, bodyText, remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
 import { signatureAt, requiredSigners, unsignedWire } from './solana-wire.ts';
 
 export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
@@ -20,21 +21,54 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 type Post = (what: string, path: string, body: Record<string, string>) => Promise<Record<string, unknown>>;
 
-/** CDP's error answer names its type (e.g. unauthorized); its message is kept short and is the service's own. */
+/**
+ * The API key secret (a base64 Ed25519 key: its 32-byte seed then its public key; or an EC P-256 key in PEM) and the
+ * wallet secret (a base64 DER PKCS#8 EC P-256 key) are checked at creation, naming the signer and the field, rather
+ * than failing each request with the SDK's words (and, for two halves of different Ed25519 keys, a Node-specific JWK
+ * error).
+ */
+export function checkCdpSecrets(signer: SignerConfigOf<'cdp'>): void {
+  const who = `signer '${signer.id}'`;
+  const secret = signer.config.api_key_secret.value.trim();
+  if (secret.includes('-----BEGIN')) {
+    if (ecCurve(secret) !== 'prime256v1') throw new Error(`${who}: 'api_key_secret' must be the CDP API key's secret: an EC P-256 private key in PEM, or its base64 Ed25519 key`);
+  } else {
+    const raw = /^[A-Za-z0-9+/]+={0,2}$/.test(secret) ? Buffer.from(secret, 'base64') : Buffer.alloc(0);
+    if (raw.length !== 64) throw new Error(`${who}: 'api_key_secret' must be the CDP API key's secret: a base64 Ed25519 key (64 bytes) or an EC P-256 private key in PEM`);
+    if (!Buffer.from(ed25519Key(raw.subarray(0, 32)).publicKey).equals(raw.subarray(32))) {
+      throw new Error(`${who}: 'api_key_secret' holds an Ed25519 seed and a public key that do not match (its two halves are not one key; copy the secret again from the CDP portal)`);
+    }
+  }
+  const wallet = signer.config.wallet_secret.value.trim();
+  if (ecCurve(Buffer.from(wallet, 'base64'), 'der') !== 'prime256v1') throw new Error(`${who}: 'wallet_secret' must be the CDP wallet secret: an EC P-256 private key, base64 DER (PKCS#8)`);
+}
+
+/** The named curve of an EC private key, or undefined when it is not one. */
+function ecCurve(key: string | Buffer, format: 'pem' | 'der' = 'pem'): string | undefined {
+  try {
+    const k = format === 'pem' ? createPrivateKey(key as string) : createPrivateKey({ key: key as Buffer, format: 'der', type: 'pkcs8' });
+    return k.asymmetricKeyType === 'ec' ? k.asymmetricKeyDetails?.namedCurve : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CDP's error answer: its status and its errorType (a code such as `unauthorized`); never its message, which may echo the request. */
 async function failure(label: string, res: Response): Promise<RemoteSignerError> {
+  const text = await bodyText(res);
   let type = '';
   try {
-    const body = (await res.json()) as { errorType?: unknown; errorMessage?: unknown };
-    if (typeof body.errorType === 'string') type = ` (${body.errorType}${typeof body.errorMessage === 'string' ? `: ${body.errorMessage.slice(0, 200)}` : ''})`;
+    const body = JSON.parse(text) as { errorType?: unknown };
+    if (typeof body.errorType === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(body.errorType)) type = ` (${body.errorType})`;
   } catch {
     // Not JSON: the status says enough.
   }
-  return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`);
+  return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`, text);
 }
 
 async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Promise<Post> {
   const { getAuthHeaders } = await import('@coinbase/cdp-sdk/auth');
-  const base = (env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL).replace(/\/+$/, '');
+  const base = baseUrl(signer.id, env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL, 'CDP_API_BASE_URL');
   const c = signer.config;
   const timeoutMs = signerTimeoutMs(env);
   return (what, path, body) => {
@@ -44,9 +78,9 @@ async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Pr
       let headers: Record<string, string>;
       try {
         headers = await getAuthHeaders({ apiKeyId: c.api_key_id, apiKeySecret: c.api_key_secret.value, walletSecret: c.wallet_secret.value, requestMethod: 'POST', requestHost: url.host, requestPath: url.pathname, requestBody: body, source: 'relaybox' });
-      } catch (err) {
-        // The SDK says which secret is malformed; its text never holds the secret.
-        throw new RemoteSignerError(`${label}: the credentials cannot sign a request: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
+      } catch {
+        // The secrets' form is checked at creation (checkCdpSecrets): what is left is the SDK's own failure.
+        throw new RemoteSignerError(`${label}: the request could not be signed with api_key_secret and wallet_secret (check both, as the CDP portal gives them)`);
       }
       const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
       if (!res.ok) throw await failure(label, res);
@@ -102,6 +136,7 @@ function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post, raw: Uint8Array
 
 export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'cdp'>;
+  checkCdpSecrets(signer);
   const account = signer.config.account_address;
   if (networkType === 'stellar') throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
   if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false }))) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);

@@ -1,5 +1,5 @@
 // Why a call to Google Cloud KMS failed, in words an operator acts on: from the gRPC status code the client's errors
-// carry, and Google's short message. Never the request, its headers (the bearer JWT) or the service account.
+// carry. Never Google's message (an endpoint may repeat the request in it: the bearer JWT), nor the service account.
 
 /** gRPC status codes (google.rpc.Code) the client's GoogleError carries. */
 const CAUSES: Record<number, string> = {
@@ -13,8 +13,8 @@ const CAUSES: Record<number, string> = {
 };
 const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT)\b/;
 
-/** Google's message, one line, bounded (it names a resource at most). */
-const short = (message: string | undefined) => (message ?? '').replace(/\s+/g, ' ').slice(0, 160);
+/** google.rpc.Code names, for a code without a sentence of its own. */
+const NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
 
 export function googleKmsCause(err: unknown): string {
   const e = (err ?? {}) as { code?: unknown; message?: string; cause?: { code?: string } };
@@ -23,5 +23,7 @@ export function googleKmsCause(err: unknown): string {
   // Before any request: the private key cannot sign the JWT (the client retries that too, then says DEADLINE_EXCEEDED).
   if (/private key|PEM|DECODER|asn1/i.test(e.message ?? '')) return "the service account's private_key cannot sign (is it the PEM of the account's key?)";
   if (typeof e.code === 'number' && CAUSES[e.code]) return CAUSES[e.code]!;
-  return `${typeof e.code === 'number' ? `code ${e.code}: ` : ''}${short(e.message)}`;
+  if (e.code === 3) return 'Google Cloud KMS refused the request as invalid (INVALID_ARGUMENT: check the key names and that the key version signs this way)';
+  if (typeof e.code === 'number' && NAMES[e.code]) return `Google Cloud KMS refused the request (${NAMES[e.code]})`;
+  return 'Google Cloud KMS failed (no status code in its answer)';
 }

@@ -4,7 +4,7 @@
 // (`https://host[:port]`, or http:// for a local endpoint) points it at another endpoint; a universe_domain written
 // as a URL does the same, as in the reference. EVM: an EC_SIGN_SECP256K1_SHA256 key signs the 32-byte digest (DER,
 // made r‖s‖v by evmSignatureFrom); Solana and Stellar: an EC_SIGN_ED25519 key signs the message itself.
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type * as Gax from 'google-gax';
@@ -45,14 +45,31 @@ function endpointOptions(id: string, url: string): { apiEndpoint: string; port: 
   return { apiEndpoint: parsed.hostname, port: Number(parsed.port) || (protocol === 'https' ? 443 : 80), protocol };
 }
 
+/**
+ * The service account's key, read as the client will read it: a private key in PEM (a Google service account key is
+ * RSA). Refused at creation, naming the signer and the field, rather than as the client's retried signing failure.
+ */
+function accountKey(id: string, account: GoogleCloudKmsConfig['service_account']): string {
+  // An operator's .env may keep the PEM on one line with literal \n, as the service-account JSON writes it.
+  const pem = account.private_key.value.includes('\n') ? account.private_key.value : account.private_key.value.replace(/\\n/g, '\n');
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    throw new Error(`signer '${id}': 'service_account.private_key' is not a private key in PEM (copy private_key from the service account's key file, -----BEGIN PRIVATE KEY----- included)`);
+  }
+  if (type !== 'rsa') throw new Error(`signer '${id}': 'service_account.private_key' is an ${type} key; a Google service account key is RSA (copy private_key from the account's key file)`);
+  if (!/^[^@\s]+@[^@\s]+$/.test(account.client_email.value.trim())) throw new Error(`signer '${id}': 'service_account.client_email' must be the service account's email (…@….iam.gserviceaccount.com)`);
+  return pem;
+}
+
 function newClient(signer: SignerConfig, config: GoogleCloudKmsConfig, sdk: typeof import('@google-cloud/kms'), env: NodeJS.ProcessEnv): KeyManagementServiceClient {
   const account = config.service_account;
   const universe = account.universe_domain ?? DEFAULT_UNIVERSE;
   const universeUrl = /^https?:\/\//.test(universe) ? universe : undefined;
   const endpoint = env.GOOGLE_CLOUD_KMS_ENDPOINT || universeUrl;
   const bareUniverse = universeUrl || universe === DEFAULT_UNIVERSE ? undefined : universe;
-  // An operator's .env may keep the PEM on one line with literal \n, as the service-account JSON writes it.
-  const privateKey = account.private_key.value.includes('\n') ? account.private_key.value : account.private_key.value.replace(/\\n/g, '\n');
+  const privateKey = accountKey(signer.id, account);
   // The account's JWT client, built as Google asks (its `credentials` option is deprecated), from the auth library
   // of the client's own runtime (google-gax, a dependency of @google-cloud/kms): the client then makes it sign
   // self-signed JWTs, as its libraries do for a service account.
@@ -80,7 +97,7 @@ function caller(id: string, name: string, timeoutMs: number) {
       return await remoteCall(label, timeoutMs, () => call());
     } catch (err) {
       if (err instanceof RemoteSignerError) throw err;
-      throw new RemoteSignerError(`${label}: ${googleKmsCause(err)}`);
+      throw new RemoteSignerError(`${label}: ${googleKmsCause(err)}`, err);
     }
   };
 }

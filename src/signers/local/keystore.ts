@@ -25,7 +25,12 @@ function deriveKey(c: KeystoreCrypto, passphrase: string): Buffer {
     const { n, r, p: parallel } = p;
     if (!Number.isInteger(n) || !Number.isInteger(r) || !Number.isInteger(parallel)) throw new Error('scrypt kdfparams need integers n, r and p');
     // The default n = 2^18, r = 8 needs 256 MiB of scratch memory: allow it (and no more than twice that).
-    return scryptSync(passphrase, salt, dklen, { N: n!, r: r!, p: parallel!, maxmem: 2 * 128 * n! * r! + 1024 * 1024 });
+    try {
+      return scryptSync(passphrase, salt, dklen, { N: n!, r: r!, p: parallel!, maxmem: 2 * 128 * n! * r! + 1024 * 1024 });
+    } catch {
+      // Node's own words ("Invalid scrypt params: …") name no field: n must be a power of 2, and the memory bounded.
+      throw new Error(`scrypt kdfparams n=${n}, r=${r}, p=${parallel} cannot be used (n must be a power of 2 above 1, and 128·n·r bytes at most 2 GiB)`);
+    }
   }
   if (c.kdf === 'pbkdf2') {
     if (p.prf !== 'hmac-sha256') throw new Error(`pbkdf2 prf '${String(p.prf)}' is not supported (hmac-sha256 only)`);

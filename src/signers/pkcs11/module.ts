@@ -95,7 +95,8 @@ const HINTS: Record<string, string> = {
 
 /** One line for a pkcs11js error: a hint and the CKR_ name, never the native stack. */
 export function reason(err: unknown): string {
-  if ((err as { name?: string })?.name !== 'Pkcs11Error') return firstLine(err);
+  // Not the module's return code: pkcs11js's own refusal (a wrong argument), named by its class only.
+  if ((err as { name?: string })?.name !== 'Pkcs11Error') return `the PKCS#11 binding failed (${(err as Error)?.name ?? 'error'})`;
   const name = (err as Error).message;
   return HINTS[name] ? `${HINTS[name]} (${name})` : name;
 }

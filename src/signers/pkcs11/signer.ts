@@ -2,7 +2,7 @@
 // YubiHSM, AWS CloudHSM) or SoftHSM. EVM: a secp256k1 key, CKM_ECDSA over the digest, the answer made into r ‖ s ‖ v
 // against the key's address (evm-signature.ts). Solana and Stellar: an Ed25519 key, CKM_EDDSA over the message.
 // The key never leaves the token; the PIN is used to log in and kept only as the module keeps it.
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { NetworkType } from '../../domain/types.ts';
@@ -51,10 +51,36 @@ function open(where: KeyLocation, curve: Curve, purpose: string): Promise<Pkcs11
   const cacheKey = `${id}\0${createHash('sha256').update(where.pin).digest('hex')}`;
   let key = opened.get(cacheKey);
   if (!key) {
-    key = openKey(where, curve, purpose);
+    key = openKey(where, curve, purpose).then((k) => checkPair(k, where));
     opened.set(cacheKey, key);
     key.catch(() => opened.delete(cacheKey));
   }
+  return key;
+}
+
+// SPKI DER header of an Ed25519 public key (RFC 8410): the 32-byte key follows.
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * The private and the public key object are found apart (by the same label or id): one probe signature, checked
+ * against the public key the address comes from, refuses a pair that is two keys before any send is signed.
+ */
+async function checkPair(key: Pkcs11Key, where: KeyLocation): Promise<Pkcs11Key> {
+  const probe = createHash('sha256').update('relaybox pkcs11 key pair check').digest();
+  const signature = await key.sign(probe);
+  let matches: boolean;
+  if (key.curve === 'ed25519') {
+    matches = signature.length === 64 && verify(null, probe, createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.publicKey]), format: 'der', type: 'spki' }), signature);
+  } else {
+    try {
+      evmSignatureFrom(signature, probe, evmAddressFromPublicKey(key.publicKey));
+      matches = true;
+    } catch {
+      matches = false;
+    }
+  }
+  const name = where.keyLabel !== undefined ? `label '${where.keyLabel}'` : `id ${where.keyId!.toString('hex')}`;
+  if (!matches) throw new Error(`the private key with ${name} does not match the public key with ${name} (they are two different keys; give the two halves of one key pair the same label and id)`);
   return key;
 }
 

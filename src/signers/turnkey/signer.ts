@@ -4,13 +4,13 @@
 // against the address of `public_key`); Solana and Stellar: the message bytes, HASH_FUNCTION_NOT_APPLICABLE, an
 // Ed25519 signature verified against `public_key` before use. TURNKEY_API_BASE_URL points the client elsewhere
 // (default https://api.turnkey.com), as the client's own `baseUrl` option allows.
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createECDH, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import { ed25519Address } from '../keys.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { baseUrl, networkCause, remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
 
 export const DEFAULT_TURNKEY_API_BASE_URL = 'https://api.turnkey.com';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -19,23 +19,55 @@ const COMPLETED = 'ACTIVITY_STATUS_COMPLETED';
 type HashFunction = 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE';
 type SignRaw = (payload: Uint8Array, hashFunction: HashFunction) => Promise<Uint8Array>;
 
-/** What Turnkey said, bounded; its error texts name the cause (e.g. the stamp or the key) and echo no secret. */
+// Turnkey's gRPC status codes (google.rpc.Code) in our words. Turnkey's own message is never quoted: it may echo the
+// request (the stamp, the payload) back.
+const CAUSES: Record<number, string> = {
+  3: 'refused as invalid (INVALID_ARGUMENT: is private_key_id a key of the curve this network signs with?)',
+  5: 'not found (NOT_FOUND: check private_key_id and organization_id)',
+  7: 'refused (PERMISSION_DENIED: the API key may not use this organization or key; check organization_id and the policies)',
+  8: 'throttled by the service (RESOURCE_EXHAUSTED)',
+  16: 'the API key was refused (UNAUTHENTICATED: check api_public_key and api_private_key, and that the key is registered)',
+};
+
+/** What Turnkey's answer means, from its code or status only. */
 function turnkeyCause(err: unknown): string {
   const e = err as { name?: string; code?: unknown; message?: string };
-  // gRPC code 8 (RESOURCE_EXHAUSTED): Turnkey's rate limit.
-  if (e.name === 'TurnkeyRequestError' && e.code === 8) return `throttled by the service (${String(e.message).slice(0, 300)})`;
-  if (e.name === 'TurnkeyRequestError') return `refused (${String(e.message).slice(0, 300)})`;
+  if (e.name === 'TurnkeyRequestError') return typeof e.code === 'number' && CAUSES[e.code] ? CAUSES[e.code]! : `refused (code ${typeof e.code === 'number' ? e.code : 'unknown'})`;
   // Not JSON: the client throws "<status> <statusText>".
   const status = /^(\d{3}) /.exec(e.message ?? '');
   if (status) return status[1] === '429' ? 'HTTP 429: throttled by the service' : `HTTP ${status[1]}`;
-  throw err;
+  // The stamper failed before any request: the key pair is checked at creation, so this is unexpected.
+  return 'the request could not be stamped with the API key (check api_public_key and api_private_key)';
+}
+
+/**
+ * The API key's two halves must be one key: refused at creation, naming the signer, rather than as a stamp Turnkey
+ * cannot verify (or, on Node 24.10+, an unnamed "Invalid JWK EC key" from the stamper).
+ */
+export function checkApiKey(signer: SignerConfigOf<'turnkey'>): void {
+  const c = signer.config;
+  const who = `signer '${signer.id}'`;
+  const secret = c.api_private_key.value.trim().replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{1,64}$/.test(secret)) throw new Error(`${who}: 'api_private_key' must be the Turnkey API key's P-256 private key in hex (up to 64 hex digits)`);
+  if (!/^(02|03)[0-9a-fA-F]{64}$/.test(c.api_public_key.trim())) throw new Error(`${who}: 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex (66 hex digits starting 02 or 03)`);
+  let derived: string;
+  try {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(secret.padStart(64, '0'), 'hex');
+    derived = ecdh.getPublicKey('hex', 'compressed');
+  } catch {
+    throw new Error(`${who}: 'api_private_key' is not a valid P-256 private key`);
+  }
+  if (derived.toLowerCase() !== c.api_public_key.trim().toLowerCase()) {
+    throw new Error(`${who}: 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)`);
+  }
 }
 
 async function rawSigner(signer: SignerConfigOf<'turnkey'>, env: NodeJS.ProcessEnv): Promise<SignRaw> {
   const [{ TurnkeyClient }, { ApiKeyStamper }] = await Promise.all([import('@turnkey/http'), import('@turnkey/api-key-stamper')]);
   const c = signer.config;
-  const stamper = new ApiKeyStamper({ apiPublicKey: c.api_public_key, apiPrivateKey: c.api_private_key.value });
-  const client = new TurnkeyClient({ baseUrl: (env.TURNKEY_API_BASE_URL || DEFAULT_TURNKEY_API_BASE_URL).replace(/\/+$/, '') }, stamper);
+  const stamper = new ApiKeyStamper({ apiPublicKey: c.api_public_key.trim(), apiPrivateKey: c.api_private_key.value.trim().replace(/^0x/i, '') });
+  const client = new TurnkeyClient({ baseUrl: baseUrl(signer.id, env.TURNKEY_API_BASE_URL || DEFAULT_TURNKEY_API_BASE_URL, 'TURNKEY_API_BASE_URL') }, stamper);
   const label = `signer '${signer.id}': Turnkey sign_raw_payload`;
   const timeoutMs = signerTimeoutMs(env);
   return async (payload, hashFunction) => {
@@ -49,7 +81,9 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, env: NodeJS.ProcessE
       try {
         return await client.signRawPayload(body);
       } catch (err) {
-        throw new RemoteSignerError(`${label}: ${turnkeyCause(err)}`);
+        // Refused connections and the like: remoteCall tells them.
+        if (networkCause(err)) throw err;
+        throw new RemoteSignerError(`${label}: ${turnkeyCause(err)}`, err);
       }
     });
     const activity = answer.activity;
@@ -77,6 +111,7 @@ function evmAddress(signer: SignerConfigOf<'turnkey'>): string {
 
 export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'turnkey'>;
+  checkApiKey(signer);
   if (networkType === 'evm') {
     const address = evmAddress(signer);
     const signRaw = await rawSigner(signer, env);

@@ -18,7 +18,7 @@ test('quotes carry the amounts and the slippage threshold as Jupiter sends them;
   const quote = await dex.quote(WSOL, mint, 1_000_000_000n, 0.5);
   assert.deepEqual([quote.inAmount, quote.outAmount, quote.otherAmountThreshold, quote.slippageBps], [1_000_000_000n, 150_000_000n, 149_250_000n, 50]);
   assert.equal(jup.quotes.at(-1)?.get('slippageBps'), '50');
-  await assert.rejects(dex.quote(WSOL, await sol.createMint(6), 1n, 1), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE' && /^Jupiter quote failed: HTTP 400: .*not tradable/.test(err.reason));
+  await assert.rejects(dex.quote(WSOL, await sol.createMint(6), 1n, 1), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE' && /^Jupiter quote failed: HTTP 400 \(TOKEN_NOT_TRADABLE\)$/.test(err.reason));
 });
 
 test('an unreachable API is named without its URL (it may carry a key)', async () => {

@@ -6,6 +6,7 @@ import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, s
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { reflection } from './reflect.ts';
 import secp256k1 from 'secp256k1';
 
 export type AwsKeySpec = 'ECC_SECG_P256K1' | 'ECC_NIST_EDWARDS25519' | 'ECC_NIST_P256';
@@ -25,6 +26,8 @@ export interface AwsKmsSim {
   readonly refused: number;
   /** The next `times` calls of `operation` are throttled (400 ThrottlingException) or never answered. */
   failNext(operation: 'GetPublicKey' | 'Sign', fault: AwsFault, times?: number): void;
+  /** Every request answered 400 with the request itself as AWS's message (a provider that reflects what it is sent). */
+  reflect(on: boolean): void;
   /** Drops the faults not used up. */
   clearFaults(): void;
   stop(): Promise<void>;
@@ -128,6 +131,7 @@ export async function startAwsKmsSim(options: { region?: string; accessKeyId?: s
   const calls: Record<string, number> = {};
   const faults: Array<{ operation: string; fault: AwsFault; times: number }> = [];
   let refused = 0;
+  let reflecting = false;
 
   const answer = (res: ServerResponse, [status, body]: Answer) => {
     res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUID() });
@@ -138,6 +142,7 @@ export async function startAwsKmsSim(options: { region?: string; accessKeyId?: s
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    if (reflecting) return answer(res, fail('UnrecognizedClientException', reflection(req, body)));
     const op = String(req.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
     calls[op] = (calls[op] ?? 0) + 1;
     if (req.method !== 'POST' || (op !== 'GetPublicKey' && op !== 'Sign')) return answer(res, fail('UnknownOperationException', `${op} is not simulated`));
@@ -175,6 +180,9 @@ export async function startAwsKmsSim(options: { region?: string; accessKeyId?: s
     },
     failNext(operation, fault, times = 1) {
       faults.push({ operation, fault, times });
+    },
+    reflect(on) {
+      reflecting = on;
     },
     clearFaults() {
       faults.length = 0;

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import secp256k1 from 'secp256k1';
+import { reflection } from './reflect.ts';
 
 export type AzureFault = 'throttle' | 'hang';
 const RESOURCE = 'https://vault.azure.net';
@@ -48,6 +49,8 @@ export interface AzureKeyVaultSim {
   readonly calls: Record<string, number>;
   /** The next `times` calls of `operation` are throttled (429) or never answered. */
   failNext(operation: 'getKey' | 'sign', fault: AzureFault, times?: number): void;
+  /** The authority's token endpoint and the vault answer with the request itself as their message (a provider that reflects what it is sent). */
+  reflect(on: boolean): void;
   clearFaults(): void;
   /** Makes this (test) process trust the simulator's certificate, as NODE_EXTRA_CA_CERTS does for a child. */
   trust(): void;
@@ -110,6 +113,7 @@ interface State {
   calls: Record<string, number>;
   faults: Array<{ operation: string; fault: AzureFault; times: number }>;
   refused: number;
+  reflecting: boolean;
 }
 
 function openidConfiguration(state: State, res: ServerResponse, tenant: string) {
@@ -225,6 +229,13 @@ async function route(state: State, req: IncomingMessage, res: ServerResponse) {
     state.calls.openid = (state.calls.openid ?? 0) + 1;
     return openidConfiguration(state, res, openid[1]!);
   }
+  // Reflecting: the token request (the client secret in its body) and any vault call with a bearer token; the
+  // OpenID configuration and the vault's challenge to a request without one are served, so the client gets that far.
+  if (state.reflecting && (!url.pathname.startsWith('/keys/') || req.headers.authorization)) {
+    return url.pathname.startsWith('/keys/')
+      ? send(res, 401, { error: { code: 'Unauthorized', message: reflection(req, body) } })
+      : aadError(res, 401, 'invalid_client', `AADSTS7000215: ${reflection(req, body)}`);
+  }
   const token = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(url.pathname);
   if (token && req.method === 'POST') {
     state.calls.token = (state.calls.token ?? 0) + 1;
@@ -247,7 +258,7 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
   const state: State = {
     url: '', tenantId: randomUUID(), clientId: randomUUID(), clientSecret: randomBytes(30).toString('base64url'), federatedToken: randomBytes(48).toString('base64url'),
     identityHeader: randomBytes(24).toString('base64url'), managedClientId: randomUUID(),
-    keys: new Map(held.map((k) => [k.name, k])), tokens: new Map(), calls: {}, faults: [], refused: 0,
+    keys: new Map(held.map((k) => [k.name, k])), tokens: new Map(), calls: {}, faults: [], refused: 0, reflecting: false,
   };
   writeFileSync(federatedTokenFile, state.federatedToken, { mode: 0o600 });
   const server = createServer(tlsOptions, (req, res) => void route(state, req, res));
@@ -264,6 +275,9 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
     },
     failNext(operation, fault, times = 1) {
       state.faults.push({ operation, fault, times });
+    },
+    reflect(on) {
+      state.reflecting = on;
     },
     clearFaults() {
       state.faults.length = 0;

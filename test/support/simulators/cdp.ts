@@ -4,11 +4,12 @@
 // sub are the key id, iss "cdp", nbf/exp current, and uris "POST host/path" of this request; the X-Wallet-Auth JWT,
 // ES256 with the wallet secret, bound to the same uri and to reqHash, the SHA-256 of the body's sorted JSON) and signs
 // with real keys it holds (secp256k1, Ed25519). 401 for a bad API key JWT, 401 for a bad wallet JWT, as CDP answers.
-// Faults on demand: hang, throttle (429).
+// Faults on demand: hang, throttle (429), reflect (the request repeated as the error message).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import secp256k1 from 'secp256k1';
+import { reflection } from './reflect.ts';
 import { getAddressDecoder } from '@solana/kit';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -29,7 +30,7 @@ export interface CdpSim {
   addEvmAccount(privateKey?: Uint8Array): string;
   addSolanaAccount(): string;
   readonly stats: { signs: number; refusedJwts: number; refusedWalletJwts: number };
-  setFault(fault: 'ok' | 'hang' | 'throttle'): void;
+  setFault(fault: 'ok' | 'hang' | 'throttle' | 'reflect'): void;
   close(): Promise<void>;
 }
 
@@ -87,7 +88,7 @@ export async function startCdpSim(): Promise<CdpSim> {
   const evmAccounts = new Map<string, Uint8Array>();
   const solanaAccounts = new Map<string, KeyObject>();
   const stats = { signs: 0, refusedJwts: 0, refusedWalletJwts: 0 };
-  let fault: 'ok' | 'hang' | 'throttle' = 'ok';
+  let fault: 'ok' | 'hang' | 'throttle' | 'reflect' = 'ok';
   const hung = new Set<ServerResponse>();
   const now = () => Math.floor(Date.now() / 1000);
 
@@ -148,6 +149,7 @@ export async function startCdpSim(): Promise<CdpSim> {
     const body = Buffer.concat(chunks).toString('utf8') || '{}';
     if (fault === 'hang') return void hung.add(res);
     if (fault === 'throttle') return send(res, 429, { errorType: 'rate_limit_exceeded', errorMessage: 'Rate limit exceeded.' });
+    if (fault === 'reflect') return send(res, 401, { errorType: 'unauthorized', errorMessage: reflection(req, body), correlationId: randomUUID() });
     const path = new URL(req.url ?? '/', 'http://cdp').pathname;
     const evm = /^\/platform\/v2\/evm\/accounts\/([^/]+)\/sign$/.exec(path);
     const solana = /^\/platform\/v2\/solana\/accounts\/([^/]+)\/sign\/transaction$/.exec(path);

@@ -10,6 +10,7 @@ import { createHash, generateKeyPairSync, randomBytes, sign, verify, type KeyObj
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { reflection } from './reflect.ts';
 import secp256k1 from 'secp256k1';
 
 export type GoogleAlgorithm = 'EC_SIGN_SECP256K1_SHA256' | 'EC_SIGN_ED25519' | 'EC_SIGN_P256_SHA256';
@@ -43,6 +44,8 @@ export interface GoogleKmsSim {
   readonly calls: Record<string, number>;
   readonly refused: number;
   failNext(operation: 'publicKey' | 'asymmetricSign', fault: GoogleFault, times?: number): void;
+  /** Every request answered 400 with the request itself as Google's message (a provider that reflects what it is sent). */
+  reflect(on: boolean): void;
   clearFaults(): void;
   stop(): Promise<void>;
 }
@@ -151,6 +154,7 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
   const calls: Record<string, number> = {};
   const faults: Array<{ operation: string; fault: GoogleFault; times: number }> = [];
   let refused = 0;
+  let reflecting = false;
 
   const answer = (res: ServerResponse, [status, body]: Answer) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
@@ -158,6 +162,7 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
   };
 
   const handle = (req: IncomingMessage, body: string): Answer | undefined => {
+    if (reflecting) return fail('INVALID_ARGUMENT', reflection(req, body));
     const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
     const m = /^\/v1\/(projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+\/cryptoKeyVersions\/[^/:]+)(\/publicKey|:asymmetricSign)$/.exec(path);
     if (!m) return fail('NOT_FOUND', `${req.method} ${path} is not simulated`);
@@ -210,6 +215,9 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
     },
     failNext(operation, fault, times = 1) {
       faults.push({ operation, fault, times });
+    },
+    reflect(on) {
+      reflecting = on;
     },
     clearFaults() {
       faults.length = 0;

@@ -3,11 +3,12 @@
 // (the X-Stamp header: base64url JSON {publicKey, scheme, signature}, the signature an ECDSA P-256 / SHA-256 DER one
 // over the exact request body, checked against an API public key this organization registered; the organization and
 // the key asked for must be that API key's) and signs with real keys it holds (secp256k1 for EVM, Ed25519).
-// Faults on demand: hang, throttle (429), pending activities (a policy awaiting approval), high-s signatures.
+// Faults on demand: hang, throttle (429), reflect (the request repeated as the error message), pending activities (a policy awaiting approval), high-s signatures.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createECDH, createPublicKey, ECDH, generateKeyPairSync, randomBytes, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import secp256k1 from 'secp256k1';
+import { reflection } from './reflect.ts';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -26,7 +27,7 @@ export interface TurnkeySim {
   /** A key in the organization: `secp256k1` gives its uncompressed public key hex, `ed25519` its 32 bytes hex. */
   addPrivateKey(curve: 'secp256k1' | 'ed25519', privateKey?: Uint8Array): { privateKeyId: string; publicKey: string };
   readonly stats: { signs: number; refusedStamps: number };
-  setFault(fault: 'ok' | 'hang' | 'throttle' | 'pending' | 'high-s'): void;
+  setFault(fault: 'ok' | 'hang' | 'throttle' | 'pending' | 'high-s' | 'reflect'): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +62,7 @@ export async function startTurnkeySim(): Promise<TurnkeySim> {
   const apiKeys = new Map([[apiKey.apiPublicKey, p256Key(apiKey.apiPublicKey)]]);
   const keys = new Map<string, { curve: 'secp256k1'; secret: Uint8Array } | { curve: 'ed25519'; key: KeyObject }>();
   const stats = { signs: 0, refusedStamps: 0 };
-  let fault: 'ok' | 'hang' | 'throttle' | 'pending' | 'high-s' = 'ok';
+  let fault: 'ok' | 'hang' | 'throttle' | 'pending' | 'high-s' | 'reflect' = 'ok';
   const hung = new Set<ServerResponse>();
 
   /** The API public key whose signature over `body` the stamp carries, or undefined. */
@@ -94,6 +95,7 @@ export async function startTurnkeySim(): Promise<TurnkeySim> {
     const body = await readBody(req);
     if (fault === 'hang') return void hung.add(res);
     if (fault === 'throttle') return send(res, 429, { code: 8, message: 'rate limit exceeded', details: [] });
+    if (fault === 'reflect') return send(res, 400, { code: 3, message: reflection(req, body), details: [] });
     if (req.method !== 'POST' || req.url !== '/public/v1/submit/sign_raw_payload') return send(res, 404, { code: 5, message: 'Not Found', details: [] });
     if (!stampKey(req, body)) {
       stats.refusedStamps++;

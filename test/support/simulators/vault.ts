@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { reflection } from './reflect.ts';
 
 export interface VaultSim {
   readonly url: string;
@@ -21,7 +22,7 @@ export interface VaultSim {
   /** Forgets every token issued (a revocation): the next call with one is refused with 403. */
   revokeTokens(): void;
   /** 'hang': requests get no answer; 'throttle': 429; 'ok' answers again. */
-  setFault(fault: 'ok' | 'hang' | 'throttle'): void;
+  setFault(fault: 'ok' | 'hang' | 'throttle' | 'reflect'): void;
   close(): Promise<void>;
 }
 
@@ -50,7 +51,7 @@ export async function startVaultSim(options: Options = {}): Promise<VaultSim> {
   const kv = new Map<string, Record<string, unknown>>();
   const transit = new Map<string, { key: KeyObject; type: string }>();
   const stats = { logins: 0, refusedLogins: 0, refusedTokens: 0, signs: 0 };
-  let fault: 'ok' | 'hang' | 'throttle' = 'ok';
+  let fault: 'ok' | 'hang' | 'throttle' | 'reflect' = 'ok';
   const hung = new Set<ServerResponse>();
   const namespaceOf = (req: IncomingMessage) => String(req.headers['x-vault-namespace'] ?? '');
 
@@ -101,6 +102,8 @@ export async function startVaultSim(options: Options = {}): Promise<VaultSim> {
     const body = await readBody(req);
     if (fault === 'hang') return void hung.add(res);
     if (fault === 'throttle') return send(res, 429, { errors: ['request path "…": rate limit quota exceeded'] });
+    // Vault's error shape, the request itself as its message: a login answers 400, any other call 403.
+    if (fault === 'reflect') return send(res, req.url === '/v1/auth/approle/login' ? 400 : 403, { errors: [reflection(req, body)] });
     const url = new URL(req.url ?? '/', 'http://vault');
     if (req.method === 'POST' && url.pathname === '/v1/auth/approle/login') return login(req, res, body);
     if (!authorized(req, res)) return;
