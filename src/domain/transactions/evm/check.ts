@@ -97,12 +97,16 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     // it never executes, or swallowed by a URL, and then "accepted" / "already known" is no progress. Past the deadline
     // (the resubmit timeout, or re-broadcasts that changed nothing) it is replaced whatever the node says (stuck.ts).
     if (c.nonce >= t.pending) {
-      const tooMany = idle.add(c.id, c.hash);
-      if (!overdue && !tooMany) return moves.broadcast(t, current);
+      // Only the one the chain waits on is escalated: those above it cannot be mined before it anyway. One waiting
+      // at the fee cap has had its escalation (nothing higher can be signed): it is sent as it is.
+      const head = c.nonce === t.pending && !isWaitingAtCap(c);
+      const tooMany = idle.add(c.id, c.hash, c.hashes.length);
+      if (!head || (!overdue && !tooMany) || idle.wasAtCap(c.id, c.hash)) return moves.broadcast(t, current);
       idle.clear(c.id, c.hash);
-      return moves.escalate(t, current, tooMany && !overdue);
+      if (await moves.escalate(t, current, tooMany && !overdue)) idle.atCap(c.id, c.hash);
+      return;
     }
-    if (overdue) return moves.bump(t, current);
+    if (overdue) await moves.bump(t, current);
   }
 
   /** Its relayer left the config: nothing can sign for its transactions. Said in a metric and a log line, again every minute. */

@@ -14,7 +14,7 @@ import { capBinds, isWaitingAtCap } from './fee-cap-wait.ts';
 import { createFeeCapWait } from './fee-cap-moves.ts';
 import { createSettleWrites } from './settle-writes.ts';
 import { resubmitTimeoutMs } from './timing.ts';
-import { createWaitClock, isStuckReason, STUCK_REASONS, type StuckCause } from './stuck.ts';
+import { createWaitClock, isStuckReason, sameTopPrice, STUCK_REASONS, type StuckCause } from './stuck.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -129,42 +129,46 @@ export function createEvmMoves(deps: EvmCheckDeps) {
    * price), same nonce, re-signed, broadcast. Never above the relayer's fee cap: one already at it is broadcast again
    * as it is (not when the node just refused it), waits at the cap (fee-cap-wait.ts), and stays in the check's care.
    */
-  async function bump(t: Tick, stored: StoredTransaction, justRefused = false, reason?: string): Promise<void> {
+  async function bump(t: Tick, stored: StoredTransaction, justRefused = false, reason?: string): Promise<'signed' | 'at_cap' | 'later'> {
     // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
-    if (t.budget.broadcasts-- <= 0) return;
+    if (t.budget.broadcasts-- <= 0) return 'later';
     const r = asEvm(stored.record);
     const prepared = preparedOf(r);
     const fees = await t.fees();
     const noPool = lacksMempool(t.network);
-    const pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
-    if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
+    let pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
+    // An escalation at the cap: a new version at the same top price (stuck.ts sameTopPrice says why), once per version.
+    const nudged = reason !== undefined && !noPool && !raisesPrice(prepared.pricing, pricing) ? sameTopPrice(prepared.pricing) : null;
+    if (nudged) [pricing, reason] = [nudged, STUCK_REASONS.held_at_cap];
+    else if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
       const current = await feeCapWait.enter(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
       if (!justRefused && current) await submitter.submit(t.chain, current);
-      return;
+      return 'at_cap';
     }
-    // A replacement signed (funds ledger: a new version of the same nonce, at a higher price).
+    // A replacement signed (funds ledger: a new version of the same nonce, at a higher price, or the same at the cap).
     const next = await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true });
     const written = await write(stored, reason === undefined || isNoop(r) ? next : { ...next, status_reason: reason });
-    if (!written) return;
+    if (!written) return 'later';
     logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
     await submitter.submit(t.chain, written);
+    return 'signed';
   }
 
   /**
    * A submitted version the node's pending nonce does not count, past its deadline (the resubmit timeout, or
    * MAX_IDLE_REBROADCASTS re-broadcasts that changed nothing): whatever the node answered, it is re-priced and
    * replaced (bump: under the fee cap, where it then waits). A URL that accepted it while its node never got it is
-   * taken out of the broadcasts.
+   * taken out of the broadcasts. True when nothing could be signed above it (at the fee cap): not escalated again.
    */
-  async function escalate(t: Tick, stored: StoredTransaction, idle: boolean): Promise<void> {
+  async function escalate(t: Tick, stored: StoredTransaction, idle: boolean): Promise<boolean> {
     const r = asEvm(stored.record);
     const known = await t.chain.transaction(r.hash as Hex);
     // Mined since the nonces were read: the next run settles it.
-    if (known !== null && known.blockNumber !== null) return;
+    if (known !== null && known.blockNumber !== null) return false;
     const cause: StuckCause = known === null ? 'not_received' : idle ? 'rebroadcasts' : 'held';
     if (known === null) await t.chain.broadcastDidNotLand?.(r.hash as Hex).catch(() => 0);
     escalated(t, r, cause);
-    await bump(t, stored, false, STUCK_REASONS[cause]);
+    return (await bump(t, stored, false, STUCK_REASONS[cause])) === 'at_cap';
   }
 
   /**

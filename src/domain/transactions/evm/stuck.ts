@@ -1,3 +1,5 @@
+import type { Pricing } from './pricing.ts';
+
 // Waits on the node, each with a deadline (issue 40). A node can hold a transaction and never execute it (a pool that
 // keeps it `queued` although its nonce is next, a provider that answers "accepted" or "already known" and forwards
 // nothing): the node's answers then look like progress forever. Nothing here trusts them past a deadline: the
@@ -14,7 +16,9 @@ export type StuckCause =
   /** The chain used its nonce; the node still holds one of its versions, unmined, past the deadline. */
   | 'nonce_taken_held'
   /** The chain used its nonce, the node places a version in a block, but gives no receipt past the deadline. */
-  | 'receipt_missing';
+  | 'receipt_missing'
+  /** Held as `held`, already at the relayer's fee cap: re-signed at the same top price (sameTopPrice). */
+  | 'held_at_cap';
 
 /** status_reason of each escalation: what the node is doing, and what the relayer does about it. */
 export const STUCK_REASONS: Record<StuckCause, string> = {
@@ -23,13 +27,30 @@ export const STUCK_REASONS: Record<StuckCause, string> = {
   rebroadcasts: 'the node keeps answering "already known" but does not include it: replacing',
   nonce_taken_held: 'its nonce was used on chain while the node still holds it: the held copy is given up',
   receipt_missing: 'the node puts it in a block but gives no receipt for it: waiting for the receipt',
+  held_at_cap: 'the node holds it but does not include it, and it is at the fee cap: re-signed at the same price',
 };
+
+/**
+ * A version at the same top price (the fee cap) that differs from `p`: the tip one wei lower (one wei higher when it
+ * is 0), or a legacy gas price one wei lower. It cannot outbid the held one where a pool compares prices (it is
+ * refused, and the transaction waits at the cap as before); a pool that holds a transaction without ever promoting it
+ * (anvil's queued race) admits it afresh as executable, and it is mined. Null when no such version exists.
+ */
+export function sameTopPrice(p: Pricing): Pricing | null {
+  if (p.type === 'legacy') return p.gasPrice > 1n ? { type: 'legacy', gasPrice: p.gasPrice - 1n } : null;
+  if (p.maxPriorityFeePerGas > 0n) return { ...p, maxPriorityFeePerGas: p.maxPriorityFeePerGas - 1n };
+  return p.maxFeePerGas > 0n ? { ...p, maxPriorityFeePerGas: 1n } : null;
+}
 
 /** A reason written by an escalation (cleared once the transaction is mined: it no longer describes it). */
 export const isStuckReason = (reason: string | null | undefined): boolean => reason !== null && reason !== undefined && Object.values(STUCK_REASONS).includes(reason);
 
-/** Re-broadcasts of one version that left the node's pending nonce below it, before it is escalated anyway. */
+/**
+ * Re-broadcasts of one version that left the node's pending nonce below it, before it is escalated anyway; doubled
+ * per version signed, as the resubmit timeout is (a node that never takes anything is not outbid every few seconds).
+ */
 export const MAX_IDLE_REBROADCASTS = 10;
+const idleLimit = (versions: number) => MAX_IDLE_REBROADCASTS * 2 ** Math.min(Math.max(versions - 1, 0), 10);
 /** Entries kept by the trackers below (a relayer has at most a few hundred transactions in flight). */
 const KEPT = 20_000;
 
@@ -47,15 +68,21 @@ function bounded<V>(map: Map<string, V>, key: string, value: V): V {
  */
 export function createIdleRebroadcasts() {
   const counts = new Map<string, number>();
+  const escalated = new Map<string, true>();
   const key = (id: string, hash: string) => `${id}:${hash.toLowerCase()}`;
   return {
-    /** Counts one more; true once the limit is reached. */
-    add(id: string, hash: string): boolean {
-      return bounded(counts, key(id, hash), (counts.get(key(id, hash)) ?? 0) + 1) > MAX_IDLE_REBROADCASTS;
+    /** Counts one more for this version (`versions`: how many the transaction has); true once past the limit. */
+    add(id: string, hash: string, versions: number): boolean {
+      return bounded(counts, key(id, hash), (counts.get(key(id, hash)) ?? 0) + 1) > idleLimit(versions);
     },
     clear(id: string, hash: string): void {
       counts.delete(key(id, hash));
     },
+    /** A version escalated that could not be re-priced (at the fee cap): not escalated again every run. */
+    atCap(id: string, hash: string): void {
+      bounded(escalated, key(id, hash), true);
+    },
+    wasAtCap: (id: string, hash: string): boolean => escalated.has(key(id, hash)),
   };
 }
 
