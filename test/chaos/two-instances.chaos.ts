@@ -51,8 +51,9 @@ for (let run = 1; run <= RUNS; run++) {
     const instances = [cluster.start('a'), cluster.start('b')];
     await Promise.all(instances.map((i) => i.listening));
     const db = new pg.Client({ connectionString: cluster.databaseUrl });
+    // The test database is dropped at the end, which ends this connection too.
+    db.on('error', () => {});
     await db.connect();
-    t.after(() => db.end());
 
     const started = Date.now();
     let next = 0;
@@ -81,6 +82,7 @@ for (let run = 1; run <= RUNS; run++) {
       // Reported below with what was left.
     }
     const replaced = (await db.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM transactions WHERE jsonb_array_length((record::jsonb)->'hashes') > 1")).rows[0]!.n;
+    await db.end();
     const row: Figures = { run, acked, confirmed: last.confirmed ?? 0, sendMs, allConfirmedMs, escalations: await escalations(instances), replaced };
     figures.push(row);
     t.diagnostic(JSON.stringify(row));
