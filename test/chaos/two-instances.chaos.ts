@@ -14,7 +14,9 @@ const skip = await clusterSkip();
 const RUNS = Number(process.env.TWO_INSTANCES_RUNS ?? 1);
 const SENDS = Number(process.env.TWO_INSTANCES_SENDS ?? 300);
 /** Sends in flight at once, spread round-robin over the two instances. */
-const IN_FLIGHT = 16;
+const IN_FLIGHT = Number(process.env.TWO_INSTANCES_IN_FLIGHT ?? 16);
+/** The body: explicit prices (SEND), or TWO_INSTANCES_PRICING=speed for `speed: fast` (the node prices each send). */
+const BODY = process.env.TWO_INSTANCES_PRICING === 'speed' ? { to: SEND.to, value: 1, speed: 'fast' } : SEND;
 /** The acceptance run's wait. */
 const CONFIRM_WITHIN_MS = 240_000;
 const RELAYER = ANVIL_ADDRESSES[0]!;
@@ -63,7 +65,7 @@ for (let run = 1; run <= RUNS; run++) {
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < SENDS) {
           const i = next++;
-          const res = await instances[i % 2]!.request('POST', '/api/v1/relayers/hot/transactions', { body: { ...SEND, value: 1000 + i } });
+          const res = await instances[i % 2]!.request('POST', '/api/v1/relayers/hot/transactions', { body: { ...BODY, value: 1000 + i } });
           if (res.status === 200) acked++;
           else failures.push(`${res.status} ${res.text.slice(0, 200)}`);
         }

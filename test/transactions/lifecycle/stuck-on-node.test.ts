@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { numberToHex, type Hex } from 'viem';
-import { startAnvil } from '../../support/anvil.ts';
+import { ANVIL_KEYS, startAnvil } from '../../support/anvil.ts';
 import { startRpcProxy } from '../../support/rpc-proxy.ts';
 import type { TestServer } from '../../helper.ts';
 import { buildOn, RELAYER, RELAYER_ADDRESS, TO, txPath, waitFor, waitStatus } from './support.ts';
@@ -20,6 +20,26 @@ const STUCK = [/the node holds it but does not include it: replacing/, /keeps an
 
 const escalations = async (s: TestServer, cause: string) =>
   Number(new RegExp(`relaybox_evm_stuck_escalations_total\\{network="anvil",cause="${cause}"\\} (\\d+)`).exec((await s.request('GET', '/metrics')).text)?.[1] ?? 0);
+
+/**
+ * The relayer's next send put in anvil's `queued` pool (its broadcasts held at `proxy` meanwhile): the account one
+ * nonce back, the raw transaction sent, the nonce put back; nothing ever promotes it. `then` runs before the relayer's
+ * broadcasts are let through. Returns the record as sent.
+ */
+async function sendHeldInQueue(s: TestServer, proxy: Awaited<ReturnType<typeof startRpcProxy>>, then?: (nonce: number) => Promise<void>) {
+  const start = await anvil.pendingNonce(RELAYER_ADDRESS);
+  proxy.hold('eth_sendRawTransaction');
+  const sent = (await s.request('POST', txPath(), { body: send })).body.data;
+  assert.equal(sent.nonce, start);
+  await waitFor(async () => proxy.held(), (n) => n > 0, 20_000, 'the broadcast held at the proxy');
+  const raw = JSON.parse(s.app.db.prepare('SELECT record FROM transactions WHERE id = ?').pluck().get(sent.id) as string).raw as Hex;
+  await anvil.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(start - 1)]);
+  await anvil.rpc('eth_sendRawTransaction', [raw]);
+  await anvil.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(start)]);
+  await then?.(start);
+  proxy.release();
+  return sent;
+}
 
 /** Each of the relayer's nonces below the chain's is held by exactly one mined transaction. */
 async function noncesUsedOnce(from: number, to: number): Promise<void> {
@@ -38,19 +58,10 @@ test('a transaction the node holds in `queued` although its nonce is next is rep
   const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] } });
   // One send mined first: the account needs a nonce to step back from.
   await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
-  const start = await anvil.pendingNonce(RELAYER_ADDRESS);
-  // The relayer's broadcasts wait at the proxy while the test puts its transaction into anvil's queue.
-  proxy.hold('eth_sendRawTransaction');
-  const sent = (await s.request('POST', txPath(), { body: send })).body.data;
-  assert.equal(sent.nonce, start);
-  await waitFor(async () => proxy.held(), (n) => n > 0, 20_000, 'the broadcast held at the proxy');
-  const raw = JSON.parse(s.app.db.prepare('SELECT record FROM transactions WHERE id = ?').pluck().get(sent.id) as string).raw as Hex;
   // The account one nonce back: the transaction goes to `queued` (a gap below it); then the nonce is put back, and
   // nothing ever promotes it (anvil promotes on a mined predecessor only).
-  await anvil.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(start - 1)]);
-  await anvil.rpc('eth_sendRawTransaction', [raw]);
-  await anvil.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(start)]);
-  proxy.release();
+  const sent = await sendHeldInQueue(s, proxy);
+  const start = sent.nonce as number;
   const pool = await anvil.txpool();
   assert.ok(pool.queued[RELAYER_ADDRESS]?.[String(start)] ?? Object.values(pool.queued).some((byNonce) => byNonce[String(start)]), `held in queued: ${JSON.stringify(pool)}`);
   assert.equal(await anvil.pendingNonce(RELAYER_ADDRESS), start, "the node's pending nonce does not count it");
@@ -65,6 +76,21 @@ test('a transaction the node holds in `queued` although its nonce is next is rep
   // The chain moved on: the next send goes through at once.
   const next = (await s.request('POST', txPath(), { body: send })).body.data;
   await waitStatus(s, next.id, ['confirmed']);
+});
+
+test('its nonce used by another transaction while the node still holds it in `queued`: the wait ends, it is re-nonced and mined', async (t) => {
+  const proxy = await startRpcProxy(anvil.url);
+  t.after(() => proxy.close());
+  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] } });
+  await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
+  // The key sends on its own at that nonce (automine mines it); the relayer's copy stays known to the node, unmined.
+  const sent = await sendHeldInQueue(s, proxy, (nonce) => anvil.sendFrom(ANVIL_KEYS[0], { to: TO, value: 7n, nonce }).then(() => undefined));
+  assert.notEqual(await anvil.rpc('eth_getTransactionByHash', [sent.hash]), null, 'the node still knows the held copy');
+  const done = await waitStatus(s, sent.id, ['confirmed'], 60_000);
+  assert.equal(done.nonce, sent.nonce + 1, 're-signed with the next nonce');
+  assert.match(done.status_reason, /re-signed with nonce/);
+  assert.ok((await escalations(s, 'nonce_taken_held')) > 0, 'counted as nonce_taken_held');
+  await noncesUsedOnce(sent.nonce, sent.nonce + 2);
 });
 
 test('a provider listed first that swallows broadcasts does not hold sends back: the second URL delivers them', async (t) => {
