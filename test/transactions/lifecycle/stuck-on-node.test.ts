@@ -78,6 +78,23 @@ test('a transaction the node holds in `queued` although its nonce is next is rep
   await waitStatus(s, next.id, ['confirmed']);
 });
 
+test('held in `queued` at the fee cap: nothing higher can be signed, a version at the same top price is, and it is mined', async (t) => {
+  const proxy = await startRpcProxy(anvil.url);
+  t.after(() => proxy.close());
+  // A cap under the network's `fast` price: every version is signed at it.
+  const cap = 2_000_000_000n;
+  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] }, policies: { gas_price_cap: Number(cap) } });
+  await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
+  const sent = await sendHeldInQueue(s, proxy);
+  assert.equal(BigInt(sent.max_fee_per_gas), cap, 'signed at the cap');
+  const done = await waitStatus(s, sent.id, ['confirmed'], 60_000);
+  assert.notEqual(done.hash, sent.hash, 'another version was mined');
+  assert.equal(BigInt(done.max_fee_per_gas), cap, 'never above the cap');
+  assert.ok(BigInt(done.max_priority_fee_per_gas) < BigInt(sent.max_priority_fee_per_gas), 'the same top price, the tip a wei lower');
+  assert.ok((await escalations(s, 'held')) + (await escalations(s, 'rebroadcasts')) > 0);
+  await noncesUsedOnce(sent.nonce, sent.nonce + 1);
+});
+
 test('its nonce used by another transaction while the node still holds it in `queued`: the wait ends, it is re-nonced and mined', async (t) => {
   const proxy = await startRpcProxy(anvil.url);
   t.after(() => proxy.close());

@@ -17,7 +17,7 @@ export type StuckCause =
   | 'nonce_taken_held'
   /** The chain used its nonce, the node places a version in a block, but gives no receipt past the deadline. */
   | 'receipt_missing'
-  /** Held as `held`, already at the relayer's fee cap: re-signed at the same top price (sameTopPrice). */
+  /** A reason only (counted under the cause that led to it): held at the fee cap, re-signed at the same top price. */
   | 'held_at_cap';
 
 /** status_reason of each escalation: what the node is doing, and what the relayer does about it. */
