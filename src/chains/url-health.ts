@@ -21,6 +21,12 @@ export interface UrlState {
   probing: boolean;
   /** Aborted when the URL is marked down, so calls still waiting on it fail over at once instead of at their timeout. */
   inFlight: AbortController;
+  /**
+   * EVM: the URL answers, but a broadcast it accepted never reached its node (Unix ms until it is trusted again, and
+   * why). Broadcasts go around it while another URL takes them; reads still use it.
+   */
+  broadcastsDownUntil: number;
+  broadcastError: string | null;
 }
 
 /** Scheme, host and port only: RPC URLs often carry an API key in the path or query. */
@@ -66,7 +72,7 @@ export function createUrlHealth(options: UrlHealthOptions) {
   // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
   const states: UrlState[] = [...options.urls]
     .sort((a, b) => b.weight - a.weight)
-    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, rateLimitedUntil: 0, lastError: null, latencyMs: null, checkedAt: null, probing: false, inFlight: new AbortController() }));
+    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, rateLimitedUntil: 0, lastError: null, latencyMs: null, checkedAt: null, probing: false, inFlight: new AbortController(), broadcastsDownUntil: 0, broadcastError: null }));
   for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
   const ceilingMs = options.cooldownMs * MAX_BACKOFF_FACTOR;
 
@@ -137,6 +143,13 @@ export function createUrlHealth(options: UrlHealthOptions) {
     /** True when no URL is up: the network waits until one answers. */
     allDown: () => states.length > 0 && states.every((s) => !s.up),
     health: (): RpcUrlHealth[] =>
-      states.map((s) => ({ url: s.label, up: s.up, lastError: s.lastError, latencyMs: s.latencyMs, checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString() })),
+      states.map((s) => ({
+        url: s.label,
+        up: s.up,
+        lastError: s.lastError,
+        latencyMs: s.latencyMs,
+        checkedAt: s.checkedAt === null ? null : new Date(s.checkedAt).toISOString(),
+        ...(s.broadcastsDownUntil > Date.now() ? { broadcastsUp: false, broadcastError: s.broadcastError } : {}),
+      })),
   };
 }

@@ -65,7 +65,7 @@ function components(probes: Probe[], system: SystemHealth): Record<string, unkno
 }
 
 /**
- * Ours: networks every RPC URL of which is down. The instance stays ready (its API answers, its transactions wait and
+ * Ours: networks every RPC URL of which is down, or with a URL that accepts broadcasts its node never receives. The instance stays ready (its API answers, its transactions wait and
  * resume by themselves; taking every instance out of a load balancer would not bring a provider back): `degraded`,
  * with the reasons in `reason` and the `rpc` component.
  */

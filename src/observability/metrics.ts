@@ -43,6 +43,8 @@ export interface MetricsRecorder {
   transactionEnded(network: string, reprices: number, rebroadcasts: number): void;
   /** An EVM transaction started waiting at its relayer's fee cap (once per wait). */
   transactionFeeCapWait(network: string): void;
+  /** Issue 40: the check stopped waiting on a node that held a transaction past its deadline (src/domain/transactions/evm/stuck.ts). */
+  transactionStuckEscalation(network: string, cause: string): void;
 }
 
 export interface Metrics extends MetricsRecorder {
@@ -202,6 +204,13 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     buckets: COUNT_BUCKETS,
     registers,
   });
+  // Issue 40 (stuck on the node): one counter, its own block.
+  const stuckEscalations = new Counter({
+    name: 'relaybox_evm_stuck_escalations_total',
+    help: 'EVM waits on the node that passed their deadline and were acted on, by network and cause (held: in the pool, never included; not_received: a URL accepted it, its node never got it; rebroadcasts: re-broadcasts changed nothing; nonce_taken_held; receipt_missing)',
+    labelNames: ['network', 'cause'] as const,
+    registers,
+  });
   let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
   const balanceGauge = (name: string, help: string, value: (s: RelayerBalanceSample) => number) =>
     new Gauge({
@@ -298,6 +307,9 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
     transactionFeeCapWait(network) {
       feeCapWaits.inc({ network });
+    },
+    transactionStuckEscalation(network, cause) {
+      stuckEscalations.inc({ network, cause });
     },
   };
 }

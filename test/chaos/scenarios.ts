@@ -1,10 +1,10 @@
 // The chaos scenarios of issue 26. Each one's fault starts once the traffic has run a while and lasts `faultMs`; it returns
 // proof that it hit (a test whose fault did nothing would pass for the wrong reason): every count it returns must be
 // above 0, except those named with the INFO prefix.
-import type { Hex } from 'viem';
+import { numberToHex, type Hex } from 'viem';
 import { sleep, type Ctx, type Scenario } from './run.ts';
 import { RECIPIENT } from './load.ts';
-import { RELAYER_KEY } from './service.ts';
+import { RELAYER_ADDRESS, RELAYER_KEY } from './service.ts';
 
 const GWEI = 1_000_000_000n;
 /** The base fee before and after the spike, and the relayer's cap in the fee-spike scenario: spike = 20 × base > cap. */
@@ -164,6 +164,62 @@ export const idempotentRace: Scenario = {
   },
 };
 
+/** Issue 40: the first URL answers every broadcast with its hash and forwards none; the second is healthy. */
+export const swallowingProvider: Scenario = {
+  name: 'swallowing-rpc',
+  fault: '1 of 2 URLs (the first) accepts broadcasts and forwards none',
+  rpcUrls: 2,
+  async inject(ctx) {
+    const bad = ctx.proxies[0]!;
+    bad.mode = { kind: 'swallow', answer: 'hash' };
+    await sleep(ctx.size.faultMs);
+    // In a short run the traffic may not have broadcast yet: swallow until one was (5 s more at most).
+    for (let i = 0; i < 50 && bad.counts.swallowed === 0; i++) await sleep(100);
+    bad.mode = { kind: 'pass' };
+    return { swallowed: bad.counts.swallowed };
+  },
+};
+
+/** The relayer's next transaction from the store (its nonce the chain's next), with its raw signed bytes. */
+function nextInStore(ctx: Ctx, nonce: number): Hex | undefined {
+  const rows = ctx.service.db().prepare("SELECT record FROM transactions WHERE nonce = ? AND status IN ('sent', 'submitted', 'pending')").pluck().all(nonce) as string[];
+  return rows.map((r) => JSON.parse(r) as { raw?: Hex }).find((r) => r.raw)?.raw;
+}
+
+/**
+ * Issue 40: anvil holds the relayer's next transaction in `queued` although its nonce is next (what the automine race
+ * foundry-rs/foundry#10122 does by chance, made certain with anvil_setNonce): every re-broadcast of it is answered
+ * "already known", and everything above it queues behind it.
+ */
+export const heldInQueue: Scenario = {
+  name: 'held-in-queue',
+  fault: "the next nonce's transaction held in anvil's queued pool",
+  async inject(ctx) {
+    let held = 0;
+    const until = Date.now() + Math.max(ctx.size.faultMs, 5_000);
+    // The relayer's broadcasts wait at the proxies meanwhile: only the test's copy reaches anvil. Once the pool has
+    // none of the relayer's (a block mined them), its next nonce is the chain's.
+    for (const p of ctx.proxies) p.hold('eth_sendRawTransaction');
+    try {
+      while (held === 0 && Date.now() < until) {
+        await sleep(200);
+        const next = await ctx.chain.nonce(RELAYER_ADDRESS as Hex, 'latest');
+        const raw = next > 0 && (await ctx.chain.nonce(RELAYER_ADDRESS as Hex, 'pending')) === next ? nextInStore(ctx, next) : undefined;
+        if (!raw) continue;
+        await ctx.chain.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(next - 1)]);
+        await ctx.chain.rpc('eth_sendRawTransaction', [raw]).catch(() => undefined);
+        await ctx.chain.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(next)]);
+        const pool = await ctx.chain.rpc<{ queued: Record<string, Record<string, unknown>> }>('txpool_content');
+        held = Object.values(pool.queued).filter((byNonce) => byNonce[String(next)]).length;
+      }
+    } finally {
+      for (const p of ctx.proxies) p.release();
+    }
+    await sleep(ctx.size.faultMs);
+    return { heldInQueued: held };
+  },
+};
+
 /**
  * Several faults in turn under one stream of sends, against one service (one start-up: the short version's budget).
  * The setups are merged: every part's service settings, the most RPC URLs, a persisted chain if a part needs one.
@@ -201,4 +257,4 @@ export function inTurn(name: string, parts: Scenario[], copies = 1): Scenario {
   };
 }
 
-export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack, sequencer, idempotentRace];
+export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack, sequencer, idempotentRace, swallowingProvider, heldInQueue];

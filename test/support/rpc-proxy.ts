@@ -5,6 +5,7 @@
 // same; any path is accepted (a provider's `/v3/<key>`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { keccak256, type Hex } from 'viem';
 
 export type FaultMode =
   | { kind: 'pass' }
@@ -15,7 +16,13 @@ export type FaultMode =
   /** Every request: 429 with this Retry-After. */
   | { kind: 'limited'; retryAfter: string }
   | { kind: 'hang' }
-  | { kind: 'down' };
+  | { kind: 'down' }
+  /**
+   * A provider that swallows broadcasts (issue 40): eth_sendRawTransaction (alone or in a batch) is answered by the
+   * proxy itself, with the transaction's hash (`answer: 'hash'`, as an accepting node does) or the "already known"
+   * error, and never forwarded; every other call is forwarded as in `pass`.
+   */
+  | { kind: 'swallow'; answer: 'hash' | 'known' };
 
 export interface FaultCounts {
   /** Every request that reached the proxy, whatever became of it. */
@@ -24,6 +31,8 @@ export interface FaultCounts {
   errors: number;
   hung: number;
   cut: number;
+  /** eth_sendRawTransaction calls answered by the proxy and never forwarded (the `swallow` mode). */
+  swallowed: number;
 }
 
 export interface RpcProxy {
@@ -89,12 +98,34 @@ function failed(mode: FaultMode, counts: FaultCounts, req: IncomingMessage, res:
       else res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
       return true;
     case 'pass':
+    case 'swallow':
       return false;
   }
 }
 
+type RpcItem = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
+
+/** The proxy's own answer to a swallowed eth_sendRawTransaction. */
+function swallowedAnswer(item: RpcItem, answer: 'hash' | 'known') {
+  const raw = Array.isArray(item.params) ? (item.params[0] as Hex) : '0x';
+  return answer === 'hash' ? { jsonrpc: '2.0', id: item.id, result: keccak256(raw) } : { jsonrpc: '2.0', id: item.id, error: { code: -32000, message: 'already known' } };
+}
+
+/** The body's items split into those swallowed (answered here) and the rest (a body to forward, or null). */
+function splitSwallowed(body: Buffer, answer: 'hash' | 'known'): { answers: unknown[]; rest: RpcItem[]; batch: boolean } | null {
+  let parsed: RpcItem | RpcItem[];
+  try {
+    parsed = JSON.parse(body.toString()) as RpcItem | RpcItem[];
+  } catch {
+    return null;
+  }
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  if (!items.some((i) => i?.method === 'eth_sendRawTransaction')) return null;
+  return { answers: items.filter((i) => i.method === 'eth_sendRawTransaction').map((i) => swallowedAnswer(i, answer)), rest: items.filter((i) => i.method !== 'eth_sendRawTransaction'), batch: Array.isArray(parsed) };
+}
+
 export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
-  const counts: FaultCounts = { requests: 0, forwarded: 0, errors: 0, hung: 0, cut: 0 };
+  const counts: FaultCounts = { requests: 0, forwarded: 0, errors: 0, hung: 0, cut: 0, swallowed: 0 };
   const asked = new Map<string, number>();
   const answered = new Map<string, number>();
   const waiting: Array<() => void> = [];
@@ -122,7 +153,20 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     bump(asked, methods);
     if (failed(proxy.mode, counts, req, res)) return;
     if (proxy.holding && methods.includes(proxy.holding)) await new Promise<void>((go) => waiting.push(go));
-    await forward(body, methods, res);
+    const mode = proxy.mode;
+    const split = mode.kind === 'swallow' ? splitSwallowed(body, mode.answer) : null;
+    if (!split) return forward(body, methods, res);
+    counts.swallowed += split.answers.length;
+    if (!split.batch) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(split.answers[0]));
+    // A batch: the other items forwarded as a batch of their own, the answers put together.
+    let others: unknown[] = [];
+    if (split.rest.length > 0) {
+      const answer = await fetch(proxy.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(split.rest) }).catch(() => null);
+      if (!answer) return void res.socket?.destroy();
+      counts.forwarded++;
+      others = (await answer.json()) as unknown[];
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([...others, ...split.answers]));
   });
   // A URL that is "down" refuses at the first byte: cut every connection the moment it opens.
   server.on('connection', (socket) => {

@@ -96,6 +96,8 @@ export interface StellarSim {
   assetBalance(address: string, asset: string): bigint | undefined;
   /** Forgets queued transactions without applying them (a node restart drops its queue). */
   dropQueue(): void;
+  /** While on, sendTransaction answers PENDING and keeps nothing (a provider that swallows submissions, issue 40). */
+  swallow(on: boolean): void;
   readonly calls: Map<string, number>;
   close(): Promise<void>;
 }
@@ -106,6 +108,7 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
   const state: Ledger = { accounts: new Map(), ledger: 2, baseReserve: BASE_RESERVE, prices: new Map() };
   let closeTime = Math.floor(Date.now() / 1000);
   let busy = 0;
+  let swallowing = false;
   const queue: Queued[] = [];
   const applied = new Map<string, Applied>();
   const calls = new Map<string, number>();
@@ -176,6 +179,7 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     const hash = tx.hash().toString('hex');
     const base = { hash, latestLedger: state.ledger, latestLedgerCloseTime: String(closeTime) };
     if (queue.some((q) => q.hash === hash)) return { ...base, status: 'DUPLICATE' };
+    if (swallowing) return { ...base, status: 'PENDING' };
     if (busy > 0) {
       busy -= 1;
       return { ...base, status: 'TRY_AGAIN_LATER' };
@@ -285,6 +289,7 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     },
     assetBalance: (address, asset) => state.accounts.get(address)?.trustlines.get(trustKey(asset))?.balance,
     dropQueue: () => void queue.splice(0),
+    swallow: (on) => void (swallowing = on),
     calls,
     async close() {
       clearInterval(timer);

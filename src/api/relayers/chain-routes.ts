@@ -61,7 +61,7 @@ const statusOurs = {
   rpc: {
     type: 'object',
     required: ['available', 'urls', 'urls_up'],
-    properties: { available: { type: 'boolean' }, urls: { type: 'integer' }, urls_up: { type: 'integer' }, reason: { type: 'string', description: 'While every RPC URL is down: the network, the last error, and that transactions wait.' } },
+    properties: { available: { type: 'boolean' }, urls: { type: 'integer' }, urls_up: { type: 'integer' }, reason: { type: 'string', description: 'While every RPC URL is down: the network, the last error, and that transactions wait.' }, broadcast_warnings: { type: 'array', items: { type: 'string' }, description: 'RPC URLs that answer but accepted broadcasts their node never received: left out of broadcasts for a while.' } },
   },
   balance_watch: {
     anyOf: [

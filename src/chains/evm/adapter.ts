@@ -3,7 +3,7 @@ import { createPublicClient, getAddress, hexToBigInt, hexToNumber, keccak256, nu
 import type { EvmNetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { BroadcastOutcome, CallRequest, ChainTransactionContent, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
-import { createRpcTransport, type RpcObserver, type RpcTransportOptions } from './rpc-transport.ts';
+import { createRpcTransport, type RpcObserver, type RpcTransportOptions, type UrlSender } from './rpc-transport.ts';
 import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
 import { decodeRevert } from './revert.ts';
@@ -100,16 +100,11 @@ function createFees(rpc: Rpc, eip1559: boolean, cacheMs: number): () => Promise<
   };
 }
 
-async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized: Hex, known?: Hex): Promise<BroadcastOutcome> {
-  const hash = known ?? keccak256(serialized);
+/** What one node (or the failover over all of them) answered to one eth_sendRawTransaction. */
+async function broadcastVia(client: PublicClient, rpc: Rpc, serialized: Hex, hash: Hex): Promise<BroadcastOutcome> {
   const submitted = (alreadyKnown: boolean): BroadcastOutcome => ({ status: 'submitted', hash, alreadyKnown });
   try {
-    await checkChainId();
-  } catch (err) {
-    return { status: 'unavailable', message: (err as AppError).reason };
-  }
-  try {
-    await rpc.broadcaster.sendRawTransaction({ serializedTransaction: serialized });
+    await client.sendRawTransaction({ serializedTransaction: serialized });
     return submitted(false);
   } catch (err) {
     const message = nodeMessage(err);
@@ -123,6 +118,72 @@ async function broadcast(rpc: Rpc, checkChainId: () => Promise<void>, serialized
     }
     return { status: 'rejected', reason: kind, message, code: rpcCode(err) ?? null };
   }
+}
+
+/** A URL caught accepting what its node never received takes no broadcast for this long (reads still go to it). */
+const DISTRUST_MS = 10 * 60_000;
+/** Hashes remembered with the URLs that accepted them (the oldest forgotten first). */
+const ACCEPTED_KEPT = 20_000;
+
+/** Several answers to one broadcast: taken if any node took it; else the first refusal; else unavailable. */
+function combine(answers: BroadcastOutcome[], hash: Hex): BroadcastOutcome {
+  const taken = answers.filter((a) => a.status === 'submitted');
+  if (taken.length > 0) return { status: 'submitted', hash, alreadyKnown: taken.every((a) => a.alreadyKnown) };
+  return answers.find((a) => a.status === 'rejected') ?? answers[0]!;
+}
+
+/**
+ * Broadcasts through every URL that takes them (as Chainlink's TXM does with its send-only nodes): one that answers
+ * "accepted" and forwards nothing cannot hold a transaction back while another URL delivers it. Remembers which URLs
+ * accepted each hash, so one whose node turns out never to have received it can be told apart (broadcastDidNotLand).
+ */
+function createBroadcaster(rpc: Rpc, urls: readonly UrlSender[]) {
+  const senders = urls.map((u) => ({ u, client: createPublicClient({ transport: u.transport, cacheTime: 0 }) }));
+  const accepted = new Map<string, Set<(typeof senders)[number]>>();
+  const remember = (hash: Hex, who: (typeof senders)[number]) => {
+    const key = hash.toLowerCase();
+    const set = accepted.get(key) ?? new Set();
+    accepted.delete(key);
+    accepted.set(key, set.add(who));
+    if (accepted.size > ACCEPTED_KEPT) accepted.delete(accepted.keys().next().value!);
+  };
+
+  async function send(serialized: Hex, hash: Hex): Promise<BroadcastOutcome> {
+    const now = Date.now();
+    const open = senders.filter((s) => s.u.takesBroadcasts(now));
+    if (senders.length < 2 || open.length === 0) {
+      const outcome = await broadcastVia(rpc.broadcaster, rpc, serialized, hash);
+      if (senders.length === 1 && outcome.status === 'submitted' && !outcome.alreadyKnown) remember(hash, senders[0]!);
+      return outcome;
+    }
+    const answers = await Promise.all(open.map((s) => broadcastVia(s.client, rpc, serialized, hash)));
+    answers.forEach((a, i) => a.status === 'submitted' && !a.alreadyKnown && remember(hash, open[i]!));
+    // None answered on its own: the failover's rounds and backoff get their turn.
+    if (answers.every((a) => a.status === 'unavailable')) return broadcastVia(rpc.broadcaster, rpc, serialized, hash);
+    return combine(answers, hash);
+  }
+
+  async function didNotLand(hash: Hex): Promise<number> {
+    const key = hash.toLowerCase();
+    const who = [...(accepted.get(key) ?? [])];
+    accepted.delete(key);
+    const asked = await Promise.all(who.map((s) => s.client.request({ method: 'eth_getTransactionByHash', params: [hash] } as never).then((tx) => tx === null, () => false)));
+    const unknown = who.filter((_, i) => asked[i]);
+    for (const s of unknown) s.u.distrust(`accepted transaction ${hash} as new, but its node never received it: broadcasts go to the other URLs`, DISTRUST_MS);
+    return unknown.length;
+  }
+
+  return { send, didNotLand };
+}
+
+async function broadcast(send: (serialized: Hex, hash: Hex) => Promise<BroadcastOutcome>, checkChainId: () => Promise<void>, serialized: Hex, known?: Hex): Promise<BroadcastOutcome> {
+  const hash = known ?? keccak256(serialized);
+  try {
+    await checkChainId();
+  } catch (err) {
+    return { status: 'unavailable', message: (err as AppError).reason };
+  }
+  return send(serialized, hash);
 }
 
 async function estimateGas(rpc: Rpc, call: CallRequest): Promise<GasEstimate> {
@@ -207,6 +268,7 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
   const client = createPublicClient({ transport: transport.transport, cacheTime: 0 });
   const rpc = createRpc(name, client, batch ? createPublicClient({ transport: transport.batched, cacheTime: 0 }) : client);
   const { read } = rpc;
+  const broadcaster = createBroadcaster(rpc, transport.urls);
 
   let chainIdChecked = false;
   const checkChainId = async (): Promise<void> => {
@@ -229,7 +291,8 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
     },
     fees: createFees(rpc, network.features?.includes('eip1559') ?? false, feeCacheMs(network)),
     estimateGas: (call) => estimateGas(rpc, call),
-    broadcast: (serialized, hash) => broadcast(rpc, checkChainId, serialized, hash),
+    broadcast: (serialized, hash) => broadcast(broadcaster.send, checkChainId, serialized, hash),
+    broadcastDidNotLand: (hash) => broadcaster.didNotLand(hash),
     ...lookups(rpc),
     revertReason: (hash) => revertReason(rpc, hash),
     l1Fee: (unsigned) => readL1Fee(client, name, unsigned, read),

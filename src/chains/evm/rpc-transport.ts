@@ -55,7 +55,18 @@ function withoutRetryAfter(err: unknown): unknown {
   return new HttpRequestError({ url: 'rpc', status, details: nodeMessage(err) });
 }
 
-export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; batched: Transport; health(): RpcUrlHealth[]; allDown(): boolean } {
+/** One URL on its own, for a broadcast sent to every URL (no failover: each answers for itself). */
+export interface UrlSender {
+  label: string;
+  /** Takes broadcasts now: it answers (or may be tried) and was not caught accepting what never reached its node. */
+  takesBroadcasts(now: number): boolean;
+  /** This URL's transport (batched when the network batches), with the same health gate as the failover's. */
+  transport: Transport;
+  /** Broadcasts through it are not trusted for `ms` (it accepted a transaction its node never received). */
+  distrust(reason: string, ms: number): void;
+}
+
+export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; batched: Transport; health(): RpcUrlHealth[]; allDown(): boolean; urls: UrlSender[] } {
   const { network, observer } = options;
   // Each URL's fetch also stops when its URL is marked down (url-health aborts `inFlight`), so no call waits out a dead URL.
   const fetchOf = (s: UrlState): typeof fetch => {
@@ -109,5 +120,14 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
     );
   const transport = over(false);
   // Same URLs and the same health as `transport`: a URL marked down by one is skipped by the other.
-  return { transport, batched: options.batch ? over(true) : transport, health, allDown };
+  const urls: UrlSender[] = states.map((s) => ({
+    label: s.label,
+    takesBroadcasts: (now) => !skip(s, now) && s.broadcastsDownUntil <= now,
+    transport: gated(s, options.batch ?? false),
+    distrust(reason, ms) {
+      s.broadcastsDownUntil = Date.now() + ms;
+      s.broadcastError = reason;
+    },
+  }));
+  return { transport, batched: options.batch ? over(true) : transport, health, allDown, urls };
 }

@@ -26,7 +26,7 @@ export class NetworkPassphraseMismatchError extends AppError {
 }
 
 type FeeDistribution = Record<'min' | 'mode' | 'p50' | 'p90' | 'max', string>;
-interface RawTransaction { status: string; ledger?: number; createdAt?: string; resultXdr?: string; latestLedger: number; oldestLedger: number }
+interface RawTransaction { status: string; ledger?: number; createdAt?: string; resultXdr?: string; latestLedger: number; oldestLedger: number; latestLedgerCloseTime?: string }
 
 const distribution = (d: FeeDistribution) => ({ min: BigInt(d.min), mode: BigInt(d.mode), p50: BigInt(d.p50), p90: BigInt(d.p90), max: BigInt(d.max) });
 
@@ -71,7 +71,10 @@ async function submit(rpc: StellarRpc, passphrase: string, checkNetwork: () => P
 
 async function transaction(rpc: StellarRpc, hash: string): Promise<StellarTransactionStatus> {
   const r = await rpc.read<RawTransaction>('getTransaction', { hash });
-  if (r.status === 'NOT_FOUND') return { status: 'NOT_FOUND', hash, latestLedger: r.latestLedger, oldestLedger: r.oldestLedger };
+  if (r.status === 'NOT_FOUND') {
+    const closed = Number(r.latestLedgerCloseTime);
+    return { status: 'NOT_FOUND', hash, latestLedger: r.latestLedger, oldestLedger: r.oldestLedger, ...(Number.isSafeInteger(closed) && closed > 0 ? { latestLedgerCloseTime: closed } : {}) };
+  }
   const result = decodeResultXdr(r.resultXdr);
   const landed = { hash, ledger: r.ledger!, createdAt: new Date(Number(r.createdAt) * 1000), resultXdr: r.resultXdr ?? '', feeCharged: 0n };
   try {

@@ -105,6 +105,9 @@ export interface RpcUrlHealth {
   latencyMs: number | null;
   /** When the URL last answered or failed (ISO 8601). */
   checkedAt: string | null;
+  /** EVM, set only while false: the URL answers, but broadcasts it accepted never reached its node (broadcastError says which). */
+  broadcastsUp?: false;
+  broadcastError?: string | null;
 }
 
 /**
@@ -123,8 +126,17 @@ export interface EvmChain {
   /** Cached for a fraction of a block (or the network's `gas_price_cache.stale_after_ms`). */
   fees(): Promise<FeeSuggestions>;
   estimateGas(call: CallRequest): Promise<GasEstimate>;
-  /** `hash`: keccak256 of `raw`, when the caller holds it already (a record's), so it is not hashed again. */
+  /**
+   * `hash`: keccak256 of `raw`, when the caller holds it already (a record's), so it is not hashed again. With several
+   * RPC URLs it goes to every one that answers (a provider that accepts and never forwards cannot hold it back).
+   */
   broadcast(raw: Hex, hash?: Hex): Promise<BroadcastOutcome>;
+  /**
+   * A broadcast accepted earlier did not land within its deadline: each URL that accepted `hash` is asked whether its
+   * node knows it, and one that does not is taken out of the broadcasts for a while (shown in health()). Returns how
+   * many URLs were taken out.
+   */
+  broadcastDidNotLand?(hash: Hex): Promise<number>;
   /** null: the node does not know the hash (never arrived, dropped, or reorged out). */
   transaction(hash: Hex): Promise<ChainTransaction | null>;
   receipt(hash: Hex): Promise<Receipt | null>;

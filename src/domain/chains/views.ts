@@ -16,6 +16,8 @@ export interface RpcAvailability {
   urls_up: number;
   /** Set while unavailable: which network, the last error, and that transactions wait. */
   reason?: string;
+  /** URLs that answer but accepted broadcasts their node never received: left out of broadcasts for a while (issue 40). */
+  broadcast_warnings?: string[];
 }
 
 /**

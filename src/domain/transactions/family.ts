@@ -51,6 +51,8 @@ export interface TransitionObserver {
   untracked?(relayerId: string, count: number): void;
   /** An EVM transaction started waiting at its relayer's fee cap (counted once per wait), on `network`. */
   feeCapWait?(network: string): void;
+  /** A wait on the node passed its deadline and the check acted on it (stuck.ts names the causes), on `network`. */
+  stuckEscalation?(network: string, cause: string): void;
 }
 
 /**

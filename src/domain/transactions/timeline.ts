@@ -32,7 +32,8 @@ const hashesOf = (r: TransactionRecord): string[] => {
 /** What changed from one written state to the next, as entries at `at`. */
 function changes(before: TransactionRecord | undefined, after: TransactionRecord, at: string): TimelineEntry[] {
   const out: TimelineEntry[] = [];
-  if (!before || before.status !== after.status) out.push({ at, kind: 'status', status: after.status, status_reason: after.status_reason ?? null });
+  // A new reason under the same status is an entry too (the node holds it: replacing; waiting at the fee cap).
+  if (!before || before.status !== after.status || (before.status_reason ?? null) !== (after.status_reason ?? null)) out.push({ at, kind: 'status', status: after.status, status_reason: after.status_reason ?? null });
   const seen = new Set(before ? hashesOf(before) : []);
   const noops = new Set((field(after, 'noop_hashes') as string[] | undefined) ?? []);
   for (const hash of hashesOf(after)) {

@@ -10,13 +10,13 @@ export const TO = ANVIL_ADDRESSES[2]!;
 export const txPath = (id = '') => `/api/v1/relayers/${RELAYER}/transactions/${id}`;
 
 /** The app with one EVM relayer (anvil's account #0) on `anvil`, plus a webhook to nowhere (events are counted in the store). */
-export function buildOn(t: TestContext | undefined, anvil: TestAnvil, options: { network?: Partial<NetworkConfig>; dataDir?: string; key?: string } = {}): Promise<TestServer> {
+export function buildOn(t: TestContext | undefined, anvil: TestAnvil, options: { network?: Partial<NetworkConfig>; dataDir?: string; key?: string; policies?: Record<string, unknown> } = {}): Promise<TestServer> {
   return build(t, {
     dataDir: options.dataDir,
     config: {
       networks: [anvil.network('anvil', options.network)],
       signers: [{ id: 'key', type: 'local', development: true, private_key: options.key ?? ANVIL_KEYS[0] }],
-      relayers: [{ id: RELAYER, name: 'lifecycle', network: 'anvil', signer_id: 'key', notification_id: 'hook' }],
+      relayers: [{ id: RELAYER, name: 'lifecycle', network: 'anvil', signer_id: 'key', notification_id: 'hook', ...(options.policies ? { policies: options.policies } : {}) }],
       notifications: [{ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
       plugins: [],
     },

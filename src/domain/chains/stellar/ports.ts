@@ -88,11 +88,14 @@ export type StellarSubmitOutcome =
   | { status: 'ERROR'; hash: string; latestLedger: number; result: StellarResultCodes; errorResultXdr: string | null }
   | { status: 'unavailable'; hash: string; message: string };
 
-/** One `getTransaction`. NOT_FOUND: not (yet, or no longer) in the node's retention window. */
+/**
+ * One `getTransaction`. NOT_FOUND: not (yet, or no longer) in the node's retention window; `latestLedgerCloseTime`
+ * (Unix seconds, when the node gave it): no later ledger closes before it.
+ */
 export type StellarTransactionStatus =
   | { status: 'SUCCESS'; hash: string; ledger: number; createdAt: Date; feeCharged: bigint; resultXdr: string }
   | { status: 'FAILED'; hash: string; ledger: number; createdAt: Date; feeCharged: bigint; result: StellarResultCodes; resultXdr: string }
-  | { status: 'NOT_FOUND'; hash: string; latestLedger: number; oldestLedger: number };
+  | { status: 'NOT_FOUND'; hash: string; latestLedger: number; oldestLedger: number; latestLedgerCloseTime?: number };
 
 /** `simulateTransaction` of a Soroban transaction: resources and auth to apply, or the node's error. */
 export type StellarSimulation =

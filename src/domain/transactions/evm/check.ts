@@ -15,6 +15,7 @@ import { createSignBackoff, isSignerFailure } from './sign-backoff.ts';
 import { isRollup, lacksMempool } from './network-kind.ts';
 import { isWaitingAtCap } from './fee-cap-wait.ts';
 import { evmExpiresAt } from '../valid-until.ts';
+import { createIdleRebroadcasts } from './stuck.ts';
 
 export const EVM_CHECK = 'evm.check';
 /** Transactions walked per run, lowest nonce first. */
@@ -39,6 +40,7 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
   const moves = createEvmMoves(deps);
   const backoff = createSignBackoff(logger);
   const receiptReader = createReceiptReader();
+  const idle = createIdleRebroadcasts();
 
   /** The chain handed out nonces we did not (another sender with this key): never allocate below them. */
   async function resync(relayer: RelayerRow, chainPending: number): Promise<void> {
@@ -87,10 +89,24 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     // Without a pool there is nothing to wait for (a second broadcast of it is answered "already known" at worst).
     const grace = lacksMempool(t.network) ? 0 : FAST_PATH_GRACE_MS;
     if (c.status === 'sent') return Date.parse(c.signed_at) + grace <= t.now ? moves.broadcast(t, current) : undefined;
-    // Submitted. Not in the node's pool (dropped, evicted, node restarted; without a pool: not mined yet): broadcast again.
-    if (c.nonce >= t.pending) return moves.broadcast(t, current);
-    // The wait doubles per version signed (the reference's backoff), except on Arbitrum (timing.ts).
-    if (Date.parse(c.signed_at) + resubmitTimeoutMs(t.network, c.speed, c.hashes.length) <= t.now) return moves.bump(t, current);
+    // Submitted. The wait doubles per version signed (the reference's backoff), except on Arbitrum (timing.ts).
+    const overdue = Date.parse(c.signed_at) + resubmitTimeoutMs(t.network, c.speed, c.hashes.length) <= t.now;
+    // Without a pool the node never holds anything: not mined yet, broadcast again (nonce-too-high resyncs).
+    if (lacksMempool(t.network)) return moves.broadcast(t, current);
+    // Not counted in the node's pending nonce: dropped, evicted, node restarted, and broadcast again; or held in a queue
+    // it never executes, or swallowed by a URL, and then "accepted" / "already known" is no progress. Past the deadline
+    // (the resubmit timeout, or re-broadcasts that changed nothing) it is replaced whatever the node says (stuck.ts).
+    if (c.nonce >= t.pending) {
+      // Only the one the chain waits on is escalated: those above it cannot be mined before it anyway. One waiting
+      // at the fee cap has had its escalation (nothing higher can be signed): it is sent as it is.
+      const head = c.nonce === t.pending && !isWaitingAtCap(c);
+      const tooMany = idle.add(c.id, c.hash, c.hashes.length);
+      if (!head || (!overdue && !tooMany) || idle.wasAtCap(c.id, c.hash)) return moves.broadcast(t, current);
+      idle.clear(c.id, c.hash);
+      if (await moves.escalate(t, current, tooMany && !overdue)) idle.atCap(c.id, c.hash);
+      return;
+    }
+    if (overdue) await moves.bump(t, current);
   }
 
   /** Its relayer left the config: nothing can sign for its transactions. Said in a metric and a log line, again every minute. */

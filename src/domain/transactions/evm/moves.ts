@@ -13,6 +13,8 @@ import { lacksMempool, noopGasLimit } from './network-kind.ts';
 import { capBinds, isWaitingAtCap } from './fee-cap-wait.ts';
 import { createFeeCapWait } from './fee-cap-moves.ts';
 import { createSettleWrites } from './settle-writes.ts';
+import { resubmitTimeoutMs } from './timing.ts';
+import { createWaitClock, isStuckReason, sameTopPrice, STUCK_REASONS, type StuckCause } from './stuck.ts';
 
 class Conflict extends AppError {
   constructor() {
@@ -26,6 +28,11 @@ export function createEvmMoves(deps: EvmCheckDeps) {
   const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
   const settleWrite = createSettleWrites({ store, writer });
   const feeCapWait = createFeeCapWait({ write, logger, observer: deps.observer });
+  const waits = createWaitClock();
+  const escalated = (t: Tick, r: EvmRecord, cause: StuckCause) => {
+    deps.observer?.stuckEscalation?.(t.network.network, cause);
+    logger.warn({ transactionId: r.id, relayerId: r.relayer_id, nonce: r.nonce, hash: r.hash, cause }, `waited on the node past the deadline: ${STUCK_REASONS[cause]}`);
+  };
 
   async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
     const reason = await t.chain.revertReason(receipt.hash).catch(() => null);
@@ -39,7 +46,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const receipt = await findReceipt(t, r);
     if (!receipt) return nonceTaken(t, stored);
     if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash)) return failed(t, stored, receipt);
-    const minedRecord: TransactionRecord = { ...r, ...(await olderVersionFields(t, r, receipt.hash)), status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) ? { status_reason: null } : {}) };
+    const minedRecord: TransactionRecord = { ...r, ...(await olderVersionFields(t, r, receipt.hash)), status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) || isStuckReason(r.status_reason) ? { status_reason: null } : {}) };
     const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
     const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
     if (!deep) {
@@ -52,12 +59,27 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     await settleWrite({ stored, mined: newlyMined ? minedRecord : undefined, final: finalRecord });
   }
 
-  /** No version of ours holds the nonce the chain used: another transaction took it. */
+  /**
+   * No receipt for any version of ours, and the chain used the nonce: another transaction took it. A version the node
+   * places in a block is mined and its receipt lags: wait for it (said in status_reason past the deadline). One the
+   * node only holds in its pool can never be mined at a used nonce: it is waited for until the deadline at most.
+   */
   async function nonceTaken(t: Tick, stored: StoredTransaction): Promise<void> {
     const r = asEvm(stored.record);
-    // A receipt may lag its block for a moment: while the node knows any of our hashes, wait.
     const known = await Promise.all(r.hashes.map((h) => t.chain.transaction(h as Hex)));
-    if (known.some((k) => k !== null)) return;
+    const deadline = resubmitTimeoutMs(t.network, r.speed, 1);
+    if (known.some((k) => k !== null && k.blockNumber !== null)) {
+      if (waits.waited(r.id, 'receipt', t.now) < deadline || r.status_reason === STUCK_REASONS.receipt_missing) return;
+      escalated(t, r, 'receipt_missing');
+      await write(stored, { ...r, status_reason: STUCK_REASONS.receipt_missing });
+      return;
+    }
+    if (known.some((k) => k !== null)) {
+      if (waits.waited(r.id, 'held', t.now) < deadline) return;
+      escalated(t, r, 'nonce_taken_held');
+    }
+    waits.clear(r.id, 'held');
+    waits.clear(r.id, 'receipt');
     if (r.is_canceled || isNoop(r)) {
       const status = r.is_canceled ? 'canceled' : 'expired';
       await write(stored, { ...r, status, status_reason: `its nonce ${r.nonce} was used by another transaction` });
@@ -107,23 +129,46 @@ export function createEvmMoves(deps: EvmCheckDeps) {
    * price), same nonce, re-signed, broadcast. Never above the relayer's fee cap: one already at it is broadcast again
    * as it is (not when the node just refused it), waits at the cap (fee-cap-wait.ts), and stays in the check's care.
    */
-  async function bump(t: Tick, stored: StoredTransaction, justRefused = false): Promise<void> {
+  async function bump(t: Tick, stored: StoredTransaction, justRefused = false, reason?: string): Promise<'signed' | 'at_cap' | 'later'> {
     // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
-    if (t.budget.broadcasts-- <= 0) return;
+    if (t.budget.broadcasts-- <= 0) return 'later';
     const r = asEvm(stored.record);
     const prepared = preparedOf(r);
     const fees = await t.fees();
     const noPool = lacksMempool(t.network);
-    const pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
-    if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
+    let pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
+    // An escalation at the cap: a new version at the same top price (stuck.ts sameTopPrice says why), once per version.
+    const nudged = reason !== undefined && !noPool && !raisesPrice(prepared.pricing, pricing) ? sameTopPrice(prepared.pricing) : null;
+    if (nudged) [pricing, reason] = [nudged, STUCK_REASONS.held_at_cap];
+    else if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
       const current = await feeCapWait.enter(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
       if (!justRefused && current) await submitter.submit(t.chain, current);
-      return;
+      return 'at_cap';
     }
-    const written = await write(stored, await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true }));
-    if (!written) return;
+    // A replacement signed (funds ledger: a new version of the same nonce, at a higher price, or the same at the cap).
+    const next = await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true });
+    const written = await write(stored, reason === undefined || isNoop(r) ? next : { ...next, status_reason: reason });
+    if (!written) return 'later';
     logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
     await submitter.submit(t.chain, written);
+    return 'signed';
+  }
+
+  /**
+   * A submitted version the node's pending nonce does not count, past its deadline (the resubmit timeout, or
+   * MAX_IDLE_REBROADCASTS re-broadcasts that changed nothing): whatever the node answered, it is re-priced and
+   * replaced (bump: under the fee cap, where it then waits). A URL that accepted it while its node never got it is
+   * taken out of the broadcasts. True when nothing could be signed above it (at the fee cap): not escalated again.
+   */
+  async function escalate(t: Tick, stored: StoredTransaction, idle: boolean): Promise<boolean> {
+    const r = asEvm(stored.record);
+    const known = await t.chain.transaction(r.hash as Hex);
+    // Mined since the nonces were read: the next run settles it.
+    if (known !== null && known.blockNumber !== null) return false;
+    const cause: StuckCause = known === null ? 'not_received' : idle ? 'rebroadcasts' : 'held';
+    if (known === null) await t.chain.broadcastDidNotLand?.(r.hash as Hex).catch(() => 0);
+    escalated(t, r, cause);
+    return (await bump(t, stored, false, STUCK_REASONS[cause])) === 'at_cap';
   }
 
   /**
@@ -143,7 +188,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     await submitter.submit(t.chain, written);
   }
 
-  return { write, settle, broadcast, bump, noop, leaveWaitIfFeesFell: feeCapWait.leaveIfFeesFell };
+  return { write, settle, broadcast, bump, escalate, noop, leaveWaitIfFeesFell: feeCapWait.leaveIfFeesFell };
 }
 
 /** The reference's words (MAXIMUM_TX_ATTEMPTS on a `rollup` network); the final reason is derived from them. */
@@ -185,7 +230,7 @@ function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reaso
     if (r.is_canceled) return { status: 'confirmed', reason: 'mined before the cancel could replace it' };
     // An expiry (or rollup-limit) NOOP was under way: the reason that announced it no longer holds.
     if ((r.noop_hashes ?? []).length > 0) return { status: 'confirmed', reason: 'mined before the NOOP could take its nonce' };
-    return { status: 'confirmed', reason: isWaitingAtCap(r) ? null : r.status_reason };
+    return { status: 'confirmed', reason: isWaitingAtCap(r) || isStuckReason(r.status_reason) ? null : r.status_reason };
   }
   if (r.is_canceled) return { status: 'canceled', reason: 'canceled: the NOOP took its nonce' };
   if (r.status_reason === ROLLUP_ATTEMPTS_REASON) return { status: 'expired', reason: 'too many attempts on a rollup: a NOOP took its nonce' };

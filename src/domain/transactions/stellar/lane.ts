@@ -182,6 +182,13 @@ export async function track(stored: StoredTransaction, ctx: LaneContext): Promis
   }
   if (record.status === 'sent') return submit(stored, ctx);
   const state = ctx.memo.get(hash);
+  // Issue 40: accepted again after its max_time (an honest node answers tx_too_late), while a ledger closed after it
+  // holds it nowhere: no later ledger can include it, whatever a node that keeps answering PENDING says.
+  const bound = typeof record.valid_until === 'string' ? Date.parse(record.valid_until) : NaN;
+  if ((state?.submittedAt ?? 0) > bound && (status.latestLedgerCloseTime ?? 0) * 1000 > bound) {
+    ctx.memo.delete(hash);
+    return settle(ctx, stored, finalRecord(record, 'expired', 'valid_until passed: a node accepted it after that, but no ledger since included it', ctx.now));
+  }
   const lastSubmit = state?.submittedAt || Date.parse(record.sent_at as string);
   // Past its time bounds it can no longer land: one more submit gets the node's tx_too_late (or it lands after all).
   const lapsed = pastValidUntil(record, ctx.now);
