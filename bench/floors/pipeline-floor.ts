@@ -10,7 +10,8 @@ import express from 'express';
 async function runtime(): Promise<void> {
   const { Piscina } = await import('piscina');
   const pool = new Piscina({ filename: new URL('./pipeline-worker.cjs', import.meta.url).href, minThreads: 2, maxThreads: 2, atomics: 'disabled', idleTimeout: 2 ** 30, recordTiming: false, concurrentTasksPerWorker: 32 });
-  process.on('message', (msg: { id: number; input: string }) => void pool.run(msg.input).then((output: string) => process.send!({ id: msg.id, output })));
+  // A task still running when the HTTP side goes is dropped with the pool (no answer is waited for then).
+  process.on('message', (msg: { id: number; input: string }) => void pool.run(msg.input).then((output: string) => process.connected && process.send!({ id: msg.id, output }), () => {}));
   process.on('disconnect', () => void pool.destroy().finally(() => process.exit(0)));
   process.send!('ready');
 }
