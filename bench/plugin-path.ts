@@ -1,5 +1,6 @@
-// The plugin call path against its floors, in one run: echo against a bare express 5 route answering the same JSON (wrk,
-// 1 and 64 connections, alternated), the time of each hop of an echo call at 1 in flight (Server-Timing, see
+// The plugin call path against its floors, in one run: echo against a bare express 5 route answering the same JSON and
+// against the design's pipeline floor (bench/floors/pipeline-floor.ts) (wrk, 1 and 64 connections, alternated), the
+// time of each hop of an echo call at 1 in flight (Server-Timing, see
 // docs/performance.md), and the RSS of each process of the service tree, idle and after the load.
 // Alone: `node bench/plugin-path.ts [seconds per run]`; bench/run.ts runs it as part of `npm run bench`.
 import { spawn } from 'node:child_process';
@@ -82,8 +83,11 @@ async function crossingsFloor(inflight: number, count: number): Promise<Row> {
 
 export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
 
-async function expressFloor(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(HERE, 'floors/express-floor.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+export const PIPELINE_FLOOR = 'pipeline floor (express 5, fork IPC, Piscina 2 threads, warm isolate applySync)';
+
+/** A floor's HTTP server (bench/floors/express-floor.ts or pipeline-floor.ts) in its own process, once listening. */
+async function startFloor(file: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', path.join(HERE, 'floors', file)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${(JSON.parse(String(chunk)) as { port: number }).port}`,
@@ -115,7 +119,8 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
   mkdirSync(plugins, { recursive: true });
   copyFileSync(path.join(HERE, 'plugins', 'echo.ts'), path.join(plugins, 'echo.ts'));
   writeFileSync(path.join(root, 'config.json'), JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [] }));
-  const floor = await expressFloor();
+  const floor = await startFloor('express-floor.ts');
+  const pipeline = await startFloor('pipeline-floor.ts');
   const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: path.join(root, 'config.json'), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', BENCH_HOP_TIMING: '1' });
   const useWrk = hasWrk();
   // CPU per answered request of the process tree under load: on a shared machine steadier than requests/s, and what
@@ -144,11 +149,14 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     for (const inflight of [1, 64]) {
       log(`plugin path: floor and echo @${inflight} (${useWrk ? 'wrk' : 'undici driver'})`);
       const { r: f, cpuUs: fCpu } = await measured(floor.pid, () => load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`));
+      const { r: p, cpuUs: pCpu } = await measured(pipeline.pid, () => load(pipeline.url, '/echo', { 'content-type': 'application/json' }, inflight, `pipeline@${inflight}`));
       const { r: e, cpuUs: eCpu } = await measured(svc.child.pid!, () => load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`));
       const driver = useWrk ? 'wrk' : 'undici';
       const cpuNote = (us: number) => `CPU ${us.toFixed(0)} µs per call`;
       rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, cpuUsPerCall: fCpu, note: cpuNote(fCpu) });
-      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, cpuUsPerCall: eCpu, note: cpuNote(eCpu) });
+      rows.push({ scenario: `${PIPELINE_FLOOR} (${driver})`, inflight, requests: p.requests, errors: p.errors, rps: p.rps, p50: p.p50, p99: p.p99, max: p.max, ratioToHttpFloor: p.rps / f.rps, cpuUsPerCall: pCpu, note: cpuNote(pCpu) });
+      const vsPipeline = `${(e.rps / p.rps).toFixed(2)} of the pipeline floor's calls/s, ${(eCpu / pCpu).toFixed(2)}x its CPU per call`;
+      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, cpuUsPerCall: eCpu, note: `${cpuNote(eCpu)}; ${vsPipeline}` });
     }
     rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
     const hops = await hopBreakdown(svc.url, options.hopCalls);
@@ -163,6 +171,7 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
   } finally {
     await svc.stop();
     await floor.stop();
+    await pipeline.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }

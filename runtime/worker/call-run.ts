@@ -38,23 +38,25 @@ interface CallRun {
   apiCalls: number;
   argBytes: number;
   /** Reserved codes really given to this call (API_CALL_LIMIT, a transactionWait's TIMEOUT): they may stand in its answer. */
-  granted: Set<string>;
+  granted: Set<string> | undefined;
   timer: NodeJS.Timeout | undefined;
   /** performance.now() at the first entry, when the task asked for its hop timing. */
   enteredAt: number;
   /** The plugin's pending timers (setTimeout/setInterval). */
   timers: CallTimers;
-  /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts). */
-  local: LocalOps;
+  /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts); made at the first one. */
+  local: LocalOps | undefined;
   resolve(result: WorkerResult): void;
 }
 
 type Refusal = { code: string; message: string; status: number };
 /** Notes a refusal by API_CALL_LIMIT: then, and only then, the call may answer with that reserved code. */
-function limited(run: { granted: Set<string> }, refused: Refusal | undefined): Refusal | undefined {
-  if (refused?.code === 'API_CALL_LIMIT') run.granted.add('API_CALL_LIMIT');
+function limited(run: { granted: Set<string> | undefined }, refused: Refusal | undefined): Refusal | undefined {
+  if (refused?.code === 'API_CALL_LIMIT') (run.granted ??= new Set()).add('API_CALL_LIMIT');
   return refused;
 }
+/** What a call that was given no reserved code answers with: most calls (no Set made per call). */
+const NONE_GRANTED: ReadonlySet<string> = new Set();
 /** How the host answers a transactionWait past its timeout (src/plugin-host/host-calls.ts): 504 TIMEOUT, as the reference. */
 const WAIT_TIMED_OUT = '{"ok":false,"error":{"code":"TIMEOUT"';
 const remaining = (run: CallRun) => Math.max(1, run.deadline - Date.now());
@@ -113,7 +115,7 @@ function conclude(run: CallRun): void {
     // V8 lets a large string or array past the heap limit until its next collection: over the cap all the same.
     result = memoryExceeded(task);
     retire(gen);
-  } else result = verdict(done!, task, run.granted);
+  } else result = verdict(done!, task, run.granted ?? NONE_GRANTED);
   if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
   if (run.traces) result.traces = run.traces.entries;
   if (task.timing && run.enteredAt) result.timing = [0, performance.now() - run.enteredAt];
@@ -177,7 +179,7 @@ function traceOf(traces: ReturnType<typeof createTraceBook>, op: string, args: s
 function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
   if (typeof id !== 'number' || !Number.isSafeInteger(id)) return;
   if (op === 'fetch' || op === 'crypto.subtle') {
-    startLocal(run.local, { id, op, args, deadline: run.deadline, scope: run.scope, traces: run.traces, limits, deliver: (text) => run.replies.push(id, text), countApiCall: () => limited(run, refusal(run, 'fetch', args)) });
+    startLocal((run.local ??= createLocalOps(run.task)), { id, op, args, deadline: run.deadline, scope: run.scope, traces: run.traces, limits, deliver: (text) => run.replies.push(id, text), countApiCall: () => limited(run, refusal(run, 'fetch', args)) });
     return;
   }
   const refused = refusal(run, op, args);
@@ -191,7 +193,7 @@ function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
   const hold = run.scope.hold(() => cancelRequests([request.id]));
   request.reply.then((text) => {
     if (run.scope.ended || !hold) return;
-    if (op === 'relayer.waitTransaction' && text.startsWith(WAIT_TIMED_OUT)) run.granted.add('TIMEOUT');
+    if (op === 'relayer.waitTransaction' && text.startsWith(WAIT_TIMED_OUT)) (run.granted ??= new Set()).add('TIMEOUT');
     run.replies.push(id, text);
     hold.release();
   });
@@ -202,7 +204,7 @@ function onMessage(run: CallRun, kind: unknown, seq: unknown, a: unknown, b: unk
   if (kind === 'call') hostCall(run, a, b, c);
   else if (kind === 'timer') run.timers.start(a, b);
   else if (kind === 'untimer') run.timers.stop(a);
-  else if (kind === 'abort') run.local.abort(a);
+  else if (kind === 'abort') run.local?.abort(a);
   else if (kind === 'done' && run.done === undefined) {
     run.done = { kind: a, text: b, logs: c, reserved: d };
     conclude(run);
@@ -259,11 +261,11 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       answered: false,
       apiCalls: 0,
       argBytes: 0,
-      granted: new Set(),
+      granted: undefined,
       timer: undefined,
       enteredAt: 0,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
-      local: createLocalOps(task),
+      local: undefined,
       resolve,
     };
     run.timer = setTimeout(() => {

@@ -41,73 +41,80 @@ export interface CallScope {
   end(): void;
 }
 
-export function createCallScope(): CallScope {
+/** One per call: a class, not a closure per method, since a call makes one and most calls use little of it. */
+class Scope implements CallScope {
   // Made on first use: most calls never hand their signal to anything, and an AbortController is not free.
-  let controller: AbortController | undefined;
-  const cancels = new Set<() => void>();
-  let held = 0;
-  let entering = 0;
-  let ended = false;
-  let listener: (error?: unknown) => void = () => {};
+  #controller: AbortController | undefined;
+  // Made at the first hold: most calls take none.
+  #cancels: Set<() => void> | undefined;
+  #held = 0;
+  #entering = 0;
+  #ended = false;
+  #listener: (error?: unknown) => void = () => {};
 
-  return {
-    get signal() {
-      controller ??= new AbortController();
-      if (ended) controller.abort();
-      return controller.signal;
-    },
-    get ended() {
-      return ended;
-    },
-    get held() {
-      return held;
-    },
-    get entering() {
-      return entering;
-    },
-    hold(cancel) {
-      if (ended) return undefined;
-      held++;
-      const entry = cancel ?? (() => {});
-      cancels.add(entry);
-      let done = false;
-      return {
-        release() {
-          if (done || ended) return false;
-          done = true;
-          held--;
-          cancels.delete(entry);
-          listener();
-          return true;
-        },
-      };
-    },
-    enter(fn) {
-      if (ended) return undefined;
-      entering++;
-      const settle = (error?: unknown) => {
-        entering--;
-        listener(error);
-      };
-      const running = fn();
-      running.then(() => settle(), settle);
-      return running;
-    },
-    onChange(l) {
-      listener = l;
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      controller?.abort();
-      for (const cancel of cancels) {
-        try {
-          cancel();
-        } catch {
-          // cancelling is best effort: the call has answered either way
-        }
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#ended) this.#controller.abort();
+    return this.#controller.signal;
+  }
+  get ended(): boolean {
+    return this.#ended;
+  }
+  get held(): number {
+    return this.#held;
+  }
+  get entering(): number {
+    return this.#entering;
+  }
+  hold(cancel?: () => void): Hold | undefined {
+    if (this.#ended) return undefined;
+    this.#held++;
+    const entry = cancel ?? (() => {});
+    const all = (this.#cancels ??= new Set());
+    all.add(entry);
+    let done = false;
+    return {
+      release: () => {
+        if (done || this.#ended) return false;
+        done = true;
+        this.#held--;
+        all.delete(entry);
+        this.#listener();
+        return true;
+      },
+    };
+  }
+  enter<T>(fn: () => Promise<T>): Promise<T> | undefined {
+    if (this.#ended) return undefined;
+    this.#entering++;
+    const settle = (error?: unknown) => {
+      this.#entering--;
+      this.#listener(error);
+    };
+    const running = fn();
+    running.then(() => settle(), settle);
+    return running;
+  }
+  onChange(listener: (error?: unknown) => void): void {
+    this.#listener = listener;
+  }
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#controller?.abort();
+    const cancels = this.#cancels;
+    if (!cancels) return;
+    for (const cancel of cancels) {
+      try {
+        cancel();
+      } catch {
+        // cancelling is best effort: the call has answered either way
       }
-      cancels.clear();
-    },
-  };
+    }
+    cancels.clear();
+  }
+}
+
+export function createCallScope(): CallScope {
+  return new Scope();
 }

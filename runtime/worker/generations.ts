@@ -50,9 +50,16 @@ export function retire(gen: Generation): void {
   if (gen.inFlight.size === 0) disposeGeneration(gen, 'RETIRED');
 }
 
-export function generationFor(task: CallTask, code: string): Generation {
+/** The plugin's live generation when it runs this task's bundle and limit (the code is then not needed). */
+export function liveGeneration(task: CallTask): Generation | undefined {
   const current = generations.get(task.plugin);
-  if (current && current.hash === task.hash && current.memoryMb === task.memoryMb && !current.retired && !current.dead) return current;
+  return current && current.hash === task.hash && current.memoryMb === task.memoryMb && !current.retired && !current.dead ? current : undefined;
+}
+
+export function generationFor(task: CallTask, code: string): Generation {
+  const live = liveGeneration(task);
+  if (live) return live;
+  const current = generations.get(task.plugin);
   if (current) retire(current);
   if (generations.size >= MAX_GENERATIONS) {
     let lru: Generation | undefined;

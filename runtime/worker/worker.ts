@@ -4,7 +4,7 @@
 // recycles the isolate only once no call is running in it.
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
-import { generationFor, retire } from './generations.ts';
+import { generationFor, liveGeneration, retire } from './generations.ts';
 import { createHeapRelease, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
@@ -25,8 +25,8 @@ function serve(gen: Generation): void {
 async function call(task: CallTask): Promise<WorkerResult> {
   const from = task.timing ? performance.now() : 0;
   if (data.faultStallWorkerOn === task.plugin) stallThisThread();
-  const code = await codeFor(task.hash);
-  const gen = generationFor(task, code);
+  // The bundle's code only for a new generation: a warm one already compiled it (no await per call).
+  const gen = liveGeneration(task) ?? generationFor(task, await codeFor(task.hash));
   if (gen !== lastServed) serve((lastServed = gen));
   gen.lastUsed = Date.now();
   gen.inFlight.add(task.callId);

@@ -89,7 +89,8 @@ export function createCrashRecovery<T>(deps: RecoveryDeps): CrashRecovery<T> {
   return {
     async run(send) {
       for (let replays = 0; ; replays++) {
-        const proc = await serving();
+        // The runtime serving (the usual case) without an await of its own.
+        const proc = deps.active() ?? (await serving());
         if (!proc) throw unavailable(released ? 'the service is shutting down' : 'the plugin runtime is restarting; retry');
         try {
           return await send(proc);

@@ -14,8 +14,9 @@ test('the bench harness runs every scenario and writes its JSON record and chart
   // The chain scenario starts a devnet and a second service process: smoke size, but start-up time.
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 240_000 });
   assert.match(stdout, /\| echo plugin \| 1 \|/);
-  // Issue 27's table sets each target against what the same run's floors allow.
-  for (const limit of [/the floors add up to/, /their CPU alone allows at most/, /the cores carry at most/]) assert.match(stdout, limit);
+  // Issue 41's table sets each target against what the same run's floors allow.
+  for (const limit of [/pipeline floor [\d.]+ ms/, /its CPU over \d cores allows/, /1\.5x the floor/, /the cores carry at most/]) assert.match(stdout, limit);
+  assert.match(stdout, /\| pipeline floor \(express 5, fork IPC, Piscina 2 threads, warm isolate applySync\) \(\w+\) \(CPU \d+ µs per call\) \| 64 \|/);
   const files = readdirSync(out);
   const json = files.find((f) => f.endsWith('.json'));
   assert.ok(json && files.some((f) => f.endsWith('.svg')), files.join(', '));
