@@ -1,0 +1,34 @@
+// Test support: bin/relaybox run as a user runs it, in a folder of the test's own, with only the environment given.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config/config.ts';
+
+export const RELAYBOX = path.join(PROJECT_ROOT, 'bin', 'relaybox');
+
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** PATH with this Node first (bin/relaybox runs `node`), and nothing else from the test's environment. */
+export function baseEnv(): Record<string, string> {
+  return { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+}
+
+/** Runs bin/relaybox to its end (a deadline of 60 s: a start that should have failed at once hangs no test run). */
+export function runRelaybox(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
