@@ -1,6 +1,7 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
 import { loadConfig } from './config/config.ts';
 import { createLogger, logDestination, logFileBase, secretsOf } from './observability/logger.ts';
+import { formatDestination } from './observability/log-format.ts';
 import { storeLocation } from './store/location.ts';
 import { createApp } from './app.ts';
 import { performance } from 'node:perf_hooks';
@@ -44,9 +45,9 @@ try {
   const output = config.logOutput;
   // LOG_MODE=file: one line on stdout says where the log goes, then every line goes there (as the reference).
   if (output.mode === 'file') logger.info({ files: `${logFileBase(output)}.<yyyy-MM-dd>.<n>.log`, maxBytes: output.maxBytes }, 'logging to rotating files (LOG_MODE=file)');
-  logger = createLogger(config.logLevel, await logDestination(output), secretsOf(config));
+  logger = createLogger(config.logLevel, formatDestination(config.logFormat, await logDestination(output)), secretsOf(config));
 } catch (err) {
-  logger.fatal(`cannot open the log files: ${(err as Error).message}`);
+  logger.fatal(`cannot open the log output: ${(err as Error).message}`);
   process.exit(1);
 }
 if (cli.envFile.file) logger.info({ file: cli.envFile.file, set: cli.envFile.set.length, keptFromEnvironment: cli.envFile.kept }, 'environment file read (.env): a variable already set keeps its value');

@@ -11,9 +11,25 @@ export interface CliRun {
   stderr: string;
 }
 
-/** PATH with this Node first (bin/relaybox runs `node`), and nothing else from the test's environment. */
+/** PATH with this Node first (bin/relaybox runs `node`), NODE_PATH if the test run has one, and nothing else. */
 export function baseEnv(): Record<string, string> {
-  return { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+  return { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}) };
+}
+
+/** Starts bin/relaybox as a service; `listening` resolves once `line` (a text, any log format) has been printed. */
+export function startRelaybox(args: string[], options: { cwd: string; env?: Record<string, string>; until?: RegExp }) {
+  const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const until = options.until ?? /relaybox listening/;
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      if (until.test(out)) resolve(out);
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+  return { child, ready, output: () => out };
 }
 
 /** Runs bin/relaybox to its end (a deadline of 60 s: a start that should have failed at once hangs no test run). */
