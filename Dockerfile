@@ -3,11 +3,12 @@
 # service drains as it does outside a container. The layout is the OpenZeppelin Relayer's: working directory /app,
 # the config folder at /app/config, plugins at /app/plugins, and here the SQLite data at /app/data.
 #
-#   docker build -t relaybox .                                  # Node from the official image (the .nvmrc major)
-#   docker build --build-arg NODE_IMAGE=node:24.x.y-bookworm-slim -t relaybox .
+#   scripts/build-image.sh -t relaybox        # Node at .nvmrc's exact version (it passes NODE_VERSION from there)
+#   docker build -t relaybox .                  # the latest Node 24 (what a compose file's plain `build:` does)
 #
 # NODE_IMAGE replaces the base of both stages: any Debian bookworm image with Node at /usr/local (and npm) will do.
-ARG NODE_IMAGE=node:24-bookworm-slim
+ARG NODE_VERSION=24
+ARG NODE_IMAGE=node:${NODE_VERSION}-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 COPY package.json package-lock.json /build/

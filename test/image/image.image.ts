@@ -84,7 +84,7 @@ test('the image builds, runs a reference example from its compose layout, sends 
 
   // The classic builder (no BuildKit here), the host's network for npm's registry.
   const buildStarted = Date.now();
-  await run('docker', ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE, PROJECT_ROOT], { env: { ...process.env, DOCKER_BUILDKIT: '0' }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+  await run(path.join(PROJECT_ROOT, 'scripts', 'build-image.sh'), ['--network', 'host', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE], { env: { ...process.env, DOCKER_BUILDKIT: '0' }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
   const buildSeconds = (Date.now() - buildStarted) / 1000;
   t.diagnostic(`build: ${buildSeconds.toFixed(0)} s`);
   const inspect = JSON.parse(await docker(['image', 'inspect', IMAGE]))[0] as { Size: number; Config: { User: string; Env: string[]; Healthcheck?: { Test: string[] }; Entrypoint: string[]; WorkingDir: string } };
@@ -131,6 +131,9 @@ test('the image builds, runs a reference example from its compose layout, sends 
   const receipt = await anvil.waitMined(final.hash);
   assert.equal(receipt.status, '0x1');
 
+  // .nvmrc's Node (the base was made from it).
+  const nodeVersion = await docker(['exec', CONTAINER, 'node', '-p', 'process.versions.node']);
+  assert.ok(nodeVersion === NODE_VERSION || nodeVersion.startsWith(`${NODE_VERSION}.`), `${nodeVersion} against .nvmrc's ${NODE_VERSION}`);
   // Production dependencies only (no anvil, no TypeScript compiler), and the create_key tool, in the running container.
   const listing = await docker(['exec', CONTAINER, 'sh', '-c', 'ls node_modules/@foundry-rs node_modules/typescript 2>&1; ls node_modules/viem >/dev/null && echo viem-there']);
   assert.match(listing, /@foundry-rs.*No such file or directory[\s\S]*typescript.*No such file or directory[\s\S]*viem-there/);
