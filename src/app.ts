@@ -121,10 +121,17 @@ interface HttpApp {
   events: EventsRouter;
 }
 
+/** What the reference's metrics label with that our recorder calls do not carry: network types, by network and by relayer (as configured at start). */
+function referenceMetricsOf(config: Config) {
+  const networkTypes = new Map(config.file.networks.map((n) => [n.network, n.type as string]));
+  const relayerTypes = new Map(config.file.relayers.map((r) => [r.id, r.network_type as string]));
+  return { networkTypeOf: (network: string) => networkTypes.get(network), relayerNetworkTypeOf: (id: string) => relayerTypes.get(id), dataDir: config.dataDir };
+}
+
 export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
   const root: Root = { config, logger, replaced, instanceId: newInstanceId() };
   const stores = await openStores(root);
-  const metrics = createMetrics({ transactionCounts: stores.opened.probes.transactionCounts, store: stores.opened.kind });
+  const metrics = createMetrics({ transactionCounts: stores.opened.probes.transactionCounts, store: stores.opened.kind, reference: referenceMetricsOf(config) });
   const { networks, chains } = await startNetworks(root, stores, metrics);
   const services = await createServices(root, stores, metrics, networks, chains);
   const webhooks = createWebhookDelivery(root, stores.opened, metrics, services);

@@ -1,10 +1,18 @@
 // Entry point: load config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
 import { loadConfig } from './config/config.ts';
 import { createLogger, logDestination, logFileBase, secretsOf } from './observability/logger.ts';
+import { formatDestination } from './observability/log-format.ts';
 import { storeLocation } from './store/location.ts';
 import { createApp } from './app.ts';
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
+import { runCli } from './cli/run.ts';
+import { portProblems } from './cli/ports.ts';
+
+// The command line first (src/cli/): --help, --version, check and keystore create end here, having started nothing.
+// `.env` is read there, before any setting.
+const cli = await runCli(process.argv.slice(2));
+if (!cli.start) process.exit(cli.status);
 
 // Until the config is read (LOG_LEVEL checked, LOG_MODE known): what this logger says is a refusal or a warning.
 let logger = createLogger('info');
@@ -37,11 +45,12 @@ try {
   const output = config.logOutput;
   // LOG_MODE=file: one line on stdout says where the log goes, then every line goes there (as the reference).
   if (output.mode === 'file') logger.info({ files: `${logFileBase(output)}.<yyyy-MM-dd>.<n>.log`, maxBytes: output.maxBytes }, 'logging to rotating files (LOG_MODE=file)');
-  logger = createLogger(config.logLevel, await logDestination(output), secretsOf(config));
+  logger = createLogger(config.logLevel, formatDestination(config.logFormat, await logDestination(output)), secretsOf(config));
 } catch (err) {
-  logger.fatal(`cannot open the log files: ${(err as Error).message}`);
+  logger.fatal(`cannot open the log output: ${(err as Error).message}`);
   process.exit(1);
 }
+if (cli.envFile.file) logger.info({ file: cli.envFile.file, set: cli.envFile.set.length, keptFromEnvironment: cli.envFile.kept }, 'environment file read (.env): a variable already set keeps its value');
 // The reference's variables we read differently or cannot honour: one line each, with what we do instead.
 for (const notice of config.notices) logger[notice.level]({ variable: notice.variable }, notice.message);
 logger.info({ config: config.configPath, found: config.configLocation.source, relativePathsFrom: config.configLocation.bases }, 'config file');
@@ -55,6 +64,13 @@ if (!config.storageEncryptionKey) {
   logger.warn('STORAGE_ENCRYPTION_KEY not set: signer keys and webhook signing keys are stored in plain text; set it (32+ characters) in production');
 }
 
+// A port already taken fails the start here, in one sentence, before the store is opened or anything is started.
+const busy = await portProblems(config);
+if (busy.length > 0) {
+  logger.fatal(`relaybox cannot start: ${busy.join('; ')}`);
+  process.exit(1);
+}
+
 let app;
 try {
   app = await createApp(config, logger);
@@ -66,7 +82,15 @@ try {
   process.exit(1);
 }
 starting = false;
-const server = await app.listen(config.port, config.host);
+let server;
+try {
+  server = await app.listen(config.port, config.host);
+} catch (err) {
+  // Taken between the check above and now: still one sentence, and what was started is stopped.
+  logger.fatal(`relaybox cannot start: listening on ${config.host}:${config.port} failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  await app.close().catch(() => undefined);
+  process.exit(1);
+}
 const bound = server.address();
 // Where to point curl and a browser: the API and the operator console share the port (and the key).
 const base = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : '';

@@ -10,14 +10,14 @@ import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type R
 import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
 import { findRelative, listLooked, locateConfig, type ConfigLocation } from './locate.ts';
-import { readReferenceEnv, type LogOutput, type RedisOptions, type ReferenceNotice, type RpcEnvSettings } from './reference-env.ts';
+import { readReferenceEnv, type LogFormat, type LogOutput, type RedisOptions, type ReferenceNotice, type RpcEnvSettings } from './reference-env.ts';
 import { checkSignerTypes, type SignerType } from './signer-types.ts';
 import { applyDefaults, getPath, setPath, SIGNER_SCHEMAS, type SecretRef, type SignerFileConfigs } from './signer-schemas.ts';
 
 export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrlConfig } from './networks.ts';
 export type { ConfigLocation } from './locate.ts';
 export type { SecretRef, SignerFileConfigs, SignerType } from './signer-schemas.ts';
-export type { LogOutput, RedisOptions, ReferenceNotice, RpcEnvSettings } from './reference-env.ts';
+export type { LogFormat, LogOutput, RedisOptions, ReferenceNotice, RpcEnvSettings } from './reference-env.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_CONFIG_PATH = path.join(PROJECT_ROOT, 'config.example.json');
@@ -143,6 +143,8 @@ export interface Config {
   logLevel: string;
   /** LOG_MODE (stdout | file), LOG_DATA_DIR, LOG_MAX_SIZE: the reference's log output. */
   logOutput: LogOutput;
+  /** LOG_FORMAT: compact, pretty or json (src/observability/log-format.ts). */
+  logFormat: LogFormat;
   /** The reference's variables we read differently or cannot honour: one start-up log line each. */
   notices: ReferenceNotice[];
   /** SIGNER_TIMEOUT_MS: how long one signature by a relayer's signer may take (default 10 s; docs/signers.md). */
@@ -483,6 +485,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : defaultDir(location, 'plugins'),
     logLevel: logLevel(env),
     logOutput: reference.logOutput,
+    logFormat: reference.logFormat,
     notices: reference.notices,
     // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),

@@ -10,7 +10,16 @@ export interface ReferenceNotice {
   message: string;
 }
 
-/** LOG_MODE=file: JSON lines in rotating files `<dir>/relayer.<date>.<n>.log` (pino-roll). */
+/** LOG_FORMAT, the reference's names: `compact` (one line per entry), `pretty` (an entry's fields on lines of their own), `json`. */
+export type LogFormat = 'compact' | 'pretty' | 'json';
+const LOG_FORMATS: readonly LogFormat[] = ['compact', 'pretty', 'json'];
+/**
+ * Unset: JSON lines, as Relaybox has always written (its tests, bench and log shippers read them). The reference's
+ * default is `compact`; it needs pino-pretty installed, so the default moves once that dependency ships.
+ */
+export const DEFAULT_LOG_FORMAT: LogFormat = 'json';
+
+/** LOG_MODE=file: rotating files `<dir>/relayer.<date>.<n>.log` (pino-roll), in LOG_FORMAT. */
 export type LogOutput = { mode: 'stdout' } | { mode: 'file'; dir: string; maxBytes: number };
 
 /** The RPC pool's knobs the reference's RPC_TIMEOUT_MS and PROVIDER_* set (absent: our defaults). */
@@ -39,6 +48,7 @@ export interface ReferenceSettings {
   /** METRICS_ENABLED decides when set (true: METRICS_PORT or 8081; false: none); unset: METRICS_PORT alone, as ours. */
   metricsEnabled: boolean | undefined;
   logOutput: LogOutput;
+  logFormat: LogFormat;
   redis: RedisOptions;
   rpc: RpcEnvSettings;
   /** `REPOSITORY_STORAGE_TYPE=redis` or `DISTRIBUTED_MODE=true`: the variable that says several instances share state. */
@@ -80,6 +90,14 @@ function logOutput(env: NodeJS.ProcessEnv, ctx: ReferenceContext): LogOutput {
   // As the reference: IN_DOCKER=true writes to logs/ under the working directory, whatever LOG_DATA_DIR says.
   const dir = env.IN_DOCKER === 'true' ? 'logs' : env.LOG_DATA_DIR || './logs';
   return { mode, dir: path.resolve(ctx.root, dir), maxBytes: uint(env, 'LOG_MAX_SIZE', 1) ?? DEFAULT_LOG_MAX_BYTES };
+}
+
+function logFormat(env: NodeJS.ProcessEnv): LogFormat {
+  const raw = env.LOG_FORMAT;
+  if (raw === undefined || raw === '') return DEFAULT_LOG_FORMAT;
+  const format = raw.toLowerCase() as LogFormat;
+  if (!LOG_FORMATS.includes(format)) throw new Error(`LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`);
+  return format;
 }
 
 function redisOptions(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: ReferenceNotice[]): RedisOptions {
@@ -157,7 +175,6 @@ function serverNotices(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: R
     CONNECTION_BACKLOG: "Node's default listen backlog (511) applies",
     REQUEST_TIMEOUT_SECONDS: 'requests are bounded by their own deadlines (RPC, plugin timeouts), and SHUTDOWN_GRACE_MS on stop',
     RELAYER_CONCURRENCY_LIMIT: 'the relayer routes are bounded by the per-key rate limit',
-    LOG_FORMAT: 'logs are JSON lines',
     RUST_LOG: 'LOG_LEVEL sets the level',
   };
   for (const [name, instead] of Object.entries(unused)) if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: ${instead}` });
@@ -183,6 +200,7 @@ export function readReferenceEnv(env: NodeJS.ProcessEnv, ctx: ReferenceContext):
     burst: uint(env, 'RATE_LIMIT_BURST_SIZE', 1),
     metricsEnabled: bool(env, 'METRICS_ENABLED'),
     logOutput: logOutput(env, ctx),
+    logFormat: logFormat(env),
     redis: redisOptions(env, ctx, notices),
     rpc: rpcSettings(env, notices),
     sharedState: storage(env, notices),

@@ -35,6 +35,12 @@ export function requestMetrics(metrics: MetricsRecorder, routeOf: (path: string)
     const start = performance.now();
     // Read now: routers rewrite req.url while a request is inside them.
     const path = req.path;
+    if (metrics.httpInFlight) {
+      const route = routeOf(path);
+      metrics.httpInFlight(route, 1);
+      // 'close' comes after 'finish', and also for a request whose client went away unanswered.
+      res.once('close', () => metrics.httpInFlight!(route, -1));
+    }
     res.on('finish', () => {
       const seconds = (performance.now() - start) / 1e3;
       metrics.httpRequest(routeOf(path), req.method, res.statusCode, seconds);

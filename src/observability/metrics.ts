@@ -1,6 +1,7 @@
 // The service's Prometheus metrics: one registry per app, and the small recorder interface the rest of the code calls.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
+import { withReferenceMetrics, type ReferenceMetricsDeps } from './reference-metrics.ts';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
 
@@ -17,6 +18,8 @@ export interface TransactionCount {
 export interface MetricsRecorder {
   /** One finished HTTP request; `route` is the route pattern (`/api/v1/relayers/{relayer_id}`), never the raw URL. */
   httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** A request began (+1) or ended, answered or not (-1): the reference's in_flight_requests. */
+  httpInFlight?(route: string, delta: 1 | -1): void;
   /** One finished plugin call. */
   pluginCall(pluginId: string, outcome: PluginCallOutcome, seconds: number): void;
   /** The plugin runtime process was restarted by its supervisor. */
@@ -78,7 +81,7 @@ const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
-export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]>; store?: 'sqlite' | 'postgres' }): Metrics {
+export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]>; store?: 'sqlite' | 'postgres'; reference?: Omit<ReferenceMetricsDeps, 'transactionCounts'> }): Metrics {
   const store = deps.store ?? 'sqlite';
   const registry = new Registry();
   const registers = [registry];
@@ -251,7 +254,7 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     },
   });
 
-  return {
+  const ours: Metrics = {
     contentType: registry.contentType,
     render: () => registry.metrics(),
     names: () => registry.getMetricsAsArray().map((m) => m.name),
@@ -312,4 +315,6 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
       stuckEscalations.inc({ network, cause });
     },
   };
+  // The reference's names and labels beside ours, fed by the same calls (src/observability/reference-metrics.ts).
+  return withReferenceMetrics(ours, registers, { transactionCounts: deps.transactionCounts, ...deps.reference });
 }
