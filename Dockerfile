@@ -4,10 +4,10 @@
 # the config folder at /app/config, plugins at /app/plugins, and here the SQLite data at /app/data.
 #
 #   scripts/build-image.sh -t relaybox        # Node at .nvmrc's exact version (it passes NODE_VERSION from there)
-#   docker build -t relaybox .                  # the latest Node 24 (what a compose file's plain `build:` does)
+#   docker build -t relaybox .                  # the same Node: NODE_VERSION defaults to it too (test/operations/node-version.test.ts)
 #
 # NODE_IMAGE replaces the base of both stages: any Debian bookworm image with Node at /usr/local (and npm) will do.
-ARG NODE_VERSION=24
+ARG NODE_VERSION=24.22.3
 ARG NODE_IMAGE=node:${NODE_VERSION}-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

