@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { Writable } from 'node:stream';
 import { loadConfig, type ConfigFile } from '../src/config/config.ts';
 import { createLogger, secretsOf } from '../src/observability/logger.ts';
@@ -152,6 +152,19 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     request: (method, urlPath, opts = {}) => request(url, method, urlPath, opts),
     close,
   };
+}
+
+/**
+ * One app for a file's tests that only read (no writes, no log or counter assertions another test could move): built
+ * on first use, closed once the file's tests have run. `const app = shared();` at module level, `const s = await app();`
+ * in each test.
+ */
+export function shared(options: BuildOptions = {}): () => Promise<TestServer> {
+  let started: Promise<TestServer> | undefined;
+  after(async () => {
+    if (started) await (await started).close();
+  });
+  return () => (started ??= build(undefined, options));
 }
 
 export async function request(base: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
