@@ -99,7 +99,7 @@ test("the channels plugin runs on the reference example's environment, with no e
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   writeFileSync(path.join(dir, 'channels.ts'), `export { handler } from '@openzeppelin/relayer-plugin-channels';\n`);
-  const s = await build(t, { env: { PLUGINS_DIR: dir }, config: { ...testConfig, plugins: [{ id: 'channels', path: 'channels.ts', timeout: 30 }] } as never });
+  const s = await build(t, { runtime: true, env: { PLUGINS_DIR: dir }, config: { ...testConfig, plugins: [{ id: 'channels', path: 'channels.ts', timeout: 30 }] } as never });
   // The runtime bundles the 2 MB plugin before it serves: wait for readiness as a client would.
   await eventually(async () => (await s.request('GET', '/api/v1/ready', { auth: false })).status === 200, 600, 100);
   const manage = (management: Record<string, unknown>) => s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { management } } });
