@@ -157,14 +157,14 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
 /**
  * One app for a file's tests that only read (no writes, no log or counter assertions another test could move): built
  * on first use, closed once the file's tests have run. `const app = shared();` at module level, `const s = await app();`
- * in each test.
+ * in each test; `shared(() => buildWithRelayers(undefined))` shares another builder's app.
  */
-export function shared(options: BuildOptions = {}): () => Promise<TestServer> {
-  let started: Promise<TestServer> | undefined;
+export function shared<S extends TestServer = TestServer>(start: BuildOptions | (() => Promise<S>) = {}): () => Promise<S> {
+  let started: Promise<S> | undefined;
   after(async () => {
     if (started) await (await started).close();
   });
-  return () => (started ??= build(undefined, options));
+  return () => (started ??= typeof start === 'function' ? start() : (build(undefined, start) as Promise<S>));
 }
 
 export async function request(base: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
