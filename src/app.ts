@@ -90,6 +90,8 @@ export interface AppOverrides {
   resolveSigner?: SignerResolver;
   /** The URL guard's DNS lookup (RPC and webhook URLs given through the API): tests steer what a name resolves to. */
   resolveHost?: ResolveHost;
+  /** Starts the plugin runtime in place of forking its process (a test that calls no plugin starts none). */
+  startRuntime?: typeof createRuntimeClient;
 }
 
 /** What every step of the start reads: the settings, the logger, the parts a test put in place, this run's id. */
@@ -239,12 +241,12 @@ function createWebhookDelivery({ config, logger, replaced }: Root, opened: Opene
 }
 
 /** The plugin runtime and the plugin service over it, its calls recorded for the console. */
-async function startPlugins({ config, logger }: Root, { opened, redis, redisKv }: Stores, metrics: Metrics, { relayers, pluginCalls }: Services) {
+async function startPlugins({ config, logger, replaced }: Root, { opened, redis, redisKv }: Stores, metrics: Metrics, { relayers, pluginCalls }: Services) {
   const { repos } = opened.store;
   // Plugin settings changed through the API apply over the config file's entries (the store wins).
   const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));
   for (const id of pluginOverrides.keys()) logger.warn({ pluginId: id }, "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)");
-  const runtime = await createRuntimeClient({
+  const runtime = await (replaced.startRuntime ?? createRuntimeClient)({
     config,
     logger,
     plugins: operatorEntries(config.file.plugins, pluginOverrides),

@@ -24,6 +24,8 @@ export interface RpcPoolOptions<Req, Res> {
   retryDelayMs: number;
   /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
   cooldownMs: number;
+  /** The clock a URL's pause is read against (default Date.now; url-health.ts). */
+  now?: (() => number) | undefined;
   observer?: RpcObserver | undefined;
   send: RpcSender<Req, Res>;
   /** The JSON-RPC error code of an answer, if it is an error. */
@@ -179,7 +181,7 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
       if (round > 0) await new Promise((r) => setTimeout(r, options.retryDelayMs * 2 ** (round - 1)));
       for (const s of states) {
         if (signal?.aborted) throw signal.reason;
-        if (skip(s, Date.now())) continue;
+        if (skip(s)) continue;
         try {
           return await attempt(s, method, req, signal);
         } catch (err) {

@@ -59,6 +59,8 @@ export interface UrlHealthOptions {
   network: string;
   urls: readonly RpcUrlConfig[];
   cooldownMs: number;
+  /** The clock pauses are read against (ms since the epoch; default Date.now): a test steps over a cooldown with its own. */
+  now?: (() => number) | undefined;
   observer?: { rpcUrlHealth(network: string, url: string, up: boolean): void } | undefined;
   /**
    * Asks one URL something cheap (e.g. eth_blockNumber) once its pause is over, resolving when it answered and
@@ -69,6 +71,7 @@ export interface UrlHealthOptions {
 
 export function createUrlHealth(options: UrlHealthOptions) {
   const { network, observer } = options;
+  const clock = options.now ?? Date.now;
   // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
   const states: UrlState[] = [...options.urls]
     .sort((a, b) => b.weight - a.weight)
@@ -84,7 +87,7 @@ export function createUrlHealth(options: UrlHealthOptions) {
 
   function answered(s: UrlState, ms: number) {
     s.latencyMs = Math.round(ms);
-    s.checkedAt = Date.now();
+    s.checkedAt = clock();
     s.failures = 0;
     s.rateLimitedUntil = 0;
     setUp(s, true);
@@ -92,7 +95,7 @@ export function createUrlHealth(options: UrlHealthOptions) {
 
   /** `retryAfter`: a 429's Retry-After in ms, honoured up to the backoff's ceiling (cooldownMs × 30). */
   function failed(s: UrlState, message: string, retryAfter?: number) {
-    s.checkedAt = Date.now();
+    s.checkedAt = clock();
     s.lastError = message;
     s.failures += 1;
     const backoff = options.cooldownMs * Math.min(2 ** (s.failures - 1), MAX_BACKOFF_FACTOR);
@@ -132,8 +135,9 @@ export function createUrlHealth(options: UrlHealthOptions) {
      * over, it is probed in the background); when none may, every URL is tried (the first to answer ends the
      * outage), except one a 429 asked to wait.
      */
-    skip(s: UrlState, now: number): boolean {
+    skip(s: UrlState): boolean {
       if (s.up) return false;
+      const now = clock();
       if (now >= s.retryAt) startProbe(s);
       if (states.some((o) => o !== s && usable(o, now))) return !usable(s, now);
       return now < s.rateLimitedUntil;

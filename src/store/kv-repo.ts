@@ -77,8 +77,10 @@ export function expiresAt(ttlSec: unknown, now: number): number | null {
   return ttl === undefined ? null : now + Math.max(1, Math.round(ttl * 1000));
 }
 
-export function createKvRepo(db: Db): SyncKvRepo {
-  const now = () => Date.now();
+/** The clock expiries are read against (ms since the epoch); a test passes its own to step over a TTL. */
+export type KvClock = () => number;
+
+export function createKvRepo(db: Db, now: KvClock = Date.now): SyncKvRepo {
   const get = db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)').pluck();
   const upsert = db.prepare(
     'INSERT INTO plugin_kv (plugin_id, key, value, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
@@ -97,20 +99,20 @@ export function createKvRepo(db: Db): SyncKvRepo {
   const usageOf = (pluginId: string) => (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
   /** Usage after writing `bytes` under `key`, exactly (the old entry's size subtracted). */
   const after = (pluginId: string, key: string, bytes: number) => {
-    const now = usageOf(pluginId);
+    const used = usageOf(pluginId);
     const old = sizeOf.get(pluginId, key) as number | undefined;
-    return { keys: now.keys + (old === undefined ? 1 : 0), bytes: now.bytes - (old ?? 0) + bytes };
+    return { keys: used.keys + (old === undefined ? 1 : 0), bytes: used.bytes - (old ?? 0) + bytes };
   };
   const over = overQuota;
   // Synchronous from the read of the usage to the write: nothing else runs on this connection in between.
   const write = (pluginId: string, key: string, valueJson: string, expiresAt: number | null, quota: KvQuota) => {
     const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
-    const now = usageOf(pluginId);
+    const used = usageOf(pluginId);
     // Fast path: even as a new key, the write stays within the quota.
-    if (over({ keys: now.keys + 1, bytes: now.bytes + bytes }, quota)) {
+    if (over({ keys: used.keys + 1, bytes: used.bytes + bytes }, quota)) {
       let u = after(pluginId, key, bytes);
       if (over(u, quota)) {
-        purge.run(pluginId, Date.now());
+        purge.run(pluginId, now());
         u = after(pluginId, key, bytes);
         if (over(u, quota)) throw quotaExceeded(quota);
       }

@@ -4,7 +4,7 @@
 // until purged (a write over the quota purges first), as there. Locks are SET NX PX keys with a token.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, quotaExceeded, type KvRepo } from './kv-repo.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, quotaExceeded, type KvClock, type KvRepo } from './kv-repo.ts';
 
 const PREFIX = 'relaybox:kv:';
 const data = (plugin: string) => `${PREFIX}{${plugin}}:data`;
@@ -70,24 +70,24 @@ function liveValue(field: string | null, now: number): string | null {
   return at === 0 || at > now ? field.slice(bar + 1) : null;
 }
 
-export function createRedisKvRepo(redis: Redis): KvRepo {
-  const get = async (pluginId: string, key: string) => liveValue(await redis.hget(data(pluginId), checkKey(key)), Date.now());
+export function createRedisKvRepo(redis: Redis, clock: KvClock = Date.now): KvRepo {
+  const get = async (pluginId: string, key: string) => liveValue(await redis.hget(data(pluginId), checkKey(key)), clock());
   return {
     get,
     async set(pluginId, key, valueJson, ttlSec, quota) {
       checkKey(key);
-      const now = Date.now();
+      const now = clock();
       const at = expiresAt(ttlSec, now);
       checkValue(valueJson);
       const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
       const ok = await redis.eval(SET, 2, data(pluginId), usage(pluginId), key, `${at ?? 0}|${valueJson}`, bytes, quota.maxKeys, quota.maxBytes, now);
       if (ok !== 1) throw quotaExceeded(quota);
     },
-    del: async (pluginId, key) => (await redis.eval(DEL, 2, data(pluginId), usage(pluginId), checkKey(key), Date.now())) === 1,
+    del: async (pluginId, key) => (await redis.eval(DEL, 2, data(pluginId), usage(pluginId), checkKey(key), clock())) === 1,
     exists: async (pluginId, key) => (await get(pluginId, key)) !== null,
     async listKeys(pluginId, pattern) {
       checkPattern(pattern);
-      const now = Date.now();
+      const now = clock();
       const found: string[] = [];
       let cursor = '0';
       do {

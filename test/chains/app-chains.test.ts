@@ -17,7 +17,7 @@ const relayerOn = (network: string) => ({
 });
 
 test('the example config starts its devnet, prices speed sends from it, and close() stops it', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { devnet: true });
   const devnet = s.app.chains.devnets.get('devnet');
   assert.ok(devnet, 'the devnet network got an anvil');
   assert.ok(s.logs.some((l) => l.msg === 'devnet started (anvil)' && l.url === devnet.url));

@@ -15,7 +15,8 @@ after(() => anvil.stop());
 
 /** Nothing listens there: connections are refused at once. */
 const DEAD = 'http://127.0.0.1:1';
-const FAST_RPC = { timeoutMs: 300, retryCount: 0, retryDelayMs: 10, cooldownMs: 60_000 };
+// A hanging URL costs its timeout; the live ones (anvil, through a proxy) must answer within it, on a loaded machine too.
+const FAST_RPC = { timeoutMs: 2_000, retryCount: 0, retryDelayMs: 10, cooldownMs: 60_000 };
 
 type EndpointMode = 'proxy' | 'overloaded' | 'hang' | 'limited';
 const modeOf = (mode: EndpointMode, retryAfter: string): FaultMode =>
@@ -74,14 +75,16 @@ test('a dead first URL does not fail calls: they fail over, and health shows it 
 test('a URL that never answers times out, is skipped while down, and is probed again after its cooldown', async (t) => {
   const hang = await endpoint(t, 'hang');
   const observer = recorder();
-  const chain = chainWith([hang.url, anvil.url], { observer, rpc: { ...FAST_RPC, cooldownMs: 200 } });
+  // The pause is read against this clock: the calls below fall inside it however slow the machine, then it is stepped past.
+  let at = Date.now();
+  const chain = chainWith([hang.url, anvil.url], { observer, rpc: { ...FAST_RPC, cooldownMs: 60_000, now: () => at } });
   await chain.blockNumber();
   await chain.blockNumber();
   await chain.balance(ANVIL_ADDRESSES[0]!);
   assert.equal(hang.requests(), 1);
   assert.equal(observer.requests[0]?.error, 'timeout');
   assert.equal(chain.health()[0]!.up, false);
-  await new Promise((r) => setTimeout(r, 250));
+  at += 60_000;
   await chain.blockNumber();
   // The probe goes out in the background: the call itself was answered by the live URL.
   while (hang.requests() < 2) await new Promise((r) => setTimeout(r, 10));
@@ -169,7 +172,7 @@ test('HTTP 429 with Retry-After (seconds or an HTTP date) pauses that URL only, 
 test("a 429 on the last URL does not make viem wait out its Retry-After: the next round starts after the pool's own short delay", { timeout: 20_000 }, async (t) => {
   const live = await endpoint(t, 'hang');
   const limited = await endpoint(t, 'limited', '3600');
-  const chain = chainWith([{ url: live.url, weight: 90 }, { url: limited.url, weight: 10 }], { rpc: { ...FAST_RPC, timeoutMs: 200, retryCount: 1, retryDelayMs: 10 } });
+  const chain = chainWith([{ url: live.url, weight: 90 }, { url: limited.url, weight: 10 }], { rpc: { ...FAST_RPC, retryCount: 1, retryDelayMs: 10 } });
   // Round one: the first URL times out, the second answers 429 (Retry-After: an hour). Round two must come at once
   // and find the first URL answering (it no longer hangs): the call succeeds instead of hanging for an hour.
   const answered = chain.blockNumber();
@@ -183,7 +186,7 @@ test('calls waiting on a URL that stops answering all move to the other URL when
   const hang = await endpoint(t, 'hang');
   const live = await endpoint(t, 'proxy');
   const observer = recorder();
-  const chain = chainWith([hang.url, live.url], { observer, rpc: { ...FAST_RPC, timeoutMs: 400 } });
+  const chain = chainWith([hang.url, live.url], { observer, rpc: FAST_RPC });
   const started = [];
   for (let i = 0; i < 4; i++) {
     started.push(chain.balance(ANVIL_ADDRESSES[i % ANVIL_ADDRESSES.length]!));

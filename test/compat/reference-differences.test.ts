@@ -27,7 +27,7 @@ async function failure(call: Promise<unknown>): Promise<{ status: number; data: 
 
 test("the reference's client reads readiness in its own shape, with our components inside", async (t) => {
   // Only the example's devnet relayer: the public testnets of the others may not answer here (readiness would say so).
-  const s = await build(t, { config: { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') } });
+  const s = await build(t, { devnet: true, runtime: true, config: { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') } });
   const ready = (await new HealthApi(new Configuration({ basePath: s.url })).readiness()).data;
   assert.equal(ready.ready, true);
   assert.equal(ready.status, 'healthy');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { build } from '../helper.ts';
 
 test('with the shipped config no relayer points at a notification, so a send queues no webhook for a receiver nobody started', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { devnet: true });
   const relayers = await s.request('GET', '/api/v1/relayers');
   assert.equal(relayers.status, 200);
   assert.deepEqual(relayers.body.data.map((r: { notification_id: string | null }) => r.notification_id), relayers.body.data.map(() => null));

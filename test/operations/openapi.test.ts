@@ -10,8 +10,11 @@ import { buildOpenApiDocument, expressToTemplates, joinPath } from '../../src/op
 import { toOpenApiSchema } from '../../src/openapi/schema-convert.ts';
 import { evmBody as evmSchema, listTransactionsQuery } from '../../src/api/relayers/schemas.ts';
 import { createBody } from '../../src/api/notifications/schemas.ts';
-import { build, type TestServer } from '../helper.ts';
+import { shared, type TestServer } from '../helper.ts';
 import { buildWithRelayers, evmBody, stellarBody, txPath } from '../transactions/fixtures.ts';
+
+/** The tests below that only read share one app (with the runtime: GET /api/v1/ready answers 200 only with it). */
+const app = shared({ runtime: true });
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Doc = Record<string, any>;
@@ -51,8 +54,8 @@ function documentAjv(doc: Doc) {
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const responsePointer = (path: string, method: string, status: number) => `/paths/${escape(path)}/${method}/responses/${status}/content/application~1json/schema`;
 
-test('the document is valid OpenAPI 3.1 and served without authentication', async (t) => {
-  const s = await build(t);
+test('the document is valid OpenAPI 3.1 and served without authentication', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const validator = new Validator();
   const result = await validator.validate(doc);
@@ -61,8 +64,8 @@ test('the document is valid OpenAPI 3.1 and served without authentication', asyn
   assert.equal(doc.openapi, '3.1.0');
 });
 
-test('every mounted route is documented, and every documented route is mounted', async (t) => {
-  const s = await build(t);
+test('every mounted route is documented, and every documented route is mounted', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const stack = (s.app.express as any).router.stack;
   const mounted = mountedRoutes(stack);
@@ -92,8 +95,8 @@ test('every mounted route is documented, and every documented route is mounted',
   }
 });
 
-test('request schemas in the document are the validation schemas, converted: nothing is written twice', async (t) => {
-  const s = await build(t);
+test('request schemas in the document are the validation schemas, converted: nothing is written twice', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const noRefs = new Map<object, string>();
   const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
@@ -130,8 +133,8 @@ test('a field added to a route schema appears in the document without other chan
   assert.deepEqual(after.paths['/api/v1/things/{thing_id}'].post.parameters, [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }]);
 });
 
-test('our number formats become patterns, and ajv-only keywords stay as x- extensions', async (t) => {
-  const s = await build(t);
+test('our number formats become patterns, and ajv-only keywords stay as x- extensions', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const formats: string[] = [];
   const walk = (node: unknown) => {
@@ -150,8 +153,8 @@ test('our number formats become patterns, and ajv-only keywords stay as x- exten
   assert.equal(doc.components.schemas.EvmTransactionRequest.properties.value.$ref, '#/components/schemas/U128');
 });
 
-test('every route lists its error answers with the catalogue texts, and the envelope they come in', async (t) => {
-  const s = await build(t);
+test('every route lists its error answers with the catalogue texts, and the envelope they come in', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const texts = new Set<string>(Object.values(ERROR_CATALOGUE).map((e) => e.message.replace('{id}', 'my-id')));
   for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
@@ -184,8 +187,8 @@ test('every route lists its error answers with the catalogue texts, and the enve
   assert.equal(doc.paths['/api/v1/relayers'].get.responses['429'].headers['Retry-After'].$ref, '#/components/headers/Retry-After');
 });
 
-test('the bearer scheme guards every route but the public ones, as the server does', async (t) => {
-  const s = await build(t);
+test('the bearer scheme guards every route but the public ones, as the server does', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth.description });
   const publicOps = ['get /api/v1/health', 'get /api/v1/ready', 'get /api/v1/openapi.json', 'get /docs'];
@@ -205,8 +208,8 @@ test('the bearer scheme guards every route but the public ones, as the server do
   assert.equal(metrics.status, 401);
 });
 
-test('every example in the document matches its own schema', async (t) => {
-  const s = await build(t);
+test('every example in the document matches its own schema', async () => {
+  const s = await app();
   const doc = await fetchDocument(s);
   const schemaAt = documentAjv(doc);
   let checked = 0;
@@ -234,7 +237,7 @@ test('every example in the document matches its own schema', async (t) => {
 });
 
 test('real answers match the documented response schemas', async (t) => {
-  const s = await buildWithRelayers(t);
+  const s = await buildWithRelayers(t, { runtime: true });
   const doc = await fetchDocument(s);
   const schemaAt = documentAjv(doc);
   const check = async (method: string, url: string, template: string, options: { body?: unknown; status?: number } = {}) => {

@@ -15,7 +15,7 @@ import { build, request } from '../helper.ts';
 const devnetOnly = { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') };
 
 test('ready answers 200 without a key when the store and the runtime are up', async (t) => {
-  const s = await build(t, { config: devnetOnly });
+  const s = await build(t, { devnet: true, runtime: true, config: devnetOnly });
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 200);
   const { timestamp, components, ...rest } = res.body;
@@ -37,7 +37,7 @@ test('ready answers 200 without a key when the store and the runtime are up', as
 });
 
 test('ready answers 503 naming the store when the store does not answer, while health still answers 200', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { runtime: true });
   s.app.db.close();
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 503);
@@ -76,7 +76,7 @@ test('ready names every component that is down, including one whose probe throws
 });
 
 test('ready follows the runtime process: down while it is not running', async (t) => {
-  const s = await build(t, { config: devnetOnly });
+  const s = await build(t, { devnet: true, runtime: true, config: devnetOnly });
   await s.app.runtime.close();
   const res = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(res.status, 503);

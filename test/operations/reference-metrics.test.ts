@@ -3,14 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { build, request } from '../helper.ts';
+import { build, shared, request } from '../helper.ts';
 import { prefersJson } from '../../src/http/metrics-endpoint.ts';
+
+/** The tests below that only read share one app. */
+const app = shared();
 
 const AXIOS_ACCEPT = 'application/json, text/plain, */*';
 const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.1';
 
-test('GET /api/v1/metrics answers the metric names as a JSON array, behind the API key', async (t) => {
-  const s = await build(t);
+test('GET /api/v1/metrics answers the metric names as a JSON array, behind the API key', async () => {
+  const s = await app();
   const res = await s.request('GET', '/api/v1/metrics');
   assert.equal(res.status, 200, res.text);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -20,8 +23,8 @@ test('GET /api/v1/metrics answers the metric names as a JSON array, behind the A
   assert.equal(anonymous.status, 401);
 });
 
-test('one metric by name answers its Prometheus text; an unknown name answers 404 naming it', async (t) => {
-  const s = await build(t);
+test('one metric by name answers its Prometheus text; an unknown name answers 404 naming it', async () => {
+  const s = await app();
   for (const prefix of ['/api/v1', '']) {
     const res = await s.request('GET', `${prefix}/metrics/relaybox_http_requests_total`);
     assert.equal(res.status, 200, res.text);
@@ -35,8 +38,8 @@ test('one metric by name answers its Prometheus text; an unknown name answers 40
   }
 });
 
-test('/debug/metrics/scrape answers every metric as text, under /api/v1 and at the root', async (t) => {
-  const s = await build(t);
+test('/debug/metrics/scrape answers every metric as text, under /api/v1 and at the root', async () => {
+  const s = await app();
   for (const path of ['/api/v1/debug/metrics/scrape', '/debug/metrics/scrape']) {
     const res = await s.request('GET', path);
     assert.equal(res.status, 200, path);
@@ -45,8 +48,8 @@ test('/debug/metrics/scrape answers every metric as text, under /api/v1 and at t
   }
 });
 
-test('GET /metrics answers the names to a client preferring JSON, and the text to scrapers and curl', async (t) => {
-  const s = await build(t);
+test('GET /metrics answers the names to a client preferring JSON, and the text to scrapers and curl', async () => {
+  const s = await app();
   const json = await s.request('GET', '/metrics', { headers: { accept: AXIOS_ACCEPT } });
   assert.ok(Array.isArray(json.body) && json.body.includes('relaybox_http_requests_total'));
   for (const accept of [PROMETHEUS_ACCEPT, '*/*', 'text/plain', 'text/plain, application/json']) {

@@ -108,7 +108,7 @@ test('GET invocation answers 405 unless the plugin allows it', async (t) => {
 });
 
 test('an unknown or malformed plugin id answers 404 with the spec text', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { runtime: true });
   for (const id of ['missing', 'bad.id', 'x'.repeat(65)]) {
     const res = await s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} });
     assert.equal(res.status, 404);

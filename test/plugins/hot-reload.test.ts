@@ -8,7 +8,7 @@ import { eventually } from '../fixtures/plugin-fixtures.ts';
 const version = (n: number) => `export async function handler() { return { version: ${n} }; }`;
 
 test('a plugin dropped, edited and deleted at runtime is picked up without a restart', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { runtime: true });
   const call = () => s.request('POST', '/api/v1/plugins/live/call', { body: {} });
   assert.equal((await call()).status, 404);
 
@@ -23,7 +23,7 @@ test('a plugin dropped, edited and deleted at runtime is picked up without a res
 });
 
 test('a folder plugin with index.ts and its helper module reload when the helper changes', async (t) => {
-  const s = await build(t);
+  const s = await build(t, { runtime: true });
   const dir = path.join(s.pluginsDir, 'folder');
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'helper.ts'), `export const value = 'a';`);

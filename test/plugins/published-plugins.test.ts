@@ -33,6 +33,7 @@ async function start(t: TestContext, ids: string[] = Object.keys(PACKAGES)) {
 
 function boot(t: TestContext, ids: string[]) {
   return build(t, {
+    runtime: true,
     env: { PLUGINS_DIR: pluginsDir(t, ids) },
     config: {
       ...testConfig,

@@ -87,7 +87,7 @@ export async function handler() {
 }`;
 
 test('example.ts: sendTransaction(...).wait() resolves on the real lifecycle', async (t) => {
-  const s = await build(t, { plugins: { 'example.ts': EXAMPLE } });
+  const s = await build(t, { devnet: true, plugins: { 'example.ts': EXAMPLE } });
   const res = await s.request('POST', '/api/v1/plugins/example/call', { body: { params: { destinationAddress: TO } } });
   assert.equal(res.status, 200, res.text);
   assert.match(res.body.data, /^Transaction [0-9a-f-]{36} completed successfully!$/);
@@ -109,7 +109,7 @@ test('example.ts: a wait that outlives its timeout answers 504 TIMEOUT, as the r
 });
 
 test('example-rpc.ts: relayer.rpc answers the node\'s JSON-RPC result', async (t) => {
-  const s = await build(t, { plugins: { 'example-rpc.ts': EXAMPLE_RPC } });
+  const s = await build(t, { devnet: true, plugins: { 'example-rpc.ts': EXAMPLE_RPC } });
   const res = await s.request('POST', '/api/v1/plugins/example-rpc/call', { body: {} });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.jsonrpc, '2.0');
@@ -117,7 +117,7 @@ test('example-rpc.ts: relayer.rpc answers the node\'s JSON-RPC result', async (t
 });
 
 test('example-deprecated.ts: the runPlugin form builds from "../lib/plugin" and runs (api, params), with the deprecation warning', async (t) => {
-  const s = await build(t, { plugins: { 'examples/example-deprecated.ts': DEPRECATED }, config: { plugins: [{ id: 'deprecated', path: 'examples/example-deprecated.ts', emit_logs: true }] } as never });
+  const s = await build(t, { devnet: true, plugins: { 'examples/example-deprecated.ts': DEPRECATED }, config: { plugins: [{ id: 'deprecated', path: 'examples/example-deprecated.ts', emit_logs: true }] } as never });
   const res = await s.request('POST', '/api/v1/plugins/deprecated/call', { body: { params: { destinationAddress: TO } } });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data, 'sent string function');

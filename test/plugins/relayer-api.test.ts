@@ -17,7 +17,7 @@ const CATCH = `export async function handler({ api }) {
 }`;
 
 test('api.useRelayer sends a transaction through the same domain code as the HTTP API, one trace per call', async (t) => {
-  const s = await build(t, { plugins: { 'send.ts': SEND } });
+  const s = await build(t, { devnet: true, plugins: { 'send.ts': SEND } });
   const res = await s.request('POST', '/api/v1/plugins/send/call', { body: { params: { relayerId: 'sepolia-example' } }, headers: { 'x-request-id': 'trace-me' } });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.same, true);

@@ -21,7 +21,7 @@ const SEND_TWICE = `export async function handler({ api }) {
 }`;
 
 test('a plugin sending twice with one idempotency key creates one transaction; a bad key is refused with the reason', async (t) => {
-  const s = await build(t, { plugins: { 'send-twice.ts': SEND_TWICE } });
+  const s = await build(t, { devnet: true, plugins: { 'send-twice.ts': SEND_TWICE } });
   const res = await s.request('POST', '/api/v1/plugins/send-twice/call', { body: {} });
   assert.equal(res.status, 200, res.text);
   const d = res.body.data;

@@ -57,6 +57,7 @@ test('x402 /verify runs unchanged through our relayer API up to the Soroban simu
   writeFileSync(path.join(dir, 'x402.ts'), `export { handler } from '@openzeppelin/relayer-plugin-x402-facilitator';\n`);
   const relayerKey = Keypair.random();
   const s = await build(t, {
+    runtime: true,
     env: { PLUGINS_DIR: dir },
     config: {
       networks: [{ type: 'stellar', network: 'testnet', passphrase: Networks.TESTNET, rpc_urls: [{ url: stellar.url, weight: 100 }] }],

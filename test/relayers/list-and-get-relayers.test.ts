@@ -1,9 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildWithRelayers, EVM_ADDRESS, SOLANA_ADDRESS, STELLAR_ADDRESS } from '../transactions/fixtures.ts';
+import { shared } from '../helper.ts';
 
-test('relayers are listed by id with their network type and signer address', async (t) => {
-  const s = await buildWithRelayers(t);
+/** The tests below only read, or check what a request changed against counts taken just before: they share one app. */
+const app = shared(() => buildWithRelayers(undefined));
+
+test('relayers are listed by id with their network type and signer address', async () => {
+  const s = await app();
   const res = await s.request('GET', '/api/v1/relayers');
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.pagination, { current_page: 1, per_page: 10, total_items: 6 });
@@ -30,8 +34,8 @@ test('relayers are listed by id with their network type and signer address', asy
   assert.ok(!JSON.stringify(res.body).includes('private'), 'no key material in the answer');
 });
 
-test('relayer listing paginates and validates like transactions', async (t) => {
-  const s = await buildWithRelayers(t);
+test('relayer listing paginates and validates like transactions', async () => {
+  const s = await app();
   const page = await s.request('GET', '/api/v1/relayers/?page=2&per_page=4');
   assert.deepEqual(page.body.data.map((r: { id: string }) => r.id), ['solana', 'stellar']);
   assert.deepEqual(page.body.pagination, { current_page: 2, per_page: 4, total_items: 6 });
@@ -44,8 +48,8 @@ test('relayer listing paginates and validates like transactions', async (t) => {
   }
 });
 
-test('one relayer is read by id; an unknown id answers 404 naming it', async (t) => {
-  const s = await buildWithRelayers(t);
+test('one relayer is read by id; an unknown id answers 404 naming it', async () => {
+  const s = await app();
   const res = await s.request('GET', '/api/v1/relayers/stellar');
   assert.equal(res.status, 200);
   assert.equal(res.body.data.network, 'stellar-testnet');
@@ -54,8 +58,8 @@ test('one relayer is read by id; an unknown id answers 404 naming it', async (t)
   assert.equal(missing.body.message, 'Relayer with ID ghost not found');
 });
 
-test('an unsupported method on a relayer path answers 405 in the envelope', async (t) => {
-  const s = await buildWithRelayers(t);
+test('an unsupported method on a relayer path answers 405 in the envelope', async () => {
+  const s = await app();
   const res = await s.request('POST', '/api/v1/relayers/evm', { body: {} });
   assert.equal(res.status, 405);
   assert.equal(res.body.success, false);

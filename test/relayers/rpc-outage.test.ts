@@ -26,6 +26,7 @@ const waitStatus = (s: TestServer, id: string, statuses: string[], timeoutMs = 3
 test('every RPC URL down: status and readiness say so, the transaction stays scheduled, and it confirms by itself once one answers', async (t) => {
   const [a, b] = [await endpoint(t), await endpoint(t)];
   const s = await build(t, {
+    runtime: true,
     config: {
       networks: [anvil.network('outage', { rpc_urls: [{ url: a.url, weight: 100 }, { url: b.url, weight: 50 }] })],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[2] }],

@@ -81,7 +81,7 @@ test('host work a call started ends with it: transactionWait pollers stop when t
      throw new Error('gone, pollers left behind');`,
     `export const settings = { timeout: 30 };`,
   );
-  const s = await build(t, { plugins: { 'pollers.ts': pollers, 'thrower.ts': thrower, 'echo.ts': ECHO } });
+  const s = await build(t, { devnet: true, plugins: { 'pollers.ts': pollers, 'thrower.ts': thrower, 'echo.ts': ECHO } });
   const res = await s.request('POST', '/api/v1/plugins/pollers/call', { body: {} });
   assert.equal(res.status, 200, res.text);
   await eventuallyZero(s, 'after a call that left 60 pollers');

@@ -2,8 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildWithRelayers, evmBody, txPath } from '../transactions/fixtures.ts';
-import { API_KEY, type TestServer } from '../helper.ts';
+import { API_KEY, type TestServer, shared } from '../helper.ts';
 import { assertRejected, nestedArrays, nestedObjects, rawRequest, storeCounts } from './support.ts';
+
+/** The tests below only read, or check what a request changed against counts taken just before: they share one app. */
+const app = shared(() => buildWithRelayers(undefined));
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -19,8 +22,8 @@ async function targets(s: TestServer) {
   ];
 }
 
-test('a body over 1 MiB answers 413 with the limit named, on every body route', async (t) => {
-  const s = await buildWithRelayers(t);
+test('a body over 1 MiB answers 413 with the limit named, on every body route', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   const padding = 'a'.repeat(1024 * 1024);
@@ -31,8 +34,8 @@ test('a body over 1 MiB answers 413 with the limit named, on every body route', 
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('malformed and truncated JSON answers 400 naming the parse failure', async (t) => {
-  const s = await buildWithRelayers(t);
+test('malformed and truncated JSON answers 400 naming the parse failure', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
@@ -45,8 +48,8 @@ test('malformed and truncated JSON answers 400 naming the parse failure', async 
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('JSON that is not an object, or no body at all, answers 400 with the reason', async (t) => {
-  const s = await buildWithRelayers(t);
+test('JSON that is not an object, or no body at all, answers 400 with the reason', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
@@ -58,8 +61,8 @@ test('JSON that is not an object, or no body at all, answers 400 with the reason
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('a body that is not labelled JSON answers 415 naming the content type, even when it is valid JSON', async (t) => {
-  const s = await buildWithRelayers(t);
+test('a body that is not labelled JSON answers 415 naming the content type, even when it is valid JSON', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
@@ -74,8 +77,8 @@ test('a body that is not labelled JSON answers 415 naming the content type, even
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('10,000 levels of nesting in a send body and a notification body answer 400 naming the depth limit', async (t) => {
-  const s = await buildWithRelayers(t);
+test('10,000 levels of nesting in a send body and a notification body answer 400 naming the depth limit', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
@@ -94,8 +97,8 @@ test('10,000 levels of nesting in a send body and a notification body answer 400
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('bytes that are not UTF-8 answer 400 naming the encoding', async (t) => {
-  const s = await buildWithRelayers(t);
+test('bytes that are not UTF-8 answer 400 naming the encoding', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   const invalid = [
@@ -115,8 +118,8 @@ test('bytes that are not UTF-8 answer 400 naming the encoding', async (t) => {
   assert.deepEqual(storeCounts(s), before);
 });
 
-test('a body compressed with an unknown or broken encoding answers 4xx, never 5xx', async (t) => {
-  const s = await buildWithRelayers(t);
+test('a body compressed with an unknown or broken encoding answers 4xx, never 5xx', async () => {
+  const s = await app();
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {

@@ -2,15 +2,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildWithRelayers, evmBody, IN_FLIGHT, txPath } from '../transactions/fixtures.ts';
-import { API_KEY } from '../helper.ts';
+import { API_KEY, shared } from '../helper.ts';
 import { assertRejected, rawRequest, storeCounts } from './support.ts';
+
+/** The tests below only read, or check what a request changed against counts taken just before: they share one app. */
+const app = shared(() => buildWithRelayers(undefined));
 
 const AUTH: [string, string] = ['Authorization', `Bearer ${API_KEY}`];
 const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
 const HOSTILE_IDS = ['a%2Fb', '%2F', '..', '%2E%2E', '.%2E', 'a%2F..%2F..%2Fb', '..%2F..%2Fetc%2Fpasswd', '%00', '%E0%A4%A', '%'];
 
-test('relayer, transaction, notification and plugin ids holding %2F or .. answer a 4xx envelope and write nothing', async (t) => {
-  const s = await buildWithRelayers(t);
+test('relayer, transaction, notification and plugin ids holding %2F or .. answer a 4xx envelope and write nothing', async () => {
+  const s = await app();
   const sent = await s.request('POST', txPath('evm'), { body: evmBody() });
   assert.equal(sent.status, 200);
   const before = storeCounts(s);
@@ -43,24 +46,24 @@ test('relayer, transaction, notification and plugin ids holding %2F or .. answer
   assert.notEqual(still.body.data.is_canceled, true);
 });
 
-test('an unknown relayer id with a slash is named in the 404, not resolved as a path', async (t) => {
-  const s = await buildWithRelayers(t);
+test('an unknown relayer id with a slash is named in the 404, not resolved as a path', async () => {
+  const s = await app();
   const res = await rawRequest(s.url, 'GET', '/api/v1/relayers/evm%2F..%2Fevm/transactions', [AUTH]);
   assertRejected(res, 'slash id', { status: 404, message: 'Relayer with ID evm/../evm not found' });
   const dots = await rawRequest(s.url, 'GET', '/api/v1/relayers/evm/transactions/..', [AUTH]);
   assertRejected(dots, 'dot-dot transaction', { status: 404, message: 'Not found', error: /transaction '\.\.' not found/ });
 });
 
-test("'bearer' in any case and extra spaces are accepted (RFC 7235: the scheme is case-insensitive, 1*SP)", async (t) => {
-  const s = await buildWithRelayers(t);
+test("'bearer' in any case and extra spaces are accepted (RFC 7235: the scheme is case-insensitive, 1*SP)", async () => {
+  const s = await app();
   for (const header of [`bearer ${API_KEY}`, `BEARER ${API_KEY}`, `BeArEr ${API_KEY}`, `Bearer    ${API_KEY}`, `Bearer ${API_KEY}   `]) {
     const res = await rawRequest(s.url, 'GET', '/api/v1/relayers', [['Authorization', header]]);
     assert.equal(res.status, 200, JSON.stringify(header));
   }
 });
 
-test('an empty, malformed, repeated or wrong Authorization answers 401 in the envelope and writes nothing', async (t) => {
-  const s = await buildWithRelayers(t);
+test('an empty, malformed, repeated or wrong Authorization answers 401 in the envelope and writes nothing', async () => {
+  const s = await app();
   const before = storeCounts(s);
   const send = JSON.stringify(evmBody());
   const cases: Array<[string, Array<[string, string]>, RegExp]> = [

@@ -139,7 +139,9 @@ test('an internal service answering a secret never has it repeated by the rpc, b
     { id: 'sol', name: 'Solana', network: 'internal-sol', signer_id: 'solana-signer' },
     { id: 'xlm', name: 'Stellar', network: 'internal-xlm', signer_id: 'stellar-signer' },
   ];
-  const s = await build(t, { config: { networks, signers, relayers }, env: { RPC_BLOCK_PRIVATE_IPS: 'false' } });
+  // No retry rounds (PROVIDER_MAX_RETRIES=0): every answer here fails, and 6 shapes x 4 relayers x 3 routes each waited
+  // out the pool's backoff (~16 s); what is repeated of an answer does not depend on how often it was asked.
+  const s = await build(t, { config: { networks, signers, relayers }, env: { RPC_BLOCK_PRIVATE_IPS: 'false', PROVIDER_MAX_RETRIES: '0' } });
   assert.equal((await s.request('PATCH', '/api/v1/relayers/evm-api', { body: { custom_rpc_urls: [`${service.url}/via-api`] } })).status, 200);
   const methods: Record<string, string> = { evm: 'eth_blockNumber', 'evm-api': 'eth_blockNumber', sol: 'getSlot', xlm: 'getLatestLedger' };
   for (const [shape, answer] of Object.entries(ANSWERS)) {

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildWithRelayers, evmBody, stellarBody, txPath } from './fixtures.ts';
+import { shared } from '../helper.ts';
+
+/** The tests below only read, or check what a request changed against counts taken just before: they share one app. */
+const app = shared(() => buildWithRelayers(undefined));
 
 async function seed(s: Awaited<ReturnType<typeof buildWithRelayers>>, n: number) {
   const ids: string[] = [];
@@ -50,8 +54,8 @@ test('per_page=0 returns an empty page with the true total; a deep page and the 
   assert.deepEqual(far.body.data, []);
 });
 
-test('invalid list queries answer 400 Bad Request naming the parameter', async (t) => {
-  const s = await buildWithRelayers(t);
+test('invalid list queries answer 400 Bad Request naming the parameter', async () => {
+  const s = await app();
   const cases: Array<[string, RegExp]> = [
     ['page=0', /'page' must be >= 1/],
     ['page=-1', /'page' must be >= 1/],
@@ -72,8 +76,8 @@ test('invalid list queries answer 400 Bad Request naming the parameter', async (
   }
 });
 
-test('an unknown relayer answers 404 Relayer with ID <id> not found; no token answers 401', async (t) => {
-  const s = await buildWithRelayers(t);
+test('an unknown relayer answers 404 Relayer with ID <id> not found; no token answers 401', async () => {
+  const s = await app();
   const res = await s.request('GET', txPath('no-such-relayer'));
   assert.equal(res.status, 404);
   assert.equal(res.body.message, 'Relayer with ID no-such-relayer not found');

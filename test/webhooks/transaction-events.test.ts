@@ -46,7 +46,7 @@ test('send, replace and cancel of a transaction each reach the webhook as the AP
 test('PATCH of a relayer moves its events to another notification, and null stops them', async (t) => {
   const receiver = await startReceiver(t);
   const other = await startReceiver(t);
-  const s = await build(t, { env: FAST_WEBHOOKS, config: { notifications: [{ id: 'example-webhook', url: receiver.url }] } });
+  const s = await build(t, { devnet: true, env: FAST_WEBHOOKS, config: { notifications: [{ id: 'example-webhook', url: receiver.url }] } });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'other', url: other.url } });
   const moved = await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: 'other' } });
   assert.equal(moved.status, 200, moved.text);

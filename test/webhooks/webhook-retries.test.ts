@@ -67,7 +67,8 @@ test('a receiver that never answers is cut off at the per-attempt timeout and re
     const res = await s.request('GET', '/api/v1/notifications/slow/deliveries');
     return res.body.data[0]?.status === 'delivered' && res.body.data;
   }, 'delivery after a timeout');
-  assert.equal(event.attempts, 2);
+  // At least the hanging attempt and the one that delivered: a loaded machine may make a later attempt miss 300 ms too.
+  assert.ok(event.attempts >= 2, `attempts: ${event.attempts}`);
   assert.equal(event.last_error, 'no answer within 300 ms');
 });
 

@@ -9,7 +9,7 @@ import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTIL
 import { decodeRevert } from './revert.ts';
 import { readL1Fee } from './l1-fee.ts';
 
-export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
+export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs' | 'now'>;
 
 export const RPC_DEFAULTS: RpcSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 

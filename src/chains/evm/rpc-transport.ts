@@ -23,6 +23,8 @@ export interface RpcTransportOptions {
   retryDelayMs: number;
   /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
   cooldownMs: number;
+  /** The clock a URL's pause is read against (default Date.now; url-health.ts). */
+  now?: (() => number) | undefined;
   observer?: RpcObserver | undefined;
   /** The fetch for one URL: the guard's for a URL given through the API; undefined keeps viem's (the global fetch). */
   fetchFor?: ((url: string) => typeof fetch | undefined) | undefined;
@@ -86,7 +88,7 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
     return (params) => {
       const inner = base(params);
       const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {
-        if (skip(s, Date.now())) throw new UrlSkippedError(s.label);
+        if (skip(s)) throw new UrlSkippedError(s.label);
         const started = performance.now();
         const call = s.inFlight;
         const report = (error?: string) => observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000, ...(error ? { error } : {}) });

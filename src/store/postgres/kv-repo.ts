@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './connect.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvRepo } from '../kv-repo.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock, type KvRepo } from '../kv-repo.ts';
 
 /** A Redis-style glob (`*`, `?`, `[…]`, `[!…]`) as an anchored POSIX regular expression. */
 export function globToRegex(glob: string): string {
@@ -27,16 +27,16 @@ export function globToRegex(glob: string): string {
   return `${out}$`;
 }
 
-export function createPostgresKvRepo(db: Db): KvRepo {
+export function createPostgresKvRepo(db: Db, clock: KvClock = Date.now): KvRepo {
   const live = (now: number) => sql<boolean>`(expires_at IS NULL OR expires_at > ${now})`;
   return {
     async get(pluginId, key) {
-      const row = await db.selectFrom('plugin_kv').select('value').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(Date.now())).executeTakeFirst();
+      const row = await db.selectFrom('plugin_kv').select('value').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(clock())).executeTakeFirst();
       return row?.value ?? null;
     },
     async set(pluginId, key, valueJson, ttlSec, quota) {
       checkKey(key);
-      const at = expiresAt(ttlSec, Date.now());
+      const at = expiresAt(ttlSec, clock());
       checkValue(valueJson);
       const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
       await db.transaction().execute(async (trx) => {
@@ -48,7 +48,7 @@ export function createPostgresKvRepo(db: Db): KvRepo {
         ).rows[0]!;
         // Fast path: even as a new key, the write stays within the quota.
         if (overQuota({ keys: usage.keys + 1, bytes: usage.bytes + bytes }, quota)) {
-          await trx.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('expires_at', '<=', Date.now()).execute();
+          await trx.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('expires_at', '<=', clock()).execute();
           const after = (
             await sql<{ keys: number; bytes: number }>`
               SELECT u.keys + (CASE WHEN o.key IS NULL THEN 1 ELSE 0 END) AS keys,
@@ -66,7 +66,7 @@ export function createPostgresKvRepo(db: Db): KvRepo {
       });
     },
     async del(pluginId, key) {
-      const r = await db.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(Date.now())).executeTakeFirst();
+      const r = await db.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(clock())).executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
     async exists(pluginId, key) {
@@ -74,7 +74,7 @@ export function createPostgresKvRepo(db: Db): KvRepo {
     },
     async listKeys(pluginId, pattern) {
       const regex = globToRegex(checkPattern(pattern));
-      const now = Date.now();
+      const now = clock();
       await db.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('expires_at', '<=', now).execute();
       const rows = await db
         .selectFrom('plugin_kv')
@@ -95,7 +95,7 @@ export function createPostgresKvRepo(db: Db): KvRepo {
       checkKey(key);
       const ttl = checkTtl(ttlSec) ?? 30;
       const token = randomUUID();
-      const now = Date.now();
+      const now = clock();
       const { rows } = await sql<{ token: string }>`
         INSERT INTO plugin_kv_locks AS l (plugin_id, key, token, expires_at) VALUES (${pluginId}, ${key}, ${token}, ${now + Math.round(ttl * 1000)})
         ON CONFLICT (plugin_id, key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at WHERE l.expires_at <= ${now}
