@@ -149,8 +149,7 @@ function createBroadcaster(rpc: Rpc, urls: readonly UrlSender[]) {
   };
 
   async function send(serialized: Hex, hash: Hex): Promise<BroadcastOutcome> {
-    const now = Date.now();
-    const open = senders.filter((s) => s.u.takesBroadcasts(now));
+    const open = senders.filter((s) => s.u.takesBroadcasts());
     if (senders.length < 2 || open.length === 0) {
       const outcome = await broadcastVia(rpc.broadcaster, rpc, serialized, hash);
       if (senders.length === 1 && outcome.status === 'submitted' && !outcome.alreadyKnown) remember(hash, senders[0]!);

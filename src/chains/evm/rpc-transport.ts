@@ -61,7 +61,7 @@ function withoutRetryAfter(err: unknown): unknown {
 export interface UrlSender {
   label: string;
   /** Takes broadcasts now: it answers (or may be tried) and was not caught accepting what never reached its node. */
-  takesBroadcasts(now: number): boolean;
+  takesBroadcasts(): boolean;
   /** This URL's transport (batched when the network batches), with the same health gate as the failover's. */
   transport: Transport;
   /** Broadcasts through it are not trusted for `ms` (it accepted a transaction its node never received). */
@@ -81,6 +81,7 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
   const probe = async (s: UrlState) => {
     await clientOf(s)({ retryCount: 0 }).request({ method: 'eth_blockNumber' });
   };
+  const clock = options.now ?? Date.now;
   const { states, skip, answered, failed, health, allDown } = createUrlHealth({ ...options, probe: (s) => probe(s).catch((err: unknown) => Promise.reject(new Error(nodeMessage(err)))) });
 
   const gated = (s: UrlState, batch = false): Transport => {
@@ -124,10 +125,11 @@ export function createRpcTransport(options: RpcTransportOptions): { transport: T
   // Same URLs and the same health as `transport`: a URL marked down by one is skipped by the other.
   const urls: UrlSender[] = states.map((s) => ({
     label: s.label,
-    takesBroadcasts: (now) => !skip(s, now) && s.broadcastsDownUntil <= now,
+    // The same clock as the URL's pauses (url-health.ts), so a test that steps one steps both.
+    takesBroadcasts: () => !skip(s) && s.broadcastsDownUntil <= clock(),
     transport: gated(s, options.batch ?? false),
     distrust(reason, ms) {
-      s.broadcastsDownUntil = Date.now() + ms;
+      s.broadcastsDownUntil = clock() + ms;
       s.broadcastError = reason;
     },
   }));
