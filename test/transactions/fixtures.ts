@@ -119,12 +119,16 @@ export async function fundWithoutLimit(s: TestServer, network = 'sepolia'): Prom
 /** Statuses a send reaches on the fixtures' devnets: signed (`sent`), then broadcast (`submitted`). */
 export const IN_FLIGHT = ['sent', 'submitted'];
 
-/** A real, compiled (unsigned) Solana v0 transaction with one instruction, base64 wire format. */
-export function solanaTransaction(): string {
+/**
+ * A real, compiled (unsigned) Solana v0 transaction with one instruction, base64 wire format. A test that has it
+ * signed passes the simulated network's blockhash (`s.solana.svm.latestBlockhash()`): the relayer simulates before it
+ * signs, and a made-up blockhash is refused there.
+ */
+export function solanaTransaction(recentBlockhash = 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'): string {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(SOLANA_ADDRESS), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 100n }, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(recentBlockhash), lastValidBlockHeight: 100n }, m),
     (m) =>
       appendTransactionMessageInstruction(
         { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('relaybox test') },

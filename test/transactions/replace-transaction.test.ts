@@ -125,8 +125,8 @@ test('only pending, sent or submitted EVM transactions can be replaced', async (
 test('Solana and Stellar transactions are replaced while pending, and refused after', async (t) => {
   const s = await buildWithRelayers(t);
   await s.app.jobs.close(); // nothing moves them on: they stay pending until the test says otherwise
-  const sol = (await s.request('POST', txPath('solana'), { body: { transaction: solanaTransaction() } })).body.data;
-  const solReplaced = await s.request('PUT', txPath('solana', sol.id), { body: { transaction: solanaTransaction() } });
+  const sol = (await s.request('POST', txPath('solana'), { body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } })).body.data;
+  const solReplaced = await s.request('PUT', txPath('solana', sol.id), { body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } });
   assert.equal(solReplaced.status, 200, solReplaced.text);
   assert.equal(solReplaced.body.data.id, sol.id);
   const wrongShape = await s.request('PUT', txPath('solana', sol.id), { body: evmBody() });
@@ -139,7 +139,7 @@ test('Solana and Stellar transactions are replaced while pending, and refused af
 
   for (const [relayer, id] of [['solana', sol.id], ['stellar', xlm.id]]) {
     s.app.db.prepare("UPDATE transactions SET status = 'sent', record = json_set(record, '$.status', 'sent') WHERE id = ?").run(id);
-    const body = relayer === 'solana' ? { transaction: solanaTransaction() } : stellarBody();
+    const body = relayer === 'solana' ? { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } : stellarBody();
     const res = await s.request('PUT', txPath(relayer, id), { body });
     assert.equal(res.status, 400);
     assert.match(res.body.error, new RegExp(`is sent; only pending ${relayer} transactions can be replaced`));

@@ -8,7 +8,7 @@ import { buildWithRelayers, SOLANA_ADDRESS, solanaTransaction, txPath } from './
 test('a real serialized Solana transaction in base64 is signed by the relayer as fee payer and recorded as pending', async (t) => {
   const s = await buildWithRelayers(t);
   await s.app.jobs.close(); // only the send is under test: nothing moves it on
-  const encoded = solanaTransaction();
+  const encoded = solanaTransaction(s.solana.svm.latestBlockhash());
   const res = await s.request('POST', txPath('solana'), { body: { transaction: encoded } });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.status, 'pending');
