@@ -10,7 +10,7 @@ import type { RelayerRow } from '../relayers/ports.ts';
 import { sameSettings, type RelayerRowCache } from '../relayers/row-cache.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
-import type { RecordWriter } from './record-writer.ts';
+import { heldBy, type RecordWriter } from './record-writer.ts';
 import { newTransactionId } from './transaction-id.ts';
 import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 
@@ -154,6 +154,28 @@ async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[
   if (taken.length > 0) throw new LeaveBatch(taken, (item) => new KeyTakenError(item.idempotency!.key));
 }
 
+/**
+ * Reserves the funds the batch's sends hold (one ledger write, its row locked until the commit: another instance's
+ * batch waits, then sees these reservations), each send admitted in queue order against what the ones before hold.
+ * Throws LeaveBatch with the refused ones (rolled back, the ledger too), so no refused send takes a nonce.
+ */
+async function reserveFunds(tx: Tx, relayerId: string, items: readonly PendingSend[], records: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
+  const costs = records.map((r) => (r instanceof Error ? 0n : heldBy(r)));
+  const total = costs.reduce((a, b) => a + b, 0n);
+  if (total === 0n) return;
+  const ledger = await tx.transactions.moveFunds(relayerId, total, 0n);
+  let reserved = ledger.reserved - total;
+  const refused = new Map<PendingSend, Error>();
+  items.forEach((item, k) => {
+    const cost = costs[k]!;
+    if (cost === 0n) return;
+    const err = item.prepared.admit?.(ledger, reserved, cost) ?? null;
+    if (err) refused.set(item, err);
+    else reserved += cost;
+  });
+  if (refused.size > 0) throw new LeaveBatch(items.flatMap((item, k) => (refused.has(item) ? [k] : [])), (item) => refused.get(item)!);
+}
+
 const STALE = Symbol('stale');
 /** Signing outside the lock is tried this many times before the batch is signed under it (another writer keeps moving the nonce). */
 const UNLOCKED_ATTEMPTS = 3;
@@ -183,8 +205,9 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
 
   /** The batch's records, keys, events and jobs, its relayer's row locked and its nonce and clock already moved. */
   async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>): Promise<Array<TransactionRecord | Error>> {
-    const out = results.map((r) => (r instanceof Error ? r : newRecord(row, r.t, r.fields)));
+    const out = results.map((r) => (r instanceof Error ? r : writer.holding(newRecord(row, r.t, r.fields), row.network_type)));
     await claimKeys(tx, row.id, items, out);
+    await reserveFunds(tx, row.id, items, out);
     const family = families[row.network_type];
     const written: TransactionRecord[] = [];
     for (const [k, r] of results.entries()) {
