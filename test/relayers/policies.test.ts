@@ -66,5 +66,5 @@ test('policies are validated per network type; private_transactions true is refu
   assert.throws(() => parsePolicies('evm', { private_transactions: true }), reason(/private_transactions' cannot be true: Relaybox has no private transaction relay/));
   assert.throws(() => parsePolicies('evm', { fee_payment_strategy: 'user' }), reason(/unknown field 'policies.fee_payment_strategy'/));
   assert.deepEqual(parsePolicies('solana', { fee_payment_strategy: 'user', allowed_tokens: [{ mint: 'So11111111111111111111111111111111111111112' }] }).fee_payment_strategy, 'user');
-  assert.throws(() => parsePolicies('stellar', { max_fee: -1 }), reason(/'policies.max_fee' must be a non-negative integer, or null/));
+  assert.throws(() => parsePolicies('stellar', { max_fee: -1 }), reason(/'policies.max_fee' must be a non-negative integer \(stroops, at most 2\^64 - 1\), as a JSON number or a decimal string, or null/));
 });
