@@ -90,9 +90,11 @@ export interface RelayersRepo {
   /**
    * Inside a transaction: `advance` and `getForUpdate` in one statement. Moves the visible relayer's nonce and clock
    * to `to` if they still hold `from`, and answers its row as written (locked until the transaction ends); undefined
-   * when the relayer is gone or another writer moved them.
+   * when the relayer is gone or another writer moved them. `reserve` (wei, the batch's sends' worst cases) is added
+   * to the relayer's funds ledger by the same statement where the store allows (one round trip on PostgreSQL), and
+   * the ledger as written is answered as `funds`.
    */
-  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock): Promise<RelayerRow | undefined>;
+  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock, reserve?: bigint): Promise<(RelayerRow & { funds?: FundsLedger }) | undefined>;
 }
 
 export type NonceAndClock = Pick<RelayerRow, 'next_nonce' | 'last_created_ms'>;
