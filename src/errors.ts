@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload Too Large' },
   UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
   NOT_SUPPORTED: { status: 400, message: 'Bad Request' },
+  INSUFFICIENT_BALANCE: { status: 400, message: 'Bad Request' },
   RELAYER_PAUSED: { status: 403, message: 'Relayer paused' },
   RELAYER_DISABLED: { status: 403, message: 'Relayer disabled' },
   FORBIDDEN: { status: 403, message: 'Forbidden' },
@@ -78,6 +79,17 @@ export class ValidationError extends AppError {
 }
 
 export class NotFoundError extends AppError {}
+
+/**
+ * A send its relayer's balance cannot cover once what its unmined sends may still cost and its min_balance are kept
+ * aside. `error` starts with the reference's text and says what is missing; `details` has the figures (wei, decimal,
+ * for the log).
+ */
+export class InsufficientBalanceError extends AppError {
+  constructor(reason: string, details: Record<string, string>) {
+    super('INSUFFICIENT_BALANCE', { reason, details });
+  }
+}
 export class ConflictError extends AppError {}
 export class AuthError extends AppError {
   constructor(reason: string) {

@@ -2,6 +2,7 @@
 // opened without blocking, and never echoed into an error (a file named by mistake may hold anything).
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { jsonErrorOffset } from './json-position.ts';
+import { parseExactJson } from '../validation/exact-json.ts';
 
 /** The config file and each network file. */
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
@@ -79,7 +80,8 @@ export function readRegularFile(file: string, maxBytes: number, what: string): s
 export function readJsonFile(file: string, maxBytes: number, what: string): unknown {
   const text = readRegularFile(file, maxBytes, what);
   try {
-    return JSON.parse(text);
+    // Amounts past 2^53 (wei, lamports, stroops) kept exact, as the request body keeps them.
+    return parseExactJson(text);
   } catch {
     const { line, column } = lineAndColumn(text, jsonErrorOffset(text));
     throw new Error(`${what} ${file} is not valid JSON: syntax error at line ${line}, column ${column}`);

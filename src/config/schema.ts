@@ -77,6 +77,18 @@ export { secretRef };
 
 const nullable = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
 const u64 = { type: 'integer', minimum: 0 } as const;
+/**
+ * An amount in the chain's smallest unit (wei, lamports, stroops, token units), read exactly (issue 39): a JSON number
+ * or a decimal string. Numbers past 2^53 arrive as their decimal text (src/validation/exact-json.ts) and are bounded
+ * by the format, as the reference types them (u128 for EVM, u64 elsewhere); `1e16` or `7.0` are refused.
+ */
+const amountPieces = (format: 'u128' | 'u64') => [{ type: 'integer', minimum: 0, 'x-plain-integer': true }, { type: 'string', format }] as const;
+const amountExpect = (format: 'u128' | 'u64', unit: string) => `a non-negative integer (${unit}, at most ${format === 'u128' ? '2^128' : '2^64'} - 1), as a JSON number or a decimal string`;
+const amount = (format: 'u128' | 'u64', unit: string) => ({ 'x-expect': amountExpect(format, unit), anyOf: amountPieces(format) });
+const amountOrNull = (format: 'u128' | 'u64', unit: string) => ({ 'x-expect': `${amountExpect(format, unit)}, or null`, anyOf: [...amountPieces(format), { type: 'null' }] });
+const lamports = amount('u64', 'lamports');
+const tokenUnits = amount('u64', 'token units');
+const stroops = amount('u64', 'stroops');
 
 /**
  * Relayer policies in the OpenZeppelin Relayer's shape, one schema per network type. EVM policies are enforced
@@ -86,8 +98,8 @@ export const evmPolicySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    min_balance: nullable(u64, 'a non-negative integer (wei)'),
-    gas_price_cap: nullable(u64, 'a non-negative integer (wei)'),
+    min_balance: amountOrNull('u128', 'wei'),
+    gas_price_cap: amountOrNull('u128', 'wei'),
     gas_limit_estimation: nullable({ type: 'boolean' }, 'a boolean'),
     whitelist_receivers: nullable({ type: 'array', items: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } }, 'an array of 0x-prefixed 20-byte hex addresses'),
     eip1559_pricing: nullable({ type: 'boolean' }, 'a boolean'),
@@ -106,7 +118,7 @@ const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
 const solanaTokenSwap = {
   type: 'object',
   additionalProperties: false,
-  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
+  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: tokenUnits, max_amount: tokenUnits, retain_min_amount: tokenUnits },
 } as const;
 /** A cron field: `*`, a value or range within its bounds, an optional step, comma lists of those. */
 const cronField = (n: string) => `(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?(?:,(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?)*`;
@@ -124,11 +136,11 @@ const solanaSwapConfig = {
   properties: {
     strategy: { enum: ['jupiter-swap', 'jupiter-ultra', 'noop'] },
     cron_schedule: cronSchedule,
-    min_balance_threshold: u64,
+    min_balance_threshold: lamports,
     jupiter_swap_options: {
       type: 'object',
       additionalProperties: false,
-      properties: { priority_fee_max_lamports: u64, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
+      properties: { priority_fee_max_lamports: lamports, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
     },
   },
 } as const;
@@ -146,15 +158,15 @@ export const solanaPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['mint'],
-        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: u64, swap_config: solanaTokenSwap },
+        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: tokenUnits, swap_config: solanaTokenSwap },
       },
     }, 'an array of { "mint", … }'),
     fee_margin_percentage: numberOrNull,
     fee_payment_strategy: strategy,
-    max_allowed_fee_lamports: intOrNull,
+    max_allowed_fee_lamports: amountOrNull('u64', 'lamports'),
     max_signatures: intOrNull,
     max_tx_data_size: intOrNull,
-    min_balance: intOrNull,
+    min_balance: amountOrNull('u64', 'lamports'),
     swap_config: nullable(solanaSwapConfig, 'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }'),
   },
 } as const;
@@ -171,7 +183,7 @@ const stellarTokenMetadata = { type: 'object', properties: { decimals: { type: '
 const stellarTokenSwap = {
   type: 'object',
   additionalProperties: false,
-  properties: { slippage_percentage: percentage, min_amount: u64, max_amount: u64, retain_min_amount: u64 },
+  properties: { slippage_percentage: percentage, min_amount: tokenUnits, max_amount: tokenUnits, retain_min_amount: tokenUnits },
 } as const;
 /** The reference's RelayerStellarSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
 const stellarSwapConfig = {
@@ -180,7 +192,7 @@ const stellarSwapConfig = {
   properties: {
     strategies: { type: 'array', items: { enum: ['order-book', 'soroswap'] } },
     cron_schedule: cronSchedule,
-    min_balance_threshold: u64,
+    min_balance_threshold: stroops,
   },
 } as const;
 
@@ -194,14 +206,14 @@ export const stellarPolicySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['asset'],
-        properties: { asset: stellarFeeToken, max_allowed_fee: u64, metadata: stellarTokenMetadata, swap_config: stellarTokenSwap },
+        properties: { asset: stellarFeeToken, max_allowed_fee: tokenUnits, metadata: stellarTokenMetadata, swap_config: stellarTokenSwap },
       },
     }, 'an array of { "asset", … }'),
     concurrent_transactions: boolOrNull,
     fee_margin_percentage: nullable({ type: 'number', minimum: 0, maximum: 1000 }, 'a percentage from 0 to 1000'),
     fee_payment_strategy: strategy,
-    max_fee: intOrNull,
-    min_balance: intOrNull,
+    max_fee: amountOrNull('u64', 'stroops'),
+    min_balance: amountOrNull('u64', 'stroops'),
     slippage_percentage: nullable(percentage, 'a percentage from 0 to 100'),
     swap_config: nullable(stellarSwapConfig, 'an object { "strategies": ["order-book"], "cron_schedule", "min_balance_threshold" }'),
     timeout_seconds: intOrNull,

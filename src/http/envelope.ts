@@ -32,7 +32,7 @@ export function recordFailure(err: AppError) {
 
 // Plugin-route failures whose precise reason is the text: a plugin route has no `message` field to carry it,
 // and the reference's text for a refused method is the reason itself.
-const REASON_IN_ERROR = new Set(['VALIDATION_FAILED', 'INVALID_JSON', 'METHOD_NOT_ALLOWED']);
+const REASON_IN_ERROR = new Set(['VALIDATION_FAILED', 'INSUFFICIENT_BALANCE', 'INVALID_JSON', 'METHOD_NOT_ALLOWED']);
 
 /**
  * 401, on every route: the reference's body (`code`, `error` and `message` all say Unauthorized) with the

@@ -1,19 +1,11 @@
 // JSON body parsing that keeps big integers exact and refuses anything that is not JSON.
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
-import { noteNonIntegerNotation } from '../validation/compile.ts';
+import { parseExactJson } from '../validation/exact-json.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Deepest nesting of arrays and objects a body may have; plugin params included. */
 export const MAX_JSON_DEPTH = 128;
-
-const INTEGER_LITERAL = /^-?\d+$/;
-/**
- * A number the reviver would change or note: 16+ digits (maybe past 2^53), a fraction or an exponent. A number token
- * follows `:`, `[`, `,` or opens the text; a match inside a string only sends the text the slow way, never wrongly
- * the fast way.
- */
-const NEEDS_REVIVER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/;
 
 /**
  * The reviver recurses once per level, so 10,000 nested arrays overflow the stack; the schemas
@@ -37,25 +29,13 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-/**
- * JSON.parse rounds integers above 2^53 (1 ETH is 10^18 wei). Node 24's reviver sees each
- * number's source text, so such integers are kept as their exact decimal string; the schemas
- * accept amounts both as numbers and as digit strings. An integer written as `1e3` or `7.0` is
- * left a number (plugin params are any JSON) but noted, so integer fields can refuse it.
- */
+/** The body's value, big integers exact (src/validation/exact-json.ts), nesting bounded. */
 export function parseJson(text: string): unknown {
   // Nesting past the cap needs more brackets than a shorter text holds.
   if (text.length > MAX_JSON_DEPTH && nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new AppError('INVALID_JSON', { reason: `Invalid JSON: the body nests deeper than ${MAX_JSON_DEPTH} levels` });
   }
-  // Most bodies hold no such number: the native parse without a reviver gives the same value, several times faster.
-  if (!NEEDS_REVIVER.test(text)) return JSON.parse(text);
-  return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value !== 'number' || context?.source === undefined) return value;
-    if (INTEGER_LITERAL.test(context.source)) return Number.isSafeInteger(value) ? value : context.source;
-    if (Number.isInteger(value)) noteNonIntegerNotation(this, key);
-    return value;
-  });
+  return parseExactJson(text);
 }
 
 const raw = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });

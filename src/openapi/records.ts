@@ -92,6 +92,7 @@ export const transactionRecord = {
     max_priority_fee_per_gas: nullable({ type: 'string' }),
     nonce: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     speed: nullable({ type: 'string' }),
+    funds_reserved: { type: 'string', pattern: '^\\d+$', description: "EVM only: wei of the relayer's balance this send holds until it is mined or fails (the worst case of every version signed: value + gas_limit × max fee + L1 fee); 0 once released" },
     l1_fee: { type: 'string', pattern: '^\\d+$', description: "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced" },
   },
 } as const;

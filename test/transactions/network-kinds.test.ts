@@ -199,7 +199,7 @@ test('optimism-based: the L1 data fee from the chain\'s gas price oracle counts 
   const guarded = await start(t, op, { tags: ['optimism-based'], features: ['eip1559'] }, key, { min_balance: Number(balance - l2Cost - 1000n) });
   const below = await guarded.request('POST', path(), { body });
   assert.equal(below.status, 400, below.text);
-  assert.match(JSON.stringify(below.body), /min_balance/);
+  assert.match(JSON.stringify(below.body), /with an enforced minimum balance of \d+: \d+ wei missing/);
 
   // Tagged optimism-based, but nothing answers at the oracle's address: said, not guessed.
   await op.setCode(ORACLE, '0x');

@@ -18,6 +18,7 @@ import type { Log } from '../../domain/notifications/ports.ts';
 import { parsePolicies } from '../../config/relayer-policies.ts';
 import { createTransactionService, type TransactionBody } from '../../domain/transactions/service.ts';
 import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
+import { worstCaseOf } from '../../domain/transactions/evm/funds.ts';
 import { createEvmFamily } from '../../domain/transactions/evm/relay.ts';
 import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createSolanaSwaps, SOLANA_SWAP_JOB } from '../../domain/transactions/solana/token-swap.ts';
@@ -111,7 +112,8 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
     fees: (r) => relayers.chain(r).fees(),
   });
   const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
-  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast });
+  // EVM sends hold their worst case of the relayer's funds until mined (the ledger, transactions/evm/funds.ts).
+  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf } });
   const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger: deps.logger };
   // The Stellar parts load @stellar/stellar-base (~9 MiB): only a config with a Stellar network loads them (networks
   // come from the config alone, so none can appear later).

@@ -22,8 +22,6 @@ export interface PolicyTx {
   pricing: Pricing;
   /** The request gave its prices (`gas_price` or the EIP-1559 pair), rather than a `speed`. */
   explicitPrices: boolean;
-  /** Wei the chain charges beyond gas × price (an OP-stack L1 data fee); counts in the min_balance check. */
-  extraCost?: bigint;
 }
 
 /** whitelist_receivers entries with a wrong EIP-55 checksum: accepted (compared in any case), as the reference does; logged. */
@@ -38,17 +36,22 @@ export function gasPriceCap(policies: EvmPolicies | Record<string, unknown> | nu
   return typeof cap === 'number' || typeof cap === 'string' ? BigInt(cap) : null;
 }
 
+/** The relayer's `min_balance` in wei; 0 when it has none. */
+export function minBalance(policies: EvmPolicies | Record<string, unknown> | null | undefined): bigint {
+  const min = policies?.min_balance;
+  return typeof min === 'number' || typeof min === 'string' ? BigInt(min) : 0n;
+}
+
 /** Speed-based prices above `gas_price_cap` are lowered to it (as the reference caps them); explicit ones are checked by checkEvmPolicies. */
 export function capPricing(policies: EvmPolicies, pricing: Pricing): Pricing {
   return applyFeeCap(pricing, gasPriceCap(policies));
 }
 
 /**
- * The first policy the transaction breaks, as a sentence for the client; null when it passes them all.
- * `balance` (wei) is needed only when `min_balance` is set: the transaction's worst-case cost
- * (value + gas limit x highest price) must leave at least `min_balance`.
+ * The first policy the transaction breaks, as a sentence for the client; null when it passes them all. `min_balance`
+ * is not checked here: it needs the balance and what unmined sends hold (transactions/evm/funds.ts).
  */
-export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx, balance?: bigint): string | null {
+export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx): string | null {
   const whitelist = policies.whitelist_receivers;
   if (whitelist && whitelist.length > 0) {
     if (tx.to === null) return "the relayer's whitelist_receivers policy allows no contract creation (a transaction without 'to')";
@@ -64,14 +67,6 @@ export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx, balance?: 
   const price = topPrice(tx.pricing);
   if (policies.gas_price_cap !== undefined && price > BigInt(policies.gas_price_cap)) {
     return `the gas price ${price} wei is above the relayer's gas_price_cap of ${policies.gas_price_cap} wei`;
-  }
-  if (policies.min_balance !== undefined && BigInt(policies.min_balance) > 0n) {
-    if (balance === undefined) return "the relayer's balance is needed to check its min_balance policy";
-    const cost = tx.value + tx.gasLimit * price + (tx.extraCost ?? 0n);
-    const left = balance - cost;
-    if (left < BigInt(policies.min_balance)) {
-      return `sending would leave the relayer with ${left < 0n ? 0n : left} wei, below its min_balance policy of ${policies.min_balance} wei (balance ${balance}, worst-case cost ${cost})`;
-    }
   }
   return null;
 }

@@ -90,9 +90,11 @@ export interface RelayersRepo {
   /**
    * Inside a transaction: `advance` and `getForUpdate` in one statement. Moves the visible relayer's nonce and clock
    * to `to` if they still hold `from`, and answers its row as written (locked until the transaction ends); undefined
-   * when the relayer is gone or another writer moved them.
+   * when the relayer is gone or another writer moved them. `reserve` (wei, the batch's sends' worst cases) is added
+   * to the relayer's funds ledger by the same statement where the store allows (one round trip on PostgreSQL), and
+   * the ledger as written is answered as `funds`.
    */
-  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock): Promise<RelayerRow | undefined>;
+  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock, reserve?: bigint): Promise<(RelayerRow & { funds?: FundsLedger }) | undefined>;
 }
 
 export type NonceAndClock = Pick<RelayerRow, 'next_nonce' | 'last_created_ms'>;
@@ -131,6 +133,21 @@ export interface TransactionsRepo {
   count(relayerId: string, status: TransactionStatus | undefined): Promise<number>;
   /** Every state the transaction was written in, oldest first (the store's append-only history; its timeline). */
   history(id: string): Promise<TransactionSnapshot[]>;
+  /** The relayer's funds ledger (zeros when it has none yet). */
+  funds(relayerId: string): Promise<FundsLedger>;
+  /**
+   * Adds to the relayer's ledger (a negative `reserved` releases) and answers it as written, exactly (no float). In a
+   * transaction the ledger row stays locked until it ends: what another instance reserves waits for this commit.
+   */
+  moveFunds(relayerId: string, reserved: bigint, released: bigint): Promise<FundsLedger>;
+}
+
+/** A relayer's funds ledger, in the chain's smallest unit (wei). */
+export interface FundsLedger {
+  /** Promised to its unmined sends, each at its worst case. */
+  reserved: bigint;
+  /** Released so far by sends that went final (only grows): how stale a balance read before them may be. */
+  released: bigint;
 }
 
 /** One written state of a transaction: the record as it was stored, and when. */

@@ -2,7 +2,7 @@
 // service.ts can send, replace and cancel without knowing how a family relays. Each family lives in its own modules
 // (evm-*.ts, …); its background work runs as store-backed jobs of its own kinds (`evm.*`, …).
 import type { Tx } from '../ports.ts';
-import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
+import type { FundsLedger, RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../types.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
 import { AppError } from '../../errors.ts';
@@ -17,6 +17,12 @@ export interface PreparedSend {
    * a local key answers at once.
    */
   build(relayer: RelayerRow): { status: TransactionStatus; fields: Record<string, unknown> | Promise<Record<string, unknown>>; nonce: number | null; nextNonce: number };
+  /**
+   * For a send that holds funds (its record's `funds_reserved`): in the store transaction that takes its nonce, with
+   * the relayer's funds ledger locked, the refusal when the balance cannot also cover `reserved` (what the relayer's
+   * unmined sends hold, those of its batch before it included); null to accept it.
+   */
+  admit?(ledger: FundsLedger, reserved: bigint, cost: bigint): Error | null;
 }
 
 /** A family's relaying: the use cases' family-specific halves, the jobs that move its transactions, its start-up. */

@@ -6,11 +6,11 @@
 // another instance) fails alone with RelayerChangedError, and is prepared again by the caller.
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Atomically, Tx } from '../ports.ts';
-import type { RelayerRow } from '../relayers/ports.ts';
+import type { FundsLedger, RelayerRow } from '../relayers/ports.ts';
 import { sameSettings, type RelayerRowCache } from '../relayers/row-cache.ts';
 import type { NetworkType, TransactionRecord } from '../types.ts';
 import type { PreparedSend, RelayFamily } from './family.ts';
-import type { RecordWriter } from './record-writer.ts';
+import { heldBy, type RecordWriter } from './record-writer.ts';
 import { newTransactionId } from './transaction-id.ts';
 import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 
@@ -89,10 +89,10 @@ async function signBatch(row: RelayerRow, items: readonly PendingSend[]): Promis
   return { results, next: from };
 }
 
-function newRecord(row: RelayerRow, t: Taken, fields: Record<string, unknown>): TransactionRecord {
+function newRecord(relayerId: string, t: Taken, fields: Record<string, unknown>): TransactionRecord {
   return {
     id: newTransactionId(t.createdMs),
-    relayer_id: row.id,
+    relayer_id: relayerId,
     status: t.b.status,
     status_reason: null,
     created_at: new Date(t.createdMs).toISOString(),
@@ -154,6 +154,32 @@ async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[
   if (taken.length > 0) throw new LeaveBatch(taken, (item) => new KeyTakenError(item.idempotency!.key));
 }
 
+/** What the batch's sends hold of the relayer's funds (their records' `funds_reserved`), each and in all. */
+function holds(records: ReadonlyArray<TransactionRecord | Error>): { costs: bigint[]; total: bigint } {
+  const costs = records.map((r) => (r instanceof Error ? 0n : heldBy(r)));
+  return { costs, total: costs.reduce((a, b) => a + b, 0n) };
+}
+
+/**
+ * Admits the batch's sends against the ledger as the nonce's statement wrote it (`ledger`, `total` added, its row
+ * locked until the commit: another instance's batch waits, then sees these reservations), in queue order, each against
+ * what the ones before it hold. Throws LeaveBatch with the refused ones (rolled back, the ledger too): no refused send
+ * takes a nonce.
+ */
+function admitFunds(items: readonly PendingSend[], costs: readonly bigint[], total: bigint, ledger: FundsLedger | undefined): void {
+  if (total === 0n || !ledger) return;
+  let reserved = ledger.reserved - total;
+  const refused = new Map<PendingSend, Error>();
+  items.forEach((item, k) => {
+    const cost = costs[k]!;
+    if (cost === 0n) return;
+    const err = item.prepared.admit?.(ledger, reserved, cost) ?? null;
+    if (err) refused.set(item, err);
+    else reserved += cost;
+  });
+  if (refused.size > 0) throw new LeaveBatch(items.flatMap((item, k) => (refused.has(item) ? [k] : [])), (item) => refused.get(item)!);
+}
+
 const STALE = Symbol('stale');
 /** Signing outside the lock is tried this many times before the batch is signed under it (another writer keeps moving the nonce). */
 const UNLOCKED_ATTEMPTS = 3;
@@ -181,9 +207,8 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
   const { atomically, writer, families } = deps;
   const notFound = (relayerId: string) => new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
 
-  /** The batch's records, keys, events and jobs, its relayer's row locked and its nonce and clock already moved. */
-  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>): Promise<Array<TransactionRecord | Error>> {
-    const out = results.map((r) => (r instanceof Error ? r : newRecord(row, r.t, r.fields)));
+  /** The batch's records (`out`), keys, events and jobs, its relayer's row locked, its nonce, clock and funds moved. */
+  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>, out: Array<TransactionRecord | Error>): Promise<Array<TransactionRecord | Error>> {
     await claimKeys(tx, row.id, items, out);
     const family = families[row.network_type];
     const written: TransactionRecord[] = [];
@@ -213,11 +238,16 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
     let committed: RelayerRow | undefined;
     /** One statement moves the nonce and clock on from `from` (STALE if another writer did first) and locks the row. */
     const writeFrom = async (tx: Tx, from: RelayerRow, signed: Awaited<ReturnType<typeof signBatch>>) => {
-      const moved = await tx.relayers.advanceFrom(relayerId, from, signed.next);
+      const out = signed.results.map((r) => (r instanceof Error ? r : writer.holding(newRecord(relayerId, r.t, r.fields), from.network_type)));
+      // The funds the batch holds are reserved by the statement that takes the nonces.
+      const { costs, total } = holds(out);
+      const moved = await tx.relayers.advanceFrom(relayerId, from, signed.next, total > 0n ? total : undefined);
       if (!moved) return STALE;
-      checkLocked(moved, items);
-      committed = moved;
-      return write(tx, moved, items, signed.results);
+      const { funds, ...row } = moved;
+      checkLocked(row, items);
+      admitFunds(items, costs, total, funds);
+      committed = row;
+      return write(tx, row, items, signed.results, out);
     };
     let written: Array<TransactionRecord | Error> | typeof STALE = STALE;
     for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS && written === STALE; attempt++) {

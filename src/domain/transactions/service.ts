@@ -60,14 +60,16 @@ export function createTransactionService(deps: {
     for (let attempt = 1; ; attempt++) {
       const previous = await stored(relayer, id);
       const record = await fn(previous);
+      // The record as written (the writer adds what it holds of the relayer's funds).
       const written = await atomically(async (tx) => {
-        if (!(await writer.update(tx, previous, record, relayer.network_type))) return false;
-        await family.schedule(tx, record);
-        return true;
+        const done = await writer.update(tx, previous, record, relayer.network_type);
+        if (!done) return null;
+        await family.schedule(tx, done.record);
+        return done.record;
       });
       if (written) {
-        family.afterCommit(record, relayer);
-        return record;
+        family.afterCommit(written, relayer);
+        return written;
       }
       if (attempt === 3) throw new AppError('INTERNAL', { reason: `transaction '${id}' was changed by another writer; retry` });
     }

@@ -126,8 +126,8 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): RelayersRep
         .executeTakeFirst();
       return r.numUpdatedRows === 1n;
     },
-    async advanceFrom(id, from, to) {
-      const row = await q
+    async advanceFrom(id, from, to, reserve) {
+      const update = q
         .updateTable('relayers')
         .set({ next_nonce: to.next_nonce, last_created_ms: to.last_created_ms })
         .where('id', '=', id)
@@ -135,9 +135,24 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): RelayersRep
         .where('deleted_at', 'is', null)
         .where('next_nonce', '=', from.next_nonce)
         .where('last_created_ms', '=', from.last_created_ms)
-        .returning(COLUMNS)
-        .executeTakeFirst();
-      return row && toRelayer(row as Row);
+        .returning(COLUMNS);
+      if (reserve === undefined) {
+        const row = await update.executeTakeFirst();
+        return row && toRelayer(row as Row);
+      }
+      // The ledger row is taken in the same statement (one round trip): only when the nonce moved, NUMERIC exact.
+      const found = (
+        await sql<Row & { funds_reserved: string; funds_released: string }>`
+          WITH moved AS (${update}),
+          f AS (
+            INSERT INTO relayer_funds AS f (relayer_id, reserved, released) SELECT id, ${reserve.toString()}::numeric, 0 FROM moved
+            ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved
+            RETURNING reserved::text AS funds_reserved, released::text AS funds_released)
+          SELECT moved.*, f.funds_reserved, f.funds_released FROM moved, f`.execute(q)
+      ).rows[0];
+      if (!found) return undefined;
+      const { funds_reserved, funds_released, ...row } = found;
+      return { ...toRelayer(row as Row), funds: { reserved: BigInt(funds_reserved), released: BigInt(funds_released) } };
     },
   };
 }

@@ -227,8 +227,8 @@ function rememberNotifications(repos: Repositories, known: Map<string, string | 
     if (row) known.set(id, row.notification_id);
     return row;
   };
-  repos.relayers.advanceFrom = async (id, from, to) => {
-    const row = await advanceFrom(id, from, to);
+  repos.relayers.advanceFrom = async (id, from, to, reserve) => {
+    const row = await advanceFrom(id, from, to, reserve);
     if (row) known.set(id, row.notification_id);
     return row;
   };

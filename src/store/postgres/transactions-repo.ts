@@ -84,6 +84,20 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
       if (status !== undefined) query = query.where('status', '=', status);
       return (await query.executeTakeFirstOrThrow()).n;
     },
+    async funds(relayerId) {
+      const row = (await sql<{ reserved: string; released: string }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${relayerId}`.execute(q)).rows[0];
+      return { reserved: BigInt(row?.reserved ?? 0), released: BigInt(row?.released ?? 0) };
+    },
+    // NUMERIC arithmetic in one statement: exact, and the row locked until the transaction ends.
+    async moveFunds(relayerId, reserved, released) {
+      const row = (
+        await sql<{ reserved: string; released: string }>`
+          INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${relayerId}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
+          ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released
+          RETURNING reserved::text, released::text`.execute(q)
+      ).rows[0]!;
+      return { reserved: BigInt(row.reserved), released: BigInt(row.released) };
+    },
     async history(id) {
       // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (connect.ts).
       const rows = (await sql<{ version: number; at_ms: number; record: string }>`SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ${id} ORDER BY version`.execute(q)).rows;

@@ -2,6 +2,7 @@
 import type { Db } from '../db.ts';
 import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
+import { createFundsOps } from './transactions-repo.ts';
 
 interface Row {
   id: string;
@@ -92,6 +93,7 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
   const bySigner = db.prepare<[string], string>(`SELECT id FROM relayers WHERE signer_id = ? AND ${VISIBLE} ORDER BY id LIMIT 10`).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
+  const { moveFunds } = createFundsOps(db);
   const advanceFrom = db.prepare<[number, number, string, number, number], Row>(
     `UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ? AND last_created_ms = ? AND ${VISIBLE} RETURNING ${COLUMNS}`,
   );
@@ -134,9 +136,12 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
     usingSigner: (signerId) => bySigner.all(signerId),
     notificationExists: (id) => notification.get(id) === 1,
     advance: (id, expectedNonce, nextNonce, lastCreatedMs) => advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
-    advanceFrom(id, from, to) {
+    // The ledger is the transactions repo's (exact sums in BigInt): added in the same SQLite transaction.
+    advanceFrom(id, from, to, reserve) {
       const row = advanceFrom.get(to.next_nonce, to.last_created_ms, id, from.next_nonce, from.last_created_ms);
-      return row && toRelayer(row);
+      if (!row) return undefined;
+      const relayer = toRelayer(row);
+      return reserve === undefined ? relayer : { ...relayer, funds: moveFunds(id, reserve, 0n) };
     },
   };
 }

@@ -7,6 +7,28 @@ import type { SyncOf } from './sync-ops.ts';
 const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
   row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
 
+/** The relayers' funds ledger (decimal text: wei pass SQLite's 64-bit integers), for this repo and advanceFrom. */
+export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' | 'moveFunds'> {
+  const fundsOf = db.prepare<[string], { reserved: string; released: string }>('SELECT reserved, released FROM relayer_funds WHERE relayer_id = ?');
+  const putFunds = db.prepare(`
+    INSERT INTO relayer_funds (relayer_id, reserved, released) VALUES (?, ?, ?)
+    ON CONFLICT (relayer_id) DO UPDATE SET reserved = excluded.reserved, released = excluded.released`);
+  const funds = (relayerId: string) => {
+    const row = fundsOf.get(relayerId);
+    return { reserved: BigInt(row?.reserved ?? 0), released: BigInt(row?.released ?? 0) };
+  };
+  return {
+    funds,
+    // Read and written in the caller's transaction (SQLite's one writer): the sum is made exactly, in BigInt.
+    moveFunds(relayerId, reserved, released) {
+      const was = funds(relayerId);
+      const now = { reserved: was.reserved + reserved, released: was.released + released };
+      putFunds.run(relayerId, now.reserved.toString(), now.released.toString());
+      return now;
+    },
+  };
+}
+
 /**
  * Listing uses a deferred join: the offset walks the (relayer_id, [status,] created_ms, id)
  * index, which holds the rowid, and only the page's rows are then read from the table.
@@ -40,6 +62,7 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     ORDER BY t.created_ms DESC, t.id DESC`).pluck();
   const countAll = db.prepare<[string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ?').pluck();
   const countByStatus = db.prepare<[string, string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?').pluck();
+  const ledger = createFundsOps(db);
   const history = db.prepare<[string], { version: number; at_ms: number; record: string }>('SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version');
 
   const repo: SyncOf<TransactionsRepo> = {
@@ -70,6 +93,8 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
       return rows.map((r) => JSON.parse(r) as TransactionRecord);
     },
     count: (relayerId, status?: TransactionStatus) => (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
+    funds: ledger.funds,
+    moveFunds: ledger.moveFunds,
     history: (id) => history.all(id).map((row) => ({ version: row.version, at_ms: row.at_ms, record: JSON.parse(row.record) as TransactionRecord })),
   };
   return repo;

@@ -84,6 +84,23 @@ export function relayersContract(factory: StoreFactory): void {
     assert.equal(await store.atomically((tx) => tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 11, last_created_ms: to.last_created_ms })), undefined, 'a deleted relayer');
   });
 
+  test('advanceFrom with a reserve adds it to the funds ledger in the same write, exactly, and only when the nonce moved', async (t) => {
+    const store = await factory(t);
+    await store.repos.relayers.seed([relayerSeed('r1', { initial_nonce: 7, notification_id: null })]);
+    const read = (await store.repos.relayers.get('r1'))!;
+    const to = { next_nonce: 8, last_created_ms: read.last_created_ms + 1 };
+    const big = 2n ** 100n + 1n;
+    const [stale, moved] = await store.atomically(async (tx) => [
+      await tx.relayers.advanceFrom('r1', { ...read, next_nonce: 6 }, to, 5n),
+      await tx.relayers.advanceFrom('r1', read, to, big),
+    ]);
+    assert.equal(stale, undefined);
+    assert.deepEqual(moved, { ...read, ...to, funds: { reserved: big, released: 0n } });
+    assert.deepEqual(await store.repos.transactions.funds('r1'), { reserved: big, released: 0n }, 'the stale attempt reserved nothing');
+    const again = await store.atomically((tx) => tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 9, last_created_ms: to.last_created_ms + 1 }, 3n));
+    assert.deepEqual(again?.funds, { reserved: big + 3n, released: 0n });
+  });
+
   test('notificationExists answers for existing notifications only', async (t) => {
     const { repos } = await factory(t);
     await repos.notifications.insertIfAbsent(notificationRow('hook'));

@@ -6,6 +6,25 @@ import { relayerSeed, txRecord } from './fixtures.ts';
 import type { TransactionStatus } from '../../../src/domain/types.ts';
 
 export function transactionsContract(factory: StoreFactory): void {
+  test('the funds ledger: zeros at first, exact sums past 2^64 and 2^128, releases, and a rollback leaves it as it was', async (t) => {
+    const store = await factory(t);
+    const { repos } = store;
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: 0n, released: 0n });
+    const big = 2n ** 128n + 7n;
+    assert.deepEqual(await repos.transactions.moveFunds('r1', big, 0n), { reserved: big, released: 0n });
+    assert.deepEqual(await repos.transactions.moveFunds('r1', 2n ** 64n + 1n, 0n), { reserved: big + 2n ** 64n + 1n, released: 0n });
+    assert.deepEqual(await repos.transactions.moveFunds('r1', -big, big), { reserved: 2n ** 64n + 1n, released: big });
+    await assert.rejects(
+      store.atomically(async (tx) => {
+        await tx.transactions.moveFunds('r1', 5n, 0n);
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: 2n ** 64n + 1n, released: big });
+    assert.deepEqual(await repos.transactions.funds('r2'), { reserved: 0n, released: 0n }, 'per relayer');
+  });
+
   test('a record reads back whole, by relayer and id or by id alone', async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);

@@ -57,7 +57,7 @@ test('a relayer that cannot pay gets a clear 400 before anything is signed', asy
   const s = await buildOn(t, anvil, { key: '0x' + '42'.repeat(32) });
   const res = await s.request('POST', txPath(), { body: { to: TO, value: 1, speed: 'fast' } });
   assert.equal(res.status, 400);
-  assert.match(res.body.error, /cannot pay for this transaction: its balance is 0 wei/);
+  assert.match(res.body.error, /^Insufficient balance: Relayer balance 0 is insufficient to cover \d+: \d+ wei missing/);
   assert.equal((await s.request('GET', txPath())).body.pagination.total_items, 0);
 });
 

@@ -14,11 +14,13 @@ import { maxCost, prepareEvm, unsignedEvm, type EvmBody, type EvmPrepared, type 
 import { asEvm, isNoop, noopPrepared, preparedOf, repricing, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
 import { isOptimism, lacksMempool, noopGasLimit } from './network-kind.ts';
 import { createEvmSubmitter } from './submit.ts';
-import { createFundsGuard } from './funds.ts';
+import { createFundsGuard, refusal, type FundsAsk, type FundsSnapshot } from './funds.ts';
+import { heldBy } from '../record-writer.ts';
+import type { FundsLedger } from '../../relayers/ports.ts';
 import { createEvmCheck, EVM_CHECK } from './check.ts';
 import { checkIntervalMs } from './timing.ts';
 import { enforceEvmPolicies } from './policies.ts';
-import { gasPriceCap } from '../../relayers/policies.ts';
+import { gasPriceCap, minBalance } from '../../relayers/policies.ts';
 
 const REPLACEABLE: ReadonlySet<TransactionStatus> = new Set(['pending', 'sent', 'submitted']);
 const CANCELABLE = REPLACEABLE;
@@ -59,10 +61,37 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     const priced = await prepareEvm(body, fees(relayer), previous, Date.now(), gasFromChain(relayers, relayer));
     if (body.to && hasWrongChecksum(body.to)) logger.warn({ relayerId: relayer.id, to: body.to, checksummed: priced.to }, "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it");
     const l1Fee = await l1FeeOf(relayer, priced, nonce);
-    const prepared = await enforceEvmPolicies(relayer.policies, body, priced, () => relayers.chain(relayer).balance(relayer.address as `0x${string}`), l1Fee ?? 0n);
-    const parts = l1Fee === null ? undefined : 'value + gas_limit × fee + L1 data fee';
-    await funds.reserve(relayers.chain(relayer), relayer.id, relayer.address, maxCost(prepared) + (l1Fee ?? 0n), parts);
-    return { prepared, l1Fee };
+    const prepared = enforceEvmPolicies(relayer.policies, body, priced);
+    const parts = l1Fee === null ? 'value + gas_limit × fee' : 'value + gas_limit × fee + L1 data fee';
+    const worst = maxCost(prepared) + (l1Fee ?? 0n);
+    // A replacement asks only for what it adds to the old version's hold (both may still be mined, never both).
+    const cost = old ? worst - heldBy(old) : worst;
+    const ask: FundsAsk = { relayerId: relayer.id, cost: cost > 0n ? cost : 0n, minBalance: minBalance(relayer.policies), parts };
+    const snapshot = await fundsBefore(relayer, ask);
+    /** Under the ledger's lock (send-writer.ts): a refusal also makes the next send read the node again. */
+    const admit = (ledger: FundsLedger, reserved: bigint, held: bigint) => {
+      const refused = refusal(snapshot, ledger, reserved, { ...ask, cost: held });
+      if (refused) funds.forget(relayer.id);
+      return refused;
+    };
+    return { prepared, l1Fee, admit };
+  };
+  /**
+   * Before anything is signed: the balance must cover the send on top of what the ledger held when it was read, and
+   * min_balance; a refusal from a snapshot read before this send reads the node again first.
+   */
+  const fundsBefore = async (relayer: RelayerRow, ask: FundsAsk): Promise<FundsSnapshot> => {
+    const ledger = () => store.repos.transactions.funds(relayer.id);
+    const balance = () => relayers.chain(relayer).balance(relayer.address as `0x${string}`);
+    const asked = Date.now();
+    let snapshot = await funds.snapshot(relayer.id, ledger, balance);
+    let refused = refusal(snapshot, snapshot.ledger, snapshot.ledger.reserved, ask);
+    if (refused && snapshot.at < asked) {
+      snapshot = await funds.snapshot(relayer.id, ledger, balance, true);
+      refused = refusal(snapshot, snapshot.ledger, snapshot.ledger.reserved, ask);
+    }
+    if (refused) throw refused;
+    return snapshot;
   };
   const signer = (relayer: RelayerRow): EvmSigner => {
     const resolved = relayers.signer(relayer.id);
@@ -94,8 +123,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
   return {
     async prepareSend(relayer, body) {
       // The L1 fee is priced with the nonce the row says comes next (it barely depends on it).
-      const { prepared, l1Fee } = await price(relayer, body as EvmBody, relayer.next_nonce);
+      const { prepared, l1Fee, admit } = await price(relayer, body as EvmBody, relayer.next_nonce);
       return {
+        admit,
         build(row) {
           const nonce = row.next_nonce;
           const empty = { hashes: [], noop_hashes: [], is_canceled: false } as unknown as EvmRecord;
