@@ -117,10 +117,23 @@ export function postJsonRpc(url: string, payload: { method: string; params?: unk
   return postJson(url, body, signal, { fetch: fetchFn });
 }
 
+/** One URL of the pool on its own, for a submission sent to every URL (no failover: each answers for itself). */
+export interface PoolUrl<Req, Res> {
+  label: string;
+  /** Takes submissions now: it answers (or may be tried) and was not caught accepting what never reached its network. */
+  takesSubmissions(): boolean;
+  /** One attempt at this URL only, its health kept as for any call; throws (an RpcAttemptError) when it did not answer. */
+  request(method: string, request: Req, signal?: AbortSignal): Promise<Res>;
+  /** Submissions through it are not trusted for `ms` (shown in health() meanwhile); reads still go to it. */
+  distrust(reason: string, ms: number): void;
+}
+
 export interface RpcPool<Req, Res> {
   /** Throws RpcUnavailableError when no URL answered in any round. */
   request(method: string, request: Req, signal?: AbortSignal): Promise<Res>;
   health(): RpcUrlHealth[];
+  /** Each URL, in failover order, with the same health as `request`'s. */
+  urls: PoolUrl<Req, Res>[];
 }
 
 /**
@@ -193,5 +206,18 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
     throw new RpcUnavailableError(`no RPC URL answered ${method} (last: ${last})`);
   }
 
-  return { request, health };
+  const clock = options.now ?? Date.now;
+  const urls: PoolUrl<Req, Res>[] = states.map((s) => ({
+    label: s.label,
+    takesSubmissions: () => !skip(s) && s.broadcastsDownUntil <= clock(),
+    async request(method, req, signal) {
+      if (skip(s)) throw new RpcAttemptError('marked down; not asked', 'skipped');
+      return attempt(s, method, req, signal);
+    },
+    distrust(reason, ms) {
+      s.broadcastsDownUntil = clock() + ms;
+      s.broadcastError = reason;
+    },
+  }));
+  return { request, health, urls };
 }

@@ -22,7 +22,7 @@ export interface UrlState {
   /** Aborted when the URL is marked down, so calls still waiting on it fail over at once instead of at their timeout. */
   inFlight: AbortController;
   /**
-   * EVM: the URL answers, but a broadcast it accepted never reached its node (Unix ms until it is trusted again, and
+   * The URL answers, but a broadcast (a Solana/Stellar submission) it accepted never reached its network (Unix ms until it is trusted again, and
    * why). Broadcasts go around it while another URL takes them; reads still use it.
    */
   broadcastsDownUntil: number;

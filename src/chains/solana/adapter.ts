@@ -8,6 +8,7 @@ import type { SignedSolanaTransaction, SigningApproval, SolanaBlockhash, SolanaC
 import type { RpcObserver } from '../evm/rpc-transport.ts';
 import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
 import { failureText } from '../rpc-text.ts';
+import { createSubmitter, type AnswerKind } from '../submit-all.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
 import { compileInstructions, parseInstructions } from './instructions.ts';
 import { createSolanaRpc, type SolanaRpc } from './rpc.ts';
@@ -39,11 +40,10 @@ function createRead(name: string) {
 
 type Read = ReturnType<typeof createRead>;
 
-async function send(rpc: SolanaRpc, wire: string): Promise<SolanaSendOutcome> {
-  const decoded = decodeWireTransaction(wire);
-  const first = decoded.transaction.signatures[decoded.feePayer as Address];
-  if (!first) throw new ValidationError('the transaction is not signed by its fee payer');
-  const signature = toBase58(first);
+type SolanaUrl = ReturnType<typeof createSolanaRpc>['urls'][number];
+
+/** What one node (or the failover over all of them) answered to one sendTransaction. */
+async function sendVia(rpc: SolanaRpc, wire: string, signature: string): Promise<SolanaSendOutcome> {
   try {
     // Preflight on: the node simulates first and refuses what would fail, with the reason (code -32002).
     await rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
@@ -54,6 +54,28 @@ async function send(rpc: SolanaRpc, wire: string): Promise<SolanaSendOutcome> {
     if (refused.reason === 'already_processed') return { status: 'submitted', signature, alreadyProcessed: true };
     return { status: 'rejected', signature, ...refused };
   }
+}
+
+const sendKind = (o: SolanaSendOutcome): AnswerKind => (o.status === 'submitted' ? (o.alreadyProcessed ? 'known' : 'new') : o.status === 'rejected' ? 'refused' : 'unavailable');
+
+/** sendTransaction through every URL that takes submissions (src/chains/submit-all.ts); remembers who accepted what. */
+function createSender(rpc: SolanaRpc, urls: readonly SolanaUrl[]) {
+  const submitter = createSubmitter(urls);
+  return {
+    async send(wire: string): Promise<SolanaSendOutcome> {
+      const decoded = decodeWireTransaction(wire);
+      const first = decoded.transaction.signatures[decoded.feePayer as Address];
+      if (!first) throw new ValidationError('the transaction is not signed by its fee payer');
+      const signature = toBase58(first);
+      return submitter.submit(signature, (u) => sendVia(u ? u.rpc : rpc, wire, signature), sendKind);
+    },
+    sendDidNotLand: (signature: string) =>
+      submitter.didNotLand(
+        signature,
+        async (u) => (await u.rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()).value[0] === null,
+        `accepted transaction ${signature} as new, but the network never had it past its blockhash's life: submissions go to the other URLs`,
+      ),
+  };
 }
 
 function reads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'balance' | 'latestBlockhash' | 'isBlockhashValid' | 'feeForMessage' | 'simulate' | 'signatureStatuses' | 'blockHeight'> {
@@ -250,9 +272,10 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
 
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
-  const { rpc, raw, health } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
+  const { rpc, raw, health, urls } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   const read = createRead(name);
   const base = reads(rpc, read);
+  const sender = createSender(rpc, urls);
   return {
     network: name,
     ...base,
@@ -261,7 +284,8 @@ export function createSolanaChain(network: NetworkConfig, options: SolanaChainOp
     associatedTokenAddress,
     splTransfer,
     dex: createSolanaDex(name, options.jupiterUrl),
-    send: (wire) => send(rpc, wire),
+    send: sender.send,
+    sendDidNotLand: sender.sendDidNotLand,
     ...signing(base),
     rawRequest: (method, params) => rawRequest(name, raw, method, params),
     health,

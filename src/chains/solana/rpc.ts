@@ -68,15 +68,18 @@ export function createSolanaRpc(options: SolanaRpcOptions) {
   });
   // A node's error is thrown raw (SolanaNodeError) instead of kit's decoded SolanaError, so the send
   // outcome is classified from the RPC's documented shape (code -32002 with data.err and data.logs).
-  const transport = (async ({ payload, signal }: { payload: unknown; signal?: AbortSignal }) => {
-    const method = (payload as { method?: string }).method ?? 'unknown';
-    const response = await pool.request(method, payload, signal);
-    if (response.error) throw new SolanaNodeError(response.error);
-    return response;
-  }) as RpcTransport;
+  const over = (request: RpcPool<unknown, RawResponse>['request']) =>
+    (async ({ payload, signal }: { payload: unknown; signal?: AbortSignal }) => {
+      const method = (payload as { method?: string }).method ?? 'unknown';
+      const response = await request(method, payload, signal);
+      if (response.error) throw new SolanaNodeError(response.error);
+      return response;
+    }) as RpcTransport;
   /** A request passed through as given; the node's error is part of the answer. Throws RpcUnavailableError when no URL answered. */
   const raw = (method: string, params: unknown): Promise<RawResponse> => pool.request(method, { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
-  return { rpc: createSolanaRpcFromTransport(transport), raw, health: pool.health };
+  // Each URL on its own (no failover), for a submission sent to all of them (src/chains/submit-all.ts).
+  const urls = pool.urls.map((u) => ({ ...u, rpc: createSolanaRpcFromTransport(over(u.request)) }));
+  return { rpc: createSolanaRpcFromTransport(over(pool.request)), raw, health: pool.health, urls };
 }
 
 export type SolanaRpc = ReturnType<typeof createSolanaRpc>['rpc'];

@@ -4,8 +4,9 @@ import type { NetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { StellarAccount, StellarAssetSpec, StellarChain, StellarFeeStats, StellarSubmitOutcome, StellarTransactionStatus } from '../../domain/chains/stellar/ports.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings, RpcUnavailableError } from '../rpc-pool.ts';
-import { boundMessage } from '../rpc-text.ts';
+import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
+import { boundMessage, RpcFailure } from '../rpc-text.ts';
+import { createSubmitter, type AnswerKind } from '../submit-all.ts';
 import { parseEnvelope } from './build.ts';
 import { createHorizonPaths } from './horizon.ts';
 import { decodeResultXdr } from './results.ts';
@@ -49,24 +50,45 @@ async function account(rpc: StellarRpc, address: string, assets: StellarAssetSpe
   return { accountId: address, sequence: BigInt(acc.seqNum().toString()), balance: BigInt(acc.balance().toString()), balances };
 }
 
-async function submit(rpc: StellarRpc, passphrase: string, checkNetwork: () => Promise<void>, envelope: string): Promise<StellarSubmitOutcome> {
-  const hash = parseEnvelope(envelope, passphrase).hash().toString('hex');
+type SendAnswer = { status: string; hash: string; latestLedger: number; errorResultXdr?: string };
+
+/** What one node (or the failover over all of them) answered to one sendTransaction. */
+async function submitVia(call: StellarRpc['call'], hash: string, envelope: string): Promise<StellarSubmitOutcome> {
   try {
-    await checkNetwork();
-  } catch (err) {
-    return { status: 'unavailable', hash, message: (err as AppError).reason };
-  }
-  try {
-    const r = await rpc.call<{ status: string; hash: string; latestLedger: number; errorResultXdr?: string }>('sendTransaction', { transaction: envelope });
+    const r = await call<SendAnswer>('sendTransaction', { transaction: envelope });
     if (r.status === 'ERROR') return { status: 'ERROR', hash, latestLedger: r.latestLedger, result: decodeResultXdr(r.errorResultXdr), errorResultXdr: r.errorResultXdr ?? null };
     if (r.status === 'PENDING' || r.status === 'DUPLICATE' || r.status === 'TRY_AGAIN_LATER') return { status: r.status, hash, latestLedger: r.latestLedger };
     return { status: 'unavailable', hash, message: `unknown sendTransaction status '${r.status}'` };
   } catch (err) {
     // The node refused the request itself (undecodable envelope): core's tx_malformed.
     if (err instanceof StellarNodeError) return { status: 'ERROR', hash, latestLedger: 0, result: { code: 'tx_malformed', innerCode: null, opCodes: [] }, errorResultXdr: null };
-    if (err instanceof RpcUnavailableError) return { status: 'unavailable', hash, message: err.message };
+    if (err instanceof RpcFailure) return { status: 'unavailable', hash, message: err.message };
     throw err;
   }
+}
+
+const KINDS: Record<StellarSubmitOutcome['status'], AnswerKind> = { PENDING: 'new', DUPLICATE: 'known', ERROR: 'refused', TRY_AGAIN_LATER: 'busy', unavailable: 'unavailable' };
+
+/** sendTransaction through every URL that takes submissions (src/chains/submit-all.ts); remembers who accepted what. */
+function createSubmit(rpc: StellarRpc, passphrase: string, checkNetwork: () => Promise<void>) {
+  const submitter = createSubmitter(rpc.urls);
+  return {
+    async submit(envelope: string): Promise<StellarSubmitOutcome> {
+      const hash = parseEnvelope(envelope, passphrase).hash().toString('hex');
+      try {
+        await checkNetwork();
+      } catch (err) {
+        return { status: 'unavailable', hash, message: (err as AppError).reason };
+      }
+      return submitter.submit(hash, (u) => submitVia(u ? u.call : rpc.call, hash, envelope), (o) => KINDS[o.status]);
+    },
+    submitDidNotLand: (hash: string) =>
+      submitter.didNotLand(
+        hash,
+        async (u) => (await u.call<RawTransaction>('getTransaction', { hash })).status === 'NOT_FOUND',
+        `accepted transaction ${hash} as pending, but the network never had it past its time bounds: submissions go to the other URLs`,
+      ),
+  };
 }
 
 async function transaction(rpc: StellarRpc, hash: string): Promise<StellarTransactionStatus> {
@@ -114,7 +136,7 @@ export function createStellarChain(network: NetworkConfig, options: StellarChain
     network: name,
     passphrase,
     ...reads,
-    submit: (envelope) => submit(rpc, passphrase, reads.checkNetwork, envelope),
+    ...createSubmit(rpc, passphrase, reads.checkNetwork),
     transaction: (hash) => transaction(rpc, hash),
     ...createSigning({ passphrase, reads, feeCacheMs: network.average_blocktime_ms ?? 5_000 }),
     strictSendPath: createHorizonPaths(network, options.fetchFor),

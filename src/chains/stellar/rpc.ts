@@ -2,7 +2,7 @@
 import type { RpcUrlConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { createRpcPool, postJsonRpc, type FetchFor, type JsonRpcResponse } from '../rpc-pool.ts';
+import { createRpcPool, postJsonRpc, type FetchFor, type JsonRpcResponse, type PoolUrl } from '../rpc-pool.ts';
 import { failureText, RpcFailure } from '../rpc-text.ts';
 
 /** A node's JSON-RPC error (invalid params, undecodable XDR…): its code and bounded message. */
@@ -34,6 +34,13 @@ export interface StellarRpc {
   /** A request passed through as given: the node's answer, its error included. Throws CHAIN_UNAVAILABLE when no URL answered. */
   raw(method: string, params: unknown): Promise<JsonRpcResponse>;
   health: ReturnType<typeof createRpcPool>['health'];
+  /** Each URL on its own (no failover), for a submission sent to all of them (src/chains/submit-all.ts). */
+  urls: StellarUrl[];
+}
+
+export interface StellarUrl extends PoolUrl<{ method: string; params?: unknown }, JsonRpcResponse> {
+  /** `call` through this URL alone. */
+  call<T>(method: string, params?: Record<string, unknown>): Promise<T>;
 }
 
 export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
@@ -43,11 +50,14 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
     errorCode: (response) => response.error?.code,
     probe: { method: 'getHealth' },
   });
-  const call = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
-    const response = await pool.request(method, { method, params });
-    if (response.error) throw new StellarNodeError(response.error.code, response.error.message);
-    return response.result as T;
-  };
+  const callVia =
+    (request: typeof pool.request) =>
+    async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+      const response = await request(method, { method, params });
+      if (response.error) throw new StellarNodeError(response.error.code, response.error.message);
+      return response.result as T;
+    };
+  const call = callVia(pool.request);
   const read = async <T>(method: string, params?: Record<string, unknown>): Promise<T> => {
     try {
       return await call<T>(method, params);
@@ -63,5 +73,5 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
       throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${failureText(err)}` });
     }
   };
-  return { call, read, raw, health: pool.health };
+  return { call, read, raw, health: pool.health, urls: pool.urls.map((u) => ({ ...u, call: callVia(u.request) })) };
 }

@@ -105,7 +105,7 @@ export interface RpcUrlHealth {
   latencyMs: number | null;
   /** When the URL last answered or failed (ISO 8601). */
   checkedAt: string | null;
-  /** EVM, set only while false: the URL answers, but broadcasts it accepted never reached its node (broadcastError says which). */
+  /** Set only while false: the URL answers, but broadcasts (submissions) it accepted never reached its node (broadcastError says which). */
   broadcastsUp?: false;
   broadcastError?: string | null;
 }

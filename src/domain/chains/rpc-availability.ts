@@ -3,7 +3,7 @@
 import type { RpcUrlHealth } from './ports.ts';
 import type { RpcAvailability } from './views.ts';
 
-/** EVM URLs that answer but were caught accepting broadcasts their node never received (issue 40), one line each. */
+/** URLs that answer but were caught accepting broadcasts (submissions) their node never received (issue 40), one line each. */
 function broadcastWarnings(network: string, health: readonly RpcUrlHealth[]): string[] {
   return health.filter((h) => h.broadcastsUp === false).map((h) => `RPC URL ${h.url} of network '${network}' is unhealthy for broadcasts: ${h.broadcastError ?? 'it accepted what its node never received'}`);
 }

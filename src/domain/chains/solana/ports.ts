@@ -227,7 +227,14 @@ export interface SolanaChain {
   feeForMessage(messageBase64: string): Promise<bigint | null>;
   /** Runs the transaction without landing it (signatures not checked). */
   simulate(transactionBase64: string): Promise<SolanaSimulation>;
+  /** Through every RPC URL that takes submissions at once: submitted if any node took it, else the first refusal. */
   send(transactionBase64: string): Promise<SolanaSendOutcome>;
+  /**
+   * A signature `send` got accepted is unknown past its blockhash's life: each URL that accepted it as new is asked
+   * for it directly, and one whose network does not know it takes no submission for a while (shown in health()).
+   * Returns how many URLs were taken out.
+   */
+  sendDidNotLand?(signature: string): Promise<number>;
   /** Searches the node's whole transaction history; null for an unknown signature. */
   signatureStatuses(signatures: string[]): Promise<Array<SolanaSignatureStatus | null>>;
   blockHeight(commitment?: SolanaCommitment): Promise<bigint>;

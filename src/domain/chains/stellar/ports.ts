@@ -161,7 +161,13 @@ export interface StellarChain {
   account(address: string, assets?: StellarAssetSpec[]): Promise<StellarAccount | null>;
   feeStats(): Promise<StellarFeeStats>;
   latestLedger(): Promise<{ sequence: number; protocolVersion: number }>;
+  /** Through every RPC URL that takes submissions at once: PENDING/DUPLICATE if any node took it, else the first ERROR. */
   submit(envelopeXdr: string): Promise<StellarSubmitOutcome>;
+  /**
+   * A hash `submit` got accepted is NOT_FOUND past its time bounds: each URL that accepted it as PENDING is asked for it
+   * directly, and one whose network does not know it takes no submission for a while (shown in health()).
+   */
+  submitDidNotLand?(hash: string): Promise<number>;
   transaction(hash: string): Promise<StellarTransactionStatus>;
   simulate(envelopeXdr: string): Promise<StellarSimulation>;
   /**

@@ -39,6 +39,13 @@ function final(record: TransactionRecord, status: 'failed' | 'expired' | 'confir
 const pastValidUntil = (record: TransactionRecord, now: number) => typeof record.valid_until === 'string' && Date.parse(record.valid_until) <= now;
 
 /**
+ * Re-signs with a fresh blockhash after which a transaction that still has not landed is given up (issue 40): without
+ * valid_until nothing else would end it, and a network that never lands it (every URL swallowing) would be asked forever.
+ * About 10 blockhash lives (10-15 minutes on mainnet), as the EVM's 10 re-broadcasts that change nothing.
+ */
+export const MAX_RESIGNS = 10;
+
+/**
  * The blockhash expired before the transaction landed: the same message with a fresh blockhash, signed again, when
  * the relayer is its only signer and valid_until allows; otherwise `expired`.
  */
@@ -46,6 +53,10 @@ async function renew(stored: StoredTransaction, ctx: TrackContext): Promise<Step
   const record = stored.record;
   if (pastValidUntil(record, ctx.now)) return done(ctx, stored, final(record, 'expired', 'valid_until passed before the transaction landed', ctx.now));
   if (!ctx.signer) return done(ctx, stored, final(record, 'expired', 'blockhash expired before the transaction landed, and the relayer has no key to re-sign it', ctx.now));
+  const resigns = ((record.signatures as string[] | undefined)?.length ?? 1) - 1;
+  if (resigns >= MAX_RESIGNS) {
+    return done(ctx, stored, final(record, 'expired', `blockhash expired before the transaction landed, ${resigns + 1} times (re-signed ${resigns} times): given up, no RPC URL got it landed`, ctx.now));
+  }
   let resigned;
   try {
     resigned = await ctx.chain.resign(record.transaction as string, ctx.signer, ctx.approval);
@@ -122,5 +133,7 @@ export async function watchStep(stored: StoredTransaction, ctx: TrackContext): P
   // The blockhash is gone: if the status is still unknown now, the transaction can never land.
   const [again] = await ctx.chain.signatureStatuses([signature]);
   if (again) return { rescheduleAt: ctx.now };
+  // A URL that accepted it as new while its network never had it is taken out of the submissions (issue 40).
+  await ctx.chain.sendDidNotLand?.(signature).catch(() => 0);
   return renew(stored, ctx);
 }

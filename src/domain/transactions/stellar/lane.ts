@@ -185,7 +185,11 @@ export async function track(stored: StoredTransaction, ctx: LaneContext): Promis
   // Issue 40: accepted again after its max_time (an honest node answers tx_too_late), while a ledger closed after it
   // holds it nowhere: no later ledger can include it, whatever a node that keeps answering PENDING says.
   const bound = typeof record.valid_until === 'string' ? Date.parse(record.valid_until) : NaN;
-  if ((state?.submittedAt ?? 0) > bound && (status.latestLedgerCloseTime ?? 0) * 1000 > bound) {
+  const closedAfter = (status.latestLedgerCloseTime ?? 0) * 1000 > bound;
+  // No ledger can include it any more: a URL that accepted it as PENDING while its network never had it is taken out
+  // of the submissions (the others deliver meanwhile).
+  if (closedAfter) await ctx.chain.submitDidNotLand?.(hash).catch(() => 0);
+  if ((state?.submittedAt ?? 0) > bound && closedAfter) {
     ctx.memo.delete(hash);
     return settle(ctx, stored, finalRecord(record, 'expired', 'valid_until passed: a node accepted it after that, but no ledger since included it', ctx.now));
   }
