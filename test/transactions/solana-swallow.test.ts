@@ -40,12 +40,13 @@ test('simulated Solana network: a provider that swallows submissions, listed fir
 });
 
 test('simulated Solana network: a provider that swallows submissions, alone: the transaction expires after bounded re-signs, the URL is marked in status and readiness', async (t) => {
-  // Blockhashes live 3 slots of 10 ms: each version expires quickly, so the bound is reached within seconds.
-  const sim = await startSolanaSim({ slotMs: 10, finalizeDepth: 4, blockhashValidBlocks: 3 });
+  // Blockhashes live 15 slots of 20 ms: each version expires within a second, so the bound is reached within seconds,
+  // while a re-sign (blockhash, fee, the signing gate's simulation) has ample time before its blockhash expires.
+  const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 15 });
   t.after(() => sim.close());
   const front = await startSolanaSwallower(sim.url);
   t.after(() => front.close());
-  const setup = solanaSetup(sim, 'sol', { slotMs: 10 });
+  const setup = solanaSetup(sim, 'sol');
   setup.config.networks![0]!.rpc_urls = [{ url: front.url, weight: 100 }];
   const s = await build(t, { config: setup.config, env: FAST_WEBHOOKS });
   const dest = destination();
