@@ -11,6 +11,7 @@ import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
 import type { SigningApproval, SolanaInstructionSpec } from '../../../src/domain/chains/solana/ports.ts';
 import type { AppError } from '../../../src/errors.ts';
 import { startSolanaSim } from '../../support/solana-rpc.ts';
+import { startSolanaSwallower } from '../../support/swallowing-front.ts';
 
 const sim = await startSolanaSim({ finalizeDepth: 4, blockhashValidBlocks: 10 });
 after(() => sim.close());
@@ -190,4 +191,37 @@ test('simulated network: nothing is signed without the approval, and the approva
   const ok = await chain.buildAndSign([transfer(relayer.address, dest, 1_003n)], watched, approve);
   assert.equal(approved.length, 1);
   assert.deepEqual(messageOf(approved[0]!), messageOf(ok.transaction), 'the approval was given the message that was signed');
+});
+
+test('simulated network: a submission goes to every RPC URL at once; a swallowing first URL cannot hold it back, and one whose network never had it is distrusted', async (t) => {
+  const front = await startSolanaSwallower(sim.url);
+  t.after(() => front.close());
+  const both = createSolanaChain({ type: 'solana', network: 'both', rpc_urls: [{ url: front.url, weight: 100 }, { url: sim.url, weight: 100 }] }, { rpc: { retryCount: 0 } });
+  const dest = newSigner().address;
+  const signed = await both.buildAndSign([transfer(relayer.address, dest, 1_000_000n)], relayer, approve);
+  assert.deepEqual(await both.send(signed.transaction), { status: 'submitted', signature: signed.signature, alreadyProcessed: false });
+  assert.equal(front.swallowed, 1, 'the first URL was asked too');
+  assert.equal(await chain.balance(dest), 1_000_000n, 'landed through the second URL');
+  // Both URLs' network knows it: none is distrusted.
+  assert.equal(await both.sendDidNotLand!(signed.signature), 0);
+  assert.equal(both.health().some((h) => h.broadcastsUp === false), false);
+
+  // Both honest and both refusing (an expired blockhash): the refusal is the answer.
+  front.swallowing = false;
+  const stale = await both.buildAndSign([transfer(relayer.address, dest, 1_000_001n)], relayer, approve);
+  sim.expireBlockhashes();
+  const refused = await both.send(stale.transaction);
+  assert.equal(refused.status, 'rejected');
+  assert.equal(refused.status === 'rejected' && refused.reason, 'blockhash_not_found');
+
+  // The swallowing URL alone: what it accepted the network never had, so it is distrusted (reads still go to it).
+  front.swallowing = true;
+  const alone = createSolanaChain({ type: 'solana', network: 'alone', rpc_urls: [{ url: front.url, weight: 100 }] }, { rpc: { retryCount: 0 } });
+  const lost = await alone.buildAndSign([transfer(relayer.address, dest, 1_000_002n)], relayer, approve);
+  assert.equal((await alone.send(lost.transaction)).status, 'submitted');
+  assert.equal(await alone.sendDidNotLand!(lost.signature), 1);
+  const [health] = alone.health();
+  assert.equal(health?.up, true);
+  assert.equal(health?.broadcastsUp, false);
+  assert.match(health?.broadcastError ?? '', /accepted transaction \w+ as new, but the network never had it past its blockhash's life/);
 });

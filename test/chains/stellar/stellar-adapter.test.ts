@@ -11,6 +11,7 @@ import type { Ed25519Signer } from '../../../src/domain/signers/ports.ts';
 import type { StellarOperationSpec, StellarSigningApproval } from '../../../src/domain/chains/stellar/ports.ts';
 import type { AppError } from '../../../src/errors.ts';
 import { startStellarSim } from '../../support/stellar-rpc.ts';
+import { startStellarSwallower } from '../../support/swallowing-front.ts';
 
 const sim = await startStellarSim();
 after(() => sim.close());
@@ -201,4 +202,38 @@ test('simulated network: a dead first RPC URL fails over; a wrong passphrase is 
   await assert.rejects(wrong.checkNetwork(), (err: AppError) => /configured with passphrase 'Test SDF Network ; September 2015', but its RPC answers/.test(err.reason));
   const outcome = await wrong.submit(signed.envelopeXdr);
   assert.equal(outcome.status, 'unavailable');
+});
+
+test('simulated network: a submission goes to every RPC URL at once; a swallowing first URL cannot hold it back, and one whose network never had it is distrusted', async (t) => {
+  const front = await startStellarSwallower(sim.url, sim.passphrase);
+  t.after(() => front.close());
+  const both = createStellarChain(network([front.url, sim.url]), { rpc: { retryCount: 0 } });
+  const relayer = funded();
+  const dest = funded().address;
+  const signed = await both.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
+  assert.equal((await both.submit(signed.envelopeXdr)).status, 'PENDING');
+  assert.equal(front.swallowed, 1, 'the first URL was asked too');
+  sim.closeLedger();
+  assert.equal((await both.transaction(signed.hash)).status, 'SUCCESS', 'landed through the second URL');
+  assert.equal(await both.submitDidNotLand!(signed.hash), 0, 'the network has it: nobody is distrusted');
+
+  // Both honest: one queues it, the other finds it queued (DUPLICATE): accepted. Both refusing: the refusal.
+  front.swallowing = false;
+  const next = await both.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
+  assert.equal((await both.submit(next.envelopeXdr)).status, 'PENDING');
+  sim.closeLedger();
+  const stale = await both.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE, sequence: next.sequence + 5n }, relayer, approve);
+  const refused = await both.submit(stale.envelopeXdr);
+  assert.equal(refused.status === 'ERROR' && refused.result.code, 'tx_bad_seq');
+
+  // The swallowing URL alone: what it accepted the network never had, so it is distrusted (reads still go to it).
+  front.swallowing = true;
+  const alone = createStellarChain(network([front.url]), { rpc: { retryCount: 0 } });
+  const lost = await alone.buildAndSign({ operations: [pay(dest, XLM)], maxFee: MAX_FEE }, relayer, approve);
+  assert.equal((await alone.submit(lost.envelopeXdr)).status, 'PENDING');
+  assert.equal(await alone.submitDidNotLand!(lost.hash), 1);
+  const [health] = alone.health();
+  assert.equal(health?.up, true);
+  assert.equal(health?.broadcastsUp, false);
+  assert.match(health?.broadcastError ?? '', /accepted transaction [0-9a-f]{64} as pending, but the network never had it past its time bounds/);
 });
