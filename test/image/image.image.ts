@@ -121,8 +121,16 @@ test('the image builds, runs a reference example from its compose layout, sends 
     '-e', `WEBHOOK_SIGNING_KEY=${WEBHOOK_SIGNING_KEY}`, '-e', `API_KEY=${API_KEY}`, '-e', `KEYSTORE_PASSPHRASE=${PASSPHRASE}`, '-e', `APP_PORT=${port}`,
     IMAGE]);
   const base = `http://127.0.0.1:${port}`;
-  const logs = () => docker(['logs', CONTAINER]).catch((e: Error) => e.message);
-  await until('the health route', async () => ((await request(base, 'GET', '/api/v1/health', { auth: false })).status === 200 ? true : undefined), 60_000).catch(async (err) => assert.fail(`${(err as Error).message}\n${await logs()}`));
+  // Both streams: the service logs to stdout, but Node's own refusals (a module missing) go to stderr.
+  const logs = () => run('docker', ['logs', CONTAINER], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(({ stdout, stderr }) => stdout.trim() + (stderr.trim() ? `\n${stderr.trim()}` : ''), (e: Error) => e.message);
+  // A container that exits (a file missing from the image, a refused config) ends the wait at once, with its output.
+  let exited = false;
+  const healthy = async () => {
+    if ((await docker(['inspect', '-f', '{{.State.Running}}', CONTAINER]).catch(() => 'false')) !== 'true') return (exited = true);
+    return (await request(base, 'GET', '/api/v1/health', { auth: false })).status === 200 ? true : undefined;
+  };
+  await until('the health route', healthy, 120_000).catch(async (err) => assert.fail(`${(err as Error).message}\n${await logs()}`));
+  if (exited) assert.fail(`the container exited before serving:\n${await logs()}`);
   const startSeconds = (Date.now() - started) / 1000;
   // The service's own start, from its first log line to `relaybox listening` (the rest is the container's creation).
   const times = (await logs()).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { time: number; msg: string });
