@@ -114,7 +114,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the service at warn level (as a tuned deployment would) and waits until /api/v1/health answers. */
+/**
+ * Starts the service at warn level in JSON lines (as a tuned deployment behind a log shipper would: no text
+ * formatting in the measured path) and waits until /api/v1/health answers.
+ */
 export async function startService(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningService> {
   const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
@@ -122,7 +125,7 @@ export async function startService(env: Record<string, string>, options: { timeo
   const child = spawn(LAUNCHER, [], {
     cwd: ROOT,
     // This Node first on the PATH: the launcher runs `node`.
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

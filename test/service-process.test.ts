@@ -11,7 +11,8 @@ import { API_KEY, request } from './helper.ts';
 
 function start(env: Record<string, string>) {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    // JSON lines: the listening and devnet lines are parsed.
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -13,11 +13,8 @@ export interface ReferenceNotice {
 /** LOG_FORMAT, the reference's names: `compact` (one line per entry), `pretty` (an entry's fields on lines of their own), `json`. */
 export type LogFormat = 'compact' | 'pretty' | 'json';
 const LOG_FORMATS: readonly LogFormat[] = ['compact', 'pretty', 'json'];
-/**
- * Unset: JSON lines, as Relaybox has always written (its tests, bench and log shippers read them). The reference's
- * default is `compact`; it needs pino-pretty installed, so the default moves once that dependency ships.
- */
-export const DEFAULT_LOG_FORMAT: LogFormat = 'json';
+/** Unset: `compact`, the reference's default (a person reads it); a log shipper sets `json`, as the tests and bench do. */
+export const DEFAULT_LOG_FORMAT: LogFormat = 'compact';
 
 /** LOG_MODE=file: rotating files `<dir>/relayer.<date>.<n>.log` (pino-roll), in LOG_FORMAT. */
 export type LogOutput = { mode: 'stdout' } | { mode: 'file'; dir: string; maxBytes: number };

@@ -108,16 +108,19 @@ async function occupiedPort(t: { after(fn: () => Promise<void>): void }): Promis
 }
 
 test('a start on a busy port fails in one sentence, before the store is opened or a devnet started', async (t) => {
-  const dir = scratch(t);
   const port = await occupiedPort(t);
-  // The shipped example config (with its devnet): the refusal comes before anvil would have been started.
-  const run = await runRelaybox([], { cwd: dir, env: { API_KEY, PORT: String(port), DATA_DIR: path.join(dir, 'data') } });
-  assert.equal(run.status, 1, run.stdout + run.stderr);
-  const fatal = run.stdout.split('\n').filter((l) => l.includes('"level":60'));
-  assert.equal(fatal.length, 1, run.stdout);
-  assert.match(fatal[0]!, new RegExp(`relaybox cannot start: the API port 127\\.0\\.0\\.1:${port} is already in use[^"]*set PORT \\(or APP_PORT\\) to another port`));
-  assert.doesNotMatch(run.stdout + run.stderr, /EADDRINUSE|\n\s+at |devnet started|config drift/);
-  assert.equal(existsSync(path.join(dir, 'data')), false, 'the store was not opened');
+  // As a person reads it (the default, compact) and as a log shipper does (json).
+  for (const [format, isFatal] of [[undefined, (l: string) => / FATAL: /.test(l)], ['json', (l: string) => l.includes('"level":60')]] as const) {
+    const dir = scratch(t);
+    // The shipped example config (with its devnet): the refusal comes before anvil would have been started.
+    const run = await runRelaybox([], { cwd: dir, env: { API_KEY, PORT: String(port), DATA_DIR: path.join(dir, 'data'), LOG_FORMAT: format } });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    const fatal = run.stdout.split('\n').filter(isFatal);
+    assert.equal(fatal.length, 1, run.stdout);
+    assert.match(fatal[0]!, new RegExp(`relaybox cannot start: the API port 127\\.0\\.0\\.1:${port} is already in use[^"]*set PORT \\(or APP_PORT\\) to another port`));
+    assert.doesNotMatch(run.stdout + run.stderr, /EADDRINUSE|\n\s+at |devnet started|config drift/);
+    assert.equal(existsSync(path.join(dir, 'data')), false, 'the store was not opened');
+  }
 });
 
 test('check reports a busy port as a problem too', async (t) => {

@@ -80,6 +80,8 @@ export async function createCluster(t: TestContext, options: { webhookUrl?: stri
     DATA_DIR: path.join(root, 'data'),
     PORT: '0',
     LOG_LEVEL: 'info',
+    // JSON lines: the listening line is parsed, and tests match fields in them.
+    LOG_FORMAT: 'json',
     RATE_LIMIT_RPS: '100000',
     RATE_LIMIT_BURST: '100000',
     PLUGIN_THREADS: '1',

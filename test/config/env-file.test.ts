@@ -76,7 +76,7 @@ test('the service reads .env from its working directory at start: its API_KEY, P
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ networks: [], signers: [], relayers: [] }));
   // An unquoted value with spaces before the lines that matter: `set -a; . .env` stopped there.
   writeFileSync(path.join(dir, '.env'), `KEYSTORE_PASSPHRASE=correct horse battery staple\nAPI_KEY=${API_KEY}\nPORT=0\nDATA_DIR=./state\nCONFIG_PATH=./config.json\nLOG_LEVEL=debug\n`);
-  const child = spawn(RELAYBOX, [], { cwd: dir, env: { ...baseEnv(), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(RELAYBOX, [], { cwd: dir, env: { ...baseEnv(), LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (d) => (out += d));

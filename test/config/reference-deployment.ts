@@ -127,7 +127,7 @@ function logFileLines(dir: string): string[] {
  */
 export async function startRelaybox(env: Record<string, string>, logDir?: string): Promise<Running> {
   const cwd = mkdtempSync(path.join(tmpdir(), 'relaybox-elsewhere-'));
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -154,7 +154,7 @@ export async function startRelaybox(env: Record<string, string>, logDir?: string
 /** Runs main.ts to its refusal: the exit code and what it printed. */
 export async function refusal(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const cwd = mkdtempSync(path.join(tmpdir(), 'relaybox-elsewhere-'));
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

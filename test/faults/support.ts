@@ -16,7 +16,8 @@ export interface ServiceProcess {
 
 export function startService(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    // JSON lines (the listening line is parsed below); a test may ask for another LOG_FORMAT.
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own group, so a kill reaches the plugin runtime it spawns too.
     detached: true,
@@ -27,8 +28,12 @@ export function startService(env: Record<string, string>): ServiceProcess {
   const exited = once(child, 'exit');
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', () => {
-      const line = out.split('\n').find((l) => l.includes('relaybox listening'));
-      if (line) resolve(`http://127.0.0.1:${(JSON.parse(line) as { address: { port: number } }).address.port}`);
+      // A JSON line, or pino-pretty's text (a test may ask for compact or pretty, whose fields follow on lines of
+      // their own): the entry's url field names the port.
+      const lines = out.split('\n');
+      const at = lines.findIndex((l) => l.includes('relaybox listening'));
+      const port = at < 0 ? undefined : /"?url"?: ?"http:\/\/127\.0\.0\.1:(\d+)\/api\/v1"/.exec(lines.slice(at, at + 12).join('\n'))?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
     });
     child.on('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`)));
     // The listening line is logged at info: a quieter LOG_LEVEL would otherwise wait forever.

@@ -119,6 +119,8 @@ test('the image builds, runs a reference example from its compose layout, sends 
     '-v', `${config}:/app/config/`, '-v', `${networks}:/app/config/networks`,
     '-e', 'REDIS_URL=redis://127.0.0.1:6379', '-e', 'RATE_LIMIT_REQUESTS_PER_SECOND=10', '-e', 'RATE_LIMIT_BURST=50',
     '-e', `WEBHOOK_SIGNING_KEY=${WEBHOOK_SIGNING_KEY}`, '-e', `API_KEY=${API_KEY}`, '-e', `KEYSTORE_PASSPHRASE=${PASSPHRASE}`, '-e', `APP_PORT=${port}`,
+    // JSON lines, as a log shipper reads them: the start's times are read from them below.
+    '-e', 'LOG_FORMAT=json',
     IMAGE]);
   const base = `http://127.0.0.1:${port}`;
   // Both streams: the service logs to stdout, but Node's own refusals (a module missing) go to stderr.

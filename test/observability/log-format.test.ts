@@ -18,16 +18,6 @@ function scratch(t: { after(fn: () => void): void }): string {
   return dir;
 }
 
-/** Whether the service can load pino-pretty (as src/observability/log-format.ts loads it). */
-function prettyInstalled(): boolean {
-  try {
-    createRequire(new URL('../../src/observability/log-format.ts', import.meta.url)).resolve('pino-pretty');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The generated key, which must stand alone on its line, two spaces in. */
 function generatedKey(out: string): string {
   const lines = out.split('\n');
@@ -38,9 +28,10 @@ function generatedKey(out: string): string {
   return key;
 }
 
+/** Starts and stops the service in `format`; undefined: LOG_FORMAT unset (the harness's json left out too). */
 async function startAndStop(t: Parameters<typeof scratch>[0], format: string | undefined) {
   const dir = scratch(t);
-  const env: Record<string, string> = { CONFIG_PATH: 'config.json', DATA_DIR: path.join(dir, 'data'), PORT: '0', ...(format ? { LOG_FORMAT: format } : {}) };
+  const env = { CONFIG_PATH: 'config.json', DATA_DIR: path.join(dir, 'data'), PORT: '0', LOG_FORMAT: format };
   const svc = startRelaybox([], { cwd: dir, env });
   t.after(() => svc.child.kill('SIGKILL'));
   const out = await svc.ready;
@@ -54,13 +45,11 @@ async function startAndStop(t: Parameters<typeof scratch>[0], format: string | u
   return { key, logLines, all: svc.output() };
 }
 
-test('LOG_FORMAT=json (and unset): every log line is one JSON object, and the key is on a line of its own', async (t) => {
-  for (const format of ['json', undefined]) {
-    const { key, logLines } = await startAndStop(t, format);
-    for (const line of logLines) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
-    assert.ok(logLines.some((l) => (JSON.parse(l) as { msg: string }).msg === 'relaybox stopped'));
-    assert.ok(logLines.every((l) => !l.includes(key)));
-  }
+test('LOG_FORMAT=json: every log line is one JSON object, and the key is on a line of its own', async (t) => {
+  const { key, logLines } = await startAndStop(t, 'json');
+  for (const line of logLines) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
+  assert.ok(logLines.some((l) => (JSON.parse(l) as { msg: string }).msg === 'relaybox stopped'));
+  assert.ok(logLines.every((l) => !l.includes(key)));
 });
 
 test('LOG_FORMAT with another value is refused in one sentence, by the start and by check', async (t) => {
@@ -77,13 +66,6 @@ test('LOG_FORMAT with another value is refused in one sentence, by the start and
 const TEXT_LINE = /^\[\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\] (INFO|WARN|ERROR|FATAL|DEBUG): /;
 
 test('LOG_FORMAT=compact: one text line per entry by pino-pretty, fields on the same line, the key on its own', async (t) => {
-  if (!prettyInstalled()) {
-    // Until the dependency is installed: the text formats are refused in one sentence, never a stack trace.
-    const run = await runRelaybox([], { cwd: scratch(t), env: { CONFIG_PATH: 'config.json', LOG_FORMAT: 'compact' } });
-    assert.equal(run.status, 1);
-    assert.match(run.stdout, /LOG_FORMAT=compact needs the pino-pretty package/);
-    return;
-  }
   const { logLines, all } = await startAndStop(t, 'compact');
   for (const line of logLines) assert.match(line, TEXT_LINE, all);
   const listening = logLines.find((l) => l.includes('relaybox listening'));
@@ -92,16 +74,33 @@ test('LOG_FORMAT=compact: one text line per entry by pino-pretty, fields on the 
 });
 
 test('LOG_FORMAT=pretty: each entry a text line, its fields indented on lines of their own', async (t) => {
-  if (!prettyInstalled()) {
-    const run = await runRelaybox([], { cwd: scratch(t), env: { CONFIG_PATH: 'config.json', LOG_FORMAT: 'pretty' } });
-    assert.equal(run.status, 1);
-    assert.match(run.stdout, /LOG_FORMAT=pretty needs the pino-pretty package/);
-    return;
-  }
   const { logLines, all } = await startAndStop(t, 'pretty');
   const heads = logLines.filter((l) => !l.startsWith(' '));
   for (const line of heads) assert.match(line, TEXT_LINE, all);
   const at = logLines.findIndex((l) => /INFO: relaybox listening$/.test(l));
   assert.ok(at >= 0, all);
   assert.ok(logLines.slice(at + 1).some((l) => /^ {4}url: "http:\/\/127\.0\.0\.1:\d+\/api\/v1"$/.test(l)), all);
+});
+
+/** pino-pretty's own formatter with the options the service gives it for `compact` (no colours: not a terminal). */
+function pinoPrettyCompact(): (line: string) => string {
+  const pretty = createRequire(new URL('../../src/observability/log-format.ts', import.meta.url))('pino-pretty') as { prettyFactory(o: object): (line: string) => string };
+  return pretty.prettyFactory({ colorize: false, singleLine: true, translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'", ignore: 'pid,hostname,service' });
+}
+
+test('LOG_FORMAT unset: compact, the reference default, is pino-pretty output, and the key stays on a line of its own', async (t) => {
+  // startAndStop finds the key alone on its line, two spaces in, and signs in with it.
+  const { key, logLines, all } = await startAndStop(t, undefined);
+  for (const line of logLines) {
+    assert.match(line, TEXT_LINE, all);
+    assert.throws(() => JSON.parse(line), `a JSON line: ${line}`);
+    assert.ok(!line.includes(key), 'the key is in no log line');
+  }
+  // The listening line, taken apart and given back to pino-pretty as the JSON entry it was, comes out the same.
+  const listening = logLines.find((l) => l.includes('relaybox listening')) ?? '';
+  const parts = /^\[(\S+)\] INFO: relaybox listening (\{.*\})$/.exec(listening);
+  assert.ok(parts, all);
+  const entry = { level: 30, time: Date.parse(parts[1]!), pid: 1, hostname: 'h', service: 'relaybox', ...(JSON.parse(parts[2]!) as object), msg: 'relaybox listening' };
+  assert.equal(pinoPrettyCompact()(JSON.stringify(entry)).trimEnd(), listening);
+  assert.ok(logLines.some((l) => / INFO: relaybox stopped/.test(l)), all);
 });

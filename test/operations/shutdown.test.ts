@@ -45,6 +45,8 @@ async function startNpm(t: TestContext, env: Record<string, string> = {}): Promi
       DATA_DIR: path.join(root, 'data'),
       PLUGINS_DIR: path.join(root, 'plugins'),
       LOG_LEVEL: 'info',
+      // JSON lines: every line is parsed.
+      LOG_FORMAT: 'json',
       ...env,
     },
   });

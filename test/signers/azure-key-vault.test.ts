@@ -4,7 +4,7 @@
 // address from the vault's key, EVM signatures made r‖s‖v and recovering to it, and each failure told naming the signer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -167,6 +167,12 @@ describe('through the service', () => {
   });
 });
 
+/** An empty plugins folder: these starts are about the signer, so the runtime compiles none of the shipped plugins. */
+function noPlugins(dir: string): string {
+  mkdirSync(path.join(dir, 'plugins'), { recursive: true });
+  return path.join(dir, 'plugins');
+}
+
 describe('the service as a child process, trusting the simulator as an operator would (NODE_EXTRA_CA_CERTS)', () => {
   test('the right secret gives the relayer the key\'s address; a wrong one stops the start with one line naming the signer and the cause', async (t) => {
     const anvil = await startAnvil();
@@ -178,7 +184,7 @@ describe('the service as a child process, trusting the simulator as an operator 
     const config = { ...entry().config as object, tenant_id: fromEnv('AZURE_TENANT_ID'), client_id: fromEnv('AZURE_CLIENT_ID'), client_secret: fromEnv('AZURE_CLIENT_SECRET'), key_version: null };
     writeFileSync(configPath, JSON.stringify({ networks: [anvil.network('anvil')], signers: [{ id: 'azure-evm', type: 'azure_key_vault', config }], relayers: [{ id: 'az', name: 'azure', network: 'anvil', signer_id: 'azure-evm' }], notifications: [], plugins: [] }));
     const start = (secret: string, data: string) =>
-      startService({ API_KEY, DATA_DIR: path.join(dir, data), CONFIG_PATH: configPath, NODE_EXTRA_CA_CERTS: sim.caFile, AZURE_AUTHORITY_HOST: sim.url, AZURE_TENANT_ID: sim.tenantId, AZURE_CLIENT_ID: sim.clientId, AZURE_CLIENT_SECRET: secret });
+      startService({ API_KEY, DATA_DIR: path.join(dir, data), CONFIG_PATH: configPath, PLUGINS_DIR: noPlugins(dir), NODE_EXTRA_CA_CERTS: sim.caFile, AZURE_AUTHORITY_HOST: sim.url, AZURE_TENANT_ID: sim.tenantId, AZURE_CLIENT_ID: sim.clientId, AZURE_CLIENT_SECRET: secret });
 
     const good = start(sim.clientSecret, 'good');
     t.after(() => good.killHard());
@@ -210,7 +216,7 @@ describe('managed identity, through App Service\'s identity endpoint (simulated)
       const configPath = path.join(dir, `${name}.json`);
       const config = { auth_type: 'managed_identity', vault_url: sim.url, key_name: sim.keys.secp256k1, ...identity };
       writeFileSync(configPath, JSON.stringify({ networks: [anvil.network('anvil')], signers: [{ id: 'azure-mi', type: 'azure_key_vault', config }], relayers: [{ id: 'az', name: 'azure', network: 'anvil', signer_id: 'azure-mi' }], notifications: [], plugins: [] }));
-      return startService({ API_KEY, DATA_DIR: path.join(dir, name), CONFIG_PATH: configPath, NODE_EXTRA_CA_CERTS: sim.caFile, IDENTITY_ENDPOINT: sim.identityEndpoint, IDENTITY_HEADER: header, AZURE_CLIENT_ID: sim.managedClientId });
+      return startService({ API_KEY, DATA_DIR: path.join(dir, name), CONFIG_PATH: configPath, PLUGINS_DIR: noPlugins(dir), NODE_EXTRA_CA_CERTS: sim.caFile, IDENTITY_ENDPOINT: sim.identityEndpoint, IDENTITY_HEADER: header, AZURE_CLIENT_ID: sim.managedClientId });
     };
     const auth = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
     const before = sim.calls.managedIdentity ?? 0;

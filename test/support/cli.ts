@@ -16,9 +16,18 @@ export function baseEnv(): Record<string, string> {
   return { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}) };
 }
 
+/**
+ * The child's environment: baseEnv, LOG_FORMAT=json (tests read log lines as JSON) unless the test sets another, and
+ * `env`; a key given as undefined is left out (LOG_FORMAT: undefined starts the service on its default format).
+ */
+export function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const all: Record<string, string | undefined> = { ...baseEnv(), LOG_FORMAT: 'json', ...env };
+  return Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
 /** Starts bin/relaybox as a service; `listening` resolves once `line` (a text, any log format) has been printed. */
-export function startRelaybox(args: string[], options: { cwd: string; env?: Record<string, string>; until?: RegExp }) {
-  const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startRelaybox(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; until?: RegExp }) {
+  const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -33,9 +42,9 @@ export function startRelaybox(args: string[], options: { cwd: string; env?: Reco
 }
 
 /** Runs bin/relaybox to its end (a deadline of 60 s: a start that should have failed at once hangs no test run). */
-export function runRelaybox(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliRun> {
+export function runRelaybox(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

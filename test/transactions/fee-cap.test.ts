@@ -61,8 +61,9 @@ function start(t: Parameters<typeof build>[0], network: Partial<NetworkConfig> =
     config: {
       // Re-pricing waits an hour unless a test says otherwise: only the path under test signs. Fee suggestions are
       // read afresh (1 ms cache): the relayer's balance watch also reads them, and one read just before a test raises
-      // the base fee must not price the path under test.
-      networks: [anvil.network('anvil', { rpc_urls: [{ url: node.url, weight: 100 }], resubmit_timeout_ms: 3_600_000, gas_price_cache: { enabled: true, stale_after_ms: 1 }, ...network })],
+      // the base fee must not price the path under test. Half-second blocks: the check runs every 250 ms, so the
+      // re-broadcasts each test waits for come twice as fast (their count is what is asserted, not their pace).
+      networks: [anvil.network('anvil', { rpc_urls: [{ url: node.url, weight: 100 }], resubmit_timeout_ms: 3_600_000, gas_price_cache: { enabled: true, stale_after_ms: 1 }, average_blocktime_ms: 500, ...network })],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[0] }],
       relayers: [{ id: 'relay', name: 'capped', network: 'anvil', signer_id: 'key', policies: { gas_price_cap: Number(CAP) } }],
       notifications: [],

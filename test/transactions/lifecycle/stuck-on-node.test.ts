@@ -16,6 +16,9 @@ import { buildOn, RELAYER, RELAYER_ADDRESS, TO, txPath, waitFor, waitStatus } fr
 const anvil = await startAnvil();
 after(() => anvil.stop());
 const send = { to: TO, value: 1000, speed: 'fast' };
+// Checks every 250 ms (half a block) instead of 500: the idle re-broadcasts before an escalation (10) and the
+// resubmit timeout (10 blocks) keep their ratio, so the same path is taken, in half the wait.
+const QUICK = { average_blocktime_ms: 500 };
 const STUCK = [/the node holds it but does not include it: replacing/, /keeps answering "already known" but does not include it: replacing/];
 
 const escalations = async (s: TestServer, cause: string) =>
@@ -55,7 +58,7 @@ async function noncesUsedOnce(from: number, to: number): Promise<void> {
 test('a transaction the node holds in `queued` although its nonce is next is replaced, and mined', async (t) => {
   const proxy = await startRpcProxy(anvil.url);
   t.after(() => proxy.close());
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] } });
+  const s = await buildOn(t, anvil, { network: { ...QUICK, rpc_urls: [{ url: proxy.url, weight: 100 }] } });
   // One send mined first: the account needs a nonce to step back from.
   await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
   // The account one nonce back: the transaction goes to `queued` (a gap below it); then the nonce is put back, and
@@ -83,7 +86,7 @@ test('held in `queued` at the fee cap: nothing higher can be signed, a version a
   t.after(() => proxy.close());
   // A cap under the network's `fast` price: every version is signed at it.
   const cap = 2_000_000_000n;
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] }, policies: { gas_price_cap: Number(cap) } });
+  const s = await buildOn(t, anvil, { network: { ...QUICK, rpc_urls: [{ url: proxy.url, weight: 100 }] }, policies: { gas_price_cap: Number(cap) } });
   await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
   const sent = await sendHeldInQueue(s, proxy);
   assert.equal(BigInt(sent.max_fee_per_gas), cap, 'signed at the cap');
@@ -98,7 +101,7 @@ test('held in `queued` at the fee cap: nothing higher can be signed, a version a
 test('its nonce used by another transaction while the node still holds it in `queued`: the wait ends, it is re-nonced and mined', async (t) => {
   const proxy = await startRpcProxy(anvil.url);
   t.after(() => proxy.close());
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: proxy.url, weight: 100 }] } });
+  const s = await buildOn(t, anvil, { network: { ...QUICK, rpc_urls: [{ url: proxy.url, weight: 100 }] } });
   await waitStatus(s, (await s.request('POST', txPath(), { body: send })).body.data.id, ['confirmed']);
   // The key sends on its own at that nonce (automine mines it); the relayer's copy stays known to the node, unmined.
   const sent = await sendHeldInQueue(s, proxy, (nonce) => anvil.sendFrom(ANVIL_KEYS[0], { to: TO, value: 7n, nonce }).then(() => undefined));
@@ -114,7 +117,7 @@ test('a provider listed first that swallows broadcasts does not hold sends back:
   const swallower = await startRpcProxy(anvil.url);
   t.after(() => swallower.close());
   swallower.mode = { kind: 'swallow', answer: 'hash' };
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: swallower.url, weight: 100 }, { url: anvil.url, weight: 100 }] } });
+  const s = await buildOn(t, anvil, { network: { ...QUICK, rpc_urls: [{ url: swallower.url, weight: 100 }, { url: anvil.url, weight: 100 }] } });
   const start = await anvil.pendingNonce(RELAYER_ADDRESS);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await s.request('POST', txPath(), { body: { ...send, value: 1000 + i } })).body.data.id);
@@ -127,7 +130,7 @@ test('a provider that swallows every broadcast, alone: the transaction is escala
   const swallower = await startRpcProxy(anvil.url);
   t.after(() => swallower.close());
   swallower.mode = { kind: 'swallow', answer: 'hash' };
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: swallower.url, weight: 100 }] } });
+  const s = await buildOn(t, anvil, { network: { ...QUICK, rpc_urls: [{ url: swallower.url, weight: 100 }] } });
   const sent = (await s.request('POST', txPath(), { body: send })).body.data;
   const status = await waitFor(
     async () => (await s.request('GET', `/api/v1/relayers/${RELAYER}/status`)).body.data,
