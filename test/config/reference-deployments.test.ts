@@ -17,6 +17,7 @@ import { startAnvil, type TestAnvil } from '../support/anvil.ts';
 import { redisReachable } from '../support/redis.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { evmBody } from '../transactions/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   evmAddress, exampleNotification, freePort, localSigner, sepoliaRelayer, startRelaybox, stellarRelayer, writeDeployment,
   type Deployment, type DeploymentSpec, type Running,
@@ -353,13 +354,8 @@ describe('rediss:// with the CA bundle named by SSL_CERT_FILE (a real redis-serv
     const trusted = openRedis(tlsRedis.url, logger, { ca: readFileSync(tlsRedis.caFile, 'utf8') });
     const untrusted = openRedis(tlsRedis.url, logger, {});
     try {
-      let ok = false;
-      for (let i = 0; i < 100 && !ok; i++) {
-        ok = await trusted.answers();
-        if (!ok) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(ok, 'PING over TLS with the CA');
-      for (let i = 0; i < 100 && !lines.some((l) => l.includes('certificate')); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(await eventually(() => trusted.answers(), { timeoutMs: 30_000 }), 'PING over TLS with the CA');
+      await eventually(() => lines.some((l) => l.includes('certificate')), { timeoutMs: 30_000 });
       assert.equal(await untrusted.answers(), false);
       assert.ok(lines.some((l) => /self-signed certificate in certificate chain|unable to verify|self signed/.test(l)), lines.join('\n'));
     } finally {

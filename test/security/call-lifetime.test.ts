@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, type TestServer } from '../helper.ts';
 import { ECHO, answersAgain, cpuTicks, pause, plugin } from './sandbox-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const SEND = `{ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_price: 1000000000 }`;
 
@@ -92,7 +93,7 @@ test('host work a call started ends with it: transactionWait pollers stop when t
 });
 
 async function eventuallyZero(s: TestServer, label: string): Promise<void> {
-  for (let i = 0; i < 40 && s.app.runtime.hostCallsInFlight() > 0; i++) await pause(25);
+  await eventually(() => s.app.runtime.hostCallsInFlight() === 0, { timeoutMs: 30_000, intervalMs: 25 });
   assert.equal(s.app.runtime.hostCallsInFlight(), 0, `${label}: host calls still running`);
   await pause(300);
   assert.equal(s.app.runtime.hostCallsInFlight(), 0, `${label}: host calls started again`);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, type TestResponse } from '../helper.ts';
 import { ECHO, answersAgain, pause, plugin } from './sandbox-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 test('calls of a plugin spinning in its isolate never block a worker: other plugins, health and readiness answer meanwhile', async (t) => {
   // A timeout long enough for the 40 other calls to be served before it on a loaded machine.
@@ -54,7 +55,7 @@ test('a worker whose event loop stops answering is detected, replaced and counte
   assert.equal(res.status, 503, res.text);
   assert.equal(res.headers.get('retry-after'), '1');
   await answersAgain(s, 'echo');
-  for (let i = 0; i < 50 && (await s.request('GET', '/api/v1/ready', { auth: false })).status !== 200; i++) await pause(100);
+  await eventually(async () => (await s.request('GET', '/api/v1/ready', { auth: false })).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
   assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).status, 200, 'ready again once replaced');
   assert.equal(await metric(s, 'relaybox_runtime_worker_stalls_total'), 1);
 });

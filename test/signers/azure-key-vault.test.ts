@@ -17,6 +17,7 @@ import { startAnvil } from '../support/anvil.ts';
 import { startService } from '../faults/support.ts';
 import { API_KEY, build } from '../helper.ts';
 import { sendIsMinedFrom } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 
@@ -228,11 +229,8 @@ describe('managed identity, through App Service\'s identity endpoint (simulated)
       assert.equal(relayer.data.address, address, name);
       const sent = await (await fetch(`${url}/api/v1/relayers/az/transactions`, { method: 'POST', headers: auth, body: JSON.stringify({ to: '0x00000000000000000000000000000000000000a4', value: 1, gas_limit: 21000, speed: 'fast' }) })).json();
       assert.equal(sent.success, true, JSON.stringify(sent));
-      let hash: string | undefined;
-      for (let i = 0; i < 200 && !hash; i++) {
-        hash = (await (await fetch(`${url}/api/v1/relayers/az/transactions/${sent.data.id}`, { headers: auth })).json()).data.hash ?? undefined;
-        if (!hash) await new Promise((r) => setTimeout(r, 50));
-      }
+      const hash = await eventually(async () => ((await (await fetch(`${url}/api/v1/relayers/az/transactions/${sent.data.id}`, { headers: auth })).json()).data.hash as string | undefined) ?? undefined);
+      assert.ok(hash, `${name}: the send was signed and broadcast`);
       const tx = await anvil.rpc('eth_getTransactionByHash', [hash]) as { from: string } | null;
       assert.equal(tx?.from.toLowerCase(), address.toLowerCase(), `${name}: the chain recovers the vault key's address`);
       assert.equal(await svc.stop(), 0);
