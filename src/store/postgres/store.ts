@@ -59,10 +59,16 @@ function guarded<T extends object>(repo: T, refuse: () => string | undefined): T
   return view as T;
 }
 
-function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen): Repositories {
+/** Outside a transaction a reserve is one statement of its own (inside one, `held` applies it at the commit). */
+const reserveNow = (q: Kysely<Database>) => async (relayerId: string, amount: bigint) => {
+  await createTransactionsRepo(q).moveFunds(relayerId, amount, 0n);
+};
+
+function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen, held?: WriteBuffer): Repositories {
+  const heldFunds = held && ((id: string, reserved: bigint, released: bigint) => held.funds(id, reserved, released));
   return {
-    relayers: createRelayersRepo(q, inTx),
-    transactions: createTransactionsRepo(q, counts, seen),
+    relayers: createRelayersRepo(q, inTx, held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q)),
+    transactions: createTransactionsRepo(q, counts, seen, heldFunds),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
     jobs: createJobsRepo(q, outbox.owner),
@@ -148,7 +154,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const ended = () => (scope.open ? undefined : ENDED);
     const held = createWriteBuffer(trx, options.outbox.owner);
     const known = new Map<string, string | null>();
-    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification));
+    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification), held);
     holdInserts(raw, held, options.outbox.owner);
     rememberNotifications(raw, known);
     const bound = guardAll(raw, ended);

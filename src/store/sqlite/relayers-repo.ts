@@ -93,7 +93,7 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
   const bySigner = db.prepare<[string], string>(`SELECT id FROM relayers WHERE signer_id = ? AND ${VISIBLE} ORDER BY id LIMIT 10`).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
-  const { moveFunds } = createFundsOps(db);
+  const { moveFunds, funds } = createFundsOps(db);
   const advanceFrom = db.prepare<[number, number, string, number, number], Row>(
     `UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ? AND last_created_ms = ? AND ${VISIBLE} RETURNING ${COLUMNS}`,
   );
@@ -141,7 +141,9 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
       const row = advanceFrom.get(to.next_nonce, to.last_created_ms, id, from.next_nonce, from.last_created_ms);
       if (!row) return undefined;
       const relayer = toRelayer(row);
-      return reserve === undefined ? relayer : { ...relayer, funds: moveFunds(id, reserve, 0n) };
+      if (reserve === undefined) return relayer;
+      moveFunds(id, reserve, 0n);
+      return { ...relayer, funds: funds(id) };
     },
   };
 }

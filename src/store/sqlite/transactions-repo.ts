@@ -22,9 +22,7 @@ export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' |
     // Read and written in the caller's transaction (SQLite's one writer): the sum is made exactly, in BigInt.
     moveFunds(relayerId, reserved, released) {
       const was = funds(relayerId);
-      const now = { reserved: was.reserved + reserved, released: was.released + released };
-      putFunds.run(relayerId, now.reserved.toString(), now.released.toString());
-      return now;
+      putFunds.run(relayerId, (was.reserved + reserved).toString(), (was.released + released).toString());
     },
   };
 }
