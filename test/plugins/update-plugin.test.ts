@@ -5,15 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from '../helper.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PLUGIN = `export async function handler(context) { console.log('hello from the plugin'); return { config: context.config }; }`;
 
 async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await read();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventually(async () => ok(await read()));
   return read();
 }
 
