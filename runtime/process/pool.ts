@@ -1,7 +1,8 @@
 // The Piscina pool of sandbox workers: sized once, warm workers kept. Admission (per-plugin caps, the global queue)
 // happens before it, in runtime/process/scheduler.ts, so the pool itself never queues a call.
 import { Piscina } from 'piscina';
-import { WORKER_YOUNG_GENERATION_MB, type CallTask, type InspectResult, type InspectTask, type RuntimeOptions, type WorkerData, type WorkerResult } from '../protocol.ts';
+import { WORKER_YOUNG_GENERATION_MB } from '../common/process-flags.ts';
+import type { CallTask, InspectResult, InspectTask, RuntimeOptions, WorkerData, WorkerResult } from '../protocol.ts';
 import type { WatchedWorker } from './watchdog.ts';
 
 export interface SandboxPool {

@@ -8,12 +8,12 @@ import { createPool, type SandboxPool } from './pool.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { createWatchdog } from './watchdog.ts';
 import { createPriorities } from './priorities.ts';
+import { createBatcher } from '../common/batcher.ts';
+import { createHeapRelease } from '../common/heap-release.ts';
 import {
   HOST_CHANNEL,
   RELEASE_CHANNEL,
-  createHeapRelease,
-  replyChannel,
-  createBatcher,
+  REPLY_CHANNEL,
   type ChildMessage,
   type ErrorData,
   type HopTiming,
@@ -49,7 +49,7 @@ const priorities = createPriorities();
 function toWorker(worker: number, reply: WorkerHostReply): void {
   let channel = replyChannels.get(worker);
   if (!channel) {
-    channel = new BroadcastChannel(replyChannel(worker));
+    channel = new BroadcastChannel(REPLY_CHANNEL + worker);
     channel.unref();
     replyChannels.set(worker, channel);
   }

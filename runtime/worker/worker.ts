@@ -5,7 +5,8 @@
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, liveGeneration, retire } from './generations.ts';
-import { createHeapRelease, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import { createHeapRelease } from '../common/heap-release.ts';
+import { RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 

@@ -3,7 +3,8 @@
 // It also knows whether a waiting call may have had host calls run for it: only one that cannot is ever replayed.
 import type { ChildProcess } from 'node:child_process';
 import type { CallOptions, PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
-import { createBatcher, type CallInput, type ChildMessage, type ParentMessage } from '../../runtime/protocol.ts';
+import { createBatcher } from '../../runtime/common/batcher.ts';
+import type { CallInput, ChildMessage, ParentMessage } from '../../runtime/protocol.ts';
 import { hopTimingOf, outcomeOf } from './answer-check.ts';
 import type { HostCallSession } from './host-calls.ts';
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { OOM_FD, RUNTIME_PROCESS, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
+import { RUNTIME_PROCESS } from '../../runtime/common/process-flags.ts';
+import { OOM_FD, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
 
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'process', 'server.ts');
 
