@@ -175,10 +175,19 @@ export interface RuntimeOptions {
   quarantine: Record<string, Quarantined>;
   /** The registry of the previous runtime process: unchanged plugins are served at once, without esbuild or inspection. */
   cache: CachedPlugin[];
-  /** Fault injection for tests only: the worker that gets a call of this plugin blocks its event loop. */
-  faultStallWorkerOn?: string;
+  /** Fault injection, set only by a test through the app's overrides (never by configuration). */
+  faults?: RuntimeFaults;
   /** The service's environment without its credentials (withheld by the HTTP process): each plugin receives the names its code names or its entry lists. */
   serviceEnv?: Record<string, string>;
+}
+
+/**
+ * Faults a test injects to prove the runtime's defences (AppOverrides `runtimeFaults` in src/app.ts): they reach the
+ * runtime only in its start message, never through configuration or the environment.
+ */
+export interface RuntimeFaults {
+  /** The worker that gets a call of this plugin blocks its event loop (proves the watchdog). */
+  stallWorkerOn?: string;
 }
 
 /** The call as the plugin sees it, minus `api`/`kv`/`config`; JSON-encoded once by the client. */
@@ -329,7 +338,7 @@ export interface WorkerData {
   contextMode: ContextMode;
   concurrency: number;
   limits: RuntimeLimits;
-  faultStallWorkerOn?: string;
+  faults?: RuntimeFaults;
 }
 
 /** Worker → main on HOST_CHANNEL. */

@@ -25,7 +25,7 @@ function serve(gen: Generation): void {
 
 async function call(task: CallTask): Promise<WorkerResult> {
   const from = task.timing ? performance.now() : 0;
-  if (data.faultStallWorkerOn === task.plugin) stallThisThread();
+  if (data.faults?.stallWorkerOn === task.plugin) stallThisThread();
   // The bundle's code only for a new generation: a warm one already compiled it (no await per call).
   const gen = liveGeneration(task) ?? generationFor(task, await codeFor(task.hash));
   if (gen !== lastServed) serve((lastServed = gen));
@@ -42,7 +42,7 @@ async function call(task: CallTask): Promise<WorkerResult> {
   }
 }
 
-/** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): this worker's event loop stops answering. */
+/** Fault injection a test asked for (RuntimeFaults): this worker's event loop stops answering. */
 function stallThisThread(): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 }
