@@ -207,23 +207,15 @@ export type ParentMessage =
   | { t: 'init'; options: RuntimeOptions }
   /** The operator's plugin entries changed (PATCH /api/v1/plugins/{id}): settle every loaded plugin again. */
   | { t: 'configure'; plugins: ConfiguredPlugin[] }
-  /** `timing`: a diagnostic (BENCH_HOP_TIMING): the answer carries the duration of each hop (CallOutcome `timing`). */
-  | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string; timing?: 1 }
+  | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string }
   | { t: 'host-reply'; id: number; reply: string }
   | { t: 'shutdown' }
   | { t: 'batch'; msgs: ParentMessage[] };
 
 // ── runtime process → HTTP process ────────────────────────────────────────────
 export type CallOutcome =
-  | { ok: true; result: string; raw: boolean; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: HopTiming }
-  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: HopTiming };
-
-/**
- * Nested durations of one call, in ms, when its 'call' asked for them: the runtime main thread (message in to result
- * out), the Piscina task as the main thread saw it, the task inside the worker, and the isolate's part of it. Each side
- * measures only its own clock, so no clocks are compared across processes.
- */
-export type HopTiming = [main: number, pool: number, worker: number, isolate: number];
+  | { ok: true; result: string; raw: boolean; logs?: LogEntry[]; traces?: TraceEntry[] }
+  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[] };
 
 export type HostOp =
   | 'relayer.getRelayer'
@@ -312,8 +304,6 @@ export interface CallTask {
   allowedOrigins: string[];
   /** JSON of the plugin's `process.env` (operator-only `env`); the same for every call of one bundle. */
   env: string;
-  /** Report [worker, isolate] durations in the result (a diagnostic; see HopTiming). */
-  timing?: boolean;
 }
 
 export interface InspectTask {
@@ -327,8 +317,8 @@ export interface InspectTask {
 export type WorkerTask = CallTask | InspectTask;
 
 export type WorkerResult =
-  | { ok: true; result: string; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: [worker: number, isolate: number] }
-  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: [worker: number, isolate: number] };
+  | { ok: true; result: string; logs?: LogEntry[]; traces?: TraceEntry[] }
+  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[] };
 
 export type InspectResult =
   | { ok: true; settings: string; hasHandler: boolean }

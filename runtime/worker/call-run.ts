@@ -2,6 +2,7 @@
 // prelude reported 'done' and none of its entries runs (or at its deadline, or when an entry failed); its scope
 // then ends, which cancels the host calls it still has out, and its context goes back only if left idle.
 import { workerData } from 'node:worker_threads';
+import { isolateCallChannel, type RuntimeCallContext } from '../common/diagnostics.ts';
 import { createCallScope, type CallScope } from './call-scope.ts';
 import { createCallTimers, type CallTimers } from './call-timers.ts';
 import { afterCall, heapNow, retire } from './generations.ts';
@@ -40,8 +41,8 @@ interface CallRun {
   /** Reserved codes really given to this call (API_CALL_LIMIT, a transactionWait's TIMEOUT): they may stand in its answer. */
   granted: Set<string> | undefined;
   timer: NodeJS.Timeout | undefined;
-  /** performance.now() at the first entry, when the task asked for its hop timing. */
-  enteredAt: number;
+  /** The diagnostics context (isolateCallChannel), only while someone subscribes; `entered` once its start is published. */
+  trace: (RuntimeCallContext & { entered?: true }) | undefined;
   /** The plugin's pending timers (setTimeout/setInterval). */
   timers: CallTimers;
   /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts); made at the first one. */
@@ -118,7 +119,7 @@ function conclude(run: CallRun): void {
   } else result = verdict(done!, task, run.granted ?? NONE_GRANTED);
   if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
   if (run.traces) result.traces = run.traces.entries;
-  if (task.timing && run.enteredAt) result.timing = [0, performance.now() - run.enteredAt];
+  if (run.trace?.entered) isolateCallChannel.asyncEnd.publish(run.trace);
   run.resolve(result);
   if (!run.slot) return;
   const reserved = typeof done?.reserved === 'number' && done.reserved <= run.slot.reservedAtLoad;
@@ -221,7 +222,10 @@ async function start(run: CallRun): Promise<void> {
     }
     run.slot = slot;
     slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
-    if (task.timing) run.enteredAt ||= performance.now();
+    if (run.trace && !run.trace.entered) {
+      run.trace.entered = true;
+      isolateCallChannel.start.publish(run.trace);
+    }
     const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
     // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
     const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
@@ -263,7 +267,7 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       argBytes: 0,
       granted: undefined,
       timer: undefined,
-      enteredAt: 0,
+      trace: isolateCallChannel.hasSubscribers ? { id: task.callId, plugin: task.plugin, requestId: task.requestId } : undefined,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
       local: undefined,
       resolve,

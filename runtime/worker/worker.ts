@@ -5,6 +5,7 @@
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, liveGeneration, retire } from './generations.ts';
+import { workerTaskChannel } from '../common/diagnostics.ts';
 import { createHeapRelease } from '../common/heap-release.ts';
 import { RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
@@ -24,7 +25,6 @@ function serve(gen: Generation): void {
 }
 
 async function call(task: CallTask): Promise<WorkerResult> {
-  const from = task.timing ? performance.now() : 0;
   if (data.faults?.stallWorkerOn === task.plugin) stallThisThread();
   // The bundle's code only for a new generation: a warm one already compiled it (no await per call).
   const gen = liveGeneration(task) ?? generationFor(task, await codeFor(task.hash));
@@ -32,10 +32,7 @@ async function call(task: CallTask): Promise<WorkerResult> {
   gen.lastUsed = Date.now();
   gen.inFlight.add(task.callId);
   try {
-    const result = await runCall(task, gen);
-    // runCall put the isolate's part in timing[1]; the worker's whole task goes in front of it.
-    if (result.timing) result.timing[0] = performance.now() - from;
-    return result;
+    return await runCall(task, gen);
   } finally {
     gen.inFlight.delete(task.callId);
     if (gen.retired) retire(gen);
@@ -72,7 +69,10 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
 }
 
 export default function run(task: WorkerTask): Promise<WorkerResult | InspectResult> {
-  return task.kind === 'call' ? call(task) : inspect(task);
+  if (task.kind !== 'call') return inspect(task);
+  // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
+  if (!workerTaskChannel.hasSubscribers) return call(task);
+  return workerTaskChannel.tracePromise(call, { id: task.callId, plugin: task.plugin, requestId: task.requestId }, undefined, task);
 }
 
 // ── Memory after a load (runtime/process/server.ts asks, once no call has completed for a few seconds) ──────────

@@ -53,10 +53,3 @@ export function outcomeOf(pluginId: string, msg: Extract<ChildMessage, { t: 'res
   const metadata = logs || traces ? { ...(logs ? { logs } : {}), ...(traces ? { traces } : {}) } : undefined;
   return { result: msg.result, raw: msg.raw === true, metadata };
 }
-
-/** A diagnostic's durations as numbers, or undefined: they come from the runtime process like everything else. */
-export function hopTimingOf(timing: unknown, callMs: number): PluginCallResult['timing'] {
-  if (!Array.isArray(timing) || timing.length !== 4 || !timing.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
-  const [main, pool, worker, isolate] = timing as number[];
-  return { call: callMs, main: main!, pool: pool!, worker: worker!, isolate: isolate! };
-}

@@ -3,7 +3,7 @@
 // store (host-calls.ts, kv.ts). src/plugin-host/ is the only door from src/ into runtime/ (through runtime/protocol.ts).
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import type { CallOptions, PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
+import type { PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
 import type { RelayerOperations } from '../domain/types.ts';
 import type { KvRepo } from '../store/kv-repo.ts';
 import type { ConfiguredPlugin, PluginInfo, RuntimeFaults, RuntimeOptions } from '../../runtime/protocol.ts';
@@ -31,7 +31,7 @@ export interface RuntimeClient extends PluginRuntime {
    * METHOD_NOT_ALLOWED and RUNTIME_UNAVAILABLE (503 with Retry-After).
    * @example await runtime.call('echo', { params: { hi: 1 }, headers: {}, route: '', method: 'POST', query: {}, requestId: 'r1' })
    */
-  call(pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** The plugins the runtime last reported (kept while it restarts). */
   plugins(): PluginInfo[];
   /** Resolves once the runtime process is up and has loaded the plugins directory. */
@@ -99,8 +99,8 @@ export async function createRuntimeClient(deps: {
     get pid() {
       return supervisor.pid;
     },
-    call(pluginId, input, options) {
-      return recovery.run((proc) => calls.call(proc, pluginId, input, options));
+    call(pluginId, input) {
+      return recovery.run((proc) => calls.call(proc, pluginId, input));
     },
     plugins: () => registry.plugins(),
     configure(plugins) {
