@@ -1,6 +1,7 @@
 // The Piscina pool of sandbox workers: sized once, warm workers kept. Admission (per-plugin caps, the global queue)
 // happens before it, in runtime/process/scheduler.ts, so the pool itself never queues a call.
 import { Piscina } from 'piscina';
+import { runtimeError } from '../common/errors.ts';
 import { WORKER_YOUNG_GENERATION_MB } from '../common/process-flags.ts';
 import type { CallTask, InspectResult, InspectTask, RuntimeOptions, WorkerData, WorkerResult } from '../protocol.ts';
 import type { WatchedWorker } from './watchdog.ts';
@@ -41,14 +42,14 @@ export function createPool(options: RuntimeOptions): SandboxPool {
         return (await pool.run(task)) as WorkerResult;
       } catch (err) {
         // A worker that crashed or was terminated rejects its tasks ("worker exited"); Piscina replaces it.
-        return { ok: false, error: { code: 'RUNTIME_UNAVAILABLE', message: `plugin worker failed: ${(err as Error)?.message ?? err}`, status: 503, retryAfter: 1 } };
+        return { ok: false, error: runtimeError('workerFailed', { reason: String((err as Error)?.message ?? err) }) };
       }
     },
     async inspect(task) {
       try {
         return (await pool.run(task)) as InspectResult;
       } catch (err) {
-        return { ok: false, error: { code: 'LOAD_ERROR', message: `plugin could not be inspected: ${(err as Error)?.message ?? err}`, status: 500 } };
+        return { ok: false, error: runtimeError('uninspectable', { reason: String((err as Error)?.message ?? err) }) };
       }
     },
     threads: () => pool.threads as unknown as WatchedWorker[],

@@ -10,6 +10,7 @@ import { createWatchdog } from './watchdog.ts';
 import { createPriorities } from './priorities.ts';
 import { createBatcher } from '../common/batcher.ts';
 import { poolTaskChannel, runtimeCallChannel, type RuntimeCallContext } from '../common/diagnostics.ts';
+import { runtimeError } from '../common/errors.ts';
 import { createHeapRelease } from '../common/heap-release.ts';
 import {
   HOST_CHANNEL,
@@ -209,9 +210,9 @@ function traced(msg: CallMessage): void {
 function call(msg: CallMessage, answer: Answer = send, trace?: RuntimeCallContext): void {
   const receivedAt = Date.now();
   const plugin = loader?.get(msg.plugin);
-  if (!plugin || !pool || !scheduler) return fail(msg.id, { code: 'PLUGIN_NOT_FOUND', message: `Plugin with ID ${msg.plugin} not found`, status: 404 }, answer);
+  if (!plugin || !pool || !scheduler) return fail(msg.id, runtimeError('notFound', { id: msg.plugin }), answer);
   const s = plugin.settings;
-  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, { code: 'METHOD_NOT_ALLOWED', message: "GET requests are not enabled for this plugin. Set 'allow_get_invocation: true' in plugin configuration to enable.", status: 405 }, answer);
+  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, runtimeError('getNotAllowed'), answer);
   if (plugin.state === 'error' || !plugin.hash) return fail(msg.id, plugin.error!, answer);
   const timeoutMs = Math.max(1, Math.round(s.timeout * 1000));
   const p = pool;
@@ -219,12 +220,7 @@ function call(msg: CallMessage, answer: Answer = send, trace?: RuntimeCallContex
   const admission = scheduler.submit(plugin.id, { maxConcurrent: s.max_concurrent_calls, maxQueued: s.max_queued_calls }, {
     deadline: receivedAt + timeoutMs,
     expire: () =>
-      fail(msg.id, {
-        code: 'TIMEOUT',
-        message: `Plugin execution timed out after ${s.timeout} s, waiting for a free slot (the plugin has ${s.max_concurrent_calls} call(s) running)`,
-        status: 504,
-        details: { timeout: s.timeout, queued: true },
-      }, answer),
+      fail(msg.id, runtimeError('timeoutQueued', { timeout: s.timeout, running: s.max_concurrent_calls }, { timeout: s.timeout, queued: true }), answer),
     run: async () => {
       const task: CallTask = {
         kind: 'call',
@@ -252,9 +248,9 @@ function call(msg: CallMessage, answer: Answer = send, trace?: RuntimeCallContex
     },
   });
   if (admission === 'plugin-busy') {
-    fail(msg.id, { code: 'PLUGIN_BUSY', message: `plugin ${plugin.id} has ${s.max_concurrent_calls} call(s) running and ${s.max_queued_calls} waiting, its limit; retry shortly`, status: 429, retryAfter: 1 }, answer);
+    fail(msg.id, runtimeError('pluginBusy', { id: plugin.id, running: s.max_concurrent_calls, queued: s.max_queued_calls }), answer);
   } else if (admission === 'runtime-busy') {
-    fail(msg.id, { code: 'RUNTIME_BUSY', message: 'plugin runtime queue is full; retry shortly', status: 503, retryAfter: 1 }, answer);
+    fail(msg.id, runtimeError('runtimeBusy'), answer);
   }
 }
 
@@ -269,7 +265,7 @@ function onMessage(msg: ParentMessage): void {
         if (runtimeCallChannel.hasSubscribers) traced(msg);
         else call(msg);
       } catch (err) {
-        fail(msg.id, { code: 'INTERNAL', message: `runtime error: ${(err as Error).message}`, status: 500 });
+        fail(msg.id, runtimeError('runtimeError', { reason: (err as Error).message }));
       }
       break;
     case 'host-reply': {

@@ -6,8 +6,9 @@ import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, liveGeneration, retire } from './generations.ts';
 import { workerTaskChannel } from '../common/diagnostics.ts';
+import { runtimeError } from '../common/errors.ts';
 import { createHeapRelease } from '../common/heap-release.ts';
-import { RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import { RELEASE_CHANNEL, type CallTask, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 
@@ -59,9 +60,9 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
     return { ok: true, hasHandler: info.hasHandler, settings: info.settings };
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
-    if (timedOut || /timed out/i.test(message)) return { ok: false, error: { code: 'LOAD_ERROR', message: `Plugin top-level code did not finish within ${task.timeoutMs} ms`, status: 500 } };
-    if (/memory/i.test(message)) return { ok: false, error: { code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit while loading', status: 500 } };
-    return { ok: false, error: { code: 'LOAD_ERROR', message: `Plugin failed to load: ${message.slice(0, 2000)}`, status: 500 } satisfies ErrorData };
+    if (timedOut || /timed out/i.test(message)) return { ok: false, error: runtimeError('loadTimeout', { timeout_ms: task.timeoutMs }) };
+    if (/memory/i.test(message)) return { ok: false, error: runtimeError('memoryLoading') };
+    return { ok: false, error: runtimeError('loadError', { reason: message.slice(0, 2000) }) };
   } finally {
     clearTimeout(timer);
     disposeGeneration(gen, 'RETIRED');
