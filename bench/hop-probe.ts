@@ -42,7 +42,10 @@ function measure<C extends object>(channel: TracingChannel<unknown, C>, key: Mea
     },
     asyncEnd: (ctx) => {
       const at = started.get(ctx);
-      if (at !== undefined) record({ requestId: requestIdOf(ctx), [key]: performance.now() - at });
+      if (at === undefined) return;
+      const r: HopRecord = { requestId: requestIdOf(ctx) };
+      r[key] = performance.now() - at;
+      record(r);
     },
     end: noop,
     asyncStart: noop,

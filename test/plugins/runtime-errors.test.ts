@@ -12,7 +12,7 @@ const section = read('docs/plugins.md').split("### The runtime's verdicts")[1]!.
 /** The section's rows as [code, status, text]. */
 const documented = section
   .split('\n')
-  .filter((line) => line.startsWith('| `'))
+  .filter((line) => /^\| `[A-Z][A-Z0-9_]*` \|/.test(line))
   .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| /, '')))
   .map(([code, status, text]) => [code!.replaceAll('`', ''), Number(status), text!] as const);
 
