@@ -22,7 +22,7 @@ import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
 import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
-import { createRuntimeClient, type RuntimeClient } from './plugin-host/client.ts';
+import { createRuntimeClient, type RuntimeClient, type RuntimeFaults } from './plugin-host/client.ts';
 import { createPluginService, operatorEntries, type PluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
 import { createMetrics, type Metrics, type MetricsRecorder } from './observability/metrics.ts';
@@ -92,6 +92,8 @@ export interface AppOverrides {
   resolveHost?: ResolveHost;
   /** Starts the plugin runtime in place of forking its process (a test that calls no plugin starts none). */
   startRuntime?: typeof createRuntimeClient;
+  /** Faults the plugin runtime injects (a worker that stalls): only a test sets them, never configuration. */
+  runtimeFaults?: RuntimeFaults;
 }
 
 /** What every step of the start reads: the settings, the logger, the parts a test put in place, this run's id. */
@@ -253,6 +255,7 @@ async function startPlugins({ config, logger, replaced }: Root, { opened, redis,
     // Several instances: plugin KV on Redis when there is one (measured: bench/kv-store.bench.ts, docs/operating.md).
     host: { relayers, kv: redis && redisKv && opened.kind === 'postgres' ? redisKv.createRedisKvRepo(redis.client) : opened.kv },
     observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
+    ...(replaced.runtimeFaults ? { faults: replaced.runtimeFaults } : {}),
   });
   const plugins = recordCalls(createPluginService({
     runtime,

@@ -3,10 +3,10 @@
 // store (host-calls.ts, kv.ts). src/plugin-host/ is the only door from src/ into runtime/ (through runtime/protocol.ts).
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import type { CallOptions, PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
+import type { PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
 import type { RelayerOperations } from '../domain/types.ts';
 import type { KvRepo } from '../store/kv-repo.ts';
-import type { ConfiguredPlugin, PluginInfo, RuntimeOptions } from '../../runtime/protocol.ts';
+import type { ConfiguredPlugin, PluginInfo, RuntimeFaults, RuntimeOptions } from '../../runtime/protocol.ts';
 import { createCallProtocol } from './call-protocol.ts';
 import { createCrashLedger } from './crash-ledger.ts';
 import { createCrashRecovery } from './crash-recovery.ts';
@@ -17,7 +17,7 @@ import { pluginEnvironment } from './plugin-env.ts';
 import { createRegistryMirror } from './registry.ts';
 import { createSupervisor, type RuntimeObserver } from './supervision.ts';
 
-export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, TraceEntry } from '../../runtime/protocol.ts';
+export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, RuntimeFaults, TraceEntry } from '../../runtime/protocol.ts';
 export type { PluginCallResult } from '../domain/plugins/ports.ts';
 export type { RuntimeObserver } from './supervision.ts';
 export { RUNTIME_LIMITS } from './limits.ts';
@@ -31,7 +31,7 @@ export interface RuntimeClient extends PluginRuntime {
    * METHOD_NOT_ALLOWED and RUNTIME_UNAVAILABLE (503 with Retry-After).
    * @example await runtime.call('echo', { params: { hi: 1 }, headers: {}, route: '', method: 'POST', query: {}, requestId: 'r1' })
    */
-  call(pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** The plugins the runtime last reported (kept while it restarts). */
   plugins(): PluginInfo[];
   /** Resolves once the runtime process is up and has loaded the plugins directory. */
@@ -61,6 +61,8 @@ export async function createRuntimeClient(deps: {
   plugins?: ConfiguredPlugin[];
   /** The service's environment (default: this process's); a plugin receives the names its code names or its entry lists, never a credential (plugin-env.ts). */
   env?: NodeJS.ProcessEnv;
+  /** Fault injection, from a test only (AppOverrides `runtimeFaults`): carried to every runtime process in its start message. */
+  faults?: RuntimeFaults;
 }): Promise<RuntimeClient> {
   const { config, host } = deps;
   const observer = deps.observer ?? { restarted() {}, inFlight() {} };
@@ -86,7 +88,7 @@ export async function createRuntimeClient(deps: {
     defaults: { max_concurrent_calls: rt.maxConcurrentCalls, max_queued_calls: rt.maxQueuedCalls, kv_max_keys: rt.kvMaxKeys, kv_max_bytes: rt.kvMaxBytes },
     quarantine: crashes.quarantined(),
     cache: registry.cached(),
-    faultStallWorkerOn: rt.faultStallWorkerOn,
+    ...(deps.faults ? { faults: deps.faults } : {}),
     serviceEnv: serviceEnv.env,
   });
   const supervisor = createSupervisor({ config, logger, observer, calls, registry, crashes, options });
@@ -97,8 +99,8 @@ export async function createRuntimeClient(deps: {
     get pid() {
       return supervisor.pid;
     },
-    call(pluginId, input, options) {
-      return recovery.run((proc) => calls.call(proc, pluginId, input, options));
+    call(pluginId, input) {
+      return recovery.run((proc) => calls.call(proc, pluginId, input));
     },
     plugins: () => registry.plugins(),
     configure(plugins) {

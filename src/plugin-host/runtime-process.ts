@@ -6,14 +6,18 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { OOM_FD, RUNTIME_PROCESS, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
+import { RUNTIME_PROCESS } from '../../runtime/common/process-flags.ts';
+import { OOM_FD, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
+import { runtimeForkChannel, type RuntimeForkMessage } from './diagnostics.ts';
 
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'process', 'server.ts');
 
 /** Forks a runtime process; it serves once sent 'init' (a standby gets 'prepare' first). */
 export function forkRuntime(): ChildProcess {
+  const execArgv: string[] = [...RUNTIME_PROCESS.execArgv];
+  if (runtimeForkChannel.hasSubscribers) runtimeForkChannel.publish({ execArgv } satisfies RuntimeForkMessage);
   return fork(SERVER_PATH, [], {
-    execArgv: [...RUNTIME_PROCESS.execArgv],
+    execArgv,
     serialization: 'advanced',
     // fd 4: OOM reports, written synchronously by a worker right before the process ends.
     stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],

@@ -65,7 +65,7 @@ test('src/ keeps only the composition root and the shared kernel at its top; run
   assert.deepEqual(top('src'), ['app.ts', 'errors.ts', 'main.ts']);
   assert.deepEqual(top('runtime'), ['protocol.ts']);
   const rooms = readdirSync(path.join(PROJECT_ROOT, 'runtime'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-  assert.deepEqual(rooms, ['isolate', 'process', 'worker']);
+  assert.deepEqual(rooms, ['common', 'isolate', 'process', 'worker']);
 });
 
 test('runtime/ never imports src/', () => {
@@ -89,12 +89,21 @@ test('the worker room never imports the process room, and the process room never
   assert.ok(graph.get('runtime/worker/sandbox.ts')!.local.includes('runtime/isolate/prelude.ts'), 'the worker loads the prelude into each context');
 });
 
-test('only src/plugin-host/ reaches into runtime/, and only its protocol', () => {
+test('runtime/common/ imports only Node built-ins: the rooms and the HTTP process share it, it depends on none of them', () => {
+  const common = under('runtime/common/');
+  assert.ok(common.length >= 3, 'the shared helpers are read');
+  for (const [file, edges] of common) {
+    for (const p of edges.packages) assert.ok(isNodeBuiltin(p), `${file} imports ${p}`);
+    for (const t of all(edges)) assert.ok(t.startsWith('runtime/common/') || t === 'runtime/protocol.ts', `${file} imports ${t}`);
+  }
+});
+
+test('only src/plugin-host/ reaches into runtime/, and only its protocol and its shared helpers (runtime/common/)', () => {
   let seen = 0;
   for (const [file, edges] of under('src/')) {
     for (const t of all(edges).filter((t) => t.startsWith('runtime/'))) {
       assert.ok(file.startsWith('src/plugin-host/'), `${file} imports ${t}`);
-      assert.equal(t, 'runtime/protocol.ts', `${file} imports ${t}`);
+      assert.ok(t === 'runtime/protocol.ts' || t.startsWith('runtime/common/'), `${file} imports ${t}`);
       seen++;
     }
   }
