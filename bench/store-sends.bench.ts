@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, signerSettings } from '../src/config/config.ts';
 import { openStore } from '../src/store/open.ts';
 import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
@@ -59,7 +59,7 @@ await opened.prepare();
 const chains = await startChains(config.file, { logger });
 const ops = await opened.startup(async () => {
   await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
-  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env }) });
+  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env, settings: signerSettings(process.env) }) });
   return createRelayerOperations({ store, config, logger, events: createOutbox(), chains, ...management });
 });
 

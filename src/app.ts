@@ -2,7 +2,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config, NetworkConfig } from './config/config.ts';
+import { processEnv, type Config, type NetworkConfig } from './config/config.ts';
 import type { Db } from './store/db.ts';
 import { openStore, type OpenedStore } from './store/open.ts';
 import type { RedisHandle } from './store/redis.ts';
@@ -213,8 +213,8 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
   // Seeding from the config under the start-up lock: instances starting together write one after the other.
   const seeded = opened.startup(async () => {
-    // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: process.env }) });
+    // Signer keys and keystore passphrases an entry names are read from the process environment; endpoints from the config.
+    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: processEnv(), settings: config.signerSettings }) });
     return {
       management,
       notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),

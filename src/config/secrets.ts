@@ -53,9 +53,7 @@ export function resolveSignerSecrets(file: ConfigFile, env: NodeJS.ProcessEnv): 
 }
 
 /** STORAGE_ENCRYPTION_KEY, and STORAGE_ENCRYPTION_KEY_PREVIOUS during a rotation (docs/security.md). Never echoed. */
-export function storageKeys(env: NodeJS.ProcessEnv): { encryptionKey: string | undefined; previousKey: string | undefined } {
-  const encryptionKey = env.STORAGE_ENCRYPTION_KEY || undefined;
-  const previousKey = env.STORAGE_ENCRYPTION_KEY_PREVIOUS || undefined;
+export function storageKeys(encryptionKey: string | undefined, previousKey: string | undefined): { encryptionKey: string | undefined; previousKey: string | undefined } {
   if (encryptionKey !== undefined && encryptionKey.length < 32) throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
   if (previousKey === undefined) return { encryptionKey, previousKey };
   if (encryptionKey === undefined) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY: a rotation needs the new key too');

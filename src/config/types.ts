@@ -132,6 +132,8 @@ export interface Config {
   notices: ReferenceNotice[];
   /** SIGNER_TIMEOUT_MS: how long one signature by a relayer's signer may take (default 10 s; docs/signers.md). */
   signerTimeoutMs: number;
+  /** SIGNER_TIMEOUT_MS and the signer providers' endpoints (TURNKEY_API_BASE_URL, …): what the signer adapters read. */
+  signerSettings: SignerSettings;
   /** SHUTDOWN_GRACE_MS: on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
   rateLimit: { rps: number; burst: number };
@@ -157,6 +159,20 @@ export interface Config {
   /** Plugin runtime process: PLUGIN_CONTEXT_MODE, PLUGIN_THREADS, PLUGIN_CONCURRENCY, PLUGIN_MAX_QUEUE, per-plugin limits. */
   pluginRuntime: PluginRuntimeConfig;
   file: ConfigFile;
+}
+
+/** What a signer adapter reads besides its entry (docs/signers.md); a URL is checked when a signer of its type is built. */
+export interface SignerSettings {
+  /** SIGNER_TIMEOUT_MS: how long one call to a remote signer may take. */
+  timeoutMs: number;
+  /** TURNKEY_API_BASE_URL, CDP_API_BASE_URL: as given, or the provider's. */
+  turnkeyApiBaseUrl: string;
+  cdpApiBaseUrl: string;
+  /** GOOGLE_CLOUD_KMS_ENDPOINT: in place of the service account's universe. */
+  googleCloudKmsEndpoint: string | undefined;
+  /** AZURE_AUTHORITY_HOST: the Entra authority; AZURE_FEDERATED_TOKEN_FILE: workload identity's token when the entry names none. */
+  azureAuthorityHost: string | undefined;
+  azureFederatedTokenFile: string | undefined;
 }
 
 export interface PluginRuntimeConfig {
