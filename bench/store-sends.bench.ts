@@ -11,6 +11,7 @@ import { openStore } from '../src/store/open.ts';
 import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createRelayerOperations } from '../src/api/relayers/operations.ts';
+import { createRelaying } from '../src/domain/relaying.ts';
 import { createManagementServices } from '../src/domain/management.ts';
 import { createSignerResolver } from '../src/signers/registry.ts';
 import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
@@ -60,7 +61,7 @@ const chains = await startChains(config.file, { logger });
 const ops = await opened.startup(async () => {
   await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
   const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env, settings: signerSettings(process.env) }) });
-  return createRelayerOperations({ store, config, logger, events: createOutbox(), chains, ...management });
+  return createRelayerOperations(await createRelaying({ store, config, logger, events: createOutbox(), chains, ...management }), { store });
 });
 
 async function round(relayer: string, inflight: number): Promise<{ rps: number; cpuUs: number }> {

@@ -286,3 +286,13 @@ test('no process.env outside src/config/ (src/ and runtime/)', () => {
   assert.deepEqual(readers.filter((f) => !ENV_READERS_PENDING.has(f)), []);
   assert.ok(READS_ENV.test(sourceOf('src/config/process-env.ts')), 'the check sees a read where there is one');
 });
+
+test('job kinds are registered with the scheduler in one module (src/domain/jobs/kinds.ts), composed by the one root', () => {
+  const registering = under('src/').map(([f]) => f).filter((f) => /\.register\(/.test(sourceOf(f)));
+  assert.deepEqual(registering, ['src/domain/jobs/kinds.ts']);
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/domain/jobs/kinds.ts'), 'the composition root registers them');
+  // The API layer builds no domain part: the relaying services come composed (src/domain/relaying.ts) from the root.
+  for (const [file, edges] of under('src/api/')) {
+    for (const t of edges.local) assert.ok(!/^src\/domain\/(relaying|management|jobs\/kinds)\.ts$/.test(t), `${file} imports ${t}`);
+  }
+});
