@@ -4,7 +4,7 @@
 import type { Config } from '../config/config.ts';
 import type { NetworkType } from './types.ts';
 import type { Store } from './ports.ts';
-import type { Log } from './notifications/ports.ts';
+import type { Log } from './log.ts';
 import type { TransactionEvents } from './transactions/ports.ts';
 import type { AllChains } from './chains/reads.ts';
 import { balanceOf, rpcOf } from './chains/reads.ts';

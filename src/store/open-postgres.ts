@@ -5,7 +5,7 @@ import { migrate, underStartupLock } from './postgres/connect.ts';
 import { checkStorageKey } from './postgres/instance-checks.ts';
 import { createPostgresKvRepo } from './postgres/kv-repo.ts';
 import type { TransactionCountRow } from './probes.ts';
-import type { Log } from '../domain/notifications/ports.ts';
+import type { Log } from '../domain/log.ts';
 
 export interface PostgresOptions {
   databaseUrl: string;

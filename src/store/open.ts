@@ -4,7 +4,7 @@ import { openDatabase, type Db } from './db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
 import { createKvRepo, type KvRepo } from './kv-repo.ts';
-import type { Log } from '../domain/notifications/ports.ts';
+import type { Log } from '../domain/log.ts';
 
 export interface OpenedStore {
   kind: 'sqlite' | 'postgres';

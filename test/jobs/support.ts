@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { openDatabase } from '../../src/store/db.ts';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.ts';
 import { createJobScheduler, type JobScheduler, type SchedulerOptions } from '../../src/domain/jobs/scheduler.ts';
-import type { Log } from '../../src/domain/notifications/ports.ts';
+import type { Log } from '../../src/domain/log.ts';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';

@@ -5,7 +5,7 @@
 import type { Store, Tx } from '../ports.ts';
 import type { Json } from '../jobs/ports.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { RelayerEvents } from '../webhooks/outbox.ts';
 import type { FeeSuggestions } from '../chains/ports.ts';
 import type { BalanceWatchView } from '../chains/views.ts';
