@@ -14,7 +14,7 @@ import { createRelayerOperations } from '../src/api/relayers/operations.ts';
 import { createRelaying } from '../src/domain/relaying.ts';
 import { createManagementServices } from '../src/domain/management.ts';
 import { createSignerResolver } from '../src/signers/registry.ts';
-import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
+import { createSecretBox } from '../src/domain/secret-box.ts';
 import { startChains } from '../src/chains/index.ts';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 5000);

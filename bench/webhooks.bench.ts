@@ -9,7 +9,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { createSqliteStore } from '../src/store/sqlite/store.ts';
-import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
+import { createSecretBox } from '../src/domain/secret-box.ts';
 import { createWakeSignal } from '../src/domain/webhooks/wake-signal.ts';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createWebhookDispatcher } from '../src/domain/webhooks/dispatcher.ts';

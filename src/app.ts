@@ -21,7 +21,7 @@ import { createOutbox, createRelayerEvents } from './domain/webhooks/outbox.ts';
 import { levelRank } from './domain/relayers/balance-levels.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
-import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
+import { createSecretBox, storageKeyVerifier } from './domain/secret-box.ts';
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
 import { createRuntimeClient, type RuntimeClient } from './plugin-host/client.ts';

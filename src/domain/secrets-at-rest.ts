@@ -4,7 +4,7 @@
 // API keys are stored as SHA-256 hashes and plugin KV is the plugins' own data: neither is sealed here.
 import type { Store, Tx } from './ports.ts';
 import type { Log } from './log.ts';
-import type { SecretBox } from './notifications/secret-box.ts';
+import type { SecretBox } from './secret-box.ts';
 
 interface StoredSecret {
   /** How an operator finds it: `notification 'id'`, `signer 'id'`. */

@@ -7,7 +7,7 @@ import { SUPPORTED_SIGNER_TYPES } from '../../config/signer-types.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { NetworkType, Page, PageRequest } from '../types.ts';
 import type { Log } from '../log.ts';
-import type { SecretBox } from '../notifications/secret-box.ts';
+import type { SecretBox } from '../secret-box.ts';
 import type { RelayersRepo } from '../relayers/ports.ts';
 import type { Signer, SignerResolver, SignerRow, SignersRepo } from './ports.ts';
 import { entryOf, publicConfig, secretFields } from './entries.ts';
