@@ -4,7 +4,7 @@ import type { WebhookSettings } from '../../config/config.ts';
 import type { NotificationsRepo, WebhookEventRow, WebhookEventsRepo } from '../notifications/ports.ts';
 import type { Log } from '../log.ts';
 import type { SecretBox } from '../secret-box.ts';
-import { backoffDelay } from './backoff.ts';
+import { backoffDelay } from '../backoff.ts';
 import { sign } from './signature.ts';
 
 const USER_AGENT = 'relaybox-webhooks/1';
