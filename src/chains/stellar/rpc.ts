@@ -1,7 +1,7 @@
 // Stellar RPC (JSON-RPC) over the failover pool, with XDR strings in and out: no stellar-sdk, whose bundled stellar-base cannot take our stellar-base objects.
 import { AppError } from '../../errors.ts';
 import type { RpcClientOptions } from '../rpc-options.ts';
-import { createRpcPool, postJsonRpc, type FetchFor, type JsonRpcResponse, type PoolUrl } from '../rpc-pool.ts';
+import { createRpcPool, postJsonRpc, type JsonRpcResponse, type PoolUrl } from '../rpc-pool.ts';
 import { failureText, RpcFailure } from '../rpc-text.ts';
 
 /** A node's JSON-RPC error (invalid params, undecodable XDR…): its code and bounded message. */
