@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { processEnv, type Config } from '../config/config.ts';
 import type { CallOptions, PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
 import type { RelayerOperations } from '../domain/types.ts';
-import type { KvRepo } from '../store/kv-repo.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
 import type { ConfiguredPlugin, PluginInfo, RuntimeOptions } from '../../runtime/protocol.ts';
 import { createCallProtocol } from './call-protocol.ts';
 import { createCrashLedger } from './crash-ledger.ts';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { RelayerOperations, TransactionRecord } from '../domain/types.ts';
 import { FINAL_STATUSES } from '../domain/types.ts';
 import { AppError, ValidationError } from '../errors.ts';
-import type { KvQuota, KvRepo } from '../store/kv-repo.ts';
+import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 import { kvOperation } from './kv.ts';
 
 /** One host call as the runtime relays it: `args` is JSON text made (and bounded) in the sandbox. */

@@ -3,38 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db.ts';
 import { ValidationError } from '../errors.ts';
+import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 
 export const KV_KEY = /^[A-Za-z0-9:_-]{1,512}$/;
 export const KV_MAX_VALUE_BYTES = 1024 * 1024;
 const MAX_TTL_SEC = 10 * 365 * 24 * 3600;
-
-/** A plugin namespace's limits: keys, and bytes of keys + values (UTF-8). */
-export interface KvQuota {
-  maxKeys: number;
-  maxBytes: number;
-}
-
-/** A result now (SQLite) or later (PostgreSQL): callers always `await` it. */
-export type Awaitable<T> = T | Promise<T>;
-
-/**
- * Values are stored as JSON text, exactly as the sandbox produced them. Two implementations: this file's
- * (SQLite, answers synchronously) and src/store/postgres/kv-repo.ts (shared by every instance).
- * @example kv.set('counter', 'calls', '3', undefined, { maxKeys: 10_000, maxBytes: 64 << 20 }); kv.get('counter', 'calls') // '3'
- */
-export interface KvRepo {
-  get(pluginId: string, key: string): Awaitable<string | null>;
-  /** Throws VALIDATION_FAILED when the write would take the namespace past `quota` (expired entries are purged first). */
-  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined, quota: KvQuota): Awaitable<void>;
-  del(pluginId: string, key: string): Awaitable<boolean>;
-  exists(pluginId: string, key: string): Awaitable<boolean>;
-  /** `pattern` is a glob (`*`, `?`, `[…]`), as Redis SCAN MATCH. */
-  listKeys(pluginId: string, pattern: string): Awaitable<string[]>;
-  clear(pluginId: string): Awaitable<number>;
-  /** Takes the lock if free (or expired): returns its token, or null when another holder has it. */
-  lock(pluginId: string, key: string, ttlSec: number): Awaitable<string | null>;
-  unlock(pluginId: string, key: string, token: string): Awaitable<boolean>;
-}
 
 /** The SQLite repository's own type: every answer is immediate. */
 export type SyncKvRepo = { [K in keyof KvRepo]: (...args: Parameters<KvRepo[K]>) => Awaited<ReturnType<KvRepo[K]>> };

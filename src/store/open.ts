@@ -3,7 +3,8 @@ import type { Store } from '../domain/ports.ts';
 import { openDatabase, type Db } from './db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
-import { createKvRepo, type KvRepo } from './kv-repo.ts';
+import { createKvRepo } from './kv-repo.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
 import type { Log } from '../domain/log.ts';
 
 export interface OpenedStore {

@@ -138,8 +138,7 @@ test('adapters (chains, signers, store, plugin host) never import the HTTP or AP
       for (const t of all(edges)) {
         assert.ok(!/^src\/(http|api|openapi)\/|^src\/(app|main)\.ts$/.test(t), `${file} imports ${t}`);
         const other = adapters.find((a) => a !== room && t.startsWith(`src/${a}/`));
-        // The plugin host keeps plugin KV in the store's KV repository: the one sanctioned crossing, by type.
-        if (other && !(room === 'plugin-host' && t === 'src/store/kv-repo.ts')) assert.fail(`${file} imports ${t}`);
+        if (other) assert.fail(`${file} imports ${t}`);
       }
     }
   }

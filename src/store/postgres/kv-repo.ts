@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './connect.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock, type KvRepo } from '../kv-repo.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../kv-repo.ts';
+import type { KvRepo } from '../../domain/kv/ports.ts';
 
 /** A Redis-style glob (`*`, `?`, `[…]`, `[!…]`) as an anchored POSIX regular expression. */
 export function globToRegex(glob: string): string {
