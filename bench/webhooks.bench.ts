@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config/config.ts';
-import { openDatabase } from '../src/store/db.ts';
+import { openDatabase } from '../src/store/sqlite/db.ts';
 import { createSqliteStore } from '../src/store/sqlite/store.ts';
 import { createSecretBox } from '../src/domain/secret-box.ts';
 import { createWakeSignal } from '../src/domain/webhooks/wake-signal.ts';

@@ -3,7 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { processEnv, type Config, type NetworkConfig } from './config/config.ts';
-import type { Db } from './store/db.ts';
+import type { Db } from './store/sqlite/db.ts';
 import { openStore, type OpenedStore } from './store/open.ts';
 import type { RedisHandle } from './store/redis.ts';
 import { requestContext } from './http/request-context.ts';

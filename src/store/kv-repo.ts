@@ -1,7 +1,7 @@
 // Repository of the plugin KV store (tables plugin_kv, plugin_kv_locks, plugin_kv_usage): one namespace per plugin,
 // optional TTL, and a per-plugin quota of keys and bytes.
 import { randomUUID } from 'node:crypto';
-import type { Db } from './db.ts';
+import type { Db } from './sqlite/db.ts';
 import { ValidationError } from '../errors.ts';
 import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 

@@ -1,7 +1,7 @@
 // The PostgreSQL side of src/store/open.ts, in a module of its own: open.ts imports it only when DATABASE_URL is set,
 // so an instance on SQLite never loads Kysely (~1,000 modules), pg and the PostgreSQL repositories.
 import { createPostgresStore } from './postgres/store.ts';
-import { migrate, underStartupLock } from './postgres/connect.ts';
+import { migrate, underStartupLock } from './postgres/db.ts';
 import { checkStorageKey } from './postgres/instance-checks.ts';
 import { createPostgresKvRepo } from './postgres/kv-repo.ts';
 import type { TransactionCountRow } from './probes.ts';

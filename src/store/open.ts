@@ -1,6 +1,6 @@
 // Picks the store from the config: PostgreSQL when DATABASE_URL is set (several instances), else SQLite in DATA_DIR.
 import type { Store } from '../domain/ports.ts';
-import { openDatabase, type Db } from './db.ts';
+import { openDatabase, type Db } from './sqlite/db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
 import { createKvRepo } from './kv-repo.ts';

@@ -118,7 +118,7 @@ test('ports are types only: src/domain/**/ports.ts import no code', () => {
 
 test('only the store opens SQLite, PostgreSQL and Redis, and only app.ts (through src/store/open.ts) picks the store adapter', () => {
   for (const [file, edges] of graph) {
-    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
+    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/sqlite/db.ts', `${file} imports better-sqlite3`);
     for (const p of edges.packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
     if (file.startsWith('src/store/')) continue;
     for (const t of edges.local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);

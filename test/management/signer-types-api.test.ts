@@ -12,7 +12,7 @@ import type { SignerConfig } from '../../src/config/config.ts';
 import { createSignerService } from '../../src/domain/signers/service.ts';
 import { createSecretBox } from '../../src/domain/secret-box.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createSqliteStore } from '../../src/store/sqlite/store.ts';
 import { build } from '../helper.ts';
 

@@ -10,7 +10,7 @@ import pg from 'pg';
 import Database from 'better-sqlite3';
 import { build, type TestServer } from '../helper.ts';
 import { createSecretBox } from '../../src/domain/secret-box.ts';
-import { DB_FILE_NAME } from '../../src/store/db.ts';
+import { DB_FILE_NAME } from '../../src/store/sqlite/db.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 
 const KEY_A = 'storage-key-A-0123456789abcdef0123456789';

@@ -3,7 +3,7 @@
 // and the write (the trigger keeps it exact), so two instances can never both squeeze past a quota.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from './connect.ts';
+import type { Db } from './db.ts';
 import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../kv-repo.ts';
 import type { KvRepo } from '../../domain/kv/ports.ts';
 

@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
 import type { JobSpec } from '../../domain/jobs/ports.ts';
-import { connect, type Db, type PgConnection } from './connect.ts';
+import { connect, type Db, type PgConnection } from './db.ts';
 import type { Database } from './schema.ts';
 import { createRelayersRepo, type InTx } from './relayers-repo.ts';
 import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';

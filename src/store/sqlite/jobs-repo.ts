@@ -1,5 +1,5 @@
 // SQLite repository for durable background jobs: upsert per (kind, subject), batch claims with a lease, lease-checked finish.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { ClaimedJob, Job, JobsRepo, JobStats, Json } from '../../domain/jobs/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 
