@@ -3,7 +3,7 @@ import type { Store } from '../domain/ports.ts';
 import { openDatabase, type Db } from './sqlite/db.ts';
 import { createSqliteStore } from './sqlite/store.ts';
 import { createStoreProbes, type StoreProbes } from './probes.ts';
-import { createKvRepo } from './kv-repo.ts';
+import { createKvRepo } from './sqlite/kv-repo.ts';
 import type { KvRepo } from '../domain/kv/ports.ts';
 import type { Log } from '../domain/log.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { openDatabase } from '../../src/store/sqlite/db.ts';
-import { createKvRepo } from '../../src/store/kv-repo.ts';
+import { createKvRepo } from '../../src/store/sqlite/kv-repo.ts';
 import type { KvRepo } from '../../src/domain/kv/ports.ts';
 import { createPostgresKvRepo, globToRegex } from '../../src/store/postgres/kv-repo.ts';
 import { connect, migrate } from '../../src/store/postgres/db.ts';

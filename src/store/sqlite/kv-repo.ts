@@ -1,9 +1,9 @@
 // Repository of the plugin KV store (tables plugin_kv, plugin_kv_locks, plugin_kv_usage): one namespace per plugin,
 // optional TTL, and a per-plugin quota of keys and bytes.
 import { randomUUID } from 'node:crypto';
-import type { Db } from './sqlite/db.ts';
-import { ValidationError } from '../errors.ts';
-import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
+import type { Db } from './db.ts';
+import { ValidationError } from '../../errors.ts';
+import type { KvQuota, KvRepo } from '../../domain/kv/ports.ts';
 
 export const KV_KEY = /^[A-Za-z0-9:_-]{1,512}$/;
 export const KV_MAX_VALUE_BYTES = 1024 * 1024;
