@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../sqlite/kv-repo.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../../domain/kv/rules.ts';
 import type { KvRepo } from '../../domain/kv/ports.ts';
 
 /** A Redis-style glob (`*`, `?`, `[…]`, `[!…]`) as an anchored POSIX regular expression. */
