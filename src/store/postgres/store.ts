@@ -14,7 +14,9 @@ import { createJobsRepo, scheduleStatement } from './jobs-repo.ts';
 import { JOBS_CHANNEL, LIVE_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
 import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
-import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
+import { createApiKeysRepo } from './api-keys-repo.ts';
+import { createNetworkOverridesRepo, createPluginOverridesRepo } from './overrides-repos.ts';
+import { createSignersRepo } from './signers-repo.ts';
 import { createIdempotencyRepo } from './idempotency-repo.ts';
 
 export interface PostgresStore extends Store {
