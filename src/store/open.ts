@@ -61,6 +61,6 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     };
   }
   // Loaded only here: an instance on SQLite never pays for Kysely and pg (measured in docs/performance.md).
-  const { openPostgres } = await import('./open-postgres.ts');
+  const { openPostgres } = await import('./postgres/open.ts');
   return openPostgres({ ...options, databaseUrl: options.databaseUrl });
 }
