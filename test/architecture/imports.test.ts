@@ -295,3 +295,17 @@ test('job kinds are registered with the scheduler in one module (src/domain/jobs
     for (const t of edges.local) assert.ok(!/^src\/domain\/(relaying|management|jobs\/kinds)\.ts$/.test(t), `${file} imports ${t}`);
   }
 });
+
+test("the two stores mirror each other: src/store/sqlite/ and src/store/postgres/ hold the same files, besides each engine's own helpers", () => {
+  const files = (engine: string) => readdirSync(path.join(PROJECT_ROOT, 'src/store', engine)).sort();
+  // What one engine needs and the other has no counterpart for: SQLite's write gate; PostgreSQL's NOTIFY channels,
+  // listener, typed schema, start-up checks and batched writes.
+  const own: Record<string, string[]> = {
+    sqlite: ['gate.ts', 'sync-ops.ts'],
+    postgres: ['channels.ts', 'instance-checks.ts', 'listener.ts', 'schema.ts', 'write-buffer.ts'],
+  };
+  for (const [engine, names] of Object.entries(own)) for (const name of names) assert.ok(files(engine).includes(name), `src/store/${engine}/${name} is listed as its own but is gone`);
+  const mirrored = (engine: string) => files(engine).filter((f) => !own[engine]!.includes(f));
+  assert.deepEqual(mirrored('sqlite'), mirrored('postgres'));
+  for (const name of ['db.ts', 'open.ts', 'store.ts', 'migrations', 'jobs-repo.ts', 'kv-repo.ts']) assert.ok(mirrored('sqlite').includes(name), name);
+});
