@@ -56,31 +56,39 @@ export interface RelayerOperationsDeps {
   checkRpcUrls?: (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
 }
 
-/** The relayer and transaction operations over the relaying services (src/domain/relaying.ts): each input checked once, here. */
-export function createRelayerOperations(relaying: Relaying, deps: RelayerOperationsDeps): RelayerOperations {
-  const { store } = deps;
-  const { relayers, transactions, chain } = relaying;
-  const relayerId = compile<string>(idSchema, 'relayer_id');
-  const transactionId = compile<string>(idSchema, 'transaction_id');
-  const nonce = compile<string>(nonceSchema, 'nonce');
-  const idempotencyKey = compile<string>(idempotencyKeySchema, 'Idempotency-Key');
-  const relayersQuery = compile<PageRequest>(listRelayersQuery, 'query', { coerce: true });
-  const transactionsQuery = compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true });
-  const updateBody = compile<UpdateBody>(updateRelayerBody, 'body');
-  const createBody = compile<CreateBody>(createRelayerBody, 'body');
-  const activeCount = async (id: string) => {
-    const counts = await Promise.all((['pending', 'sent', 'submitted'] as const).map((status) => store.repos.transactions.count(id, status)));
-    return counts.reduce((a, b) => a + b, 0);
-  };
+/** Every input of the relayer routes, compiled once at start: ids, the queries, the relayer and transaction bodies. */
+function compileInputs() {
   const bodies: Record<NetworkType, Validator<TransactionBody>> = {
     evm: compile(evmBody, 'body'),
     solana: compile(solanaBody, 'body'),
     stellar: compile(stellarBody, 'body'),
   };
-  const transactionBody = (networkType: NetworkType, relayer: string, raw: unknown): TransactionBody => {
-    const body = withoutNulls(raw);
-    checkShape(networkType, relayer, body);
-    return bodies[networkType](body);
+  return {
+    relayerId: compile<string>(idSchema, 'relayer_id'),
+    transactionId: compile<string>(idSchema, 'transaction_id'),
+    nonce: compile<string>(nonceSchema, 'nonce'),
+    idempotencyKey: compile<string>(idempotencyKeySchema, 'Idempotency-Key'),
+    relayersQuery: compile<PageRequest>(listRelayersQuery, 'query', { coerce: true }),
+    transactionsQuery: compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true }),
+    updateBody: compile<UpdateBody>(updateRelayerBody, 'body'),
+    createBody: compile<CreateBody>(createRelayerBody, 'body'),
+    /** A send's or a replace's body: its shape told apart first (checkShape), then its network type's schema. */
+    transactionBody(networkType: NetworkType, relayer: string, raw: unknown): TransactionBody {
+      const body = withoutNulls(raw);
+      checkShape(networkType, relayer, body);
+      return bodies[networkType](body);
+    },
+  };
+}
+
+/** The relayer and transaction operations over the relaying services (src/domain/relaying.ts): each input checked once, here. */
+export function createRelayerOperations(relaying: Relaying, deps: RelayerOperationsDeps): RelayerOperations {
+  const { store } = deps;
+  const { relayers, transactions, chain } = relaying;
+  const { relayerId, transactionId, nonce, idempotencyKey, relayersQuery, transactionsQuery, updateBody, createBody, transactionBody } = compileInputs();
+  const activeCount = async (id: string) => {
+    const counts = await Promise.all((['pending', 'sent', 'submitted'] as const).map((status) => store.repos.transactions.count(id, status)));
+    return counts.reduce((a, b) => a + b, 0);
   };
 
   return {
