@@ -12,7 +12,7 @@ export type Awaitable<T> = T | Promise<T>;
 
 /**
  * Values are stored as JSON text, exactly as the sandbox produced them. Implemented by the store: SQLite's
- * (answers synchronously, src/store/kv-repo.ts), PostgreSQL's and Redis's (shared by every instance).
+ * (answers synchronously, src/store/sqlite/kv-repo.ts), PostgreSQL's and Redis's (shared by every instance).
  * @example kv.set('counter', 'calls', '3', undefined, { maxKeys: 10_000, maxBytes: 64 << 20 }); kv.get('counter', 'calls') // '3'
  */
 export interface KvRepo {
