@@ -96,7 +96,7 @@ export const ENV = {
   IN_DOCKER: v('IN_DOCKER', () => (raw) => raw === 'true', 'unset'),
   LOG_LEVEL: v('LOG_LEVEL', (n) => oneOf(n, LOG_LEVELS, 'info', (raw) => `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`), '`info`'),
   LOG_FORMAT: v('LOG_FORMAT', (n) => oneOf<LogFormat>(n, ['compact', 'pretty', 'json'], 'compact', (raw) => `LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`), '`compact`'),
-  LOG_MODE: v('LOG_MODE', (n) => oneOf(n, ['stdout', 'file'], 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`), '`stdout`'),
+  LOG_MODE: v('LOG_MODE', (n) => oneOf(n, ['stdout', 'file'] as const, 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`), '`stdout`'),
   LOG_DATA_DIR: v('LOG_DATA_DIR', () => textOr('./logs'), '`./logs`'),
   LOG_MAX_SIZE: v('LOG_MAX_SIZE', (n) => int(n, 1, 1_073_741_824), '1 GiB'),
   RATE_LIMIT_RPS: v('RATE_LIMIT_RPS', (n) => int(n, 1), '`100`'),
