@@ -2,10 +2,10 @@
 // checked answers (call-protocol.ts, answer-check.ts), and the sandbox's calls back into the relayer API and the KV
 // store (host-calls.ts, kv.ts). src/plugin-host/ is the only door from src/ into runtime/ (through runtime/protocol.ts).
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import { processEnv, type Config } from '../config/config.ts';
 import type { PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
 import type { RelayerOperations } from '../domain/types.ts';
-import type { KvRepo } from '../store/kv-repo.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
 import type { ConfiguredPlugin, PluginInfo, RuntimeFaults, RuntimeOptions } from '../../runtime/protocol.ts';
 import { createCallProtocol } from './call-protocol.ts';
 import { createCrashLedger } from './crash-ledger.ts';
@@ -72,7 +72,7 @@ export async function createRuntimeClient(deps: {
   const registry = createRegistryMirror();
   let entries: ConfiguredPlugin[] = deps.plugins ?? config.file.plugins;
   const quotaOf = kvQuotas(config);
-  const serviceEnv = pluginEnvironment(config, deps.env ?? process.env);
+  const serviceEnv = pluginEnvironment(config, deps.env ?? processEnv());
   logger.debug({ withheld: serviceEnv.withheld }, "plugins see the service's environment without these variables (credentials)");
   const hostCalls = () =>
     createHostCallSession({ relayers: host.relayers, kv: host.kv, logger, quotaOf, limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES } });

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { RUNTIME_PROCESS } from '../../runtime/common/process-flags.ts';
 import { OOM_FD, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
 import { runtimeForkChannel, type RuntimeForkMessage } from './diagnostics.ts';
+import { processEnv } from '../config/process-env.ts';
 
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'process', 'server.ts');
 
@@ -24,9 +25,9 @@ export function forkRuntime(): ChildProcess {
     // Plugins cannot read the environment anyway; the runtime itself needs none of our secrets either.
     env: {
       ...RUNTIME_PROCESS.env,
-      PATH: process.env.PATH ?? '',
-      TMPDIR: process.env.TMPDIR ?? '/tmp',
-      NODE_ENV: process.env.NODE_ENV ?? '',
+      PATH: processEnv().PATH ?? '',
+      TMPDIR: processEnv().TMPDIR ?? '/tmp',
+      NODE_ENV: processEnv().NODE_ENV ?? '',
       // Node's on-disk cache of compiled (and type-stripped) modules: a restart skips most of its boot work.
       NODE_COMPILE_CACHE: path.join(tmpdir(), 'relaybox-compile-cache'),
     },

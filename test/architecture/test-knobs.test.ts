@@ -47,8 +47,7 @@ test('src/ (but src/config/) and runtime/ read no test or bench knob and carry n
   assert.deepEqual(knobsIn(files), []);
 });
 
-// src/config/ is being turned into one table of settings (issue 43, item 4): PLUGIN_FAULT_STALL_WORKER, which nothing
-// reads any more since faults are an app override, goes with that change, and this becomes a plain test.
-test('src/config/ parses no test or bench knob', { todo: 'src/config/ still parses PLUGIN_FAULT_STALL_WORKER (dropped with the settings table)' }, () => {
+// src/config/ too: its table of variables (src/config/env.ts) holds no fault or bench switch.
+test('src/config/ parses no test or bench knob', () => {
   assert.deepEqual(knobsIn(sourceFiles('src/config')), []);
 });

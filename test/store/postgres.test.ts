@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPostgresStore } from '../../src/store/postgres/store.ts';
-import { migrate } from '../../src/store/postgres/connect.ts';
+import { migrate } from '../../src/store/postgres/db.ts';
 import { runStoreContract } from './contract/index.ts';
 import { relayerSeed, txRecord } from './contract/fixtures.ts';
 import { createTestDatabase, createTestSchema, postgresReachable } from '../support/postgres.ts';

@@ -3,8 +3,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.ts';
 import { AppError, ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Log, NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
+import type { Log } from '../log.ts';
+import type { SecretBox } from '../secret-box.ts';
 
 /** A notification as the API returns it: never the key, only whether there is one. */
 export interface NotificationView {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { AppError, PluginError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type {
   ConfiguredPlugin,
   PluginCallInput,

@@ -100,7 +100,7 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
         ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released`.execute(q);
     },
     async history(id) {
-      // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (connect.ts).
+      // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (db.ts).
       const rows = (await sql<{ version: number; at_ms: number; record: string }>`SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ${id} ORDER BY version`.execute(q)).rows;
       return rows.map((row) => ({ version: row.version, at_ms: Number(row.at_ms), record: JSON.parse(row.record) as TransactionRecord }));
     },

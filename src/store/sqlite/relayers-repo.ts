@@ -1,5 +1,5 @@
 // SQLite repository for relayers (seeded from config, created through the API) and the notification lookup PATCH needs.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 import { createFundsOps } from './transactions-repo.ts';

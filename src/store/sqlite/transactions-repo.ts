@@ -1,5 +1,5 @@
 // SQLite repository for transactions: JSON records, indexed columns, and per-status counters.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../domain/types.ts';
 import type { SyncOf } from './sync-ops.ts';
