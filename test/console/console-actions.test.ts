@@ -75,7 +75,7 @@ test('the overview shows only configured parts, RPC trouble in the state column,
   for (const t of ticks) assert.match(t, /^\d\d:\d\d$/);
   assert.match(await page.locator('.since').innerText(), /restart starts them empty \(counting since \d+ (s|min) ago/);
   await audit(page, 'overview');
-  await shot(page, 'after-overview');
+  await shot(page, 'test-overview-rpc-down');
 });
 
 test('signers: listed, a refusal shown as the API says it, and a new plain signer created', async () => {
@@ -94,7 +94,7 @@ test('signers: listed, a refusal shown as the API says it, and a new plain signe
   assert.equal(await page.locator('[data-dialog]').count(), 0);
   assert.equal(await page.locator('main').innerText().then((t) => t.includes('22'.repeat(32))), false, 'the key is not shown');
   await audit(page, 'signers');
-  await shot(page, 'after-signers');
+  await shot(page, 'test-signers');
 });
 
 test('a relayer is created from the overview (a refusal first, in the API words), then edited, paused and resumed', async () => {
@@ -154,7 +154,7 @@ test('a dead receiver is shown failing with its error class, and no next try is 
   assert.match((await cell.getAttribute('title')) ?? '', /ECONNREFUSED/, 'the service text stays on hover');
   for (const next of await dead.locator('td.next-try').allInnerTexts()) assert.doesNotMatch(next, /ago/, next);
   await audit(page, 'webhooks');
-  await shot(page, 'after-webhooks');
+  await shot(page, 'test-webhooks');
 });
 
 test('a webhook notification is created with the keyboard, sent a test event, edited and deleted; a refused delete says why', async () => {
@@ -214,7 +214,7 @@ test("a plugin's settings are edited from its page, and its logs are a labelled 
   assert.match(await logs.locator('h4').innerText(), /^Logs \(1\)$/);
   assert.match(await logs.locator('li').innerText(), /a line the plugin logged/);
   await audit(page, 'plugins');
-  await shot(page, 'after-plugins');
+  await shot(page, 'test-plugins');
 });
 
 let madeKey = '';
@@ -240,7 +240,7 @@ test('an API key is created with its secret shown once, and another is revoked',
   await page.locator(`tr[data-key="${other.body.data.id}"]`).waitFor({ state: 'detached' });
   assert.equal((await s.request('GET', `/api/v1/api-keys/${other.body.data.id}/permissions`)).status, 404);
   await audit(page, 'keys');
-  await shot(page, 'after-keys');
+  await shot(page, 'test-keys');
 });
 
 test('a scoped key sees only what it may touch and is offered only the actions it may take', async () => {

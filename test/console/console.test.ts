@@ -140,7 +140,7 @@ test('a transaction sent through the API reaches confirmed on the page without a
   assert.equal(await value.getAttribute('title'), '1 wei');
   assert.match(await row.locator('time.when').innerText(), /ago\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   await audit(page, 'transactions');
-  await shot(page, 'after-transactions');
+  await shot(page, 'test-transactions');
   // Found by its hash among others.
   const other = await send(5);
   await page.locator('tr[data-tx]').nth(1).waitFor();
@@ -154,7 +154,7 @@ test('a transaction sent through the API reaches confirmed on the page without a
     await page.locator('tr[data-relayer="sepolia-example"] .balance', { hasText: 'ETH' }).waitFor();
     await page.locator('.readiness li').first().waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'overview.png'), fullPage: true });
-    await shot(page, 'after-overview-devnet');
+    await shot(page, 'test-overview-devnet');
   }
 });
 
@@ -215,7 +215,7 @@ test('canceling another transaction from its page says what happens on chain, an
   await page.locator('[data-current-status="canceled"]').waitFor();
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'timeline.png'), fullPage: true });
   await audit(page, 'timeline');
-  await shot(page, 'after-timeline');
+  await shot(page, 'test-timeline');
 });
 
 test("a plugin's log line that is markup is shown as text, and no script runs", async () => {
