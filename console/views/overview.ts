@@ -1,12 +1,12 @@
 // Overview: every relayer (network, address, balance with a low-balance warning, paused or disabled and why, pending
-// count, oldest pending age) with its actions (pause, resume, edit; create), the readiness of each configured
+// count, oldest pending age) with its actions (pause, resume, edit, delete; create), the readiness of each configured
 // component, and the last hour's sends, confirmations, failures and stage latencies, refreshed as events arrive.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api.ts';
 import { streamEvents } from '../events.ts';
 import { may, mayAll, type Me } from '../access.ts';
-import { Action, Amount, Bars, ErrorLine, When, coin, e, UNIT_OF } from '../ui.ts';
+import { Action, Amount, Bars, Confirm, ErrorLine, When, coin, e, UNIT_OF } from '../ui.ts';
 import { RelayerDialog, type Relayer } from './relayer-forms.ts';
 
 interface BalanceWatch { level: 'ok' | 'low' | 'below_min_balance'; min_balance: string | number; sends_covered: number | null }
@@ -78,7 +78,7 @@ function balanceCell(row: Row) {
   return e('td', { class: 'balance' }, shown, low ? e('div', { class: 'badge warn low-balance' }, `low balance: ${low}`) : null);
 }
 
-function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Relayer, paused: boolean) => void) {
+function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Relayer, paused: boolean) => void, remove: (r: Relayer) => void) {
   const r = row.relayer;
   const manage = may(me, 'relayer', 'manage', r.id);
   // The list's answer: fresh after a pause or resume, where the status may still be the one read before.
@@ -98,6 +98,7 @@ function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Rel
       { class: 'row-actions' },
       e(Action, { name: paused ? 'resume' : 'pause', allowed: manage, label: `${paused ? 'Resume' : 'Pause'} ${r.id}`, onClick: () => pause(r, !paused) }, paused ? 'Resume' : 'Pause'),
       e(Action, { name: 'edit', class: 'secondary', allowed: manage, label: `Edit ${r.id}`, onClick: () => edit(r) }, 'Edit'),
+      e(Action, { name: 'delete', class: 'danger', allowed: manage, label: `Delete ${r.id}`, onClick: () => remove(r) }, 'Delete'),
     ),
   );
 }
@@ -147,6 +148,7 @@ export function Overview({ me }: { me: Me }) {
   const [data, setData] = useState<Data | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<Relayer | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Relayer | null>(null);
   const again = useRef<() => void>(() => {});
   const refreshNow = () => again.current();
   useEffect(() => {
@@ -170,6 +172,16 @@ export function Overview({ me }: { me: Me }) {
     }
     refreshNow();
   };
+  const remove = async (r: Relayer) => {
+    setDeleting(null);
+    try {
+      await api(`/relayers/${enc(r.id)}`, { method: 'DELETE' });
+      setError(null);
+    } catch (err) {
+      setError(err);
+    }
+    refreshNow();
+  };
   if (!data) return e('div', null, e(ErrorLine, { error }), error ? null : e('p', { class: 'muted' }, 'Loading...'));
   return e(
     'div',
@@ -180,12 +192,15 @@ export function Overview({ me }: { me: Me }) {
       'table',
       { class: 'relayers' },
       e('thead', null, e('tr', null, ['relayer', 'network', 'address', 'balance', 'state', 'pending', 'oldest pending', 'actions'].map((t) => e('th', { scope: 'col' }, t)))),
-      e('tbody', null, data.rows.map((row) => relayerRow(me, row, setEditing, (r, p) => void pause(r, p)))),
+      e('tbody', null, data.rows.map((row) => relayerRow(me, row, setEditing, (r, p) => void pause(r, p), setDeleting))),
     ),
     e('h2', null, 'Readiness'),
     readiness(data.ready),
     e('h2', null, 'Last hour'),
     charts(data.rows),
+    deleting
+      ? e(Confirm, { title: `Delete relayer ${deleting.id}?`, confirm: 'Delete it', onConfirm: () => void remove(deleting), onCancel: () => setDeleting(null) }, e('p', null, 'It stops relaying and its record goes; its transactions stay on chain. While it has transactions pending, sent or submitted, the API refuses.'))
+      : null,
     editing ? e(RelayerDialog, { me, relayer: editing === 'new' ? null : editing, onClose: () => setEditing(null), onDone: () => (setEditing(null), refreshNow()) }) : null,
   );
 }

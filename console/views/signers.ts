@@ -1,9 +1,9 @@
 // Signers: the signers this key may read (their type and config without secrets), and a new one: a raw key
 // (`plain`) or a remote signer's config. The key is sent once, to the API, and never shown again.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
-import { mayAll, type Me } from '../access.ts';
-import { Action, ErrorLine, Field, FormDialog, e } from '../ui.ts';
+import { api, enc } from '../api.ts';
+import { may, mayAll, type Me } from '../access.ts';
+import { Action, Confirm, ErrorLine, Field, FormDialog, e } from '../ui.ts';
 
 interface Signer { id: string; type: string; config: Record<string, unknown> }
 
@@ -42,7 +42,17 @@ export function Signers({ me }: { me: Me }) {
   const [signers, setSigners] = useState<Signer[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<Signer | null>(null);
   const load = () => api<Signer[]>('/signers?per_page=100').then((a) => (setSigners(a.data), setError(null)), setError);
+  const remove = async (signer: Signer) => {
+    setDeleting(null);
+    try {
+      await api(`/signers/${enc(signer.id)}`, { method: 'DELETE' });
+      await load();
+    } catch (err) {
+      setError(err);
+    }
+  };
   useEffect(() => void load(), []);
   return e(
     'div',
@@ -52,10 +62,26 @@ export function Signers({ me }: { me: Me }) {
     e(
       'table',
       { class: 'signer-list' },
-      e('thead', null, e('tr', null, ['signer', 'type', 'config (no secrets)'].map((t) => e('th', { scope: 'col' }, t)))),
-      e('tbody', null, signers.map((s) => e('tr', { 'data-signer': s.id }, e('td', { class: 'mono' }, s.id), e('td', null, s.type), e('td', { class: 'mono' }, Object.keys(s.config).length ? JSON.stringify(s.config) : '—')))),
+      e('thead', null, e('tr', null, ['signer', 'type', 'config (no secrets)'].map((t) => e('th', { scope: 'col' }, t)), e('th', { scope: 'col' }, e('span', { class: 'sr-only' }, 'actions')))),
+      e(
+        'tbody',
+        null,
+        signers.map((s) =>
+          e(
+            'tr',
+            { 'data-signer': s.id },
+            e('td', { class: 'mono' }, s.id),
+            e('td', null, s.type),
+            e('td', { class: 'mono' }, Object.keys(s.config).length ? JSON.stringify(s.config) : '—'),
+            e('td', null, e(Action, { name: 'delete', class: 'danger', allowed: may(me, 'signer', 'manage', s.id), label: `Delete ${s.id}`, onClick: () => setDeleting(s) }, 'Delete')),
+          ),
+        ),
+      ),
     ),
     signers.length === 0 ? e('p', { class: 'muted' }, 'No signer.') : null,
     creating ? e(CreateSigner, { onClose: () => setCreating(false), onDone: () => (setCreating(false), void load()) }) : null,
+    deleting
+      ? e(Confirm, { title: `Delete signer ${deleting.id}?`, confirm: 'Delete it', onConfirm: () => void remove(deleting), onCancel: () => setDeleting(null) }, e('p', null, 'Its key is gone from the store for good. While a relayer uses it, the API refuses and names the relayer.'))
+      : null,
   );
 }

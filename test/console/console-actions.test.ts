@@ -272,6 +272,24 @@ test('a scoped key sees only what it may touch and is offered only the actions i
   await scoped.close();
 });
 
+test("a signer in use is not deleted (the API's reason shown); its relayer is deleted, then the signer", async () => {
+  await page.goto(`${s.url}/console#/signers`);
+  await page.locator('tr[data-signer="console-signer"] button[data-action="delete"]').click();
+  await page.locator('.modal button[data-confirm]').click();
+  await page.locator('.signers > .error').waitFor();
+  assert.match(await page.locator('.signers > .error').innerText(), /Cannot delete signer 'console-signer' because it is being used by 1 relayer\(s\): console-made/);
+  await page.goto(`${s.url}/console#/overview`);
+  await page.locator('tr[data-relayer="console-made"] button[data-action="delete"]').click();
+  await page.locator('.modal button[data-confirm]').click();
+  await page.locator('tr[data-relayer="console-made"]').waitFor({ state: 'detached' });
+  assert.equal((await s.request('GET', '/api/v1/relayers/console-made')).status, 404);
+  await page.goto(`${s.url}/console#/signers`);
+  await page.locator('tr[data-signer="console-signer"] button[data-action="delete"]').click();
+  await page.locator('.modal button[data-confirm]').click();
+  await page.locator('tr[data-signer="console-signer"]').waitFor({ state: 'detached' });
+  assert.equal((await s.request('GET', '/api/v1/signers/console-signer')).status, 404);
+});
+
 test('the audit ran with axe-core', { skip: axeInstalled() ? false : 'axe-core is not installed (node_modules/axe-core)' }, () => {});
 
 test('no key in any URL or in localStorage, nothing loaded from elsewhere, no script or CSP error', async () => {
