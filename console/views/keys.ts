@@ -68,7 +68,7 @@ export function Keys({ me }: { me: Me }) {
         keys.map((k) =>
           e(
             'tr',
-            { 'data-key': k.id },
+            { key: k.id, 'data-key': k.id },
             e('td', null, k.name, k.id === me.id ? e('span', { class: 'badge' }, 'this key') : null),
             e('td', { class: 'mono' }, k.id),
             e('td', { class: 'mono' }, k.permissions.map((p) => e('div', null, p))),

@@ -85,7 +85,7 @@ function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Rel
   const paused = r.paused;
   return e(
     'tr',
-    { 'data-relayer': r.id },
+    { key: r.id, 'data-relayer': r.id },
     e('td', null, e('a', { href: `#/transactions/${enc(r.id)}` }, r.id), e('div', { class: 'muted' }, r.name)),
     e('td', null, r.network, e('div', { class: 'muted' }, r.network_type)),
     e('td', { class: 'mono' }, r.address),

@@ -144,7 +144,7 @@ export function Plugins({ me, pluginId }: { me: Me; pluginId: string | undefined
         plugins.map((p) => {
           const s = stats(detail[p.id]?.minutes ?? []);
           const start = detail[p.id]?.minutes?.[0]?.at;
-          return e('tr', { 'data-plugin': p.id }, e('td', null, e('a', { href: `#/plugins/${enc(p.id)}` }, p.id), e('div', { class: 'muted' }, p.path)), e('td', null, stateOf(p)), e('td', null, String(s.calls)), e('td', null, s.errorRate), e('td', null, s.p50), e('td', null, s.p99), e('td', null, e(Bars, { title: '', values: s.perMinute, start })));
+          return e('tr', { key: p.id, 'data-plugin': p.id }, e('td', null, e('a', { href: `#/plugins/${enc(p.id)}` }, p.id), e('div', { class: 'muted' }, p.path)), e('td', null, stateOf(p)), e('td', null, String(s.calls)), e('td', null, s.errorRate), e('td', null, s.p50), e('td', null, s.p99), e('td', null, e(Bars, { title: '', values: s.perMinute, start })));
         }),
       ),
     ),
@@ -156,7 +156,7 @@ export function Plugins({ me, pluginId }: { me: Me; pluginId: string | undefined
           e('p', { class: 'muted settings' }, `timeout ${selected.timeout} s · logs ${selected.emit_logs ? 'returned' : 'not returned'} · traces ${selected.emit_traces ? 'returned' : 'not returned'}${selected.raw_response ? ' · raw response' : ''}${selected.allow_get_invocation ? ' · GET allowed' : ''}`),
           may(me, 'plugin', 'execute', selected.id) ? e(CallForm, { me, plugin: selected, done: () => void load() }) : null,
           e('h3', null, 'Recent calls'),
-          e('ol', { class: 'calls' }, (detail[selected.id]?.calls ?? []).map((call) => e(CallView, { call }))),
+          e('ol', { class: 'calls' }, (detail[selected.id]?.calls ?? []).map((call) => e(CallView, { key: call.request_id, call }))),
         )
       : e('p', { class: 'muted' }, 'Choose a plugin to see its recent calls and call it.'),
     editing ? e(SettingsDialog, { plugin: editing, onClose: () => setEditing(null), onDone: () => (setEditing(null), void load()) }) : null,

@@ -69,7 +69,7 @@ export function Signers({ me }: { me: Me }) {
         signers.map((s) =>
           e(
             'tr',
-            { 'data-signer': s.id },
+            { key: s.id, 'data-signer': s.id },
             e('td', { class: 'mono' }, s.id),
             e('td', null, s.type),
             e('td', { class: 'mono' }, Object.keys(s.config).length ? JSON.stringify(s.config) : '—'),

@@ -75,7 +75,7 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
         shown.map((tx) =>
           e(
             'tr',
-            { 'data-tx': tx.id, 'data-status': tx.status },
+            { key: tx.id, 'data-tx': tx.id, 'data-status': tx.status },
             e('td', null, e('a', { href: `#/tx/${enc(String(tx.relayer_id ?? relayerId))}/${enc(tx.id)}`, class: 'mono' }, shortId(tx.id))),
             e('td', null, e('span', { class: `status s-${tx.status}` }, tx.status)),
             e('td', { class: 'mono' }, shortId(tx.hash)),

@@ -24,7 +24,7 @@ function deliveryRow(d: Delivery, retry: (() => void) | null) {
   const cls = errorClass(d.last_error);
   return e(
     'tr',
-    { 'data-delivery': d.id, 'data-status': d.status },
+    { key: d.id, 'data-delivery': d.id, 'data-status': d.status },
     e('td', null, d.event, e('div', { class: 'muted mono' }, shortId(d.id))),
     e('td', { class: 'mono' }, shortId(d.transaction_id)),
     e('td', null, e('span', { class: `badge ${d.status === 'delivered' ? 'ok' : isFailing(d) ? 'bad' : 'warn'}` }, d.status === 'pending' && isFailing(d) ? 'retrying' : d.status)),
@@ -127,7 +127,7 @@ export function Webhooks({ me }: { me: Me }) {
       const execute = may(me, 'notification', 'execute', n.id);
       return e(
         'section',
-        { class: 'notification', 'data-notification': n.id, 'aria-label': `Notification ${n.id}` },
+        { key: n.id, class: 'notification', 'data-notification': n.id, 'aria-label': `Notification ${n.id}` },
         e('div', { class: 'title-row' }, e('h3', null, n.id, ' ', health(deliveries), ' ', e('span', { class: 'muted' }, n.has_signing_key ? 'signed' : 'unsigned')), e('span', { class: 'row-actions' },
           e(Action, { name: 'test', class: 'secondary', allowed: execute, label: `Send test to ${n.id}`, onClick: () => void test(n) }, 'Send test'),
           e(Action, { name: 'edit', class: 'secondary', allowed: may(me, 'notification', 'manage', n.id), label: `Edit ${n.id}`, onClick: () => setEditing(n) }, 'Edit'),

@@ -106,6 +106,7 @@ test('a relayer is created from the overview (a refusal first, in the API words)
   await dialog.locator('select[name="network"] option[value="evm:devnet"]').waitFor({ state: 'attached' });
   await dialog.locator('select[name="network"]').selectOption('evm:devnet');
   await dialog.locator('select[name="signer_id"]').selectOption('dev-evm-signer');
+  await audit(page, 'new-relayer-dialog');
   await dialog.locator('button[type="submit"]').click();
   // The signer already serves sepolia-example on that network: the API refuses, and its reason is what is shown.
   await dialogError('new-relayer').waitFor();
@@ -125,6 +126,7 @@ test('a relayer is created from the overview (a refusal first, in the API words)
   await edit.locator('select[name="notification_id"] option[value="live-hook"]').waitFor({ state: 'attached' });
   await edit.locator('select[name="notification_id"]').selectOption('live-hook');
   await edit.locator('textarea[name="policies"]').fill('{"min_balance": 1000}');
+  await audit(page, 'edit-relayer-dialog');
   await edit.locator('button[type="submit"]').click();
   await row.locator('text=Renamed in the console').waitFor();
   const edited = (await s.request('GET', '/api/v1/relayers/console-made')).body.data;
@@ -168,6 +170,7 @@ test('a webhook notification is created with the keyboard, sent a test event, ed
   await page.keyboard.type('kb-hook');
   await page.keyboard.press('Tab');
   await page.keyboard.type((await s.request('GET', '/api/v1/notifications/live-hook')).body.data.url);
+  await audit(page, 'new-notification-dialog');
   await page.keyboard.press('Enter');
   const section = page.locator('section[data-notification="kb-hook"]');
   await section.waitFor();
@@ -181,8 +184,9 @@ test('a webhook notification is created with the keyboard, sent a test event, ed
   await section.locator('button[data-action="edit"]').click();
   await page.locator('[data-dialog="edit-notification"] input[name="signing_key"]').fill('a-signing-key-of-at-least-32-characters');
   await page.locator('[data-dialog="edit-notification"] button[type="submit"]').click();
-  await section.locator('.muted', { hasText: /^signed$/ }).waitFor();
+  await page.locator('[data-dialog="edit-notification"]').waitFor({ state: 'detached' });
   assert.equal((await s.request('GET', '/api/v1/notifications/kb-hook')).body.data.has_signing_key, true);
+  await section.locator('.muted', { hasText: /^signed$/ }).waitFor();
 
   await section.locator('button[data-action="delete"]').click();
   await page.locator('.modal button[data-confirm]').click();
@@ -202,6 +206,7 @@ test("a plugin's settings are edited from its page, and its logs are a labelled 
   const dialog = page.locator('[data-dialog="plugin-settings"]');
   await dialog.locator('input[name="timeout"]').fill('7');
   await dialog.locator('input[name="emit_logs"]').check();
+  await audit(page, 'plugin-settings-dialog');
   await dialog.locator('button[type="submit"]').click();
   await page.locator('.plugin-detail .settings', { hasText: 'timeout 7 s' }).waitFor();
   const plugin = (await s.request('GET', '/api/v1/plugins/echo')).body.data;
