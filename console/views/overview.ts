@@ -95,10 +95,14 @@ function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Rel
     e('td', null, row.oldest ? e(When, { at: row.oldest }) : '—'),
     e(
       'td',
-      { class: 'row-actions' },
-      e(Action, { name: paused ? 'resume' : 'pause', allowed: manage, label: `${paused ? 'Resume' : 'Pause'} ${r.id}`, onClick: () => pause(r, !paused) }, paused ? 'Resume' : 'Pause'),
-      e(Action, { name: 'edit', class: 'secondary', allowed: manage, label: `Edit ${r.id}`, onClick: () => edit(r) }, 'Edit'),
-      e(Action, { name: 'delete', class: 'danger', allowed: manage, label: `Delete ${r.id}`, onClick: () => remove(r) }, 'Delete'),
+      null,
+      e(
+        'div',
+        { class: 'row-actions' },
+        e(Action, { name: paused ? 'resume' : 'pause', allowed: manage, label: `${paused ? 'Resume' : 'Pause'} ${r.id}`, onClick: () => pause(r, !paused) }, paused ? 'Resume' : 'Pause'),
+        e(Action, { name: 'edit', class: 'secondary', allowed: manage, label: `Edit ${r.id}`, onClick: () => edit(r) }, 'Edit'),
+        e(Action, { name: 'delete', class: 'danger', allowed: manage, label: `Delete ${r.id}`, onClick: () => remove(r) }, 'Delete'),
+      ),
     ),
   );
 }
