@@ -7,7 +7,8 @@
 // changes are summed over the whole transaction and applied last, in one statement, in key order. Counter locks are
 // then held only for the commit and always taken in the same order, so two transactions never deadlock on them.
 // The funds ledger is the same kind of row (one per relayer, touched by every send and every final status): its moves
-// are summed too and applied after the counters, so its lock is the last a transaction takes and is in no cycle.
+// are summed too and applied with the counters in the commit's last statement, ledger rows first, so neither lock is
+// held while a transaction waits for anything else.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { WebhookEventRow } from '../../domain/notifications/ports.ts';
 import type { TransactionRecord } from '../../domain/types.ts';
@@ -83,17 +84,26 @@ interface FundsMove {
   guardNet: bigint | undefined;
 }
 
-/** The ledger moves, one relayer at a time in id order (the order their locks are taken in). */
-async function applyFunds(q: Kysely<Database>, moves: ReadonlyMap<string, FundsMove>): Promise<void> {
-  for (const id of [...moves.keys()].sort()) {
+/**
+ * The commit's last statement: the ledger moves (relayers in id order), then the counters, in one round trip. The main
+ * query reads the moves, so PostgreSQL runs them first and the counters' CTE after: every transaction takes the ledger
+ * rows before the counter rows, and holds neither while it waits for anything else.
+ */
+async function applyMoves(q: Kysely<Database>, moves: ReadonlyMap<string, FundsMove>, counted: RawBuilder<unknown> | undefined): Promise<void> {
+  const ids = [...moves.keys()].sort();
+  const values = sql.join(ids.map((id) => {
     const { reserved, released, guardNet } = moves.get(id)!;
-    const guard = guardNet === undefined ? sql`` : sql`WHERE f.reserved - f.released <= ${guardNet.toString()}::numeric`;
-    const { rows } = await sql<{ ok: number }>`
-      INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${id}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
-      ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released ${guard}
-      RETURNING 1 AS ok`.execute(q);
-    if (rows.length === 0) throw Object.assign(new Error(`relayer '${id}': its funds ledger grew after the sends were admitted`), { code: '40001' });
-  }
+    return sql`(${id}, ${reserved.toString()}::numeric, ${released.toString()}::numeric, ${guardNet?.toString() ?? null}::numeric)`;
+  }));
+  const { rows } = await sql<{ moved: string }>`
+    WITH v (r, reserved, released, guard) AS (VALUES ${values}),
+    f AS (
+      INSERT INTO relayer_funds AS f (relayer_id, reserved, released) SELECT r, reserved, released FROM v ORDER BY r
+      ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released
+      WHERE f.reserved - f.released <= COALESCE((SELECT v.guard FROM v WHERE v.r = f.relayer_id), f.reserved - f.released)
+      RETURNING f.relayer_id)${counted ? sql`, c AS (${counted})` : sql``}
+    SELECT count(*)::text AS moved FROM f`.execute(q);
+  if (Number(rows[0]?.moved) !== ids.length) throw Object.assign(new Error("a relayer's funds ledger grew after its sends were admitted"), { code: '40001' });
 }
 
 export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteBuffer {
@@ -145,8 +155,8 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
       await flush();
       const statement = countsStatement(counts);
       counts.clear();
-      if (statement) await statement.execute(q);
-      if (funds.size > 0) await applyFunds(q, funds);
+      if (funds.size > 0) await applyMoves(q, funds, statement);
+      else if (statement) await statement.execute(q);
       funds.clear();
     },
   };
