@@ -438,7 +438,7 @@ function logLevel(env: NodeJS.ProcessEnv): string {
   return level;
 }
 
-/** Builds the frozen Config from the environment (defaults as documented in the README). */
+/** The variable `name` (else `fallback`) as an http(s) URL. */
 function httpUrlFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name] || fallback;
   let url: URL;
@@ -451,6 +451,7 @@ function httpUrlFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: string):
   return value;
 }
 
+/** Builds the frozen Config from the environment (defaults as documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const location = locateConfig(env, { defaultFile: DEFAULT_CONFIG_PATH, cwd: process.cwd() });
   const configPath = location.file;
