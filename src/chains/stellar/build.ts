@@ -183,7 +183,6 @@ export function parseEnvelope(envelope: string, passphrase: string, field = "'tr
   }
 }
 
-/** Soroban transactions hold exactly one operation, an InvokeHostFunction (or footprint) one. */
 /** The gate's approval of `tx` (for a fee bump: of the inner transaction, paid by its fee source). */
 export async function approve(tx: Transaction | FeeBumpTransaction, approval: StellarSigningApproval, simulated = false): Promise<void> {
   // The port's types require an approval; a caller typed around them still signs nothing.
@@ -193,4 +192,5 @@ export async function approve(tx: Transaction | FeeBumpTransaction, approval: St
   await approval({ envelopeXdr: inner.toXDR(), feeSource, fee: BigInt(tx.fee), soroban: hasSoroban(inner), simulated });
 }
 
+/** Whether `ops` hold a Soroban operation (InvokeHostFunction or a footprint one): a Soroban transaction holds exactly one operation, that one. */
 export const isSoroban = (ops: xdr.Operation[]) => ops.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.body().switch().name));
