@@ -89,10 +89,6 @@ export interface RelayerOperationsDeps {
   checkRpcUrls?: (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
 }
 
-/**
- * Builds the operations and seeds the configured relayers into the store. With `jobs`, the families' background
- * work is registered and resumed (every non-final transaction gets its job back).
- */
 /** What the composition root reads beside the operations: balance checks (gauges, status) and RPC outages (readiness). */
 export interface RelayerWatches {
   balanceWatch: BalanceWatch;
@@ -100,6 +96,10 @@ export interface RelayerWatches {
   rpcOutages(): Promise<string[]>;
 }
 
+/**
+ * Builds the operations and seeds the configured relayers into the store. With `jobs`, the families' background
+ * work is registered and resumed (every non-final transaction gets its job back).
+ */
 export async function createRelayerOperations(deps: RelayerOperationsDeps): Promise<RelayerOperations & RelayerWatches> {
   const { store, config, events } = deps;
   const relayers = await createRelayerService({ repo: store.repos.relayers, config, chains: deps.chains, networks: deps.networks, signers: deps.signers, logger: deps.logger as Log });
