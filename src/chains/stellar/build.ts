@@ -1,5 +1,5 @@
 // Stellar transactions, pure: operations and memo from request shape C, fees within max_fee, time bounds, signing by the relayer.
-import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { SignedStellarTransaction, StellarAssetSpec, StellarMemoSpec, StellarOperationSpec, StellarSigner, StellarSigningApproval } from '../../domain/chains/stellar/ports.ts';
 import { toScVal } from './scval.ts';
