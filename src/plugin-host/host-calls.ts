@@ -75,6 +75,7 @@ function idempotencyKeyOf(args: Record<string, unknown>): string | undefined {
   return key;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a plugin's argument object: each host call checks the fields it reads
 const record = (v: unknown): Record<string, any> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {});
 
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
