@@ -8,7 +8,7 @@ import { toScVal } from './scval.ts';
 export const BASE_FEE = 100n;
 /** The reference's default validity for operations: two minutes. */
 export const DEFAULT_VALIDITY_MS = 120_000;
-export const MAX_OPERATIONS = 100;
+const MAX_OPERATIONS = 100;
 const INT64_MAX = 2n ** 63n - 1n;
 
 const isAccount = (a: string) => StrKey.isValidEd25519PublicKey(a) || StrKey.isValidMed25519PublicKey(a);
@@ -25,7 +25,7 @@ function stroops(value: number | string | bigint, at: string, { allowZero = fals
 }
 
 /** stellar-base takes amounts as decimal strings with 7 digits (1 XLM = 10,000,000 stroops). */
-export const toAmount = (n: bigint): string => `${n / 10_000_000n}.${(n % 10_000_000n).toString().padStart(7, '0')}`;
+const toAmount = (n: bigint): string => `${n / 10_000_000n}.${(n % 10_000_000n).toString().padStart(7, '0')}`;
 
 function toAsset(spec: StellarAssetSpec, at: string): Asset {
   if (spec.type === 'native') return Asset.native();
@@ -146,7 +146,7 @@ export function buildTransaction(input: BuildInput): Transaction {
 }
 
 /** Soroban operations in a transaction (v0 and v1 envelopes alike). */
-export const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
+const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
 
 /**
  * The signing gate's approval, then the transaction's hash signed with the relayer's key (stellar-base checks the

@@ -192,7 +192,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
 }
 
 /** The reference's words (MAXIMUM_TX_ATTEMPTS on a `rollup` network); the final reason is derived from them. */
-export const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts. Replacing with NOOP.';
+const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts. Replacing with NOOP.';
 
 /** Newest version first: the one most likely mined. */
 async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {

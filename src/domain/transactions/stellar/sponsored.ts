@@ -12,7 +12,7 @@ import { checkAllowedToken, checkFeeTokenStructure, checkMaxFee, checkTokenMaxFe
 import { refuseSorobanGas } from './soroban-gas.ts';
 
 /** The reference's validity of a built sponsored transaction: two minutes to sign and send. */
-export const SPONSORED_VALIDITY_MS = 120_000;
+const SPONSORED_VALIDITY_MS = 120_000;
 
 interface SponsoredBody {
   transaction_xdr?: string;
