@@ -83,7 +83,7 @@ export function writeDeployment(spec: DeploymentSpec): Deployment {
 }
 
 /** The .env as docker compose reads it: NAME=value lines, comments and blank lines skipped. */
-export function readDotenv(file: string): Record<string, string> {
+function readDotenv(file: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
