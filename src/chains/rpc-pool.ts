@@ -2,10 +2,9 @@
 import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { RpcObserver } from './evm/rpc-transport.ts';
-import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer, type NodeRpcError } from './rpc-text.ts';
+import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer } from './rpc-text.ts';
 import { createUrlHealth, retryAfterMs, type UrlState } from './url-health.ts';
 
-export type JsonRpcError = NodeRpcError;
 export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
 
 /** The fetch for one URL: the guard's for a URL given through the API (src/net/url-guard.ts), else undefined (the global fetch). */
