@@ -1,7 +1,7 @@
 // Before anything starts (no store opened, no devnet, no runtime): are the ports this start would listen on free?
 import { createServer } from 'node:net';
 
-export interface ListenPlan {
+interface ListenPlan {
   what: string;
   /** The variables that set it, for the sentence that says what to change. */
   variables: string;

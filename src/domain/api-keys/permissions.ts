@@ -18,7 +18,7 @@ export interface Need {
 }
 
 /** One permission string, understood. `id: '*'` stands for `all` and `*`; `area: '*'` for every area. */
-export interface Grant {
+interface Grant {
   area: Area | '*';
   id: string;
   action: Action;
