@@ -32,8 +32,6 @@ export interface RpcTransportOptions {
   batch?: boolean | undefined;
 }
 
-export { maskUrl };
-
 class UrlSkippedError extends BaseError {
   constructor(label: string) {
     super(`${label} is marked down; trying the next URL`, { name: 'UrlSkippedError' });
