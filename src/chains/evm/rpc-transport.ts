@@ -3,7 +3,7 @@ import { BaseError, fallback, http, HttpRequestError, type Transport } from 'vie
 import type { RpcUrlConfig } from '../../config/config.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
 import { errorLabel, httpStatus, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
-import { createUrlHealth, maskUrl, retryAfterMs, type UrlState } from '../url-health.ts';
+import { createUrlHealth, retryAfterMs, type UrlState } from '../url-health.ts';
 
 /** Where RPC traffic is reported (src/observability/metrics.ts implements it). `url` is always masked. */
 export interface RpcObserver {
