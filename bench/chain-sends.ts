@@ -16,9 +16,9 @@ import { payment, stellarSetup } from '../test/transactions/stellar-support.ts';
 import type { Row } from './report.ts';
 import { startService } from './service.ts';
 
-export const SLOT_MS = 40;
-export const FINALIZE_DEPTH = 8;
-export const LEDGER_MS = 100;
+const SLOT_MS = 40;
+const FINALIZE_DEPTH = 8;
+const LEDGER_MS = 100;
 const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
 const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 

@@ -45,7 +45,7 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-export async function drive(spec: DriverSpec): Promise<DriverResult> {
+async function drive(spec: DriverSpec): Promise<DriverResult> {
   const pool = new Pool(spec.url, { connections: spec.inflight, pipelining: 1, keepAliveTimeout: 30_000 });
   let errors = 0;
   let firstError: string | undefined;

@@ -22,7 +22,7 @@ const BODY = JSON.stringify({ params: { hello: 'world', n: 1 } });
 const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 
 /** The hops of one call, in the order a call crosses them; each is the difference of two nested durations. */
-export const HOPS = [
+const HOPS = [
   ['HTTP in and out (socket, node:http, the response write)', (t: Timing) => t.total - t.mw - t.route],
   ['express middleware before the route', (t: Timing) => t.mw],
   ['route and plugin service around the runtime call', (t: Timing) => t.route - t.call],
@@ -85,7 +85,7 @@ async function probeTimings(dir: string, totals: Map<string, number>): Promise<T
  * preloaded, the median of each hop. A service of its own: the probe's subscribers would trace every call of the load
  * runs. Undefined when no call's hops all came back (the service published none).
  */
-export async function hopBreakdown(setup: { root: string; plugins: string; config: string }, calls: number): Promise<HopBreakdown | undefined> {
+async function hopBreakdown(setup: { root: string; plugins: string; config: string }, calls: number): Promise<HopBreakdown | undefined> {
   const out = mkdtempSync(path.join(setup.root, 'hops-'));
   const probe = new URL('./hop-probe.ts', import.meta.url);
   probe.searchParams.set('out', out);
@@ -126,9 +126,9 @@ async function crossingsFloor(inflight: number, count: number): Promise<Row> {
   return { scenario: CROSSINGS_FLOOR, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, cpuUsPerCall: r.cpuUsPerCall, note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call` };
 }
 
-export const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
+const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
 
-export const PIPELINE_FLOOR = 'pipeline floor (express 5, fork IPC, Piscina 2 threads, warm isolate applySync)';
+const PIPELINE_FLOOR = 'pipeline floor (express 5, fork IPC, Piscina 2 threads, warm isolate applySync)';
 
 /** A floor's HTTP server (bench/floors/express-floor.ts or pipeline-floor.ts) in its own process, once listening. */
 async function startFloor(file: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {

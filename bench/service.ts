@@ -73,7 +73,7 @@ function roleOf(pid: number): string {
 }
 
 /** The tree's processes by role; of two runtime processes the one started later is the standby. */
-export function processTree(pid: number): Array<{ role: string; pid: number; rss: number }> {
+function processTree(pid: number): Array<{ role: string; pid: number; rss: number }> {
   const procs = tree(pid).map((p) => ({ role: roleOf(p), pid: p, rss: rssKiB(p) / 1024, started: startTicks(p) }));
   const runtimes = procs.filter((p) => p.role === 'runtime').sort((a, b) => a.started - b.started);
   for (const standby of runtimes.slice(1)) standby.role = 'standby runtime';

@@ -21,7 +21,7 @@ const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'applicati
 const KEYS = ['0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'];
 // Prices and gas given, so a send reads nothing from the chain but the balance (shared per relayer).
 const BODY = JSON.stringify({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_limit: 21000, max_fee_per_gas: 20_000_000_000, max_priority_fee_per_gas: 1_000_000_000 });
-export const SIGNER_DELAY_MS = 20;
+const SIGNER_DELAY_MS = 20;
 
 export interface SignerLatencyOptions {
   inflights: number[];

@@ -24,7 +24,7 @@ const ms = (value: string) => {
 };
 
 /** Reads wrk's `--latency` report: requests/s, the 50 and 99 percentiles, the max, and the failed answers. */
-export function parseWrk(out: string, label: string, seconds: number): DriverResult {
+function parseWrk(out: string, label: string, seconds: number): DriverResult {
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);

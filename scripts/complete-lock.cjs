@@ -3,8 +3,8 @@
 // not carry (litesvm publishes one native package per platform). Without them `npm ci` refuses the lock ("Missing: …
 // from lock file"); with them, npm skips each one whose os/cpu/libc do not match. Run after any `npm install`.
 'use strict';
-const fs = require('fs');
-const path = require('path');
+const fs = require('node:fs');
+const path = require('node:path');
 
 const LOCK = path.join(__dirname, '..', 'package-lock.json');
 // name suffix → [os, cpu, libc]

@@ -27,7 +27,7 @@ const LEGACY_LIB = /(^|\/)lib\/plugin(\.[cm]?[jt]s)?$/;
 export type BundleOutcome = { ok: true; code: string; hash: string; inputs: Array<[string, string]> } | { ok: false; message: string };
 
 /** What a file looks like now (size and modification time), or '' when it is gone. */
-export function stamp(file: string): string {
+function stamp(file: string): string {
   try {
     const st = statSync(file);
     return `${st.size}:${st.mtimeMs}`;

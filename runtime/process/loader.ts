@@ -5,9 +5,6 @@ import { createRegistry, listPlugins, resettle, type LoadedPlugin, type LoaderDe
 import { createScanner } from './scan.ts';
 import { dirSignature, watchPluginsDir } from './watch.ts';
 
-export { DEFAULT_SETTINGS } from './settings.ts';
-export type { LoadedPlugin, LoaderDeps } from './registry.ts';
-
 export interface Loader {
   start(): Promise<void>;
   get(id: string): LoadedPlugin | undefined;

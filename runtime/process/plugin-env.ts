@@ -13,7 +13,7 @@ const DYNAMIC = /\bprocess\.env\[(?!\s*['"`][A-Za-z_][A-Za-z0-9_]*['"`]\s*\])/;
 const HELPER_ARGUMENT = /[A-Za-z_$][\w$]*\(\s*(['"`])([A-Z][A-Z0-9_]{1,127})\1\s*[,)]/g;
 
 /** The variable names a bundle's code names. */
-export function envNamesIn(code: string): Set<string> {
+function envNamesIn(code: string): Set<string> {
   const names = new Set<string>();
   for (const m of code.matchAll(DOTTED)) names.add(m[1]!);
   for (const m of code.matchAll(INDEXED)) names.add(m[2]!);

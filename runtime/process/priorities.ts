@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-export const PLUGIN_THREAD_NICE = 10;
+const PLUGIN_THREAD_NICE = 10;
 /** A thread this young may be a Piscina worker that has not reported its id yet. */
 const MIN_AGE_SECONDS = 5;
 const CLOCK_TICKS = 100;

@@ -37,16 +37,6 @@ export class EgressError extends Error {
 
 const traceUrl = (u: URL | undefined, raw: string) => (u ? `${u.origin}${u.pathname}` : raw.slice(0, 200));
 
-/** The origin of an absolute http(s) URL, normalized as the policy compares it; undefined when it is not one. */
-export function originOf(text: string): string | undefined {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function check(url: URL, allowed: ReadonlySet<string>): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EgressError('EGRESS_DENIED', `fetch: only http and https URLs can be fetched from a plugin, not ${url.protocol}`, 403);
   if (!allowed.has(url.origin)) {

@@ -211,7 +211,7 @@ function hostReference(slot: { listener: SandboxListener | null }): ivm.Referenc
 }
 
 /**
- * Creates a context, runs the prelude and the plugin module in it (`envJson`: the operator's `env` for process.env). Our own code (prelude, module wrapper) runs
+ * Creates a context, runs the prelude and the plugin module in it (`envJson`: the plugin's process.env, runtime/process/plugin-env.ts). Our own code (prelude, module wrapper) runs
  * synchronously when the isolate is idle, else asynchronously; the module's top-level code always runs in an
  * async entry bounded by `timeoutMs`.
  */

@@ -5,9 +5,11 @@
 import { webcrypto } from 'node:crypto';
 
 const { subtle } = webcrypto;
+// biome-ignore lint/suspicious/noExplicitAny: JSON made in the isolate, read field by field as WebCrypto's own parameter shapes
 type Json = Record<string, any>;
 
 /** Algorithm parameters back from the wire: `{ $b64 }` → bytes, `{ $key }` → a CryptoKey (ECDH's public key). */
+// biome-ignore lint/suspicious/noExplicitAny: whatever algorithm dictionary WebCrypto takes for the operation
 async function fromWire(alg: unknown): Promise<any> {
   if (alg === null || typeof alg !== 'object' || Array.isArray(alg)) return alg;
   const o = alg as Json;

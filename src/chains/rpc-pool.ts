@@ -1,10 +1,9 @@
 // JSON-RPC over HTTP to one network's URLs, with the same per-URL health rules as the EVM transport (src/chains/evm/rpc-transport.ts): weights, cooldown, failover.
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
 import type { RpcClientOptions } from './rpc-options.ts';
-import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer, type NodeRpcError } from './rpc-text.ts';
+import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer } from './rpc-text.ts';
 import { createUrlHealth, retryAfterMs, type UrlState } from './url-health.ts';
 
-export type JsonRpcError = NodeRpcError;
 export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
 
 export type { FetchFor } from './rpc-options.ts';

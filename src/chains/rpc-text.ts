@@ -3,7 +3,7 @@
 // an RPC URL may point at a service whose answer is not for the caller's eyes.
 
 /** A node's message is cut to this many characters in answers, logs and URL health. */
-export const MAX_NODE_MESSAGE = 200;
+const MAX_NODE_MESSAGE = 200;
 
 export function boundMessage(message: string): string {
   return message.length > MAX_NODE_MESSAGE ? `${message.slice(0, MAX_NODE_MESSAGE - 1)}…` : message;
@@ -16,7 +16,7 @@ export interface NodeRpcError {
 }
 
 /** A JSON-RPC error object (integer code, string message), its message bounded; null for anything else. */
-export function jsonRpcError(value: unknown): NodeRpcError | null {
+function jsonRpcError(value: unknown): NodeRpcError | null {
   if (value === null || typeof value !== 'object') return null;
   const { code, message, data } = value as Record<string, unknown>;
   const numeric = typeof code === 'bigint' ? Number(code) : code;

@@ -14,7 +14,7 @@ export interface SubmitUrl {
 }
 
 /** A URL caught accepting what never reached its network takes no submission for this long (reads still go to it). */
-export const DISTRUST_MS = 10 * 60_000;
+const DISTRUST_MS = 10 * 60_000;
 /** Ids remembered with the URLs that accepted them as new (the oldest forgotten first). */
 const ACCEPTED_KEPT = 20_000;
 

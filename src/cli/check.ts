@@ -36,7 +36,7 @@ function relax(env: NodeJS.ProcessEnv, message: string): boolean {
 }
 
 /** loadConfig over and over, each refusal noted, until it passes or a refusal cannot be stepped over. */
-export function collectProblems(env: NodeJS.ProcessEnv): { config: Config | undefined; problems: string[] } {
+function collectProblems(env: NodeJS.ProcessEnv): { config: Config | undefined; problems: string[] } {
   const work = { ...env };
   const problems: string[] = [];
   for (let round = 0; round < MAX_ROUNDS; round++) {

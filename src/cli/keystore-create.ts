@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import type { KeystoreCreateOptions } from './args.ts';
 
 /** The reference's rule (helpers/create_key.rs validate_password), its sentences. */
-export function passwordProblem(password: string): string | undefined {
+function passwordProblem(password: string): string | undefined {
   if ([...password].length < 12) return 'Password must be at least 12 characters long';
   const upper = /\p{Lu}/u.test(password);
   const lower = /\p{Ll}/u.test(password);
@@ -19,7 +19,7 @@ export function passwordProblem(password: string): string | undefined {
 }
 
 /** `key_<yyyyMMdd_HHmmss>.json` in local time, as the reference names a keystore when no --filename is given. */
-export function defaultFilename(now = new Date()): string {
+function defaultFilename(now = new Date()): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return `key_${now.getFullYear()}${two(now.getMonth() + 1)}${two(now.getDate())}_${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}.json`;
 }
@@ -28,7 +28,7 @@ export function defaultFilename(now = new Date()): string {
 const SCRYPT = { n: 8192, r: 8, p: 1, dklen: 32 };
 
 /** A v3 keystore of a 32-byte secret (the address included, as geth and ethers write it). */
-export function encryptKeystore(secret: Buffer, password: string, address?: string): object {
+function encryptKeystore(secret: Buffer, password: string, address?: string): object {
   const salt = randomBytes(32);
   const iv = randomBytes(16);
   const derived = scryptSync(password, salt, SCRYPT.dklen, { N: SCRYPT.n, r: SCRYPT.r, p: SCRYPT.p });

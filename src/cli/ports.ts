@@ -1,7 +1,7 @@
 // Before anything starts (no store opened, no devnet, no runtime): are the ports this start would listen on free?
 import { createServer } from 'node:net';
 
-export interface ListenPlan {
+interface ListenPlan {
   what: string;
   /** The variables that set it, for the sentence that says what to change. */
   variables: string;
@@ -10,7 +10,7 @@ export interface ListenPlan {
 }
 
 /** Undefined when `port` on `host` can be bound now (port 0 always can); otherwise one sentence saying why not. */
-export function portProblem(plan: ListenPlan): Promise<string | undefined> {
+function portProblem(plan: ListenPlan): Promise<string | undefined> {
   if (plan.port === 0) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const server = createServer();
@@ -26,7 +26,7 @@ export function portProblem(plan: ListenPlan): Promise<string | undefined> {
 }
 
 /** The API's port and, when one is configured, the metrics listener's. */
-export function listenPlans(config: { host: string; port: number; metricsHost: string; metricsPort: number | undefined }): ListenPlan[] {
+function listenPlans(config: { host: string; port: number; metricsHost: string; metricsPort: number | undefined }): ListenPlan[] {
   const plans: ListenPlan[] = [{ what: 'API', variables: 'PORT (or APP_PORT)', host: config.host, port: config.port }];
   if (config.metricsPort !== undefined) plans.push({ what: 'metrics', variables: 'METRICS_PORT', host: config.metricsHost, port: config.metricsPort });
   return plans;

@@ -7,7 +7,7 @@ import { buildConsole, type ConsoleBundle } from './bundle.ts';
 
 export const CONSOLE_PATH = '/console';
 
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -5,7 +5,7 @@ import { AppError, PluginError } from '../errors.ts';
 import { pluginFailure, pluginRouteFailure, recordFailure, unauthorizedFailure, unauthorizedHeader } from './envelope.ts';
 
 /** Maps anything thrown to an AppError; unknown errors become a generic 500. */
-export function normalize(err: unknown): AppError | PluginError {
+function normalize(err: unknown): AppError | PluginError {
   if (err instanceof AppError || err instanceof PluginError) return err;
   const e = err as { type?: string; status?: number; message?: string } | undefined;
   // body-parser (express.raw) reports its failures with a `type`.

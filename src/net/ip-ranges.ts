@@ -51,7 +51,7 @@ const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${l
  * The IPv4 address an IPv6 address stands for: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d),
  * NAT64 (64:ff9b::/96) and 6to4 (2002::/16). A connection to these reaches that IPv4 address.
  */
-export function embeddedIpv4(ip: string): string | null {
+function embeddedIpv4(ip: string): string | null {
   const g = ipv6Groups(ip);
   if (!g) return null;
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);

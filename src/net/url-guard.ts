@@ -54,7 +54,7 @@ function ruleText(host: string, address: string, settings: UrlGuardSettings): st
 }
 
 /** What the host itself breaks, before any lookup: the allow-list, an internal name, or an address literal's range. */
-export function hostRefusal(hostname: string, settings: UrlGuardSettings): string | null {
+function hostRefusal(hostname: string, settings: UrlGuardSettings): string | null {
   const host = bare(hostname);
   if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host)) return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
   if (host === 'metadata.google.internal') return `host '${host}' is a cloud metadata host: always refused`;

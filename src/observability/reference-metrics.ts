@@ -153,7 +153,7 @@ function systemGauges(registers: Registry[], dataDir: string): void {
 }
 
 /** The reference's metric families in `registers`, and the recorder calls that feed them. */
-export function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDeps): Fed {
+function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDeps): Fed {
   const typeOfNetwork = (network: string) => deps.networkTypeOf?.(network) ?? '';
   const requests = new Counter({ name: 'requests_total', help: 'Total number of HTTP requests', labelNames: ['endpoint', 'method', 'status'] as const, registers });
   // raw_uri: the route pattern too. The raw path would make a series per transaction id (and may hold what a client put there).

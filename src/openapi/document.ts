@@ -47,7 +47,7 @@ function operationId(method: string, template: string): string {
   return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-function errorCodesOf(group: RouteGroup, route: RouteDoc, auth: boolean): ErrorCode[] {
+function errorCodesOf(route: RouteDoc, auth: boolean): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (route.params || route.query || route.headers || route.body) codes.push('VALIDATION_FAILED');
   if (route.body) codes.push(...BODY_ERRORS);
@@ -173,7 +173,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: Doc
           parameters: parameters(route, template, convert),
           responses: {
             [String(route.status ?? 200)]: successResponse(route, convert),
-            ...errorResponses(errorCodesOf(group, route, auth), envelope),
+            ...errorResponses(errorCodesOf(route, auth), envelope),
           },
         };
         if (route.description) operation.description = route.description;

@@ -12,9 +12,9 @@ import type { GoneCall } from './call-protocol.ts';
  * Replays of one call at most: as many crashes as quarantine one offender (PLUGIN_QUARANTINE_CRASHES' default), whose
  * calls held during a restart may crash the next runtime again.
  */
-export const MAX_REPLAYS = 3;
+const MAX_REPLAYS = 3;
 /** How long a call arriving during a restart waits for the next runtime before answering 503 as before. */
-export const RESTART_HOLD_MS = 5_000;
+const RESTART_HOLD_MS = 5_000;
 
 /** A call that another plugin's crash killed before any host call ran for it: safe to send again. */
 class KilledByNeighbour extends Error {

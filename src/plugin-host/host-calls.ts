@@ -62,7 +62,9 @@ function idempotencyKeyOf(args: Record<string, unknown>): string | undefined {
   return key;
 }
 
-const record = (v: unknown): Record<string, any> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {});
+// biome-ignore lint/suspicious/noExplicitAny: a plugin's argument object: each host call checks the fields it reads
+type Fields = Record<string, any>;
+const record = (v: unknown): Fields => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : {});
 
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
 function errorReply(err: unknown, logger: Logger): string {

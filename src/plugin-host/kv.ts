@@ -3,8 +3,11 @@
 import type { Config } from '../config/config.ts';
 import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the call's parsed argument object: each operation checks the fields it reads
+type Args = Record<string, any>;
+
 /** One kv.* operation: returns the JSON text of its value. `args` is the call's parsed argument object. */
-export type KvOperation = (kv: KvRepo, plugin: string, args: Record<string, any>, quotaOf: (pluginId: string) => KvQuota) => Promise<string>;
+export type KvOperation = (kv: KvRepo, plugin: string, args: Args, quotaOf: (pluginId: string) => KvQuota) => Promise<string>;
 
 // `await` on every store call: the repository may be synchronous (SQLite) or asynchronous.
 const KV_OPERATIONS: Record<string, KvOperation> = {

@@ -27,7 +27,7 @@ const CREDENTIAL_PREFIXES = [
 const CREDENTIAL_WORDS = ['PASSPHRASE', 'PASSWORD', 'PRIVATE_KEY', 'CREDENTIAL'];
 
 /** A name the rule withholds whatever its value. */
-export function isCredentialName(name: string): boolean {
+function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   return OWN_SECRETS.has(upper) || CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p)) || CREDENTIAL_WORDS.some((w) => upper.includes(w));
 }

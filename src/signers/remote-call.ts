@@ -111,6 +111,7 @@ export async function bodyText(response: Response): Promise<string> {
 }
 
 /** A JSON answer, or a RemoteSignerError naming the status (the body is not quoted: it may echo the request). */
+// biome-ignore lint/suspicious/noExplicitAny: a remote signer's JSON answer: each caller reads the fields its API documents
 export async function jsonOrThrow(label: string, response: Response): Promise<any> {
   if (!response.ok) throw new RemoteSignerError(`${label}: ${statusCause(response.status)}`, await bodyText(response));
   try {

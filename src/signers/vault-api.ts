@@ -50,6 +50,7 @@ export function createVaultApi(settings: VaultSettings): VaultApi {
   }
 
   /** One authenticated call; a 403 (token revoked or expired early) logs in again once. */
+  // biome-ignore lint/suspicious/noExplicitAny: Vault's JSON answer: each caller reads the fields its API documents
   async function authed(label: string, method: string, path: string, body?: unknown): Promise<any> {
     for (let attempt = 0; ; attempt++) {
       const current = token && token.until > Date.now() ? token.value : await login();

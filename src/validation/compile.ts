@@ -100,7 +100,7 @@ function fieldName(location: string, instancePath: string, extra?: string): stri
 }
 
 /** One sentence for the first failure: which field, which rule. */
-export function describe(errors: ErrorObject[], location: string): string {
+function describe(errors: ErrorObject[], location: string): string {
   // anyOf/oneOf report every branch first; the summary entry carries the field's expectation,
   // unless a branch failed only for its notation, which is the more precise reason.
   const notation = errors.find((e) => e.keyword === 'x-plain-integer');

@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEvmChain } from '../../src/chains/evm/adapter.ts';
-import { AppError } from '../../src/errors.ts';
+import type { AppError } from '../../src/errors.ts';
 import { SPEEDS } from '../../src/domain/chains/ports.ts';
 import { HISTORY_BLOCKS } from '../../src/chains/evm/fees.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, revertData, revertingCode, startAnvil } from '../support/anvil.ts';

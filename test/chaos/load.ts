@@ -8,7 +8,7 @@ import type { Hex } from 'viem';
 
 /** anvil's account #2: the recipient of every send. */
 export const RECIPIENT: Hex = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-export const MARKER_BASE = 1_000_000_000n;
+const MARKER_BASE = 1_000_000_000n;
 /** A contract that reverts every call (installed by the runner): every tenth send calls it and must end `failed`. */
 export const REVERTER: Hex = '0x00000000000000000000000000000000000c4a05';
 const reverts = (i: number) => i % 10 === 3;

@@ -137,7 +137,7 @@ export const noncesBehindBack: Scenario = {
   },
 };
 
-export const sequencer: Scenario = {
+const sequencer: Scenario = {
   name: 'sequencer',
   fault: 'no-mempool sequencer (gaps refused, no pool)',
   chain: 'sequencer',
@@ -153,7 +153,7 @@ export const sequencer: Scenario = {
   },
 };
 
-export const idempotentRace: Scenario = {
+const idempotentRace: Scenario = {
   name: 'idempotency-race',
   fault: '3 racing POSTs per Idempotency-Key',
   copies: 3,

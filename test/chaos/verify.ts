@@ -36,7 +36,7 @@ export interface Verdict {
 
 type TxRecord = { id: string; status: string; nonce: number; hash: string | null; hashes?: string[]; noop_hashes?: string[]; value: string; to: string | null; status_reason?: string | null; created_at?: string };
 
-export async function listRecords(url: string): Promise<TxRecord[]> {
+async function listRecords(url: string): Promise<TxRecord[]> {
   const all: TxRecord[] = [];
   for (let page = 1; ; page++) {
     const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${API_KEY}` } });

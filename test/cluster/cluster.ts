@@ -21,7 +21,7 @@ export async function clusterSkip(): Promise<string | undefined> {
 }
 /** Hardhat account #0: a publicly known development key. */
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-export const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Explicit prices and gas: the chain is asked only for the balance. */
 export const SEND = { to: TO, value: 1, gas_price: 2_000_000_000, gas_limit: 21_000 };
 /** A network nobody answers on: for tests that never send. */
@@ -49,7 +49,7 @@ export interface Cluster {
 }
 
 /** The config every instance reads: one EVM relayer on `network` (named 'local') whose transactions report to `webhookUrl`. */
-export function clusterConfig(webhookUrl: string, network: object = UNREACHABLE) {
+function clusterConfig(webhookUrl: string, network: object = UNREACHABLE) {
   return {
     networks: [{ ...network, network: 'local' }],
     signers: [{ id: 's', type: 'local', development: true, private_key: DEV_KEY }],

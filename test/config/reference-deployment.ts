@@ -83,7 +83,7 @@ export function writeDeployment(spec: DeploymentSpec): Deployment {
 }
 
 /** The .env as docker compose reads it: NAME=value lines, comments and blank lines skipped. */
-export function readDotenv(file: string): Record<string, string> {
+function readDotenv(file: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
@@ -147,18 +147,4 @@ export async function startRelaybox(env: Record<string, string>, logDir?: string
   }
   await stop();
   throw new Error(`Relaybox did not start:\n${out}${logDir ? logFileLines(logDir).join('\n') : ''}`);
-}
-
-/** Runs main.ts to its refusal: the exit code and what it printed. */
-export async function refusal(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const cwd = mkdtempSync(path.join(tmpdir(), 'relaybox-elsewhere-'));
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  rmSync(cwd, { recursive: true, force: true });
-  return { code, output: out };
 }

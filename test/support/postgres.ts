@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import pg from 'pg';
 
-export const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 let reachable: Promise<boolean> | undefined;
 
@@ -38,7 +38,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 }
 
 /** The URL of `name` on the admin URL's server. */
-export function urlOf(name: string, params: Record<string, string> = {}): string {
+function urlOf(name: string, params: Record<string, string> = {}): string {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -53,7 +53,7 @@ export async function createTestDatabase(prefix = 'relaybox_test'): Promise<{ na
   return { name, url: urlOf(name) };
 }
 
-export async function dropDatabase(name: string): Promise<void> {
+async function dropDatabase(name: string): Promise<void> {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 

@@ -15,7 +15,7 @@ import { LiteSVM } from 'litesvm';
 import { generateKeyPairSigner, getBase58Decoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports, type Address, type Transaction } from '@solana/kit';
 import { AccountState, TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getMintEncoder, getTokenDecoder, getTokenEncoder } from '@solana-program/token';
 
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
+const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 export interface SolanaSimOptions {
   /** Slot length on the timer; 0: slots advance only on demand (`advance`). */

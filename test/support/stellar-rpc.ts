@@ -12,10 +12,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { Asset, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Asset, FeeBumpTransaction, Keypair, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { applyOperation, type Ledger } from './stellar-ops.ts';
 
-export const BASE_RESERVE = 5_000_000n;
+const BASE_RESERVE = 5_000_000n;
 
 export interface StellarSimOptions {
   passphrase?: string;

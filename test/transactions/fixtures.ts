@@ -30,7 +30,7 @@ export const SOLANA_ADDRESS = SOLANA_KEY.signer.address;
 export const STELLAR_ADDRESS = STELLAR_KEY.publicKey();
 /** Nothing listens here: Stellar sends are stored and their lane retries in the background. */
 const UNREACHABLE_RPC = 'http://127.0.0.1:9/';
-export const STELLAR_PASSPHRASE = Networks.TESTNET;
+const STELLAR_PASSPHRASE = Networks.TESTNET;
 export const CHAIN_ID = 11155111;
 
 /**

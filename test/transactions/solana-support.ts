@@ -22,7 +22,7 @@ import { resolveSigner } from '../../src/signers/local/resolve.ts';
 import type { Ed25519Signer } from '../../src/domain/signers/ports.ts';
 import type { SolanaSim } from '../support/solana-rpc.ts';
 
-export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
 /** A deterministic throwaway key per name (the same relayer address across restarts of a test). */
 export function solanaKey(name: string): { hex: string; signer: Ed25519Signer } {

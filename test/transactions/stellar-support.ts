@@ -1,7 +1,7 @@
 // Test tools for Stellar relaying on the SIMULATED network (test/support/stellar-rpc.ts: real XDR and signature checks,
 // simulated ledgers): a config pointing a relayer at the simulator, a funded account, signature checks.
 import { createHash } from 'node:crypto';
-import { Keypair, TransactionBuilder, FeeBumpTransaction, type Transaction } from '@stellar/stellar-base';
+import { Keypair, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-base';
 import type { ConfigFile } from '../../src/config/config.ts';
 import type { StellarSim } from '../support/stellar-rpc.ts';
 

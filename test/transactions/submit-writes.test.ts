@@ -71,5 +71,5 @@ test('a record that moved on after its broadcast began is left as the newer writ
   const now = await s.store.repos.transactions.find(held.record.id);
   assert.equal(now?.version, 2, 'nothing written over the newer version');
   assert.equal(now?.record.status, 'sent');
-  assert.equal((now?.record as unknown as { hash: string }).hash, keccak256(raw));
+  assert.equal((now!.record as unknown as { hash: string }).hash, keccak256(raw));
 });

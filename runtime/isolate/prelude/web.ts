@@ -344,8 +344,9 @@ define(G, 'AbortController', AbortController);
 
 // ── process.env ─────────────────────────────────────────────────────────────
 // Published plugins read their settings from process.env. A bundled plugin that mentions \`process\` gets
-// runtime/isolate/sdk/process.ts (esbuild inject), whose env is this: only what the operator put in the plugin's config
-// entry (\`env\`), never the service's environment. No \`process\` global: nothing Node-like is on globalThis.
+// runtime/isolate/sdk/process.ts (esbuild inject), whose env is this: the service's variables its code names or its
+// operator lists (\`service_env\`), credentials never among them, under the operator's own \`env\`
+// (runtime/process/plugin-env.ts). No \`process\` global: nothing Node-like is on globalThis.
 function setProcess(envJson) {
   let env = {};
   try { env = parse(typeof envJson === 'string' ? envJson : '{}'); } catch { env = {}; }

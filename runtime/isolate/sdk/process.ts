@@ -1,6 +1,6 @@
-// Injected by runtime/process/bundler.ts into plugins that mention `process`: a stand-in with the plugin's own `env` (the
-// operator's `env` setting, kept by the prelude under a symbol) and no `versions.node`, so libraries take their
-// browser paths. Nothing of the service's process is reachable.
+// Injected by runtime/process/bundler.ts into plugins that mention `process`: a stand-in with the plugin's own `env` (what
+// runtime/process/plugin-env.ts picked for it, kept by the prelude under a symbol) and no `versions.node`, so libraries
+// take their browser paths. Nothing of the service's process object is reachable.
 const env = { ...((globalThis as Record<symbol, unknown>)[Symbol.for('relaybox.env')] as Record<string, string> | undefined) };
 
 export const process = {

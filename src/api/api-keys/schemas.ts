@@ -5,7 +5,7 @@ export const apiKeyIdParams = { type: 'object', required: ['api_key_id'], proper
 const perSecond = { type: 'integer', minimum: 1, maximum: 1_000_000 } as const;
 
 /** This key's own bucket instead of RATE_LIMIT_RPS / RATE_LIMIT_BURST; never above its creator's. */
-export const rateLimitSchema = {
+const rateLimitSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['requests_per_second', 'burst_size'],

@@ -9,7 +9,7 @@ import type { LiveFeed } from '../../domain/live/feed.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { idSchema } from '../relayers/schemas.ts';
 
-export const eventsQuery = {
+const eventsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { relayer_id: { ...idSchema, description: "Only this relayer's events (needs read on it); absent: every relayer the key may read" } },

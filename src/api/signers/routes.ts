@@ -31,7 +31,7 @@ export function createSignersRouter(service: SignerService): Router {
   router.get('/:signer_id', async (req, res) => {
     res.json(success(await service.get(oneInput(req).params.signer_id)));
   });
-  router.patch('/:signer_id', async (req, res) => {
+  router.patch('/:signer_id', async (req, _res) => {
     const { params } = oneInput(req);
     await service.get(params.signer_id);
     updateInput(req);

@@ -32,7 +32,7 @@ const require = createRequire(import.meta.url);
  * dependency directly (its wrapper, @foundry-rs/anvil, lists every platform, and a registry mirror without the
  * other platforms' packages leaves a lock file that `npm ci` refuses); other platforms install theirs by name.
  */
-export function anvilBinary(): string {
+function anvilBinary(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
   try {

@@ -4,7 +4,7 @@
 import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex, type PublicClient } from 'viem';
 import { AppError } from '../../errors.ts';
 
-export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
+const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
 const ABI = parseAbi(['function getL1Fee(bytes _data) view returns (uint256)']);
 
 export async function readL1Fee(client: PublicClient, network: string, unsigned: Hex, read: <T>(what: string, fn: () => Promise<T>) => Promise<T>): Promise<bigint> {

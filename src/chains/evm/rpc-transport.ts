@@ -3,15 +3,13 @@ import { BaseError, fallback, http, HttpRequestError, type Transport } from 'vie
 import type { RpcClientOptions } from '../rpc-options.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
 import { errorLabel, httpStatus, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
-import { createUrlHealth, maskUrl, retryAfterMs, type UrlState } from '../url-health.ts';
+import { createUrlHealth, retryAfterMs, type UrlState } from '../url-health.ts';
 
 /** `fetchFor` undefined keeps viem's fetch (the global one). */
 export interface RpcTransportOptions extends RpcClientOptions {
   /** Build `batched` as a transport that sends the requests of one turn as one JSON-RPC batch per URL. */
   batch?: boolean | undefined;
 }
-
-export { maskUrl };
 
 class UrlSkippedError extends BaseError {
   constructor(label: string) {

@@ -33,7 +33,7 @@ const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
  * Solana's JSON as kit reads and writes it: every integer literal of an answer is a bigint (u64 lamports and slots
  * stay exact; fractions stay numbers), and bigints of a request are written as plain integers.
  */
-export const SOLANA_JSON: JsonCodec = {
+const SOLANA_JSON: JsonCodec = {
   stringify: (payload) => JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? rawJson(value.toString()) : value)),
   parse: (text) =>
     JSON.parse(text, (_key, value: unknown, context?: ReviverContext) => {

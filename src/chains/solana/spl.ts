@@ -17,10 +17,10 @@ import {
 import type { SolanaInstructionSpec, SplMint, SplTokenAccount } from '../../domain/chains/solana/ports.ts';
 
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 export const ASSOCIATED_TOKEN_PROGRAM: string = ASSOCIATED_TOKEN_PROGRAM_ADDRESS;
 /** Bytes of a token account without extensions (its rent-exempt size). */
-export const TOKEN_ACCOUNT_SIZE = getTokenSize();
+const TOKEN_ACCOUNT_SIZE = getTokenSize();
 
 export const isTokenProgram = (program: string): boolean => program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM;
 
@@ -51,7 +51,7 @@ const SIGNER_ROLES = new Set([AccountRole.READONLY_SIGNER, AccountRole.WRITABLE_
 const WRITABLE_ROLES = new Set([AccountRole.WRITABLE, AccountRole.WRITABLE_SIGNER]);
 
 /** A kit instruction in the reference's `instructions` form (base64 data). */
-export function toSpec(ix: Instruction): SolanaInstructionSpec {
+function toSpec(ix: Instruction): SolanaInstructionSpec {
   return {
     program_id: ix.programAddress,
     accounts: (ix.accounts ?? []).map((a) => ({ pubkey: a.address, is_signer: SIGNER_ROLES.has(a.role), is_writable: WRITABLE_ROLES.has(a.role) })),

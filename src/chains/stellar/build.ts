@@ -1,5 +1,5 @@
 // Stellar transactions, pure: operations and memo from request shape C, fees within max_fee, time bounds, signing by the relayer.
-import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { SignedStellarTransaction, StellarAssetSpec, StellarMemoSpec, StellarOperationSpec, StellarSigner, StellarSigningApproval } from '../../domain/chains/stellar/ports.ts';
 import { toScVal } from './scval.ts';
@@ -8,7 +8,7 @@ import { toScVal } from './scval.ts';
 export const BASE_FEE = 100n;
 /** The reference's default validity for operations: two minutes. */
 export const DEFAULT_VALIDITY_MS = 120_000;
-export const MAX_OPERATIONS = 100;
+const MAX_OPERATIONS = 100;
 const INT64_MAX = 2n ** 63n - 1n;
 
 const isAccount = (a: string) => StrKey.isValidEd25519PublicKey(a) || StrKey.isValidMed25519PublicKey(a);
@@ -25,7 +25,7 @@ function stroops(value: number | string | bigint, at: string, { allowZero = fals
 }
 
 /** stellar-base takes amounts as decimal strings with 7 digits (1 XLM = 10,000,000 stroops). */
-export const toAmount = (n: bigint): string => `${n / 10_000_000n}.${(n % 10_000_000n).toString().padStart(7, '0')}`;
+const toAmount = (n: bigint): string => `${n / 10_000_000n}.${(n % 10_000_000n).toString().padStart(7, '0')}`;
 
 function toAsset(spec: StellarAssetSpec, at: string): Asset {
   if (spec.type === 'native') return Asset.native();
@@ -146,7 +146,7 @@ export function buildTransaction(input: BuildInput): Transaction {
 }
 
 /** Soroban operations in a transaction (v0 and v1 envelopes alike). */
-export const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
+const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
 
 /**
  * The signing gate's approval, then the transaction's hash signed with the relayer's key (stellar-base checks the
@@ -183,7 +183,6 @@ export function parseEnvelope(envelope: string, passphrase: string, field = "'tr
   }
 }
 
-/** Soroban transactions hold exactly one operation, an InvokeHostFunction (or footprint) one. */
 /** The gate's approval of `tx` (for a fee bump: of the inner transaction, paid by its fee source). */
 export async function approve(tx: Transaction | FeeBumpTransaction, approval: StellarSigningApproval, simulated = false): Promise<void> {
   // The port's types require an approval; a caller typed around them still signs nothing.
@@ -193,4 +192,5 @@ export async function approve(tx: Transaction | FeeBumpTransaction, approval: St
   await approval({ envelopeXdr: inner.toXDR(), feeSource, fee: BigInt(tx.fee), soroban: hasSoroban(inner), simulated });
 }
 
+/** Whether `ops` hold a Soroban operation (InvokeHostFunction or a footprint one): a Soroban transaction holds exactly one operation, that one. */
 export const isSoroban = (ops: xdr.Operation[]) => ops.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.body().switch().name));

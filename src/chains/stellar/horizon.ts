@@ -18,14 +18,14 @@ interface PathRecord {
 }
 
 /** Smallest units to Horizon's decimal string: 1234 with 7 decimals is "0.0001234". */
-export function toDecimal(units: bigint, decimals: number): string {
+function toDecimal(units: bigint, decimals: number): string {
   if (decimals === 0) return units.toString();
   const s = units.toString().padStart(decimals + 1, '0');
   return `${s.slice(0, -decimals)}.${s.slice(-decimals)}`;
 }
 
 /** Horizon's decimal string to smallest units; digits beyond `decimals` are cut (never rounded up). */
-export function fromDecimal(amount: string, decimals: number): bigint {
+function fromDecimal(amount: string, decimals: number): bigint {
   const m = /^(\d+)(?:\.(\d*))?$/.exec(amount);
   if (!m) throw new Error(`'${boundMessage(amount)}' is not a decimal amount`);
   const frac = (m[2] ?? '').slice(0, decimals).padEnd(decimals, '0');

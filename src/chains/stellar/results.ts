@@ -11,10 +11,10 @@ const OP_RENAMES: Record<string, string> = { opNoAccount: 'op_no_source_account'
 const OP_CODE_RENAMES: Record<string, string> = { AlreadyExist: 'AlreadyExists', UnderDestmin: 'UnderDestMin' };
 
 /** `txBadSeq` → `tx_bad_seq`. */
-export const txCode = (name: string): string => TX_RENAMES[name] ?? snake(name);
+const txCode = (name: string): string => TX_RENAMES[name] ?? snake(name);
 
 /** One operation's result: `opInner` carries the operation type's own code (`paymentUnderfunded` → `op_underfunded`). */
-export function opCode(result: xdr.OperationResult): string {
+function opCode(result: xdr.OperationResult): string {
   const name = result.switch().name;
   if (name !== 'opInner') return OP_RENAMES[name] ?? snake(name);
   const tr = result.tr();
@@ -33,7 +33,7 @@ function opCodes(body: ResultBody): string[] {
   return [];
 }
 
-export function decodeResult(result: xdr.TransactionResult): StellarResultCodes {
+function decodeResult(result: xdr.TransactionResult): StellarResultCodes {
   const body = result.result() as unknown as ResultBody & { innerResultPair?: () => xdr.InnerTransactionResultPair };
   const name = body.switch().name;
   if ((name === 'txFeeBumpInnerSuccess' || name === 'txFeeBumpInnerFailed') && body.innerResultPair) {

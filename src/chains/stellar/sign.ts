@@ -36,7 +36,7 @@ function checkRelayerSource(source: string, relayer: string, field: string): voi
 }
 
 /** Operations built as buildAndSign builds them (with the Soroban one-operation rule) and the memo; no network. */
-export function checkOperations(operations: StellarOperationSpec[], memo?: StellarMemoSpec | null): xdr.Operation[] {
+function checkOperations(operations: StellarOperationSpec[], memo?: StellarMemoSpec | null): xdr.Operation[] {
   const built = operations.map(toOperation);
   if (isSoroban(built) && built.length !== 1) throw new ValidationError('an invoke_contract operation must be the only operation of its transaction (a Soroban rule)');
   toMemo(memo);

@@ -3,7 +3,7 @@
 // may list, and whether one set of permissions lies within another (docs/security.md, "Authorization").
 
 export type Action = 'read' | 'execute' | 'manage';
-export const AREAS = ['relayer', 'plugin', 'notification', 'signer', 'network', 'api_key', 'metrics'] as const;
+const AREAS = ['relayer', 'plugin', 'notification', 'signer', 'network', 'api_key', 'metrics'] as const;
 export type Area = (typeof AREAS)[number];
 
 /** What one request needs. `id` is the resource named in the path; null when the path names none. */
@@ -18,7 +18,7 @@ export interface Need {
 }
 
 /** One permission string, understood. `id: '*'` stands for `all` and `*`; `area: '*'` for every area. */
-export interface Grant {
+interface Grant {
   area: Area | '*';
   id: string;
   action: Action;
@@ -32,7 +32,7 @@ const WILD = '*';
  * unknown area or action, or a string of another form, is kept but grants nothing. The id is everything between
  * the first and the last `:` (network ids such as `evm:sepolia` contain one).
  */
-export function parsePermission(permission: string): Grant | undefined {
+function parsePermission(permission: string): Grant | undefined {
   const first = permission.indexOf(':');
   const last = permission.lastIndexOf(':');
   if (first <= 0 || last <= first + 1 || last === permission.length - 1) return undefined;

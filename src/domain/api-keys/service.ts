@@ -37,7 +37,7 @@ export interface ApiKeyService {
   find(secret: string): Promise<ApiKeyRow | undefined>;
 }
 
-export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 const toView = (r: ApiKeyRow): ApiKeyView => ({ id: r.id, name: r.name, permissions: r.permissions, allowed_origins: r.allowed_origins, created_at: r.created_at, rate_limit: r.rate_limit });
 

@@ -90,13 +90,13 @@ export interface Receipt {
   effectiveGasPrice: bigint;
 }
 
-/** One RPC URL's state, as the failover sees it. `url` is masked (no path or key). */
 /**
  * A node's answer to a raw JSON-RPC request (the relayer's `rpc` route): its `result`, or its JSON-RPC
  * `error` as sent. Adapters throw CHAIN_UNAVAILABLE instead when no URL answered at all.
  */
 export type RawRpcAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
+/** One RPC URL's state, as the failover sees it. `url` is masked (no path or key). */
 export interface RpcUrlHealth {
   url: string;
   up: boolean;

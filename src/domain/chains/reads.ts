@@ -26,7 +26,7 @@ const PENDING_STATUSES: readonly TransactionStatus[] = ['pending', 'sent', 'subm
 const rawJson = (JSON as unknown as { rawJSON(text: string): { readonly rawJSON: string } }).rawJSON;
 
 /** An exact JSON integer: a plain number while it is exact, else its digits written as they are. */
-export function jsonInteger(n: bigint): JsonInteger {
+function jsonInteger(n: bigint): JsonInteger {
   return Number.isSafeInteger(Number(n)) ? Number(n) : rawJson(n.toString());
 }
 

@@ -40,7 +40,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export const requestHash = (body: unknown): string => createHash('sha256').update(canonical(body)).digest('hex');
+const requestHash = (body: unknown): string => createHash('sha256').update(canonical(body)).digest('hex');
 
 export interface IdempotentSends {
   /** Runs `send` once per (relayer, key) and request; `send` writes the claim with its transaction. */

@@ -1,7 +1,7 @@
 // The last hour, minute by minute, in memory: counts and bounded latency samples per minute, in a ring of 60 slots.
 // What the console's small charts draw; never stored, so a restart starts a new hour.
 
-export const MINUTES = 60;
+const MINUTES = 60;
 /** Samples kept per name per minute: enough for a p99 of what one minute holds on a small deployment, bounded on a busy one. */
 const SAMPLES_PER_MINUTE = 256;
 

@@ -1,7 +1,7 @@
 // RPC URLs as the API shows them: scheme and host kept (the provider stays recognisable), path and query masked.
 import type { RpcUrl } from '../types.ts';
 
-export function maskRpcUrl(url: string): string {
+function maskRpcUrl(url: string): string {
   let u: URL;
   try {
     u = new URL(url);

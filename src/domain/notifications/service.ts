@@ -66,7 +66,7 @@ export interface NotificationServiceDeps {
   signal: WakeSignal;
 }
 
-export function toView(row: NotificationRow): NotificationView {
+function toView(row: NotificationRow): NotificationView {
   return { id: row.id, type: row.type, url: row.url, has_signing_key: row.signing_key !== null };
 }
 

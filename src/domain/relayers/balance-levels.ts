@@ -7,7 +7,7 @@ import type { NetworkType, TransactionRecord } from '../types.ts';
 export type BalanceLevel = 'ok' | 'low' | 'below_min_balance';
 
 /** The warning threshold is this many times min_balance: a relayer is warned while it can still send. */
-export const WARNING_FACTOR = 2n;
+const WARNING_FACTOR = 2n;
 
 const RANK: Record<BalanceLevel, number> = { ok: 0, low: 1, below_min_balance: 2 };
 

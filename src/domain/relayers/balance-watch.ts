@@ -14,9 +14,9 @@ import { toRelayerView } from './service.ts';
 import { crossedDown, levelOf, levelRank, sendCost, sendsCovered, thresholdsOf, type BalanceLevel } from './balance-levels.ts';
 
 export const BALANCE_CHECK = 'relayer.balance';
-export const LOW_BALANCE_EVENT = 'relayer_low_balance';
+const LOW_BALANCE_EVENT = 'relayer_low_balance';
 /** Between two checks of a relayer with nothing moving. */
-export const BALANCE_INTERVAL_MS = 60_000;
+const BALANCE_INTERVAL_MS = 60_000;
 /** After a failed read (the network not answering): sooner than the interval. */
 const RETRY_MS = 15_000;
 /** Changes of a relayer's transactions within this long share one check. */

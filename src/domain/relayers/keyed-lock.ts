@@ -25,6 +25,7 @@ interface Batch<I, R> {
  */
 export function createKeyedLock(): KeyedLock {
   const tails = new Map<string, Promise<unknown>>();
+  // biome-ignore lint/suspicious/noExplicitAny: each key holds one batch of its own item and result types (batch<I, R> casts back)
   const open = new Map<string, Batch<any, any>>();
 
   function run<T>(key: string, fn: () => Promise<T>): Promise<T> {

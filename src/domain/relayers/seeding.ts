@@ -5,7 +5,7 @@ import type { RpcUrl } from '../types.ts';
 import { seedHashOf } from './seed-hash.ts';
 import type { Log } from '../log.ts';
 
-export const DEFAULT_RPC_WEIGHT = 100;
+const DEFAULT_RPC_WEIGHT = 100;
 
 /** `custom_rpc_urls` as written (strings or `{ url, weight }`) → `{ url, weight }`; undefined/null → null. */
 export function normalizeRpcUrls(urls: ReadonlyArray<string | { url: string; weight?: number }> | null | undefined): RpcUrl[] | null {

@@ -6,7 +6,7 @@ import type { Ed25519Signer, Signer } from './ports.ts';
 
 
 /** The error a failed signature becomes; one already told (an AppError) passes as it is. */
-export function signerFailure(signerId: string, err: unknown): AppError {
+function signerFailure(signerId: string, err: unknown): AppError {
   if (err instanceof AppError) return err;
   const message = err instanceof Error ? err.message : String(err);
   // Adapters name the signer themselves ("signer 'kms': …"); others get it added.

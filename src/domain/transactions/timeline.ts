@@ -63,7 +63,7 @@ function eventStatus(body: string): string | null {
   }
 }
 
-export function buildTimeline(record: TransactionRecord, history: readonly TransactionSnapshot[], events: readonly WebhookEventRow[]): Timeline {
+function buildTimeline(record: TransactionRecord, history: readonly TransactionSnapshot[], events: readonly WebhookEventRow[]): Timeline {
   const entries: TimelineEntry[] = [];
   // Written before the history table existed: the record's own times are all there is.
   if (history.length === 0) entries.push(...changes(undefined, record, record.created_at));

@@ -12,7 +12,7 @@ export function checkValidUntil(value: string, now: number): string {
  * An EVM transaction sent without `valid_until` is valid for 8 hours after it was created: the reference's
  * DEFAULT_TX_VALID_TIMESPAN (the record keeps `valid_until` null, as the reference's does).
  */
-export const EVM_DEFAULT_VALID_FOR_MS = 8 * 60 * 60 * 1000;
+const EVM_DEFAULT_VALID_FOR_MS = 8 * 60 * 60 * 1000;
 
 /** When an EVM transaction stops being valid (ms since the epoch): its `valid_until`, else 8 hours after `created_at`. */
 export function evmExpiresAt(record: { valid_until: string | null; created_at: string }): number {

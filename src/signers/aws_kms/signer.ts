@@ -4,7 +4,6 @@
 // tests). EVM: an ECC_SECG_P256K1 key signs digests (DER, made r‖s‖v by evmSignatureFrom); Solana and Stellar: an
 // ECC_NIST_EDWARDS25519 key signs the raw message (ED25519_SHA_512), as the reference's AWS KMS signers do.
 import { createPublicKey, verify } from 'node:crypto';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SignerConfig } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { NetworkType } from '../../domain/types.ts';
@@ -28,7 +27,7 @@ const NEEDS: Record<NetworkType, string> = { evm: 'ECC_SECG_P256K1', solana: 'EC
 type Sdk = typeof import('@aws-sdk/client-kms');
 
 /** One KMS operation within the deadline; any failure becomes a RemoteSignerError naming the signer and the cause. */
-function caller(id: string, keyId: string, client: KMSClient, timeoutMs: number) {
+function caller(id: string, keyId: string, timeoutMs: number) {
   return async <T>(operation: string, send: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> => {
     const label = `signer '${id}': AWS KMS ${operation} (key '${keyId}')`;
     try {
@@ -50,7 +49,7 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, t
   const { region, key_id: keyId } = (signer as unknown as { config: AwsKmsConfig }).config;
   // One attempt more than none: the SDK retries throttling and dropped connections itself, all within the deadline.
   const client = new sdk.KMSClient({ region, maxAttempts: 3 });
-  const call = caller(signer.id, keyId, client, timeoutMs);
+  const call = caller(signer.id, keyId, timeoutMs);
   const info = await call('GetPublicKey', (o) => client.send(new sdk.GetPublicKeyCommand({ KeyId: keyId }), o));
   if (info.KeyUsage !== 'SIGN_VERIFY' || info.KeySpec !== NEEDS[networkType] || !info.PublicKey) {
     throw new RemoteSignerError(`signer '${signer.id}': AWS KMS key '${keyId}' is ${info.KeySpec ?? 'of an unknown spec'} for ${info.KeyUsage ?? 'an unknown usage'}; a ${networkType} signer needs an ${NEEDS[networkType]} key for SIGN_VERIFY`);

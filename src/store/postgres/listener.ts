@@ -2,7 +2,7 @@
 // its payload (whose first word names the writer; this instance's own commits ring their listeners directly, after
 // the commit). The connection is re-opened after a loss; listeners are rung once then, without a payload, since
 // notifications may have been missed.
-import pg from 'pg';
+import type pg from 'pg';
 
 export interface Listener {
   close(): Promise<void>;

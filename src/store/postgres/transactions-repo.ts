@@ -14,13 +14,13 @@ export type NotificationSeen = (relayerId: string, notificationId: string | null
 /** The relayer's notification beside an updated record: its event is then written without a read of its own. */
 const NOTIFICATION_OF_ROW = (t: string) => sql.raw(`(SELECT r.notification_id FROM relayers r WHERE r.id = ${t}.relayer_id) AS notification_id`);
 
+/** Inside a transaction: the funds ledger's moves, applied at its commit (write-buffer.ts). */
+export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) => void;
+
 /**
  * Outside a transaction each write and its counter change are one statement (data-modifying CTE): one round trip,
  * never apart. Inside one (`counts` given), counter changes are collected and applied at its end (write-buffer.ts).
  */
-/** Inside a transaction: the funds ledger's moves, applied at its commit (write-buffer.ts). */
-export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) => void;
-
 export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen, heldFunds?: HeldFunds): TransactionsRepo {
   return {
     insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }], counts),

@@ -2,7 +2,7 @@
 // signature checks (stellar-base); accounts, ledgers and operation effects are simulated. The adapter is the one that talks to a real RPC.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Operation, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Asset, Keypair, Operation, TransactionBuilder, type xdr } from '@stellar/stellar-base';
 import { createStellarChain } from '../../../src/chains/stellar/adapter.ts';
 import { toMemo, toOperation } from '../../../src/chains/stellar/build.ts';
 import { describeFailure } from '../../../src/chains/stellar/results.ts';

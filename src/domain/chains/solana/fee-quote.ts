@@ -22,7 +22,7 @@ export interface FeeQuote {
 }
 
 /** An exact decimal string of `amount` with `decimals` places, trailing zeros dropped. */
-export function toUiAmount(amount: bigint, decimals: number): string {
+function toUiAmount(amount: bigint, decimals: number): string {
   const scale = 10n ** BigInt(decimals);
   const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   return fraction === '' ? (amount / scale).toString() : `${amount / scale}.${fraction}`;

@@ -192,7 +192,7 @@ export function createEvmMoves(deps: EvmCheckDeps) {
 }
 
 /** The reference's words (MAXIMUM_TX_ATTEMPTS on a `rollup` network); the final reason is derived from them. */
-export const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts. Replacing with NOOP.';
+const ROLLUP_ATTEMPTS_REASON = 'Rollup transaction has too many attempts. Replacing with NOOP.';
 
 /** Newest version first: the one most likely mined. */
 async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
@@ -204,7 +204,6 @@ async function findReceipt(t: Tick, r: EvmRecord): Promise<Receipt | null> {
   return receipts.find((x) => x !== null) ?? null;
 }
 
-/** How a transaction ends once the version with `hash` is deep enough. */
 /**
  * When an older version is what was mined (it beat a replace, a cancel or an expiry NOOP), the record describes that
  * version: its content and prices as the node reports them, not the newer version's. Nothing to change otherwise.
@@ -224,6 +223,7 @@ async function olderVersionFields(t: Tick, r: EvmRecord, minedHash: string): Pro
   };
 }
 
+/** How a transaction ends once the version with `hash` is deep enough. */
 function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reason: string | null } {
   // A confirmed transaction keeps the reason of its last change (re-signed under a new nonce, reorged), if any.
   if (!(r.noop_hashes ?? []).includes(hash)) {

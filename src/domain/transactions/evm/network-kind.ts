@@ -6,7 +6,7 @@
 import type { NetworkConfig } from '../../../config/config.ts';
 import type { EvmChain, Hex } from '../../chains/ports.ts';
 
-export const NETWORK_TAGS = {
+const NETWORK_TAGS = {
   noMempool: 'no-mempool',
   arbitrum: 'arbitrum-based',
   optimism: 'optimism-based',

@@ -50,7 +50,7 @@ export const minimumBump = (old: bigint): bigint => {
 };
 
 /** Exactly one of gas_price, speed, or both EIP-1559 fields (max fee >= priority fee). */
-export function checkPricingMode(input: PricingInput): void {
+function checkPricingMode(input: PricingInput): void {
   const fee = input.max_fee_per_gas;
   const tip = input.max_priority_fee_per_gas;
   if ((fee === undefined) !== (tip === undefined)) {

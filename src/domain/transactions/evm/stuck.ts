@@ -49,7 +49,7 @@ export const isStuckReason = (reason: string | null | undefined): boolean => rea
  * Re-broadcasts of one version that left the node's pending nonce below it, before it is escalated anyway; doubled
  * per version signed, as the resubmit timeout is (a node that never takes anything is not outbid every few seconds).
  */
-export const MAX_IDLE_REBROADCASTS = 10;
+const MAX_IDLE_REBROADCASTS = 10;
 const idleLimit = (versions: number) => MAX_IDLE_REBROADCASTS * 2 ** Math.min(Math.max(versions - 1, 0), 10);
 /** Entries kept by the trackers below (a relayer has at most a few hundred transactions in flight). */
 const KEPT = 20_000;

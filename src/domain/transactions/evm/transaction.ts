@@ -38,7 +38,7 @@ export interface EvmSigned {
 const big = (v: number | string | undefined) => (v === undefined ? undefined : BigInt(v));
 
 /** Without a gas_limit: 21,000 for a plain transfer; with data, plus 16 gas per data byte and 100,000 for execution. */
-export function defaultGasLimit(data: Hex | null): bigint {
+function defaultGasLimit(data: Hex | null): bigint {
   if (!data || data === '0x') return 21_000n;
   return 21_000n + 16n * BigInt((data.length - 2) / 2) + 100_000n;
 }

@@ -70,7 +70,7 @@ export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Sp
  * network's current price for its speed (as the reference does), held to the fee cap. Without an answer from the
  * node, the old prices stay.
  */
-export function marketPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
+function marketPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
   return applyFeeCap(fees ? speedPricing(speed, fees) : old, feeCap);
 }
 

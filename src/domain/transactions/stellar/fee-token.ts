@@ -89,7 +89,7 @@ export function checkTokenMaxFee(token: string, amount: bigint, policy: StellarF
 }
 
 /** The reference's UI amount: `amount / 10^decimals` in decimal, trailing zeros dropped ("0.0045", "2", "0"). */
-export function uiAmount(amount: bigint, decimals: number): string {
+function uiAmount(amount: bigint, decimals: number): string {
   if (decimals === 0) return amount.toString();
   const s = amount.toString().padStart(decimals + 1, '0');
   const text = `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/0+$/, '').replace(/\.$/, '');
@@ -103,7 +103,7 @@ export function plainNumber(n: number): string {
 }
 
 /** fee_margin_percentage applied as the reference does (truncated to whole stroops). */
-export function withMargin(xlmFee: bigint, policy: StellarFeePolicy): bigint {
+function withMargin(xlmFee: bigint, policy: StellarFeePolicy): bigint {
   const margin = policy.fee_margin_percentage;
   return margin == null ? xlmFee : BigInt(Math.floor(Number(xlmFee) * (1 + margin / 100)));
 }

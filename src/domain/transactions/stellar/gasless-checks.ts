@@ -29,8 +29,6 @@ function checkOperation(op: Operation, i: number, relayer: string): void {
       throw invalid(`Operation ${i}: Deprecated operation type not allowed`);
     case 'invokeHostFunction':
       refuseSorobanGas(`Operation ${i} is a contract call`);
-    // falls through: refuseSorobanGas never returns
-    default:
   }
 }
 

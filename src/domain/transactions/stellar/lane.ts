@@ -44,7 +44,7 @@ export type LaneStep = 'final' | { rescheduleAt: number };
 const MAX_RESYNCS = 3;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function describeResult(result: StellarResultCodes): string {
+function describeResult(result: StellarResultCodes): string {
   const inner = result.innerCode ? ` (inner: ${result.innerCode})` : '';
   const ops = result.opCodes.length ? `: ${result.opCodes.join(', ')}` : '';
   return `${result.code}${inner}${ops}`;
@@ -140,7 +140,7 @@ async function resync(stored: StoredTransaction, ctx: LaneContext, outcome: Stel
 }
 
 /** sendTransaction of the recorded envelope and what its answer means. */
-export async function submit(stored: StoredTransaction, ctx: LaneContext): Promise<LaneStep> {
+async function submit(stored: StoredTransaction, ctx: LaneContext): Promise<LaneStep> {
   const record = stored.record;
   const hash = record.hash as string;
   const state = ctx.memo.get(hash) ?? { submittedAt: 0, busy: 0, resyncs: 0 };

@@ -4,7 +4,7 @@
 import { xdr } from '@stellar/stellar-base';
 import { AppError, ValidationError } from '../../../errors.ts';
 
-export const SOROBAN_GAS_REFUSAL =
+const SOROBAN_GAS_REFUSAL =
   'Soroban gas abstraction (FeeForwarder contract, Soroswap prices) is not offered by Relaybox: it cannot be tested without a Soroban VM. Pay the fee in a classic asset (CODE:ISSUER) through sponsored/build and a fee_bump send';
 
 export function refuseSorobanGas(detail: string): never {

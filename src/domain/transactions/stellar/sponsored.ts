@@ -2,7 +2,7 @@
 // operations, priced in a token from the order book (quote), then with the fee payment to the relayer added and time
 // bounds set (build) for the user to sign. The signed result comes back through the send path with fee_bump: true,
 // where gasless-checks.ts checks the payment again before the relayer signs its fee bump.
-import { Account, Asset, FeeBumpTransaction, Operation, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Asset, type FeeBumpTransaction, Operation, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { ValidationError } from '../../../errors.ts';
 import type { StellarChain, StellarChains, StellarOperationSpec } from '../../chains/stellar/ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
@@ -12,7 +12,7 @@ import { checkAllowedToken, checkFeeTokenStructure, checkMaxFee, checkTokenMaxFe
 import { refuseSorobanGas } from './soroban-gas.ts';
 
 /** The reference's validity of a built sponsored transaction: two minutes to sign and send. */
-export const SPONSORED_VALIDITY_MS = 120_000;
+const SPONSORED_VALIDITY_MS = 120_000;
 
 interface SponsoredBody {
   transaction_xdr?: string;
