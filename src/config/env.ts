@@ -56,7 +56,7 @@ function httpUrl(name: string, fallback: string) {
   };
 }
 
-function oneOf<T extends string>(name: string, values: readonly T[], fallback: T, sentence: (raw: string) => string) {
+function oneOf<T extends string>(values: readonly T[], fallback: T, sentence: (raw: string) => string) {
   return (raw: string | undefined): T => {
     const value = (present(raw) ? raw : fallback).toLowerCase() as T;
     if (!values.includes(value)) throw new Error(sentence(raw ?? ''));
@@ -94,9 +94,9 @@ export const ENV = {
   CONFIG_DIR: v('CONFIG_DIR', () => text, 'unset'),
   CONFIG_FILE_NAME: v('CONFIG_FILE_NAME', () => text, '`config.json`'),
   IN_DOCKER: v('IN_DOCKER', () => (raw) => raw === 'true', 'unset'),
-  LOG_LEVEL: v('LOG_LEVEL', (n) => oneOf(n, LOG_LEVELS, 'info', (raw) => `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`), '`info`'),
-  LOG_FORMAT: v('LOG_FORMAT', (n) => oneOf<LogFormat>(n, ['compact', 'pretty', 'json'], 'compact', (raw) => `LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`), '`compact`'),
-  LOG_MODE: v('LOG_MODE', (n) => oneOf(n, ['stdout', 'file'] as const, 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`), '`stdout`'),
+  LOG_LEVEL: v('LOG_LEVEL', () => oneOf(LOG_LEVELS, 'info', (raw) => `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`), '`info`'),
+  LOG_FORMAT: v('LOG_FORMAT', () => oneOf<LogFormat>(['compact', 'pretty', 'json'], 'compact', (raw) => `LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`), '`compact`'),
+  LOG_MODE: v('LOG_MODE', () => oneOf(['stdout', 'file'] as const, 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`), '`stdout`'),
   LOG_DATA_DIR: v('LOG_DATA_DIR', () => textOr('./logs'), '`./logs`'),
   LOG_MAX_SIZE: v('LOG_MAX_SIZE', (n) => int(n, 1, 1_073_741_824), '1 GiB'),
   RATE_LIMIT_RPS: v('RATE_LIMIT_RPS', (n) => int(n, 1), '`100`'),
