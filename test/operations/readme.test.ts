@@ -36,3 +36,8 @@ test('every relative link in the README and docs/ points at a file that exists',
     }
   }
 });
+
+test("the README stays a user's page of at most 250 lines: the full tables are in docs/", () => {
+  const lines = read('README.md').split('\n').length - 1;
+  assert.ok(lines <= 250, `README.md has ${lines} lines`);
+});
