@@ -25,7 +25,7 @@ export interface RpcSettings {
   now?: (() => number) | undefined;
 }
 
-/** Every chain's defaults: what the README lists for RPC_TIMEOUT_MS, PROVIDER_MAX_RETRIES, … */
+/** Every chain's defaults: what docs/operating.md lists for RPC_TIMEOUT_MS, PROVIDER_MAX_RETRIES, … */
 export const RPC_DEFAULTS: RpcSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 
 /** One network's RPC client: its URLs, the settings, where its traffic is reported, how each URL is fetched. */

@@ -22,8 +22,8 @@ Options:
   -h, --help          this text
   -V, --version       the version
 
-Settings are environment variables (README.md, "Operating"); a .env file in the working directory or a
-parent is read first, and a variable already set wins over it.
+Settings are environment variables (docs/operating.md, "Environment variables"); a .env file in the working
+directory or a parent is read first, and a variable already set wins over it.
 `;
 
 /** package.json's version. */

@@ -86,7 +86,7 @@ function metricsPort(e: EnvValues, enabled: boolean | undefined): number | undef
   return e.METRICS_PORT;
 }
 
-/** Builds the frozen Config from the environment (defaults as documented in the README, read from src/config/env.ts). */
+/** Builds the frozen Config from the environment (defaults as documented in docs/operating.md, read from src/config/env.ts). */
 export function loadConfig(env: NodeJS.ProcessEnv = processEnv()): Config {
   const e = readEnv(env);
   const location = locateConfig(env, { defaultFile: DEFAULT_CONFIG_PATH, cwd: process.cwd() });

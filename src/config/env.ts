@@ -1,6 +1,6 @@
 // Our environment variables as one table: each one's name, how it is parsed (with the sentence a bad value gets),
-// its documented default and the page that documents it. test/config/env-table.test.ts holds the README's Operating
-// table and the docs to it both ways. The reference's own names we only translate or report (APP_PORT, the unused
+// its documented default and the page that documents it. test/config/env-table.test.ts holds docs/operating.md's
+// table of environment variables and the other pages to it both ways. The reference's own names we only translate or report (APP_PORT, the unused
 // PROVIDER_* knobs, …) stay in reference-env.ts, documented in docs/compatibility.md.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -9,11 +9,14 @@ export interface EnvVariable<T> {
   name: string;
   /** The value of `raw` (unset and '' mean unset); throws one sentence naming the variable on a bad value. */
   parse: (raw: string | undefined) => T;
-  /** The default as documented (the README's `default` column, or the docs page's text). */
+  /** The default as documented (the table's `default` column, or the docs page's text). */
   default: string;
-  /** Where it is documented: 'README' (its Operating table) or a docs/ page. */
+  /** Where it is documented: ENV_TABLE (docs/operating.md's table of environment variables) or another docs/ page. */
   doc: string;
 }
+
+/** The table of environment variables, where a variable is documented unless it names another page. */
+export const ENV_TABLE = 'docs/operating.md#environment-variables';
 
 const present = (raw: string | undefined): raw is string => raw !== undefined && raw !== '';
 
@@ -72,9 +75,9 @@ export const DEFAULT_SIGNER_TIMEOUT_MS = 10_000;
 export const DEFAULT_TURNKEY_API_BASE_URL = 'https://api.turnkey.com';
 export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
 
-const v = <T>(name: string, parse: (name: string) => (raw: string | undefined) => T, byDefault: string, doc = 'README'): EnvVariable<T> => ({ name, parse: parse(name), default: byDefault, doc });
+const v = <T>(name: string, parse: (name: string) => (raw: string | undefined) => T, byDefault: string, doc = ENV_TABLE): EnvVariable<T> => ({ name, parse: parse(name), default: byDefault, doc });
 
-/** Every variable of ours, in the README's order. */
+/** Every variable of ours, in the table's order (docs/operating.md). */
 export const ENV = {
   PORT: v('PORT', (n) => int(n, 0), '`8080`'),
   HOST: v('HOST', () => textOr('127.0.0.1'), '`127.0.0.1`'),

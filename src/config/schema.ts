@@ -1,6 +1,7 @@
 // JSON Schema of the config file (networks, signers, relayers, notifications, plugins).
 import { SUPPORTED_SIGNER_TYPES } from './signer-types.ts';
 import { secretRef, SIGNER_SCHEMAS } from './signer-schemas.ts';
+import { OPERATOR_SETTING_PROPERTIES, PLUGIN_SETTING_PROPERTIES } from '../../runtime/common/plugin-settings.ts';
 const id = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
 const strings = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
@@ -318,24 +319,9 @@ export const configFileSchema = {
         properties: {
           id,
           path: { type: 'string', minLength: 1 },
-          timeout: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
-          emit_logs: { type: 'boolean' },
-          emit_traces: { type: 'boolean' },
-          raw_response: { type: 'boolean' },
-          allow_get_invocation: { type: 'boolean' },
-          forward_logs: { type: 'boolean' },
-          memory_mb: { type: 'integer', minimum: 8, maximum: 1024 },
-          config: { type: 'object' },
-          max_concurrent_calls: { type: 'integer', minimum: 1, maximum: 100000 },
-          max_queued_calls: { type: 'integer', minimum: 0, maximum: 1000000 },
-          kv_max_keys: { type: 'integer', minimum: 1, maximum: 100000000 },
-          kv_max_bytes: { type: 'integer', minimum: 1024, maximum: 1099511627776 },
-          // The plugin's egress policy: origins its fetch may reach (checked as origins by the runtime's loader).
-          allowed_origins: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 2048 } },
-          // The plugin's process.env (the reference's plugins read their settings from the environment).
-          env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 16384 } },
-          // Names of the service's variables the plugin receives besides those its code names (docs/plugins.md).
-          service_env: { type: 'array', maxItems: 256, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } },
+          // One declaration with the API's and the runtime's (runtime/common/plugin-settings.ts).
+          ...PLUGIN_SETTING_PROPERTIES,
+          ...OPERATOR_SETTING_PROPERTIES,
         },
       },
     },

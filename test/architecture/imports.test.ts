@@ -98,16 +98,30 @@ test('runtime/common/ imports only Node built-ins: the rooms and the HTTP proces
   }
 });
 
+// The plugin settings' schema is one declaration (runtime/common/plugin-settings.ts, plain data) that the API's and the
+// config file's schemas spread, beside the runtime: those two files, and that file only, are the exception.
+const SETTINGS_SCHEMA = 'runtime/common/plugin-settings.ts';
+const SETTINGS_SCHEMA_READERS = ['src/api/plugins/schemas.ts', 'src/config/schema.ts'];
+
 test('only src/plugin-host/ reaches into runtime/, and only its protocol and its shared helpers (runtime/common/)', () => {
   let seen = 0;
   for (const [file, edges] of under('src/')) {
     for (const t of all(edges).filter((t) => t.startsWith('runtime/'))) {
+      if (SETTINGS_SCHEMA_READERS.includes(file) && t === SETTINGS_SCHEMA) continue;
       assert.ok(file.startsWith('src/plugin-host/'), `${file} imports ${t}`);
       assert.ok(t === 'runtime/protocol.ts' || t.startsWith('runtime/common/'), `${file} imports ${t}`);
       seen++;
     }
   }
   assert.ok(seen > 0, 'the plugin host speaks the protocol');
+});
+
+test("the API's and the config file's schemas take the plugin settings from runtime/common/, which is data only", () => {
+  for (const file of SETTINGS_SCHEMA_READERS) assert.ok(graph.get(file)!.local.includes(SETTINGS_SCHEMA), `${file} reads the one declaration`);
+  assert.ok(graph.get('runtime/process/settings.ts')!.local.includes(SETTINGS_SCHEMA), 'the runtime compiles it too');
+  const { local, typeOnly, packages } = graph.get(SETTINGS_SCHEMA)!;
+  assert.deepEqual([...local, ...typeOnly, ...packages], [], `${SETTINGS_SCHEMA} imports nothing`);
+  assert.ok(!/\bfunction\b|=>/.test(readFileSync(path.join(PROJECT_ROOT, SETTINGS_SCHEMA), 'utf8')), `${SETTINGS_SCHEMA} holds no code`);
 });
 
 test('the domain imports no framework, driver, cloud SDK or outer layer', () => {

@@ -1,17 +1,17 @@
-// The environment table (src/config/env.ts) against the README's Operating table and the docs, both ways, as
-// test/errors-catalogue.test.ts holds src/errors.ts to docs/errors.md: a variable added, renamed or given a new default
-// in one place and not the other fails here.
+// The environment table (src/config/env.ts) against docs/operating.md's table of environment variables and the other
+// docs, both ways, as test/errors-catalogue.test.ts holds src/errors.ts to docs/errors.md: a variable added, renamed or
+// given a new default in one place and not the other fails here. The README lists a few of them, and links there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
-import { ENV, readEnv, type EnvVariable } from '../../src/config/env.ts';
+import { ENV, ENV_TABLE, readEnv, type EnvVariable } from '../../src/config/env.ts';
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
 const variables = Object.values(ENV) as EnvVariable<unknown>[];
 
-/** "a, b (c, d), e" → ["a", "b (c, d)", "e"]: the README lists a row's defaults in its variables' order. */
+/** "a, b (c, d), e" → ["a", "b (c, d)", "e"]: the table lists a row's defaults in its variables' order. */
 function splitTopLevel(cell: string): string[] {
   const parts: string[] = [];
   let depth = 0;
@@ -31,16 +31,25 @@ function splitTopLevel(cell: string): string[] {
   return [...parts, current.trim()];
 }
 
-/** The README's Operating table: each variable of the first column with its default from the second. */
-function readmeRows(): Map<string, string> {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('## Operating'), readme.indexOf('\n## ', readme.indexOf('## Operating') + 1));
+const [TABLE_PAGE, TABLE_ANCHOR] = ENV_TABLE.split('#') as [string, string];
+
+/** A page's section under the heading whose anchor is `anchor` ("## Environment variables": environment-variables). */
+function section(page: string, anchor: string): string {
+  const text = read(page);
+  const heading = [...text.matchAll(/^## (.+)$/gm)].find((m) => m[1]!.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-') === anchor);
+  assert.ok(heading, `${page} has no section #${anchor}`);
+  const end = text.indexOf('\n## ', heading.index + 1);
+  return text.slice(heading.index, end === -1 ? undefined : end);
+}
+
+/** The table of environment variables: each variable of the first column with its default from the second. */
+function tableRows(): Map<string, string> {
   const rows = new Map<string, string>();
-  for (const line of section.split('\n').filter((l) => /^\| `[A-Z]/.test(l))) {
+  for (const line of section(TABLE_PAGE, TABLE_ANCHOR).split('\n').filter((l) => /^\| `[A-Z]/.test(l))) {
     const [names, defaults] = line.split(' | ').map((c) => c.replace(/^\| /, ''));
     const list = names!.split(', ').map((n) => n.replace(/`/g, ''));
     const values = splitTopLevel(defaults!);
-    assert.equal(values.length, list.length, `README row ${names}: ${list.length} variables but ${values.length} defaults`);
+    assert.equal(values.length, list.length, `${TABLE_PAGE} row ${names}: ${list.length} variables but ${values.length} defaults`);
     list.forEach((name, i) => rows.set(name, values[i]!));
   }
   return rows;
@@ -51,20 +60,29 @@ test('the table names each variable once, by the key it is filed under', () => {
   assert.ok(variables.length >= 50, `${variables.length} variables`);
 });
 
-test("every README variable is in the table, with the README's default, and every table variable of the README is in it", () => {
-  const rows = readmeRows();
-  assert.ok(rows.size >= 45, `README rows read: ${rows.size}`);
+test("every variable of docs/operating.md's table is in src/config/env.ts, with the table's default, and every one of env.ts's documented there is in it", () => {
+  const rows = tableRows();
+  assert.ok(rows.size >= 45, `${TABLE_PAGE} rows read: ${rows.size}`);
   for (const [name, byDefault] of rows) {
     const variable = (ENV as Record<string, EnvVariable<unknown>>)[name];
-    assert.ok(variable, `README's ${name} is not in src/config/env.ts`);
-    assert.equal(variable.doc, 'README', `${name} is documented in the README`);
-    assert.equal(variable.default, byDefault, `${name}: the README's default`);
+    assert.ok(variable, `${TABLE_PAGE}'s ${name} is not in src/config/env.ts`);
+    assert.equal(variable.doc, ENV_TABLE, `${name} is documented in ${ENV_TABLE}`);
+    assert.equal(variable.default, byDefault, `${name}: the table's default`);
   }
-  for (const variable of variables.filter((v) => v.doc === 'README')) assert.ok(rows.has(variable.name), `${variable.name} is missing from the README's Operating table`);
+  for (const variable of variables.filter((v) => v.doc === ENV_TABLE)) assert.ok(rows.has(variable.name), `${variable.name} is missing from ${ENV_TABLE}`);
+});
+
+test("the README's short list names variables of the table, and links to it", () => {
+  const operating = section('README.md', 'operating');
+  const listed = [...operating.matchAll(/^- (.+)$/gm)].flatMap((m) => [...m[1]!.matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((n) => n[1]!));
+  assert.ok(listed.length >= 8 && listed.includes('API_KEY') && listed.includes('DATABASE_URL'), `README lists ${listed.join(', ')}`);
+  const rows = tableRows();
+  for (const name of listed) assert.ok(rows.has(name), `README lists ${name}, which is not in ${ENV_TABLE}`);
+  assert.ok(operating.includes(`](${ENV_TABLE})`), `README's Operating section links to ${ENV_TABLE}`);
 });
 
 test('every variable documented elsewhere is in its page, with its default', () => {
-  for (const variable of variables.filter((v) => v.doc !== 'README')) {
+  for (const variable of variables.filter((v) => v.doc !== ENV_TABLE)) {
     const page = read(variable.doc);
     assert.ok(page.includes(`\`${variable.name}\``), `${variable.name} is not in ${variable.doc}`);
     if (variable.default !== 'unset') assert.ok(page.includes(variable.default), `${variable.name}: ${variable.default} not in ${variable.doc}`);

@@ -1,4 +1,6 @@
 // JSON Schemas of the plugin routes. A malformed plugin id is simply not found (404), never a 400.
+import { PLUGIN_SETTING_PROPERTIES } from '../../../runtime/common/plugin-settings.ts';
+
 export const pluginIdParams = {
   type: 'object',
   required: ['plugin_id'],
@@ -9,7 +11,10 @@ export const pluginIdParams = {
 
 export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const maybe = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+// The settings' schema is the one the config file and the runtime compile too (runtime/common/plugin-settings.ts).
+const S = PLUGIN_SETTING_PROPERTIES;
+/** A setting, or null: its phrase moves to the anyOf, which is what the 400 names. */
+const maybe = ({ 'x-expect': expect, ...schema }: { 'x-expect': string; type: string }) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
 
 /**
  * The reference's UpdatePluginRequest: every field optional (`{}` changes nothing, as there); null puts it back to the
@@ -19,14 +24,12 @@ export const updatePluginBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    // As the config file's entry and the plugin file take it (src/config/schema.ts, runtime/process/settings.ts): the
-    // reference's whole seconds, and fractions of ours (test/plugins/plugin-settings-agree.test.ts holds the three together).
-    timeout: maybe({ type: 'number', exclusiveMinimum: 0, maximum: 3600 }, 'a number of seconds in (0, 3600]'),
-    emit_logs: maybe({ type: 'boolean' }, 'a boolean'),
-    emit_traces: maybe({ type: 'boolean' }, 'a boolean'),
-    raw_response: maybe({ type: 'boolean' }, 'a boolean'),
-    allow_get_invocation: maybe({ type: 'boolean' }, 'a boolean'),
-    forward_logs: maybe({ type: 'boolean' }, 'a boolean'),
-    config: maybe({ type: 'object' }, 'an object'),
+    timeout: maybe(S.timeout),
+    emit_logs: maybe(S.emit_logs),
+    emit_traces: maybe(S.emit_traces),
+    raw_response: maybe(S.raw_response),
+    allow_get_invocation: maybe(S.allow_get_invocation),
+    forward_logs: maybe(S.forward_logs),
+    config: maybe(S.config),
   },
 } as const;
