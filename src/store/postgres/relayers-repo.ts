@@ -1,7 +1,7 @@
 // PostgreSQL repository for relayers: seeding from config, creation and deletion through the API, listing,
 // and the nonce under the row's lock. Same policy as src/store/sqlite/relayers-repo.ts (see RelayersRepo).
 import { sql, type Kysely } from 'kysely';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
+import type { LanesStore, RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { Database } from './schema.ts';
 
 /** Runs `fn` in a transaction: a new one, or the caller's when the repository is bound to one. */
@@ -23,7 +23,7 @@ function values(s: RelayerSeed, source: 'config' | 'api', now: string) {
   return { ...rest, policies: text(s.policies), custom_rpc_urls: text(s.custom_rpc_urls), source, active: true, next_nonce: initial_nonce, created_at: now, updated_at: now };
 }
 
-export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): RelayersRepo {
+export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): Omit<RelayersRepo, keyof LanesStore> {
   const visible = () => q.selectFrom('relayers').select(COLUMNS).where('active', '=', true).where('deleted_at', 'is', null);
   const one = async (id: string, lock: boolean) => {
     const query = visible().where('id', '=', id);

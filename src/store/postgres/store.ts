@@ -7,6 +7,7 @@ import type { JobSpec } from '../../domain/jobs/ports.ts';
 import { connect, type Db, type PgConnection } from './connect.ts';
 import type { Database } from './schema.ts';
 import { createRelayersRepo, type InTx } from './relayers-repo.ts';
+import { withLanes } from './lanes-repo.ts';
 import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
@@ -61,7 +62,7 @@ function guarded<T extends object>(repo: T, refuse: () => string | undefined): T
 
 function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen): Repositories {
   return {
-    relayers: createRelayersRepo(q, inTx),
+    relayers: withLanes(q, createRelayersRepo(q, inTx)),
     transactions: createTransactionsRepo(q, counts, seen),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
@@ -210,7 +211,7 @@ function holdInserts(repos: Repositories, held: WriteBuffer, instance: string): 
       };
     }
   }
-  repos.transactions.insert = async (record, createdMs, nonce) => held.transaction({ record, createdMs, nonce });
+  repos.transactions.insert = async (record, createdMs, nonce, lane) => held.transaction({ record, createdMs, nonce, ...(lane ? { lane } : {}) });
   repos.webhookEvents.insert = async (row) => held.event(row);
   repos.jobs.schedule = async (spec) => held.job(scheduleStatement(spec, instance));
 }

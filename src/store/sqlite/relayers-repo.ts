@@ -1,6 +1,6 @@
 // SQLite repository for relayers (seeded from config, created through the API) and the notification lookup PATCH needs.
 import type { Db } from '../db.ts';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
+import type { LanesStore, RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 import { createFundsOps } from './transactions-repo.ts';
 
@@ -73,7 +73,7 @@ const CREATE_SQL = `
   WHERE relayers.deleted_at IS NOT NULL`;
 
 /** Every statement is prepared here, once. Seeding policy: see RelayersRepo.seed. */
-export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
+export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof LanesStore> {
   const upsert = db.prepare(SEED_SQL);
   const deactivateConfig = db.prepare("UPDATE relayers SET active = 0 WHERE source = 'config'");
   const insert = db.prepare(CREATE_SQL);
