@@ -8,6 +8,7 @@ import { compile } from '../validation/compile.ts';
 import { configFileSchema } from './schema.ts';
 import { findNetwork, loadNetworks, type NetworkConfig, type NetworkType, type RpcUrlConfig } from './networks.ts';
 import { parsePolicies, type RelayerPolicies } from './relayer-policies.ts';
+import { checkRelayerSigners } from './relayer-pools.ts';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
 import { findRelative, listLooked, locateConfig, type ConfigLocation } from './locate.ts';
 import { readReferenceEnv, type LogFormat, type LogOutput, type RedisOptions, type ReferenceNotice, type RpcEnvSettings } from './reference-env.ts';
@@ -53,7 +54,12 @@ export interface RelayerConfig {
   network: string;
   /** Filled in at load when absent (inferred from the network's name). */
   network_type?: NetworkType;
+  /** Filled in at load from `signer_ids` when absent (its first). */
   signer_id: string;
+  /** A key pool (our extension, relayer-pools.ts): every signer, the first the relayer's `signer_id`. */
+  signer_ids?: string[];
+  /** A key pool's in-flight limit per key (default 16). */
+  max_pending_per_key?: number;
   paused?: boolean;
   notification_id?: string | null;
   /** EVM: first nonce used for this relayer when it has no transactions yet. */
@@ -331,7 +337,7 @@ function checkReferences(file: ConfigFile): void {
   unique('plugin', file.plugins.map((p) => p.id));
   file.relayers.forEach((r, i) => {
     r.network_type = findNetwork(file.networks, r.network, r.network_type, `relayers.${i}`).type;
-    if (!signers.has(r.signer_id)) throw new Error(`relayers.${i}.signer_id: unknown signer '${r.signer_id}'`);
+    checkRelayerSigners(r, i, signers);
     if (r.notification_id && !notifications.has(r.notification_id)) {
       throw new Error(`relayers.${i}.notification_id: unknown notification '${r.notification_id}'`);
     }
