@@ -20,6 +20,7 @@ import { createTransactionService, type TransactionBody } from '../../domain/tra
 import { createRecordWriter } from '../../domain/transactions/record-writer.ts';
 import { worstCaseOf } from '../../domain/transactions/evm/funds.ts';
 import { createEvmFamily } from '../../domain/transactions/evm/relay.ts';
+import type { LaneObserver } from '../../domain/transactions/evm/tick.ts';
 import { createSolanaFamily } from '../../domain/transactions/solana/relay.ts';
 import { createSolanaSwaps, SOLANA_SWAP_JOB } from '../../domain/transactions/solana/token-swap.ts';
 import { unconfiguredFamily, type RelayFamily, type TransitionObserver } from '../../domain/transactions/family.ts';
@@ -85,6 +86,8 @@ export interface RelayerOperationsDeps {
   relayerEvents?: RelayerEvents;
   /** Stage latency, re-prices and re-broadcasts (metrics). */
   stages?: StageObserver;
+  /** Key pools: per-lane metrics (observability/lane-metrics.ts). */
+  lanes?: LaneObserver & { laneSent(relayerId: string, address: string): void };
   /** Refuses custom_rpc_urls the guard does not allow (RPC_ALLOWED_HOSTS, RPC_BLOCK_PRIVATE_IPS); VALIDATION_FAILED naming the host and the rule. */
   checkRpcUrls?: (urls: ReadonlyArray<{ url: string }>, field: string) => Promise<void>;
 }
@@ -113,17 +116,17 @@ export async function createRelayerOperations(deps: RelayerOperationsDeps): Prom
   });
   const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
   // EVM sends hold their worst case of the relayer's funds until mined (the ledger, transactions/evm/funds.ts).
-  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf } });
+  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf }, fundsKey: (r) => relayers.laneKeyOf(r.relayer_id, r.from) });
   const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger: deps.logger };
   // The Stellar parts load @stellar/stellar-base (~9 MiB): only a config with a Stellar network loads them (networks
   // come from the config alone, so none can appear later).
   const stellar = config.file.networks.some((n) => n.type === 'stellar') ? await import('../../domain/transactions/stellar/parts.ts') : undefined;
   const families: Record<NetworkType, RelayFamily> = {
-    evm: createEvmFamily({ relayers, store, writer, logger: deps.logger, observer: deps.observer }),
+    evm: createEvmFamily({ relayers, store, writer, logger: deps.logger, observer: deps.observer, relayerEvents: deps.relayerEvents, lanes: deps.lanes }),
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
     stellar: stellar ? stellar.createStellarFamily({ ...ed25519, chains: deps.chains }) : unconfiguredFamily('stellar'),
   };
-  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log });
+  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger: deps.logger as Log, laneSent: deps.lanes?.laneSent });
   const sendOf = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) => (await transactions.send(r, body)).record.id;
   // Stellar token swaps (swap_config): one job per relayer, each swap an ordinary send of the relayer.
   const swaps = stellar?.createStellarSwaps({ chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send: sendOf, logger: deps.logger as Log });
