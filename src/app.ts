@@ -218,7 +218,7 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
     return {
       management,
       notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-      relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
+      relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), lanes: metrics.lanes, stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
     };
   });
   const { notifications, relayers, management } = await undoOnFailure(seeded, async () => {
