@@ -47,7 +47,7 @@ test('API: a pool is created with signer_ids, shows its lanes, takes a new max_p
   const create = (body: Record<string, unknown>) => s.request('POST', '/api/v1/relayers', { body: { name: 'p', network: 'chain', network_type: 'evm', paused: false, ...body } });
 
   const bad: Array<[Record<string, unknown>, RegExp]> = [
-    [{ signer_ids: ['k0', 'nope'] }, /^'signer_ids\.1': /],
+
     [{ signer_ids: ['k0', 'k0'] }, /^'signer_ids\.1': signer 'k0' is named twice/],
     [{ signer_id: 'k1', signer_ids: ['k0', 'k1'] }, /^'signer_id' \('k1'\) must be the first of 'signer_ids'/],
     [{ signer_ids: [] }, /^'signer_ids' must NOT have fewer than 1 items/],
@@ -59,6 +59,10 @@ test('API: a pool is created with signer_ids, shows its lanes, takes a new max_p
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
     assert.match(r.body.error, reason, JSON.stringify(body));
   }
+  // An unknown signer in a pool is what it is for one signer: 404 SIGNER_NOT_FOUND, naming it.
+  const unknown = await create({ signer_ids: ['k0', 'nope'] });
+  assert.equal(unknown.status, 404, unknown.text);
+  assert.match(unknown.body.error, /signer 'nope' not found/);
 
   const made = await create({ id: 'pool', signer_ids: ['k0', 'k1', 'k2'], max_pending_per_key: 4 });
   assert.equal(made.status, 201, made.text);

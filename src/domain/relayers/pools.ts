@@ -14,8 +14,9 @@ export async function resolvePool(ids: readonly string[], resolve: (id: string) 
     try {
       signer = await resolve(id);
     } catch (err) {
-      const reason = (err as { reason?: string }).reason ?? (err as Error).message;
-      throw new ValidationError(`'${where}signer_ids.${k}': ${reason.replace(/^'signer_id': /, '')}`);
+      // One signer: its refusal as the reference's relayer gets it (an unknown one is 404 SIGNER_NOT_FOUND).
+      if (ids.length === 1 || !(err instanceof ValidationError)) throw err;
+      throw new ValidationError(`'${where}signer_ids.${k}': ${err.reason.replace(/^'signer_id': /, '')}`);
     }
     if (ids.length > 1 && !signer.signEvmDigest) throw new ValidationError(`'${where}signer_ids.${k}': signer '${id}' cannot sign EVM transactions; every key of an EVM pool must`);
     const other = addresses.get(signer.address.toLowerCase());
