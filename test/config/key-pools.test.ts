@@ -75,8 +75,13 @@ test('API: a pool is created with signer_ids, shows its lanes, takes a new max_p
   assert.equal(patched.status, 200, patched.text);
   assert.deepEqual((await s.request('GET', '/api/v1/relayers/pool')).body.data.lanes.map((l: any) => l.max_pending), [9, 9, 9]);
 
-  // The pool's keys are taken: another relayer on the network cannot use one of them.
-  const again = await create({ signer_id: 'k0' });
-  assert.equal(again.status, 400, again.text);
-  assert.match(again.body.error, /signer 'k0' is already in use by relayer 'pool'/);
+  // The pool's keys are taken: another relayer on the network cannot use one of them, nor can the signer be deleted.
+  for (const body of [{ signer_id: 'k0' }, { signer_id: 'k2' }, { signer_ids: ['k1', 'k0'] }]) {
+    const again = await create(body);
+    assert.equal(again.status, 400, again.text);
+    assert.match(again.body.error, /signer 'k[0-2]' is already in use by relayer 'pool'/);
+  }
+  const removed = await s.request('DELETE', '/api/v1/signers/k2');
+  assert.equal(removed.status, 400, removed.text);
+  assert.match(removed.body.error, /being used by 1 relayer\(s\): pool/);
 });

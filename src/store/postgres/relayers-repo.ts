@@ -111,7 +111,9 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): Omit<Relaye
       await q.updateTable('relayers').set({ system_disabled: reason !== null, disabled_reason: text(reason), updated_at: new Date().toISOString() }).where('id', '=', id).execute();
     },
     async usingSigner(signerId) {
-      const rows = await visible().where('signer_id', '=', signerId).orderBy('id').limit(10).execute();
+      // A key pool's other keys count too (relayer_lanes, issue 44).
+      const inPool = q.selectFrom('relayer_lanes').select('relayer_id').where('signer_id', '=', signerId);
+      const rows = await visible().where((eb) => eb.or([eb('signer_id', '=', signerId), eb('id', 'in', inPool)])).orderBy('id').limit(10).execute();
       return rows.map((r) => r.id);
     },
     async notificationExists(id) {

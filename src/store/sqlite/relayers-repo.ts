@@ -90,7 +90,10 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
   };
   const setDisabled = db.prepare('UPDATE relayers SET system_disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
   const markDeleted = db.prepare(`UPDATE relayers SET deleted_at = ?, updated_at = ? WHERE id = ? AND ${VISIBLE}`);
-  const bySigner = db.prepare<[string], string>(`SELECT id FROM relayers WHERE signer_id = ? AND ${VISIBLE} ORDER BY id LIMIT 10`).pluck();
+  // A key pool's other keys count too (relayer_lanes, issue 44).
+  const bySigner = db.prepare<[string, string], string>(
+    `SELECT id FROM relayers WHERE (signer_id = ? OR id IN (SELECT relayer_id FROM relayer_lanes WHERE signer_id = ?)) AND ${VISIBLE} ORDER BY id LIMIT 10`,
+  ).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
   const { moveFunds } = createFundsOps(db);
@@ -133,7 +136,7 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
     setSystemDisabled: (id, reason) => {
       setDisabled.run(reason ? 1 : 0, text(reason), new Date().toISOString(), id);
     },
-    usingSigner: (signerId) => bySigner.all(signerId),
+    usingSigner: (signerId) => bySigner.all(signerId, signerId),
     notificationExists: (id) => notification.get(id) === 1,
     advance: (id, expectedNonce, nextNonce, lastCreatedMs) => advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
     // The ledger is the transactions repo's (exact sums in BigInt): added in the same SQLite transaction.
