@@ -13,6 +13,7 @@ import { startAnvil } from '../support/anvil.ts';
 import { eventually } from '../support/eventually.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { waitAllFinal } from '../transactions/wait-final.ts';
+import { FAST_WEBHOOKS, startReceiver } from '../webhooks/support.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -38,15 +39,15 @@ async function keys(n: number, wei = ETH): Promise<Array<{ key: `0x${string}`; a
 }
 const setBalance = (address: string, wei: bigint) => anvil.rpc('anvil_setBalance', [address, `0x${wei.toString(16)}`]);
 
-async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>): Promise<TestServer> {
+async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string): Promise<TestServer> {
   return build(t, {
-    env,
+    env: hookUrl ? { ...FAST_WEBHOOKS, ...env } : env,
     ...(plugins ? { plugins } : {}),
     config: {
       networks: [anvil.network('anvil')],
       signers: pool.map((p, k) => ({ id: `key-${k}`, type: 'local', development: true, private_key: p.key })),
-      relayers: [{ id: POOL, name: 'pool', network: 'anvil', signer_ids: pool.map((_, k) => `key-${k}`), ...extra }],
-      notifications: [],
+      relayers: [{ id: POOL, name: 'pool', network: 'anvil', signer_ids: pool.map((_, k) => `key-${k}`), ...(hookUrl ? { notification_id: 'hook' } : {}), ...extra }],
+      notifications: hookUrl ? [{ id: 'hook', type: 'webhook', url: hookUrl }] : [],
       plugins: [],
     } as never,
   });
@@ -123,7 +124,8 @@ test('max_pending_per_key bounds each key; every key full, the answer says why k
 test('a key drained while its sends are in flight leaves the routing; once funded its sends end final and it comes back', async (t) => {
   const pool = await keys(3);
   const jammed = pool[2]!;
-  const s = await startPool(t, pool, { max_pending_per_key: 3 });
+  const receiver = await startReceiver(t);
+  const s = await startPool(t, pool, { max_pending_per_key: 3 }, {}, undefined, receiver.url);
   await anvil.setAutomine(false);
   t.after(() => anvil.setAutomine(true));
   const first = [];
@@ -160,6 +162,21 @@ test('a key drained while its sends are in flight leaves the routing; once funde
   await eventually(async () => (await lanesOf(s)).find((l) => l.address === jammed.address && l.state === 'active'), { timeoutMs: 30_000 });
   const lanes = await lanesOf(s);
   assert.ok(lanes.every((l) => l.state === 'active'), JSON.stringify(lanes));
+
+  // Said twice to the relayer's notification: out of the routing, then back; and in the lane metrics.
+  const events = await eventually(() => {
+    const got = receiver.received.map((r) => r.body).filter((b) => b?.event === 'relayer_lane_state');
+    return got.length >= 2 ? got : undefined;
+  }, { timeoutMs: 30_000 });
+  assert.deepEqual(events.map((e: any) => [e.payload.address, e.payload.previous_state, e.payload.state, e.payload.in_routing]), [
+    [jammed.address, 'active', 'low_balance', false],
+    [jammed.address, 'low_balance', 'active', true],
+  ]);
+  assert.equal(events[0].payload.payload_type, 'relayer_lane_state');
+  assert.equal(events[0].payload.relayer_id, POOL);
+  const metrics = (await s.request('GET', '/metrics')).text;
+  assert.match(metrics, new RegExp(`^relaybox_relayer_lane_state\\{relayer="${POOL}",address="${jammed.address}",state="active"\\} 1$`, 'm'));
+  for (const p of pool) assert.match(metrics, new RegExp(`^relaybox_relayer_lane_sends_total\\{relayer="${POOL}",address="${p.address}"\\} [1-9]`, 'm'));
 });
 
 test('a relayer with one signer keeps the reference shape: no lanes field', async (t) => {
