@@ -39,12 +39,12 @@ async function keys(n: number, wei = ETH): Promise<Array<{ key: `0x${string}`; a
 }
 const setBalance = (address: string, wei: bigint) => anvil.rpc('anvil_setBalance', [address, `0x${wei.toString(16)}`]);
 
-async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string): Promise<TestServer> {
+async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string, network: Record<string, unknown> = {}): Promise<TestServer> {
   return build(t, {
     env: hookUrl ? { ...FAST_WEBHOOKS, ...env } : env,
     ...(plugins ? { plugins } : {}),
     config: {
-      networks: [anvil.network('anvil')],
+      networks: [anvil.network('anvil', network)],
       signers: pool.map((p, k) => ({ id: `key-${k}`, type: 'local', development: true, private_key: p.key })),
       relayers: [{ id: POOL, name: 'pool', network: 'anvil', signer_ids: pool.map((_, k) => `key-${k}`), ...(hookUrl ? { notification_id: 'hook' } : {}), ...extra }],
       notifications: hookUrl ? [{ id: 'hook', type: 'webhook', url: hookUrl }] : [],
@@ -164,10 +164,10 @@ test('a key drained while its sends are in flight leaves the routing; once funde
   assert.ok(lanes.every((l) => l.state === 'active'), JSON.stringify(lanes));
 
   // Said twice to the relayer's notification: out of the routing, then back; and in the lane metrics.
-  const events = await eventually(() => {
+  const events = (await eventually(() => {
     const got = receiver.received.map((r) => r.body).filter((b) => b?.event === 'relayer_lane_state');
     return got.length >= 2 ? got : undefined;
-  }, { timeoutMs: 30_000 });
+  }, { timeoutMs: 30_000 }))!;
   assert.deepEqual(events.map((e: any) => [e.payload.address, e.payload.previous_state, e.payload.state, e.payload.in_routing]), [
     [jammed.address, 'active', 'low_balance', false],
     [jammed.address, 'low_balance', 'active', true],
@@ -202,6 +202,8 @@ test('PostgreSQL: two instances sending on one pool never take a key\'s nonce tw
   const final = await waitAllFinal(a, POOL, answers.map((r) => r.body.data.id));
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
   for (const p of pool) assert.equal(await anvil.pendingNonce(p.address), byKey.get(p.address)!.length);
+  // Closed here: the database's drop (an after hook registered before theirs) must not cut them mid-close.
+  await Promise.all([a.close(), b.close()]);
 });
 
 test("the reference's client sends on a pool and reads the pool's transactions under its one id", async (t) => {
@@ -240,4 +242,39 @@ test("a plugin's sendTransaction over a pool, with idempotency keys: one transac
   assert.equal(new Set(ids).size, 3);
   assertNoncesPerKey(sent.slice(0, 3), pool.map((p) => p.address));
   assert.equal((await s.request('GET', `${txPath()}?per_page=10`)).body.pagination.total_items, 3);
+});
+
+test('keys waiting at the fee cap leave the routing (the answer says so per key) and come back when fees fall', async (t) => {
+  const GWEI = 1_000_000_000n;
+  const CAP = 10n * GWEI;
+  const pool = await keys(2);
+  const s = await startPool(t, pool, { policies: { gas_price_cap: Number(CAP) } }, {}, undefined, undefined, { resubmit_timeout_ms: 300 });
+  await anvil.setAutomine(false);
+  t.after(async () => {
+    await anvil.setNextBaseFee(GWEI);
+    await anvil.setAutomine(true);
+  });
+  const belowCap = { to: TO, value: 1, max_fee_per_gas: String((CAP * 8n) / 10n), max_priority_fee_per_gas: String(GWEI) };
+  const sent = [];
+  for (let k = 0; k < 2; k++) sent.push(await s.request('POST', txPath(), { body: belowCap }));
+  for (const r of sent) assert.equal(r.status, 200, r.text);
+  assert.deepEqual(new Set(sent.map((r) => r.body.data.from)), new Set(pool.map((p) => p.address)));
+  await anvil.setNextBaseFee(50n * CAP);
+  const out = await eventually(async () => {
+    const lanes = await lanesOf(s);
+    return lanes.every((l) => l.state === 'fee_cap') ? lanes : undefined;
+  }, { timeoutMs: 30_000 });
+  for (const l of out!) assert.match(l.state_reason, /waits at the fee cap \(gas_price_cap\)$/);
+  const refused = await s.request('POST', txPath(), { body: belowCap });
+  assert.equal(refused.status, 503, refused.text);
+  for (const p of pool) assert.match(refused.body.error, new RegExp(`${p.address}: transaction [0-9a-f-]+ waits at the fee cap`));
+
+  await anvil.setNextBaseFee(GWEI);
+  await eventually(async () => ((await lanesOf(s)).every((l) => l.state === 'active') ? true : undefined), { timeoutMs: 30_000 });
+  const again = await s.request('POST', txPath(), { body: belowCap });
+  assert.equal(again.status, 200, again.text);
+  await anvil.setAutomine(true);
+  await anvil.mine();
+  const final = await waitAllFinal(s, POOL, [...sent, again].map((r) => r.body.data.id));
+  for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
 });
