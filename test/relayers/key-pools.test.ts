@@ -14,6 +14,8 @@ import { eventually } from '../support/eventually.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { waitAllFinal } from '../transactions/wait-final.ts';
 import { FAST_WEBHOOKS, startReceiver } from '../webhooks/support.ts';
+import { faultySigners } from '../support/signer-faults.ts';
+import type { SignerResolver } from '../../src/domain/signers/ports.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -39,8 +41,9 @@ async function keys(n: number, wei = ETH): Promise<Array<{ key: `0x${string}`; a
 }
 const setBalance = (address: string, wei: bigint) => anvil.rpc('anvil_setBalance', [address, `0x${wei.toString(16)}`]);
 
-async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string, network: Record<string, unknown> = {}): Promise<TestServer> {
+async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string, network: Record<string, unknown> = {}, resolveSigner?: SignerResolver): Promise<TestServer> {
   return build(t, {
+    ...(resolveSigner ? { resolveSigner } : {}),
     env: hookUrl ? { ...FAST_WEBHOOKS, ...env } : env,
     ...(plugins ? { plugins } : {}),
     config: {
@@ -277,4 +280,26 @@ test('keys waiting at the fee cap leave the routing (the answer says so per key)
   await anvil.mine();
   const final = await waitAllFinal(s, POOL, [...sent, again].map((r) => r.body.data.id));
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
+});
+
+test("a key whose signer fails passes the send to another key: the client gets its transaction, not the signer's 502", async (t) => {
+  const pool = await keys(2);
+  const { resolveSigner, faults } = faultySigners();
+  const s = await startPool(t, pool, {}, {}, undefined, undefined, {}, resolveSigner);
+  faults.failAfter(0);
+  const sent = await s.request('POST', txPath(), { body: SEND });
+  assert.equal(sent.status, 200, sent.text);
+  assert.equal(sent.body.data.from, pool[1]!.address, 'the first key failed to sign: the second took it');
+  assert.equal(sent.body.data.nonce, 0);
+  // Both failing: the answer says so per key.
+  faults.failAfter(0);
+  faults.failAfter(1);
+  const none = await s.request('POST', txPath(), { body: SEND });
+  assert.equal(none.status, 503, none.text);
+  for (const p of pool) assert.match(none.body.error, new RegExp(`${p.address}: its signer did not sign`));
+  assert.doesNotMatch(none.body.error, /Throttling/, "the provider's text stays out of the answer");
+  // The failed signatures took no nonce: the next sends of each key continue its sequence.
+  const after = await sendAll(s, 2);
+  for (const r of after) assert.equal(r.status, 200, r.text);
+  assertNoncesPerKey([sent, ...after].map((r) => r.body.data), pool.map((p) => p.address));
 });
