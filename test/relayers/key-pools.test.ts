@@ -4,6 +4,9 @@
 // leaves the routing (`relayer_lane_state`), the others take the sends, and once funded again its own sends end
 // final and it comes back. On PostgreSQL, two instances sending on one pool never take one key's nonce twice.
 import { test, after } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -302,4 +305,32 @@ test("a key whose signer fails passes the send to another key: the client gets i
   const after = await sendAll(s, 2);
   for (const r of after) assert.equal(r.status, 200, r.text);
   assertNoncesPerKey([sent, ...after].map((r) => r.body.data), pool.map((p) => p.address));
+});
+
+test('a pool survives a restart on its store: each key goes on with its own nonces, in-flight sends picked up and final', async (t) => {
+  const pool = await keys(3);
+  const config = {
+    networks: [anvil.network('anvil')],
+    signers: pool.map((p, k) => ({ id: `key-${k}`, type: 'local', development: true, private_key: p.key })),
+    relayers: [{ id: POOL, name: 'pool', network: 'anvil', signer_ids: pool.map((_, k) => `key-${k}`) }],
+    notifications: [],
+    plugins: [],
+  } as never;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-pool-restart-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await build(t, { config, dataDir });
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  const before = await sendAll(first, 6);
+  for (const r of before) assert.equal(r.status, 200, r.text);
+  await first.close();
+  const again = await build(t, { config, dataDir });
+  const after = await sendAll(again, 6);
+  for (const r of after) assert.equal(r.status, 200, r.text);
+  const byKey = assertNoncesPerKey([...before, ...after].map((r) => r.body.data), pool.map((p) => p.address));
+  assert.equal(byKey.size, 3);
+  await anvil.setAutomine(true);
+  await anvil.mine();
+  const final = await waitAllFinal(again, POOL, [...before, ...after].map((r) => r.body.data.id));
+  for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
 });
