@@ -324,6 +324,12 @@ test('a pool survives a restart on its store: each key goes on with its own nonc
   const before = await sendAll(first, 6);
   for (const r of before) assert.equal(r.status, 200, r.text);
   await first.close();
+  // A key with sends in flight cannot leave the pool (nothing would track them), nor can the first key change.
+  const file = config as unknown as { relayers: Array<Record<string, unknown>> };
+  for (const signer_ids of [['key-0', 'key-1'], ['key-1', 'key-0', 'key-2']]) {
+    const edited = { ...file, relayers: [{ ...file.relayers[0], signer_ids }] } as never;
+    await assert.rejects(build(t, { config: edited, dataDir }), /key 0x[0-9a-fA-F]{40} \(signer 'key-[0-2]'\) has 2 transaction\(s\) in flight; keep it in signer_ids/);
+  }
   const again = await build(t, { config, dataDir });
   const after = await sendAll(again, 6);
   for (const r of after) assert.equal(r.status, 200, r.text);

@@ -221,6 +221,7 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     }
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
+    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!);
   }
   await deps.repo.seed(seeds);
   const stored = new Map<string, RelayerRow>();
@@ -231,6 +232,26 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     if (row?.source === 'config') await deps.repo.saveLanes(s.id, lanes.get(s.id) ?? []);
   }
   reportRelayerDrift(seeds, stored, deps.logger);
+}
+
+/**
+ * An edited `signer_ids` may drop a key, or change which key is first (whose transactions are the relayer row's
+ * lane): refused at start while the lanes it changes have transactions in flight, which nothing would track or sign.
+ */
+async function refuseLaneChangesInFlight(repo: RelayersRepo, relayerId: string, firstAddress: string, next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>): Promise<void> {
+  const stored = await repo.lanes(relayerId);
+  if (stored.length === 0) return;
+  const row = await repo.get(relayerId);
+  if (row?.source === 'api') return;
+  const pending = await repo.lanePending(relayerId);
+  for (const lane of stored) {
+    const kept = next.find((n) => n.address === lane.address) ?? (next.length === 0 && lane.address === firstAddress ? { position: 0 } : undefined);
+    if (kept && (kept.position === 0) === (lane.position === 0)) continue;
+    const inFlight = pending[lane.position === 0 ? '' : lane.address] ?? 0;
+    if (inFlight > 0) {
+      throw new Error(`relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`);
+    }
+  }
 }
 
 /** whitelist_receivers addresses with a wrong EIP-55 checksum are accepted, as the reference accepts them: said in the log. */
