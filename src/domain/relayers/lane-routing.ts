@@ -59,6 +59,8 @@ export interface LaneReads {
 export function createLaneRouter(read: LaneReads, now: () => number = Date.now): LaneRouter {
   const snapshots = new Map<string, Promise<Snapshot>>();
   const refusedAt = new Map<string, number>();
+  /** Per relayer: lanes with as much room take turns (idle keys share the sends instead of the first taking all). */
+  const turns = new Map<string, number>();
   const snapshot = async (relayerId: string): Promise<Snapshot> => {
     const held = snapshots.get(relayerId);
     if (held) {
@@ -90,7 +92,11 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
         else if (now() - (refusedAt.get(c.row.id) ?? -Infinity) < REFUSED_FOR_MS) refusedLately.push(c);
         else healthy.push(c);
       }
-      const byRoom = (a: { pending: number; maxPending: number; lane: LaneRow }, b: typeof a) => a.pending / a.maxPending - b.pending / b.maxPending || a.lane.position - b.lane.position;
+      const turn = turns.get(relayer.id) ?? 0;
+      turns.set(relayer.id, turn + 1);
+      const n = s.lanes.length;
+      const rank = (lane: LaneRow) => (((lane.position - turn) % n) + n) % n;
+      const byRoom = (a: { pending: number; maxPending: number; lane: LaneRow }, b: typeof a) => a.pending / a.maxPending - b.pending / b.maxPending || rank(a.lane) - rank(b.lane);
       const offered = [...healthy.sort(byRoom), ...refusedLately.sort(byRoom), ...low.sort(byRoom)];
       // Counted at once (sends that arrive together see it): until the next read, this send is the first lane's.
       if (offered[0]) s.pending[laneOf(offered[0].lane)] = (s.pending[laneOf(offered[0].lane)] ?? 0) + 1;
