@@ -3,7 +3,7 @@
 // Run: node bench/kv-store.bench.ts  (DATABASE_URL / REDIS_URL, defaults: the local servers; BENCH_OPS, default 2000)
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { connect, migrate } from '../src/store/postgres/connect.ts';
+import { connect, migrate } from '../src/store/postgres/db.ts';
 import { createPostgresKvRepo } from '../src/store/postgres/kv-repo.ts';
 import { createRedisKvRepo } from '../src/store/redis-kv-repo.ts';
 

@@ -1,16 +1,17 @@
 // The plugin call path against its floors, in one run: echo against a bare express 5 route answering the same JSON and
 // against the design's pipeline floor (bench/floors/pipeline-floor.ts) (wrk, 1 and 64 connections, alternated), the
-// time of each hop of an echo call at 1 in flight (Server-Timing, see
-// docs/performance.md), and the RSS of each process of the service tree, idle and after the load.
+// time of each hop of an echo call at 1 in flight (the service's diagnostics channels, subscribed to by
+// bench/hop-probe.ts; see docs/performance.md), and the RSS of each process of the service tree, idle and after the load.
 // Alone: `node bench/plugin-path.ts [seconds per run]`; bench/run.ts runs it as part of `npm run bench`.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { spawnDriver, type DriverResult } from './driver.ts';
+import type { HopRecord } from './hop-probe.ts';
 import { startService, treeCpuSeconds } from './service.ts';
 import { hasWrk, wrk } from './wrk.ts';
 import { SETTLE_MS, table, treeLine, type Row } from './report.ts';
@@ -45,27 +46,71 @@ export interface ProcessRss {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-/** `calls` sequential echo calls asking for Server-Timing; the median of each hop. Undefined when the service gives none. */
-export async function hopBreakdown(url: string, calls: number): Promise<HopBreakdown | undefined> {
-  const pool = new Pool(url, { connections: 1 });
-  const timings: Timing[] = [];
-  try {
-    for (let i = 0; i < calls + 200; i++) {
-      const t0 = performance.now();
-      const res = await pool.request({ method: 'POST', path: '/api/v1/plugins/echo/call', headers: { ...HEADERS, 'x-relaybox-hop-timing': '1' }, body: BODY });
-      await res.body.text();
-      const total = performance.now() - t0;
-      const header = res.headers['server-timing'];
-      if (typeof header !== 'string') return undefined;
-      if (i < 200) continue; // warm-up
-      const t = { total } as Timing;
-      for (const m of header.matchAll(/(\w+);dur=([\d.]+)/g)) t[m[1] as keyof Timing] = Number(m[2]);
-      timings.push(t);
-    }
-  } finally {
-    await pool.close();
+/** Until the service's echo plugin answers (the runtime loads the plugins directory after the HTTP listener is up). */
+async function echoCallable(url: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${url}/api/v1/plugins/echo/call`, { method: 'POST', headers: HEADERS, body: BODY });
+    if (res.ok) return;
+    if (i > 300) throw new Error(`echo not callable: ${res.status} ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
-  return { calls, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
+}
+
+const WARM_UP_CALLS = 200;
+const KEYS = ['mw', 'route', 'call', 'main', 'pool', 'worker', 'isolate'] as const;
+
+/**
+ * The probe's records in `dir` joined per request id, once every call of `totals` has its seven measures (they are
+ * written a moment after the call), or at a generous deadline with those that do.
+ */
+async function probeTimings(dir: string, totals: Map<string, number>): Promise<Timing[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const byId = new Map<string, Partial<Timing>>();
+    for (const file of readdirSync(dir)) {
+      for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n')) {
+        if (!line) continue;
+        const { requestId, ...measures } = JSON.parse(line) as HopRecord;
+        if (totals.has(requestId)) byId.set(requestId, { ...byId.get(requestId), ...measures });
+      }
+    }
+    const complete = [...byId].filter(([, t]) => KEYS.every((k) => typeof t[k] === 'number'));
+    if (complete.length === totals.size || Date.now() > deadline) return complete.map(([id, t]) => ({ ...t, total: totals.get(id)! }) as Timing);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * `calls` sequential echo calls (after WARM_UP_CALLS) on a service of its own started with bench/hop-probe.ts
+ * preloaded, the median of each hop. A service of its own: the probe's subscribers would trace every call of the load
+ * runs. Undefined when no call's hops all came back (the service published none).
+ */
+export async function hopBreakdown(setup: { root: string; plugins: string; config: string }, calls: number): Promise<HopBreakdown | undefined> {
+  const out = mkdtempSync(path.join(setup.root, 'hops-'));
+  const probe = new URL('./hop-probe.ts', import.meta.url);
+  probe.searchParams.set('out', out);
+  const svc = await startService({ API_KEY, DATA_DIR: path.join(setup.root, 'data-hops'), PLUGINS_DIR: setup.plugins, CONFIG_PATH: setup.config, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' }, { preload: probe.href });
+  const totals = new Map<string, number>();
+  try {
+    await echoCallable(svc.url);
+    const pool = new Pool(svc.url, { connections: 1 });
+    try {
+      for (let i = 0; i < calls + WARM_UP_CALLS; i++) {
+        const requestId = `hop-${i}`;
+        const t0 = performance.now();
+        const res = await pool.request({ method: 'POST', path: '/api/v1/plugins/echo/call', headers: { ...HEADERS, 'x-request-id': requestId }, body: BODY });
+        await res.body.text();
+        if (i >= WARM_UP_CALLS) totals.set(requestId, performance.now() - t0);
+      }
+    } finally {
+      await pool.close();
+    }
+    const timings = await probeTimings(out, totals);
+    if (timings.length === 0) return undefined;
+    return { calls: timings.length, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
+  } finally {
+    await svc.stop();
+  }
 }
 
 /**
@@ -118,10 +163,11 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
   const plugins = path.join(root, 'plugins');
   mkdirSync(plugins, { recursive: true });
   copyFileSync(path.join(HERE, 'plugins', 'echo.ts'), path.join(plugins, 'echo.ts'));
-  writeFileSync(path.join(root, 'config.json'), JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [] }));
+  const config = path.join(root, 'config.json');
+  writeFileSync(config, JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [] }));
   const floor = await startFloor('express-floor.ts');
   const pipeline = await startFloor('pipeline-floor.ts');
-  const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: path.join(root, 'config.json'), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000', BENCH_HOP_TIMING: '1' });
+  const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: config, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
   const useWrk = hasWrk();
   // CPU per answered request of the process tree under load: on a shared machine steadier than requests/s, and what
   // bounds requests/s on a dedicated one.
@@ -135,12 +181,7 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
       ? wrk({ url, path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, label })
       : spawnDriver({ url, method: 'POST', path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, warmupMs: 300, label });
   try {
-    for (let i = 0; ; i++) {
-      const res = await fetch(`${svc.url}/api/v1/plugins/echo/call`, { method: 'POST', headers: HEADERS, body: BODY });
-      if (res.ok) break;
-      if (i > 300) throw new Error(`echo not callable: ${res.status} ${await res.text()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await echoCallable(svc.url);
     // The standby runtime (when configured) boots 5 s after the runtime is ready: idle means after it.
     await new Promise((r) => setTimeout(r, options.idleWaitMs ?? 7000));
     const rssIdle = svc.processesMiB();
@@ -159,7 +200,6 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
       rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, cpuUsPerCall: eCpu, note: `${cpuNote(eCpu)}; ${vsPipeline}` });
     }
     rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
-    const hops = await hopBreakdown(svc.url, options.hopCalls);
     const rssAfter = svc.processesMiB();
     log(`plugin path: tree after the load ${rssLine(rssAfter)}`);
     // What the tree keeps once the load is over: both processes give memory back after a few quiet seconds.
@@ -167,6 +207,9 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     await new Promise((r) => setTimeout(r, settleMs));
     const rssSettled = svc.processesMiB();
     log(`plugin path: tree ${settleMs / 1000} s after the load ${rssLine(rssSettled)}`);
+    await svc.stop();
+    log(`plugin path: the hops of ${options.hopCalls} echo calls (a service of its own, with bench/hop-probe.ts)`);
+    const hops = await hopBreakdown({ root, plugins, config }, options.hopCalls);
     return { rows, hops, rssIdle, rssAfter, rssSettled, driver: useWrk ? 'wrk' : 'undici' };
   } finally {
     await svc.stop();
@@ -186,6 +229,6 @@ if (import.meta.main) {
   const log = (msg: string) => process.stderr.write(`${msg}\n`);
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const r = await pluginPath({ durationMs: seconds * 1000, hopCalls: 2000, log });
-  process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the service sent no Server-Timing)'}\n\n`);
+  process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the probe recorded no complete call)'}\n\n`);
   process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\ntree RSS ${SETTLE_MS / 1000} s after: ${rssLine(r.rssSettled)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }

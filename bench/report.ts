@@ -209,7 +209,7 @@ export function figuresSection(record: RunRecord, files: { json: string; svg: st
       `${mib(s.rssMiBAfterPluginScenarios)} MiB after the plugin scenarios (${mib(s.rssBreakdownAfterPlugins.http)} + ${mib(s.rssBreakdownAfterPlugins.runtime)}). ` +
       `CPU during the plugin scenarios: service ${Math.round(s.cpuSecondsDuringPluginScenarios)} s, load driver ${Math.round(record.driverCpuSeconds)} s.`,
     ...(record.pluginPath ? ['', `Issue 41's targets (echo rows: ${record.pluginPath.driver}, one connection and 64, alternated with the floor):`, '', targetsTable(record)] : []),
-    ...(record.pluginPath?.hops ? ['', `Where one echo call's time goes (${record.pluginPath.hops.calls} calls in a row, Server-Timing under BENCH_HOP_TIMING=1):`, '', hopLines(record.pluginPath.hops)] : []),
+    ...(record.pluginPath?.hops ? ['', `Where one echo call's time goes (${record.pluginPath.hops.calls} calls in a row, measured by bench/hop-probe.ts on the service's diagnostics channels):`, '', hopLines(record.pluginPath.hops)] : []),
     FIGURES_END,
   ].join('\n');
 }

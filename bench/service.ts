@@ -118,14 +118,16 @@ async function freePort(): Promise<number> {
  * Starts the service at warn level in JSON lines (as a tuned deployment behind a log shipper would: no text
  * formatting in the measured path) and waits until /api/v1/health answers.
  */
-export async function startService(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningService> {
+export async function startService(env: Record<string, string>, options: { timeoutMs?: number; preload?: string } = {}): Promise<RunningService> {
   const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
   // BENCH_SERVICE_NODE_OPTIONS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the bench's load.
+  // `preload`: a module URL the service's Node loads first (bench/hop-probe.ts), through Node's own NODE_OPTIONS.
+  const nodeOptions = [process.env.BENCH_SERVICE_NODE_OPTIONS, options.preload && `--import=${options.preload}`].filter(Boolean).join(' ');
   const child = spawn(LAUNCHER, [], {
     cwd: ROOT,
     // This Node first on the PATH: the launcher runs `node`.
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}), ...env },
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

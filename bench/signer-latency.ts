@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, signerSettings } from '../src/config/config.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { createApp } from '../src/app.ts';
 import { createSignerResolver } from '../src/signers/registry.ts';
@@ -46,7 +46,7 @@ export async function signerLatency(options: SignerLatencyOptions): Promise<Row[
       notifications: [],
     }),
   );
-  const base = createSignerResolver({ env: process.env });
+  const base = createSignerResolver({ env: process.env, settings: signerSettings(process.env) });
   const slow = faultySigners(base);
   slow.faults.delayMs = SIGNER_DELAY_MS;
   const resolveSigner: SignerResolver = (entry, networkType) => (entry.id === 'remote' ? slow.resolveSigner : base)(entry, networkType);

@@ -6,14 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, signerSettings } from '../src/config/config.ts';
 import { openStore } from '../src/store/open.ts';
 import pg from 'pg';
 import { createOutbox } from '../src/domain/webhooks/outbox.ts';
 import { createRelayerOperations } from '../src/api/relayers/operations.ts';
+import { createRelaying } from '../src/domain/relaying.ts';
 import { createManagementServices } from '../src/domain/management.ts';
 import { createSignerResolver } from '../src/signers/registry.ts';
-import { createSecretBox } from '../src/domain/notifications/secret-box.ts';
+import { createSecretBox } from '../src/domain/secret-box.ts';
 import { startChains } from '../src/chains/index.ts';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 5000);
@@ -59,8 +60,8 @@ await opened.prepare();
 const chains = await startChains(config.file, { logger });
 const ops = await opened.startup(async () => {
   await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
-  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env }) });
-  return createRelayerOperations({ store, config, logger, events: createOutbox(), chains, ...management });
+  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env, settings: signerSettings(process.env) }) });
+  return createRelayerOperations(await createRelaying({ store, config, logger, events: createOutbox(), chains, ...management }), { store });
 });
 
 async function round(relayer: string, inflight: number): Promise<{ rps: number; cpuUs: number }> {

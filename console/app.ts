@@ -4,13 +4,15 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './style.css';
 import { api, session } from './api.ts';
-import { readOnly, type Me } from './access.ts';
+import { mayAny, readOnly, type Area, type Me } from './access.ts';
 import { ErrorLine, e } from './ui.ts';
 import { Overview } from './views/overview.ts';
 import { Transactions } from './views/transactions.ts';
 import { Timeline } from './views/timeline.ts';
 import { Plugins } from './views/plugins.ts';
 import { Webhooks } from './views/webhooks.ts';
+import { Keys } from './views/keys.ts';
+import { Signers } from './views/signers.ts';
 
 const go = (hash: string) => void (location.hash = hash);
 
@@ -44,8 +46,20 @@ function page(me: Me, route: string[]) {
   if (name === 'tx' && a && b) return e(Timeline, { me, relayerId: a, txId: b, key: `${a}/${b}` });
   if (name === 'plugins') return e(Plugins, { me, pluginId: a });
   if (name === 'webhooks') return e(Webhooks, { me });
-  return e(Overview, null);
+  if (name === 'signers') return e(Signers, { me });
+  if (name === 'keys') return e(Keys, { me });
+  return e(Overview, { me });
 }
+
+/** The pages, each shown only to a key that may read something on it. */
+const TABS: Array<[string, string, Area]> = [
+  ['overview', 'Overview', 'relayer'],
+  ['transactions', 'Transactions', 'relayer'],
+  ['plugins', 'Plugins', 'plugin'],
+  ['webhooks', 'Webhooks', 'notification'],
+  ['signers', 'Signers', 'signer'],
+  ['keys', 'API keys', 'api_key'],
+];
 
 function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -60,15 +74,18 @@ function App() {
   if (checking) return e('p', { class: 'muted' }, 'Checking the key...');
   if (!me) return e(Login, { onIn: setMe });
   const route = hash.replace(/^#\/?/, '').split('/').map((s) => decodeURIComponent(s));
-  const tab = (id: string, label: string) => e('a', { href: `#/${id}`, class: (route[0] || 'overview') === id || (id === 'transactions' && route[0] === 'tx') ? 'current' : '' }, label);
+  const tab = (id: string, label: string) => {
+    const current = (route[0] || 'overview') === id || (id === 'transactions' && route[0] === 'tx');
+    return e('a', { href: `#/${id}`, class: current ? 'current' : '', 'aria-current': current ? 'page' : undefined }, label);
+  };
   return e(
     'div',
     { class: 'shell' },
     e(
       'header',
       null,
-      e('strong', null, 'Relaybox'),
-      e('nav', null, tab('overview', 'Overview'), tab('transactions', 'Transactions'), tab('plugins', 'Plugins'), tab('webhooks', 'Webhooks')),
+      e('h1', { class: 'brand' }, 'Relaybox'),
+      e('nav', { 'aria-label': 'Pages' }, TABS.filter(([, , area]) => area === 'relayer' || mayAny(me, area, 'read')).map(([id, label]) => tab(id, label))),
       e('span', { class: 'who' }, `${me.name}`, readOnly(me) ? e('span', { class: 'badge warn read-only' }, 'read-only') : null),
       e('button', { type: 'button', class: 'link', onClick: () => (session.clear(), setMe(null)) }, 'Sign out'),
     ),

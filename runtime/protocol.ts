@@ -1,5 +1,6 @@
-// The one door between the HTTP process (src/plugin-host/) and the runtime's three rooms (runtime/process, runtime/worker,
-// runtime/isolate): message shapes only, no code. Whatever arrives through it is checked by the side that receives it.
+// The one door between the HTTP process (src/plugin-host/) and the runtime's rooms (runtime/process, runtime/worker,
+// runtime/isolate): message shapes and constants only, no code (what both sides run is in runtime/common/). Whatever
+// arrives through it is checked by the side that receives it.
 // The runtime's wire protocol: every message between the HTTP process, the runtime main thread and its workers.
 // Plain data only (structured clone / 'advanced' IPC): errors travel as ErrorData, never as class instances.
 //
@@ -16,8 +17,6 @@
 // apply with a CPU timeout); the isolate talks back only with fire-and-forget messages of primitives.
 
 /** An error crossing a boundary. `status` is the HTTP status the client should answer. */
-import { getHeapStatistics } from 'node:v8';
-
 export interface ErrorData {
   code: string;
   message: string;
@@ -176,10 +175,19 @@ export interface RuntimeOptions {
   quarantine: Record<string, Quarantined>;
   /** The registry of the previous runtime process: unchanged plugins are served at once, without esbuild or inspection. */
   cache: CachedPlugin[];
-  /** Fault injection for tests only: the worker that gets a call of this plugin blocks its event loop. */
-  faultStallWorkerOn?: string;
+  /** Fault injection, set only by a test through the app's overrides (never by configuration). */
+  faults?: RuntimeFaults;
   /** The service's environment without its credentials (withheld by the HTTP process): each plugin receives the names its code names or its entry lists. */
   serviceEnv?: Record<string, string>;
+}
+
+/**
+ * Faults a test injects to prove the runtime's defences (AppOverrides `runtimeFaults` in src/app.ts): they reach the
+ * runtime only in its start message, never through configuration or the environment.
+ */
+export interface RuntimeFaults {
+  /** The worker that gets a call of this plugin blocks its event loop (proves the watchdog). */
+  stallWorkerOn?: string;
 }
 
 /** The call as the plugin sees it, minus `api`/`kv`/`config`; JSON-encoded once by the client. */
@@ -199,23 +207,15 @@ export type ParentMessage =
   | { t: 'init'; options: RuntimeOptions }
   /** The operator's plugin entries changed (PATCH /api/v1/plugins/{id}): settle every loaded plugin again. */
   | { t: 'configure'; plugins: ConfiguredPlugin[] }
-  /** `timing`: a diagnostic (BENCH_HOP_TIMING): the answer carries the duration of each hop (CallOutcome `timing`). */
-  | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string; timing?: 1 }
+  | { t: 'call'; id: number; plugin: string; method: string; requestId: string; input: string }
   | { t: 'host-reply'; id: number; reply: string }
   | { t: 'shutdown' }
   | { t: 'batch'; msgs: ParentMessage[] };
 
 // ── runtime process → HTTP process ────────────────────────────────────────────
 export type CallOutcome =
-  | { ok: true; result: string; raw: boolean; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: HopTiming }
-  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: HopTiming };
-
-/**
- * Nested durations of one call, in ms, when its 'call' asked for them: the runtime main thread (message in to result
- * out), the Piscina task as the main thread saw it, the task inside the worker, and the isolate's part of it. Each side
- * measures only its own clock, so no clocks are compared across processes.
- */
-export type HopTiming = [main: number, pool: number, worker: number, isolate: number];
+  | { ok: true; result: string; raw: boolean; logs?: LogEntry[]; traces?: TraceEntry[] }
+  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[] };
 
 export type HostOp =
   | 'relayer.getRelayer'
@@ -287,21 +287,6 @@ export interface OomReport {
 
 export const OOM_FD = 4;
 
-/**
- * How the runtime process must be started. Measured under the soak's traffic, each V8 thread otherwise grows its
- * young generation to 64 MiB semi-spaces and glibc gives every isolated-vm thread its own malloc arena: runtime RSS
- * climbed past 550 MiB (kv traffic) instead of settling near 270 MiB, with no loss of throughput from the limits.
- */
-export const RUNTIME_PROCESS = {
-  // isolated-vm needs --no-node-snapshot on the process command line; it cannot go in a Worker's execArgv.
-  execArgv: ['--no-node-snapshot', '--max-semi-space-size=2'],
-  // A fixed mmap threshold: large blocks are always mapped, so they return to the system when freed, and the
-  // sandbox's memory "ballasts" (runtime/isolate/prelude/guards.ts), calloc'ed and never touched, cost no resident memory.
-  env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
-} as const;
-/** Young generation of each sandbox worker thread (Piscina `resourceLimits`); worker threads ignore the flag above. */
-export const WORKER_YOUNG_GENERATION_MB = 6;
-
 // ── runtime main thread ⇄ worker threads ─────────────────────────────────────
 export interface CallTask {
   kind: 'call';
@@ -319,8 +304,6 @@ export interface CallTask {
   allowedOrigins: string[];
   /** JSON of the plugin's `process.env` (operator-only `env`); the same for every call of one bundle. */
   env: string;
-  /** Report [worker, isolate] durations in the result (a diagnostic; see HopTiming). */
-  timing?: boolean;
 }
 
 export interface InspectTask {
@@ -334,8 +317,8 @@ export interface InspectTask {
 export type WorkerTask = CallTask | InspectTask;
 
 export type WorkerResult =
-  | { ok: true; result: string; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: [worker: number, isolate: number] }
-  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[]; timing?: [worker: number, isolate: number] };
+  | { ok: true; result: string; logs?: LogEntry[]; traces?: TraceEntry[] }
+  | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[] };
 
 export type InspectResult =
   | { ok: true; settings: string; hasHandler: boolean }
@@ -345,7 +328,7 @@ export interface WorkerData {
   contextMode: ContextMode;
   concurrency: number;
   limits: RuntimeLimits;
-  faultStallWorkerOn?: string;
+  faults?: RuntimeFaults;
 }
 
 /** Worker → main on HOST_CHANNEL. */
@@ -367,67 +350,11 @@ export type WorkerRelease =
   | { t: 'released'; worker: number; heapBefore: number; heapAfter: number; isolates: number };
 export const RELEASE_CHANNEL = 'relaybox:runtime:release';
 
-/**
- * A memory-reducing full collection of the calling thread's heap, through the inspector (HeapProfiler.collectGarbage,
- * as a heap snapshot's "collect garbage" button), for the release above. Not --expose-gc: V8 flags are process-wide,
- * and that one would put a `gc` function in every plugin isolate's global scope. Resolves once done, at once where
- * there is no inspector. node:inspector is loaded on the first release only.
- */
-async function collectGarbage(): Promise<void> {
-  const { Session } = await import('node:inspector');
-  const session = new Session();
-  try {
-    session.connect();
-  } catch {
-    return;
-  }
-  await new Promise<void>((resolve) =>
-    session.post('HeapProfiler.collectGarbage', () =>
-      // Not inside the callback: a session disconnected from its own callback never returns (Node 24).
-      setImmediate(() => {
-        session.disconnect();
-        resolve();
-      }),
-    ),
-  );
-}
-
-/**
- * The calling thread's collection for the release above, only where its V8 heap grew by `minGrowth` bytes since its
- * last one (a collection of a 25 MiB heap is ~15-25 ms of CPU, measured in a bare thread). One per thread: each keeps
- * the heap size its last collection left. Resolves to the heap before and after, in bytes (the same when not collected).
- */
-export function createHeapRelease(minGrowth = 2 * 1024 * 1024): () => Promise<{ heapBefore: number; heapAfter: number }> {
-  let heapAfterCollect = 0;
-  return async () => {
-    const heapBefore = getHeapStatistics().total_heap_size;
-    if (heapBefore - heapAfterCollect < minGrowth) return { heapBefore, heapAfter: heapBefore };
-    await collectGarbage();
-    heapAfterCollect = getHeapStatistics().total_heap_size;
-    return { heapBefore, heapAfter: heapAfterCollect };
-  };
-}
-
-/** Main → worker on replyChannel(worker): a reply (the JSON text handed to the sandbox, or the code), or a ping. */
+/** Main → worker on REPLY_CHANNEL + the worker's number: a reply (the JSON text handed to the sandbox, or the code), or a ping. */
 export type WorkerHostReply = { id: number; reply: string } | { ping: number };
 
 export const HOST_CHANNEL = 'relaybox:runtime:host';
-export const replyChannel = (worker: number) => `relaybox:runtime:reply:${worker}`;
+/** Each worker's own channel is this name followed by its thread id. */
+export const REPLY_CHANNEL = 'relaybox:runtime:reply:';
 
 export const PLUGIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * Coalesces the messages sent during one event-loop turn into one IPC write: under load each write is a
- * syscall on both sides, and they dominated the HTTP process's profile.
- */
-export function createBatcher<M extends { t: string }>(write: (msg: M | { t: 'batch'; msgs: M[] }) => void): (msg: M) => void {
-  let queue: M[] = [];
-  const flush = () => {
-    const msgs = queue;
-    queue = [];
-    write(msgs.length === 1 ? msgs[0]! : { t: 'batch', msgs });
-  };
-  return (msg) => {
-    if (queue.push(msg) === 1) setImmediate(flush);
-  };
-}

@@ -2,8 +2,8 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config, NetworkConfig } from './config/config.ts';
-import type { Db } from './store/db.ts';
+import { processEnv, type Config, type NetworkConfig } from './config/config.ts';
+import type { Db } from './store/sqlite/db.ts';
 import { openStore, type OpenedStore } from './store/open.ts';
 import type { RedisHandle } from './store/redis.ts';
 import { requestContext } from './http/request-context.ts';
@@ -12,6 +12,8 @@ import { rateLimit } from './http/rate-limit.ts';
 import { jsonBody } from './http/json-body.ts';
 import { errorHandler, notFoundRoute } from './http/error-handler.ts';
 import { createRelayerOperations } from './api/relayers/operations.ts';
+import { createRelaying } from './domain/relaying.ts';
+import { registerJobKinds } from './domain/jobs/kinds.ts';
 import { createRelayersRouter } from './api/relayers/routes.ts';
 import { createNotificationService } from './domain/notifications/service.ts';
 import { createNotificationsRouter } from './api/notifications/routes.ts';
@@ -19,10 +21,10 @@ import { createOutbox, createRelayerEvents } from './domain/webhooks/outbox.ts';
 import { levelRank } from './domain/relayers/balance-levels.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWakeSignal } from './domain/webhooks/wake-signal.ts';
-import { createSecretBox, storageKeyVerifier } from './domain/notifications/secret-box.ts';
+import { createSecretBox, storageKeyVerifier } from './domain/secret-box.ts';
 import type { Store } from './domain/ports.ts';
 import { createJobScheduler, type JobScheduler } from './domain/jobs/scheduler.ts';
-import { createRuntimeClient, type RuntimeClient } from './plugin-host/client.ts';
+import { createRuntimeClient, type RuntimeClient, type RuntimeFaults } from './plugin-host/client.ts';
 import { createPluginService, operatorEntries, type PluginService } from './domain/plugins/service.ts';
 import { createPluginsRouter } from './api/plugins/routes.ts';
 import { createMetrics, type Metrics, type MetricsRecorder } from './observability/metrics.ts';
@@ -92,6 +94,8 @@ export interface AppOverrides {
   resolveHost?: ResolveHost;
   /** Starts the plugin runtime in place of forking its process (a test that calls no plugin starts none). */
   startRuntime?: typeof createRuntimeClient;
+  /** Faults the plugin runtime injects (a worker that stalls): only a test sets them, never configuration. */
+  runtimeFaults?: RuntimeFaults;
 }
 
 /** What every step of the start reads: the settings, the logger, the parts a test put in place, this run's id. */
@@ -213,20 +217,32 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
   const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
   // Seeding from the config under the start-up lock: instances starting together write one after the other.
   const seeded = opened.startup(async () => {
-    // Signer keys and keystore passphrases named by the config are read from the process environment at start.
-    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: process.env }) });
-    return {
-      management,
-      notifications: await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal }),
-      relayers: await createRelayerOperations({ store, config, logger, events: outbox, chains, jobs, observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged }, relayerEvents: createRelayerEvents({ signal: webhookSignal }), lanes: metrics.lanes, stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded }, checkRpcUrls: chains.checkRpcUrls, ...management }),
-    };
+    // Signer keys and keystore passphrases an entry names are read from the process environment; endpoints from the config.
+    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: processEnv(), settings: config.signerSettings }) });
+    const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
+    const relaying = await createRelaying({
+      store,
+      config,
+      logger,
+      events: outbox,
+      chains,
+      ...management,
+      observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged },
+      relayerEvents: createRelayerEvents({ signal: webhookSignal }),
+      stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded },
+      lanes: metrics.lanes,
+    });
+    // Every background job kind, in one place (src/domain/jobs/kinds.ts); each non-final transaction gets its job back.
+    await registerJobKinds(jobs, relaying);
+    return { management, notifications, relaying };
   });
-  const { notifications, relayers, management } = await undoOnFailure(seeded, async () => {
+  const { notifications, relaying, management } = await undoOnFailure(seeded, async () => {
     await chains.close();
     await closeStores();
   });
-  metrics.setBalanceSource(async () => (await relayers.balanceWatch.all()).map(({ relayerId, view }) => ({ relayer_id: relayerId, balance: Number(view.balance), level: levelRank(view.level) })));
-  return { secrets, webhookSignal, live, activity, pluginCalls, jobs, notifications, relayers, management };
+  const relayers = createRelayerOperations(relaying, { store, checkRpcUrls: chains.checkRpcUrls });
+  metrics.setBalanceSource(async () => (await relaying.balanceWatch.all()).map(({ relayerId, view }) => ({ relayer_id: relayerId, balance: Number(view.balance), level: levelRank(view.level) })));
+  return { secrets, webhookSignal, live, activity, pluginCalls, jobs, notifications, relaying, relayers, management };
 }
 
 /** The webhook dispatcher (not started yet) and the policy the webhook URLs it connects to are checked against. */
@@ -253,6 +269,7 @@ async function startPlugins({ config, logger, replaced }: Root, { opened, redis,
     // Several instances: plugin KV on Redis when there is one (measured: bench/kv-store.bench.ts, docs/operating.md).
     host: { relayers, kv: redis && redisKv && opened.kind === 'postgres' ? redisKv.createRedisKvRepo(redis.client) : opened.kv },
     observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
+    ...(replaced.runtimeFaults ? { faults: replaced.runtimeFaults } : {}),
   });
   const plugins = recordCalls(createPluginService({
     runtime,
@@ -269,7 +286,7 @@ async function startPlugins({ config, logger, replaced }: Root, { opened, redis,
 /** The Express app: request context and metrics, the public routes, the metrics routes, then the API under /api/v1. */
 function createHttpApp(root: Root, parts: Parts): HttpApp {
   const { config, logger } = root;
-  const { stores: { opened, redis }, metrics, services: { relayers }, runtime } = parts;
+  const { stores: { opened, redis }, metrics, services: { relaying }, runtime } = parts;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -283,7 +300,7 @@ function createHttpApp(root: Root, parts: Parts): HttpApp {
     { name: 'store', check: opened.probes.answers },
     ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
     { name: 'runtime', check: () => runtime.serving() },
-  ], undefined, relayers.rpcOutages));
+  ], undefined, relaying.rpcOutages));
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
   app.use(DOCS_PATHS, createDocsRouter(() => createApiDocument(packageJson.version)));
@@ -341,7 +358,7 @@ async function startBackground({ logger }: Root, { stores: { opened }, services:
 
 /** The App handed back: its parts, `listen`, and `close` in shutdown order. */
 function appHandle({ config, logger, instanceId }: Root, parts: Parts, { app, events }: HttpApp): App {
-  const { stores: { opened, closeStores }, metrics, chains, services: { jobs, live, relayers }, webhooks: { stopOutboxWakeups, webhookUrls, dispatcher }, runtime } = parts;
+  const { stores: { opened, closeStores }, metrics, chains, services: { jobs, live, relaying }, webhooks: { stopOutboxWakeups, webhookUrls, dispatcher }, runtime } = parts;
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   return {
@@ -381,7 +398,7 @@ function appHandle({ config, logger, instanceId }: Root, parts: Parts, { app, ev
       const runtimeStopped = runtime.close(http);
       if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
       stopOutboxWakeups();
-      relayers.balanceWatch.close();
+      relaying.balanceWatch.close();
       await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);
       await webhookUrls.close();
       await chains.close();

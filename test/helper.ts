@@ -9,6 +9,7 @@ import { createLogger, secretsOf } from '../src/observability/logger.ts';
 import { createApp, type App } from '../src/app.ts';
 import type { SignerResolver } from '../src/domain/signers/ports.ts';
 import type { ResolveHost } from '../src/net/url-guard.ts';
+import type { RuntimeFaults } from '../src/plugin-host/client.ts';
 import { noDevnetUrl } from './support/no-devnet.ts';
 import { startNoRuntime } from './support/no-runtime.ts';
 
@@ -65,6 +66,8 @@ export interface BuildOptions {
    * (`plugins` implies it). Without it no runtime process starts (test/support/no-runtime.ts: calls answer 503).
    */
   runtime?: boolean;
+  /** Faults the plugin runtime injects (test/security/worker-availability.test.ts: a worker that stalls); implies `runtime`. */
+  runtimeFaults?: RuntimeFaults;
 }
 
 /**
@@ -120,12 +123,13 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     },
   });
   const logger = createLogger('debug', sink, secretsOf(config, { ...process.env, ...env }));
-  const { resolveSigner, resolveHost } = options;
+  const { resolveSigner, resolveHost, runtimeFaults } = options;
   // A test that writes plugins calls them: it gets the runtime without asking.
-  const runtime = options.runtime || options.plugins !== undefined;
+  const runtime = options.runtime || options.plugins !== undefined || runtimeFaults !== undefined;
   const app = await createApp(config, logger, {
     ...(resolveSigner ? { resolveSigner } : {}),
     ...(resolveHost ? { resolveHost } : {}),
+    ...(runtimeFaults ? { runtimeFaults } : {}),
     ...(runtime ? {} : { startRuntime: startNoRuntime }),
   });
   const server = await app.listen(0, '127.0.0.1');

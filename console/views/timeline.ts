@@ -3,8 +3,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api.ts';
 import { streamEvents } from '../events.ts';
-import { may, needs, type Me } from '../access.ts';
-import { Action, Confirm, ErrorLine, clock, e, time } from '../ui.ts';
+import { may, type Me } from '../access.ts';
+import { Action, Amount, Confirm, ErrorLine, UNIT_OF, When, e } from '../ui.ts';
+import { errorClass, nextTry } from '../delivery.ts';
 
 type Tx = Record<string, unknown> & { id: string; status: string; relayer_id: string };
 interface Entry { at: string; kind: string; status?: string | null; status_reason?: string | null; hash?: string; first?: boolean; noop?: boolean; changes?: Record<string, { from: unknown; to: unknown }>; from?: unknown; to?: unknown; delivery?: { id: string; status: string; attempts: number; last_error: string | null; next_attempt_at: string | null; delivered_at: string | null } }
@@ -23,7 +24,8 @@ function describe(entry: Entry) {
       return [`nonce ${String(entry.from)} -> ${String(entry.to)}`];
     case 'webhook': {
       const d = entry.delivery!;
-      return [`webhook (${entry.status ?? '?'}) `, e('span', { class: `badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}` }, d.status), ` ${d.attempts} attempt(s)`, d.last_error ? e('span', { class: 'muted' }, ` — ${d.last_error}`) : null, d.next_attempt_at ? e('span', { class: 'muted' }, ` next ${time(d.next_attempt_at)}`) : null];
+      const next = nextTry(d);
+      return [`webhook (${entry.status ?? '?'}) `, e('span', { class: `badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}` }, d.status), ` ${d.attempts} attempt(s)`, d.last_error ? e('span', { class: 'muted', title: d.last_error }, ` — ${errorClass(d.last_error)}`) : null, next ? e('span', { class: 'muted next-try' }, ` · ${next}`) : null];
     }
     default:
       return [entry.kind];
@@ -46,11 +48,34 @@ function replaceBody(tx: Tx): string {
   return JSON.stringify(body).replace('"__VALUE__"', /^\d+$/.test(String(tx.value)) ? String(tx.value) : '0');
 }
 
+const TIMES = new Set(['created_at', 'sent_at', 'confirmed_at']);
+const FEES = new Set(['gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas']);
+
+function fact(tx: Tx, k: string, unit: string) {
+  const v = tx[k];
+  if (v === null || v === undefined) return '—';
+  if (TIMES.has(k)) return e(When, { at: v, precise: true });
+  if (k === 'value' || k === 'funds_reserved' || k === 'l1_fee') return e(Amount, { raw: v, unit });
+  if (FEES.has(k)) return e(Amount, { raw: v, unit, as: 'gwei' });
+  return String(v);
+}
+
 export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; txId: string }) {
   const [data, setData] = useState<{ transaction: Tx; entries: Entry[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [asking, setAsking] = useState<'replace' | 'cancel' | null>(null);
   const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [unit, setUnit] = useState('wei');
+  useEffect(() => void api<{ network_type: string }>(`/relayers/${enc(relayerId)}`).then((a) => setUnit(UNIT_OF[a.data.network_type] ?? 'wei'), () => {}), [relayerId]);
+  // A transaction that became final under an open dialog: the dialog goes, and says why (nothing was sent).
+  const current = data?.transaction.status;
+  useEffect(() => {
+    if (asking && !busy && current && !ACTIVE.has(current)) {
+      setNotice(`It is ${current} now: the ${asking === 'replace' ? 'replacement' : 'cancel'} was not sent.`);
+      setAsking(null);
+    }
+  }, [current, asking, busy]);
   const path = `/relayers/${enc(relayerId)}/transactions/${enc(txId)}`;
   const load = () => api<{ transaction: Tx; entries: Entry[] }>(`${path}/timeline`).then((a) => setData(a.data), setError);
   useEffect(() => {
@@ -80,19 +105,24 @@ export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; t
     e(
       'dl',
       { class: 'facts' },
-      ['relayer_id', 'from', 'to', 'value', 'nonce', 'hash', 'status_reason', 'created_at', 'sent_at', 'confirmed_at'].flatMap((k) => [e('dt', null, k), e('dd', { class: 'mono' }, tx[k] === null || tx[k] === undefined ? '—' : String(tx[k]))]),
+      ['relayer_id', 'from', 'to', 'value', 'nonce', 'hash', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status_reason', 'created_at', 'sent_at', 'confirmed_at']
+        .filter((k) => !FEES.has(k) || (tx[k] !== null && tx[k] !== undefined))
+        .flatMap((k) => [e('dt', null, k), e('dd', { class: TIMES.has(k) ? undefined : 'mono', 'data-fact': k }, fact(tx, k, unit))]),
       e('dt', null, 'data'),
-      e('dd', { class: 'mono data' }, tx.data === null || tx.data === undefined ? '—' : String(tx.data)),
+      e('dd', { class: 'mono data', tabIndex: 0 }, tx.data === null || tx.data === undefined ? '—' : String(tx.data)),
     ),
-    e(
-      'div',
-      { class: 'actions' },
-      e(Action, { name: 'replace', allowed: allowed && ACTIVE.has(tx.status), why: allowed ? `only while pending, sent or submitted (now ${tx.status})` : needs('relayer', 'execute', relayerId), onClick: () => setAsking('replace') }, 'Replace at fastest speed'),
-      e(Action, { name: 'cancel', class: 'danger', allowed: allowed && ACTIVE.has(tx.status), why: allowed ? `only while pending, sent or submitted (now ${tx.status})` : needs('relayer', 'execute', relayerId), onClick: () => setAsking('cancel') }, 'Cancel'),
-    ),
+    ACTIVE.has(tx.status)
+      ? e(
+          'div',
+          { class: 'actions' },
+          e(Action, { name: 'replace', allowed, onClick: () => (setNotice(null), setAsking('replace')) }, 'Replace at fastest speed'),
+          e(Action, { name: 'cancel', class: 'danger', allowed, onClick: () => (setNotice(null), setAsking('cancel')) }, 'Cancel'),
+        )
+      : e('p', { class: 'muted final' }, tx.status === 'mined' ? 'mined: waiting for confirmations; it can no longer be replaced or canceled.' : `${tx.status}: final, nothing more can be done to it.`),
+    notice ? e('p', { class: 'notice', role: 'status' }, notice) : null,
     e(ErrorLine, { error }),
     e('h3', null, 'Timeline'),
-    e('ol', { class: 'timeline' }, data.entries.map((entry) => e('li', { class: `entry k-${entry.kind}`, 'data-kind': entry.kind }, e('time', { title: entry.at }, clock(entry.at)), ' ', describe(entry)))),
+    e('ol', { class: 'timeline' }, data.entries.map((entry) => e('li', { class: `entry k-${entry.kind}`, 'data-kind': entry.kind }, e(When, { at: entry.at, precise: true }), ' ', describe(entry)))),
     asking
       ? e(Confirm, { title: asking === 'replace' ? 'Replace this transaction?' : 'Cancel this transaction?', confirm: asking === 'replace' ? 'Replace' : 'Cancel it', busy, onConfirm: () => void act(), onCancel: () => setAsking(null) }, e('p', null, onChain(asking, tx)))
       : null,

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api.ts';
 import { streamEvents } from '../events.ts';
-import { ErrorLine, ago, e, shortId } from '../ui.ts';
+import { Amount, ErrorLine, UNIT_OF, When, e, shortId } from '../ui.ts';
 
 type Tx = Record<string, unknown> & { id: string; status: string; created_at: string };
 const STATUSES = ['', 'pending', 'sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired', 'canceled'];
@@ -15,13 +15,13 @@ function matches(tx: Tx, search: string): boolean {
 }
 
 export function Transactions({ relayerId, go }: { relayerId: string | undefined; go: (hash: string) => void }) {
-  const [relayers, setRelayers] = useState<Array<{ id: string }>>([]);
+  const [relayers, setRelayers] = useState<Array<{ id: string; network_type: string }>>([]);
   const [txs, setTxs] = useState<Tx[]>([]);
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api<Array<{ id: string }>>('/relayers?per_page=100').then((a) => {
+    api<Array<{ id: string; network_type: string }>>('/relayers?per_page=100').then((a) => {
       setRelayers(a.data);
       if (!relayerId && a.data[0]) go(`#/transactions/${enc(a.data[0].id)}`);
     }, setError);
@@ -52,6 +52,7 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
     }
   };
   const shown = txs.filter((t) => matches(t, search));
+  const unit = UNIT_OF[relayers.find((r) => r.id === relayerId)?.network_type ?? 'evm'] ?? 'wei';
   return e(
     'div',
     { class: 'transactions' },
@@ -67,21 +68,21 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
     e(
       'table',
       { class: 'txs' },
-      e('thead', null, e('tr', null, ['id', 'status', 'hash', 'to', 'value', 'nonce', 'created'].map((t) => e('th', null, t)))),
+      e('thead', null, e('tr', null, ['id', 'status', 'hash', 'to', 'value', 'nonce', 'created'].map((t) => e('th', { scope: 'col' }, t)))),
       e(
         'tbody',
         null,
         shown.map((tx) =>
           e(
             'tr',
-            { 'data-tx': tx.id, 'data-status': tx.status },
+            { key: tx.id, 'data-tx': tx.id, 'data-status': tx.status },
             e('td', null, e('a', { href: `#/tx/${enc(String(tx.relayer_id ?? relayerId))}/${enc(tx.id)}`, class: 'mono' }, shortId(tx.id))),
             e('td', null, e('span', { class: `status s-${tx.status}` }, tx.status)),
             e('td', { class: 'mono' }, shortId(tx.hash)),
             e('td', { class: 'mono' }, shortId(tx.to)),
-            e('td', null, String(tx.value ?? '')),
+            e('td', { class: 'value' }, e(Amount, { raw: tx.value, unit })),
             e('td', null, String(tx.nonce ?? '')),
-            e('td', { title: tx.created_at }, ago(tx.created_at)),
+            e('td', null, e(When, { at: tx.created_at })),
           ),
         ),
       ),

@@ -1,5 +1,6 @@
 // Loads one plugin: reuses it while its inputs are unchanged (or the previous runtime's bundle of them), else bundles
 // it and has a worker inspect it.
+import { runtimeError } from '../common/errors.ts';
 import { bundlePlugin, unchanged } from './bundler.ts';
 import type { ErrorData, PluginSettings } from '../protocol.ts';
 import { configOverrides, fallbackSettings, settle, type LoadedPlugin, type Registry } from './registry.ts';
@@ -16,7 +17,7 @@ export async function loadPlugin(reg: Registry, id: string, file: string): Promi
   if (seed && seed.path === file && codes.has(seed.hash) && unchanged(seed.inputs)) return settle(reg, id, file, seed.hash, seed.inputs, seed.fileSettings);
   const fail = (error: ErrorData, settings = fallbackSettings(reg, id)): LoadedPlugin => ({ id, path: file, state: 'error', error, settings, configJson: JSON.stringify(settings.config) });
   const bundled = await bundlePlugin(file, deps.pluginsDir);
-  if (!bundled.ok) return fail({ code: 'COMPILE_ERROR', message: bundled.message, status: 500 });
+  if (!bundled.ok) return fail(runtimeError('compileError', { reason: bundled.message }));
   if (previous?.hash === bundled.hash && previous.fileSettings !== undefined) {
     previous.inputs = bundled.inputs;
     return previous;
@@ -26,7 +27,7 @@ export async function loadPlugin(reg: Registry, id: string, file: string): Promi
   try {
     overrides = configOverrides(reg, id);
   } catch (err) {
-    return fail({ code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, { ...DEFAULT_SETTINGS, ...deps.defaults });
+    return fail(runtimeError('invalidSettings', { reason: (err as Error).message }), { ...DEFAULT_SETTINGS, ...deps.defaults });
   }
   if (deps.quarantine[id]?.hash === bundled.hash) return settle(reg, id, file, bundled.hash, bundled.inputs, 'null');
   const inspected = await deps.inspect({

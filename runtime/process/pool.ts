@@ -1,7 +1,9 @@
 // The Piscina pool of sandbox workers: sized once, warm workers kept. Admission (per-plugin caps, the global queue)
 // happens before it, in runtime/process/scheduler.ts, so the pool itself never queues a call.
 import { Piscina } from 'piscina';
-import { WORKER_YOUNG_GENERATION_MB, type CallTask, type InspectResult, type InspectTask, type RuntimeOptions, type WorkerData, type WorkerResult } from '../protocol.ts';
+import { runtimeError } from '../common/errors.ts';
+import { WORKER_YOUNG_GENERATION_MB } from '../common/process-flags.ts';
+import type { CallTask, InspectResult, InspectTask, RuntimeOptions, WorkerData, WorkerResult } from '../protocol.ts';
 import type { WatchedWorker } from './watchdog.ts';
 
 export interface SandboxPool {
@@ -15,7 +17,7 @@ export interface SandboxPool {
 }
 
 export function createPool(options: RuntimeOptions): SandboxPool {
-  const workerData: WorkerData = { contextMode: options.contextMode, concurrency: options.concurrency, limits: options.limits, faultStallWorkerOn: options.faultStallWorkerOn };
+  const workerData: WorkerData = { contextMode: options.contextMode, concurrency: options.concurrency, limits: options.limits, faults: options.faults };
   const pool = new Piscina({
     // A CommonJS entry: see worker-entry.cjs for why Piscina must not require() worker.ts itself.
     filename: new URL('../worker/worker-entry.cjs', import.meta.url).href,
@@ -40,14 +42,14 @@ export function createPool(options: RuntimeOptions): SandboxPool {
         return (await pool.run(task)) as WorkerResult;
       } catch (err) {
         // A worker that crashed or was terminated rejects its tasks ("worker exited"); Piscina replaces it.
-        return { ok: false, error: { code: 'RUNTIME_UNAVAILABLE', message: `plugin worker failed: ${(err as Error)?.message ?? err}`, status: 503, retryAfter: 1 } };
+        return { ok: false, error: runtimeError('workerFailed', { reason: String((err as Error)?.message ?? err) }) };
       }
     },
     async inspect(task) {
       try {
         return (await pool.run(task)) as InspectResult;
       } catch (err) {
-        return { ok: false, error: { code: 'LOAD_ERROR', message: `plugin could not be inspected: ${(err as Error)?.message ?? err}`, status: 500 } };
+        return { ok: false, error: runtimeError('uninspectable', { reason: String((err as Error)?.message ?? err) }) };
       }
     },
     threads: () => pool.threads as unknown as WatchedWorker[],

@@ -11,6 +11,7 @@ import {
   type PluginSettings,
   type Quarantined,
 } from '../protocol.ts';
+import { runtimeError } from '../common/errors.ts';
 import { pluginEnvJson } from './plugin-env.ts';
 import { checkSettings, DEFAULT_SETTINGS } from './settings.ts';
 
@@ -92,11 +93,11 @@ export function settle(reg: Registry, id: string, file: string, hash: string, in
     }
     settings = { ...DEFAULT_SETTINGS, ...deps.defaults, ...own, ...overrides };
   } catch (err) {
-    return { ...base, hash: undefined, state: 'error', error: { code: 'INVALID_SETTINGS', message: (err as Error).message, status: 500 }, settings: fallbackSettings(reg, id), configJson: '{}' };
+    return { ...base, hash: undefined, state: 'error', error: runtimeError('invalidSettings', { reason: (err as Error).message }), settings: fallbackSettings(reg, id), configJson: '{}' };
   }
   const quarantined = deps.quarantine[id];
   if (quarantined?.hash === hash) {
-    return { ...base, hash: undefined, state: 'error', error: { code: 'PLUGIN_QUARANTINED', message: quarantined.reason, status: 503 }, settings, configJson: '{}' };
+    return { ...base, hash: undefined, state: 'error', error: runtimeError('quarantined', { reason: quarantined.reason }), settings, configJson: '{}' };
   }
   if (!reg.sent.has(hash)) {
     reg.sent.add(hash);

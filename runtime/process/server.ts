@@ -8,22 +8,23 @@ import { createPool, type SandboxPool } from './pool.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { createWatchdog } from './watchdog.ts';
 import { createPriorities } from './priorities.ts';
+import { createBatcher } from '../common/batcher.ts';
+import { poolTaskChannel, runtimeCallChannel, type RuntimeCallContext } from '../common/diagnostics.ts';
+import { runtimeError } from '../common/errors.ts';
+import { createHeapRelease } from '../common/heap-release.ts';
 import {
   HOST_CHANNEL,
   RELEASE_CHANNEL,
-  createHeapRelease,
-  replyChannel,
-  createBatcher,
+  REPLY_CHANNEL,
   type ChildMessage,
   type ErrorData,
-  type HopTiming,
   type LogEntry,
   type ParentMessage,
   type RuntimeOptions,
   type WorkerHostReply,
   type WorkerHostRequest,
   type WorkerRelease,
-  type WorkerResult,
+  type CallTask,
 } from '../protocol.ts';
 
 const send = createBatcher<ChildMessage>((msg) => {
@@ -49,7 +50,7 @@ const priorities = createPriorities();
 function toWorker(worker: number, reply: WorkerHostReply): void {
   let channel = replyChannels.get(worker);
   if (!channel) {
-    channel = new BroadcastChannel(replyChannel(worker));
+    channel = new BroadcastChannel(REPLY_CHANNEL + worker);
     channel.unref();
     replyChannels.set(worker, channel);
   }
@@ -190,37 +191,38 @@ function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void
   }
 }
 
-const fail = (id: number, error: ErrorData) => send({ t: 'result', id, ok: false, error });
+type CallMessage = Extract<ParentMessage, { t: 'call' }>;
+type Answer = (result: Extract<ChildMessage, { t: 'result' }>) => void;
 
-/** The hop timing a call asked for (HopTiming): main thread and pool durations, then the worker's own two. */
-function hopTiming(msg: { timing?: 1 }, mainFrom: number, poolFrom: number, poolTo: number, result: WorkerResult): HopTiming | undefined {
-  if (msg.timing !== 1 || !result.timing) return undefined;
-  return [performance.now() - mainFrom, poolTo - poolFrom, result.timing[0], result.timing[1]];
+const fail = (id: number, error: ErrorData, answer: Answer = send) => answer({ t: 'result', id, ok: false, error });
+
+/** A call traced for a subscriber (runtimeCallChannel): its result sent, then its end published. */
+function traced(msg: CallMessage): void {
+  const trace: RuntimeCallContext = { id: msg.id, plugin: msg.plugin, requestId: msg.requestId };
+  runtimeCallChannel.start.publish(trace);
+  call(msg, (result) => {
+    send(result);
+    runtimeCallChannel.asyncEnd.publish(trace);
+  }, trace);
 }
 
-function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
+/** Sends the call's result through `answer` (`send`, or traced's). `trace`: only while someone subscribes. */
+function call(msg: CallMessage, answer: Answer = send, trace?: RuntimeCallContext): void {
   const receivedAt = Date.now();
-  const mainFrom = msg.timing === 1 ? performance.now() : 0;
   const plugin = loader?.get(msg.plugin);
-  if (!plugin || !pool || !scheduler) return fail(msg.id, { code: 'PLUGIN_NOT_FOUND', message: `Plugin with ID ${msg.plugin} not found`, status: 404 });
+  if (!plugin || !pool || !scheduler) return fail(msg.id, runtimeError('notFound', { id: msg.plugin }), answer);
   const s = plugin.settings;
-  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, { code: 'METHOD_NOT_ALLOWED', message: "GET requests are not enabled for this plugin. Set 'allow_get_invocation: true' in plugin configuration to enable.", status: 405 });
-  if (plugin.state === 'error' || !plugin.hash) return fail(msg.id, plugin.error!);
+  if (msg.method === 'GET' && !s.allow_get_invocation) return fail(msg.id, runtimeError('getNotAllowed'), answer);
+  if (plugin.state === 'error' || !plugin.hash) return fail(msg.id, plugin.error!, answer);
   const timeoutMs = Math.max(1, Math.round(s.timeout * 1000));
   const p = pool;
   const hash = plugin.hash;
   const admission = scheduler.submit(plugin.id, { maxConcurrent: s.max_concurrent_calls, maxQueued: s.max_queued_calls }, {
     deadline: receivedAt + timeoutMs,
     expire: () =>
-      fail(msg.id, {
-        code: 'TIMEOUT',
-        message: `Plugin execution timed out after ${s.timeout} s, waiting for a free slot (the plugin has ${s.max_concurrent_calls} call(s) running)`,
-        status: 504,
-        details: { timeout: s.timeout, queued: true },
-      }),
+      fail(msg.id, runtimeError('timeoutQueued', { timeout: s.timeout, running: s.max_concurrent_calls }, { timeout: s.timeout, queued: true }), answer),
     run: async () => {
-      const poolFrom = msg.timing === 1 ? performance.now() : 0;
-      const result = await p.call({
+      const task: CallTask = {
         kind: 'call',
         callId: msg.id,
         plugin: plugin.id,
@@ -237,19 +239,18 @@ function call(msg: Extract<ParentMessage, { t: 'call' }>): void {
         allowedOrigins: s.allowed_origins,
         // Made once per load (runtime/process/plugin-env.ts): what of the service's environment this plugin receives.
         env: plugin.envJson ?? '{}',
-        ...(msg.timing === 1 ? { timing: true } : {}),
-      });
-      const timing = hopTiming(msg, mainFrom, poolFrom, msg.timing === 1 ? performance.now() : 0, result);
+      };
+      const result = await (trace ? poolTaskChannel.tracePromise(p.call, trace, p, task) : p.call(task));
       if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
       const logs = s.emit_logs ? result.logs : undefined;
-      if (result.ok) send({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces, timing });
-      else send({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces, timing });
+      if (result.ok) answer({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces });
+      else answer({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
     },
   });
   if (admission === 'plugin-busy') {
-    fail(msg.id, { code: 'PLUGIN_BUSY', message: `plugin ${plugin.id} has ${s.max_concurrent_calls} call(s) running and ${s.max_queued_calls} waiting, its limit; retry shortly`, status: 429, retryAfter: 1 });
+    fail(msg.id, runtimeError('pluginBusy', { id: plugin.id, running: s.max_concurrent_calls, queued: s.max_queued_calls }), answer);
   } else if (admission === 'runtime-busy') {
-    fail(msg.id, { code: 'RUNTIME_BUSY', message: 'plugin runtime queue is full; retry shortly', status: 503, retryAfter: 1 });
+    fail(msg.id, runtimeError('runtimeBusy'), answer);
   }
 }
 
@@ -260,9 +261,11 @@ function onMessage(msg: ParentMessage): void {
       break;
     case 'call':
       try {
-        call(msg);
+        // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
+        if (runtimeCallChannel.hasSubscribers) traced(msg);
+        else call(msg);
       } catch (err) {
-        fail(msg.id, { code: 'INTERNAL', message: `runtime error: ${(err as Error).message}`, status: 500 });
+        fail(msg.id, runtimeError('runtimeError', { reason: (err as Error).message }));
       }
       break;
     case 'host-reply': {

@@ -2,6 +2,8 @@
 // prelude reported 'done' and none of its entries runs (or at its deadline, or when an entry failed); its scope
 // then ends, which cancels the host calls it still has out, and its context goes back only if left idle.
 import { workerData } from 'node:worker_threads';
+import { isolateCallChannel, type RuntimeCallContext } from '../common/diagnostics.ts';
+import { runtimeError } from '../common/errors.ts';
 import { createCallScope, type CallScope } from './call-scope.ts';
 import { createCallTimers, type CallTimers } from './call-timers.ts';
 import { afterCall, heapNow, retire } from './generations.ts';
@@ -40,8 +42,8 @@ interface CallRun {
   /** Reserved codes really given to this call (API_CALL_LIMIT, a transactionWait's TIMEOUT): they may stand in its answer. */
   granted: Set<string> | undefined;
   timer: NodeJS.Timeout | undefined;
-  /** performance.now() at the first entry, when the task asked for its hop timing. */
-  enteredAt: number;
+  /** The diagnostics context (isolateCallChannel), only while someone subscribes; `entered` once its start is published. */
+  trace: (RuntimeCallContext & { entered?: true }) | undefined;
   /** The plugin's pending timers (setTimeout/setInterval). */
   timers: CallTimers;
   /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts); made at the first one. */
@@ -50,6 +52,11 @@ interface CallRun {
 }
 
 type Refusal = { code: string; message: string; status: number };
+/** A host call refused by one of the runtime's limits (runtime/common/errors.ts). */
+const refusedBy = (verdict: 'apiCalls' | 'apiArgBytes', limit: number): Refusal => {
+  const { code, message, status } = runtimeError(verdict, { limit });
+  return { code, message, status };
+};
 /** Notes a refusal by API_CALL_LIMIT: then, and only then, the call may answer with that reserved code. */
 function limited(run: { granted: Set<string> | undefined }, refused: Refusal | undefined): Refusal | undefined {
   if (refused?.code === 'API_CALL_LIMIT') (run.granted ??= new Set()).add('API_CALL_LIMIT');
@@ -60,23 +67,22 @@ const NONE_GRANTED: ReadonlySet<string> = new Set();
 /** How the host answers a transactionWait past its timeout (src/plugin-host/host-calls.ts): 504 TIMEOUT, as the reference. */
 const WAIT_TIMED_OUT = '{"ok":false,"error":{"code":"TIMEOUT"';
 const remaining = (run: CallRun) => Math.max(1, run.deadline - Date.now());
-const memoryExceeded = (task: { memoryMb: number }) =>
-  failure('MEMORY_LIMIT_EXCEEDED', `Plugin exceeded its memory limit of ${task.memoryMb} MB`, 500, { details: { memory_mb: task.memoryMb } });
-const timeout = (task: CallTask) => failure('TIMEOUT', `Plugin execution timed out after ${task.timeoutMs / 1000} s`, 504, { details: { timeout: task.timeoutMs / 1000 } });
+const memoryExceeded = (task: { memoryMb: number }) => failure('memory', { memory_mb: task.memoryMb }, { memory_mb: task.memoryMb });
+const timeout = (task: CallTask) => failure('timeout', { timeout: task.timeoutMs / 1000 }, { timeout: task.timeoutMs / 1000 });
 
 /** An entry into the isolate failed: why, as the client should hear it. */
 function classify(err: unknown, gen: Generation, task: CallTask): WorkerResult {
   const message = (err as Error)?.message ?? String(err);
   if (/execution timed out/i.test(message)) return timeout(task);
   if (gen.dead === 'TIMEOUT' || gen.dead === 'ROGUE' || gen.dead === 'RETIRED') {
-    return failure('RUNTIME_UNAVAILABLE', 'the plugin sandbox was reset while this call was running; retry', 503, { retryAfter: 1 });
+    return failure('sandboxReset');
   }
   if (/memory limit|out of memory|disposed/i.test(message)) {
     disposeGeneration(gen, 'MEMORY');
     return memoryExceeded(task);
   }
-  if (err instanceof LoadError) return failure('LOAD_ERROR', `Plugin failed to load: ${message}`, 500);
-  return failure('INTERNAL', `Plugin runtime error: ${message.slice(0, 500)}`, 500);
+  if (err instanceof LoadError) return failure('loadError', { reason: message });
+  return failure('sandboxError', { reason: message.slice(0, 500) });
 }
 
 /** What the prelude reported, read and bounded on this side. */
@@ -87,13 +93,13 @@ function verdict(done: Done, task: CallTask, granted: ReadonlySet<string>): Work
     case 'error':
       return { ok: false, error: readPluginError(done.text, limits, granted) };
     case 'invalid':
-      return failure('INVALID_RESULT', `Plugin result is not JSON-serializable: ${typeof done.text === 'string' ? done.text.slice(0, limits.maxErrorMessageChars) : 'unknown reason'}`, 500);
+      return failure('notSerializable', { reason: typeof done.text === 'string' ? done.text.slice(0, limits.maxErrorMessageChars) : 'unknown reason' });
     case 'too-large':
       return tooLarge(limits);
     case 'memory':
       return memoryExceeded(task);
   }
-  return failure('INTERNAL', 'the plugin sandbox reported an unknown outcome', 500);
+  return failure('unknownOutcome');
 }
 
 /** Answers once nothing the call started can run any more. */
@@ -118,7 +124,7 @@ function conclude(run: CallRun): void {
   } else result = verdict(done!, task, run.granted ?? NONE_GRANTED);
   if (done && task.emitLogs) result.logs = readLogs(done.logs, limits);
   if (run.traces) result.traces = run.traces.entries;
-  if (task.timing && run.enteredAt) result.timing = [0, performance.now() - run.enteredAt];
+  if (run.trace?.entered) isolateCallChannel.asyncEnd.publish(run.trace);
   run.resolve(result);
   if (!run.slot) return;
   const reserved = typeof done?.reserved === 'number' && done.reserved <= run.slot.reservedAtLoad;
@@ -147,10 +153,10 @@ function refusal(run: CallRun, op: unknown, args: unknown): Refusal | undefined 
   if (typeof args !== 'string' || Buffer.byteLength(args) > limits.maxHostArgBytes) {
     return { code: 'VALIDATION_FAILED', message: `api/kv arguments exceed ${limits.maxHostArgBytes} bytes`, status: 400 };
   }
-  if (++run.apiCalls > limits.maxApiCalls) return { code: 'API_CALL_LIMIT', message: `a plugin call may make at most ${limits.maxApiCalls} api/kv calls`, status: 429 };
+  if (++run.apiCalls > limits.maxApiCalls) return refusedBy('apiCalls', limits.maxApiCalls);
   run.argBytes += args.length;
   if (run.argBytes > limits.maxHostArgBytesPerCall) {
-    return { code: 'API_CALL_LIMIT', message: `a plugin call may send at most ${limits.maxHostArgBytesPerCall} bytes of api/kv arguments`, status: 429 };
+    return refusedBy('apiArgBytes', limits.maxHostArgBytesPerCall);
   }
   return undefined;
 }
@@ -221,7 +227,10 @@ async function start(run: CallRun): Promise<void> {
     }
     run.slot = slot;
     slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
-    if (task.timing) run.enteredAt ||= performance.now();
+    if (run.trace && !run.trace.entered) {
+      run.trace.entered = true;
+      isolateCallChannel.start.publish(run.trace);
+    }
     const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
     // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
     const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
@@ -263,7 +272,7 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       argBytes: 0,
       granted: undefined,
       timer: undefined,
-      enteredAt: 0,
+      trace: isolateCallChannel.hasSubscribers ? { id: task.callId, plugin: task.plugin, requestId: task.requestId } : undefined,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
       local: undefined,
       resolve,

@@ -1,6 +1,7 @@
 // Requests of a plugin call that the worker answers itself, without the HTTP process: `fetch` (runtime/worker/egress.ts)
 // and `crypto.subtle` (runtime/worker/web-crypto.ts). Each runs under a hold of the call's scope: cancelled (aborted) when
 // the call answers, its reply delivered in the call's next entry only while the call lives.
+import { RUNTIME_ERRORS } from '../common/errors.ts';
 import type { CallScope, Hold } from './call-scope.ts';
 import { egressFetch } from './egress.ts';
 import type { createTraceBook } from './outcome.ts';
@@ -56,7 +57,10 @@ function admission(ops: LocalOps, req: LocalRequest): string | undefined {
     const r = req.countApiCall();
     return r ? refused(r.code, r.message, r.status) : undefined;
   }
-  if (++ops.cryptoOps > req.limits.maxCryptoOps) return refused('API_CALL_LIMIT', `a plugin call may make at most ${req.limits.maxCryptoOps} crypto.subtle operations`, 429);
+  if (++ops.cryptoOps > req.limits.maxCryptoOps) {
+    const { code, text, status } = RUNTIME_ERRORS.cryptoOps;
+    return refused(code, text.replace('{limit}', String(req.limits.maxCryptoOps)), status);
+  }
   return undefined;
 }
 

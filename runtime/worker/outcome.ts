@@ -1,34 +1,18 @@
 // Host-side reading of what an isolate reported. Nothing from inside is trusted by shape: every value arrives as a
 // primitive the host copied, is type- and size-checked here, and anything malformed becomes a runtime verdict.
 // Codes that describe the runtime's own verdicts can never be claimed by a plugin.
+import { RUNTIME_CODES, RUNTIME_ERRORS, runtimeError, type RuntimeVerdict } from '../common/errors.ts';
 import type { ErrorData, LogEntry, RuntimeLimits, TraceEntry } from '../protocol.ts';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
 /** A plugin's own error code: what a client can branch on, nothing that could carry markup or a newline. */
 const PLUGIN_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
-/** The runtime's verdicts: only the runtime says a call timed out, ran out of memory, or the like. */
-const RESERVED_CODES = new Set([
-  'TIMEOUT',
-  'MEMORY_LIMIT_EXCEEDED',
-  'RESULT_TOO_LARGE',
-  'INVALID_RESULT',
-  'API_CALL_LIMIT',
-  'CALL_ENDED',
-  'COMPILE_ERROR',
-  'LOAD_ERROR',
-  'INVALID_SETTINGS',
-  'PLUGIN_QUARANTINED',
-  'PLUGIN_BUSY',
-  'PLUGIN_NOT_FOUND',
-  'METHOD_NOT_ALLOWED',
-  'RUNTIME_BUSY',
-  'RUNTIME_UNAVAILABLE',
-  'NOT_READY',
-  'INTERNAL',
-]);
+/** The runtime's verdicts (runtime/common/errors.ts): only the runtime says a call timed out, ran out of memory, or the like. */
+const RESERVED_CODES: ReadonlySet<string> = new Set([...RUNTIME_CODES, 'NOT_READY']);
 
-export function failure(code: string, message: string, status: number, extra: Partial<ErrorData> = {}): { ok: false; error: ErrorData } {
-  return { ok: false, error: { code, message, status, details: {}, ...extra } };
+/** A call's answer with one of the runtime's verdicts. */
+export function failure(verdict: RuntimeVerdict, vars?: Record<string, string | number>, details?: Record<string, unknown>): { ok: false; error: ErrorData } {
+  return { ok: false, error: runtimeError(verdict, vars, details) };
 }
 
 const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -43,18 +27,18 @@ function truncate(message: string, max: number): string {
 
 /** A result: JSON text of at most `maxResultBytes` bytes, one JSON value (it is spliced into our envelope). */
 export function readResult(text: unknown, limits: RuntimeLimits): { ok: true; result: string } | { ok: false; error: ErrorData } {
-  if (typeof text !== 'string') return failure('INVALID_RESULT', 'Plugin result is not JSON text', 500);
+  if (typeof text !== 'string') return failure('notText');
   if (text.length > limits.maxResultBytes || byteLength(text) > limits.maxResultBytes) return tooLarge(limits);
   try {
     JSON.parse(text);
   } catch {
-    return failure('INVALID_RESULT', 'Plugin result is not valid JSON', 500);
+    return failure('notJson');
   }
   return { ok: true, result: text };
 }
 
 export function tooLarge(limits: RuntimeLimits): { ok: false; error: ErrorData } {
-  return failure('RESULT_TOO_LARGE', `Plugin result exceeds ${limits.maxResultBytes} bytes`, 500, { details: { limit: limits.maxResultBytes } });
+  return failure('tooLarge', { limit: limits.maxResultBytes }, { limit: limits.maxResultBytes });
 }
 
 /**
@@ -70,7 +54,7 @@ export function readPluginError(text: unknown, limits: RuntimeLimits, granted: R
   } catch {
     parsed = undefined;
   }
-  if (!isPlainObject(parsed)) return { code: 'PLUGIN_ERROR', message: 'Plugin execution failed', status: 500, details: {} };
+  if (!isPlainObject(parsed)) return runtimeError('pluginFailed');
   const { code, message, status, details } = parsed;
   let safeCode = typeof code === 'string' && PLUGIN_CODE.test(code) ? code : 'PLUGIN_ERROR';
   if (RESERVED_CODES.has(safeCode) && !granted.has(safeCode)) safeCode = 'PLUGIN_ERROR';
@@ -78,7 +62,7 @@ export function readPluginError(text: unknown, limits: RuntimeLimits, granted: R
   if (isPlainObject(details) && byteLength(JSON.stringify(details)) <= limits.maxErrorDetailsBytes) safeDetails = details;
   return {
     code: safeCode,
-    message: typeof message === 'string' && message.trim() ? truncate(message, limits.maxErrorMessageChars) : 'Plugin execution failed',
+    message: typeof message === 'string' && message.trim() ? truncate(message, limits.maxErrorMessageChars) : RUNTIME_ERRORS.pluginFailed.text,
     status: Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599 ? (status as number) : 500,
     details: safeDetails,
   };

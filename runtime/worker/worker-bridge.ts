@@ -2,12 +2,12 @@
 // of requests whose call ended, and answers to the watchdog's pings (runtime/process/watchdog.ts).
 import { readlinkSync } from 'node:fs';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { HOST_CHANNEL, replyChannel, type WorkerHostReply, type WorkerHostRequest } from '../protocol.ts';
+import { HOST_CHANNEL, REPLY_CHANNEL, type WorkerHostReply, type WorkerHostRequest } from '../protocol.ts';
 
 const MAX_CODE_CACHE = 128;
 
 const toMain = new BroadcastChannel(HOST_CHANNEL);
-const fromMain = new BroadcastChannel(replyChannel(threadId));
+const fromMain = new BroadcastChannel(REPLY_CHANNEL + threadId);
 const waiting = new Map<number, (reply: string) => void>();
 const codeCache = new Map<string, string>();
 let nextRequest = 0;

@@ -5,7 +5,10 @@
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runCall } from './call-run.ts';
 import { generationFor, liveGeneration, retire } from './generations.ts';
-import { createHeapRelease, RELEASE_CHANNEL, type CallTask, type ErrorData, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import { workerTaskChannel } from '../common/diagnostics.ts';
+import { runtimeError } from '../common/errors.ts';
+import { createHeapRelease } from '../common/heap-release.ts';
+import { RELEASE_CHANNEL, type CallTask, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 
@@ -23,25 +26,21 @@ function serve(gen: Generation): void {
 }
 
 async function call(task: CallTask): Promise<WorkerResult> {
-  const from = task.timing ? performance.now() : 0;
-  if (data.faultStallWorkerOn === task.plugin) stallThisThread();
+  if (data.faults?.stallWorkerOn === task.plugin) stallThisThread();
   // The bundle's code only for a new generation: a warm one already compiled it (no await per call).
   const gen = liveGeneration(task) ?? generationFor(task, await codeFor(task.hash));
   if (gen !== lastServed) serve((lastServed = gen));
   gen.lastUsed = Date.now();
   gen.inFlight.add(task.callId);
   try {
-    const result = await runCall(task, gen);
-    // runCall put the isolate's part in timing[1]; the worker's whole task goes in front of it.
-    if (result.timing) result.timing[0] = performance.now() - from;
-    return result;
+    return await runCall(task, gen);
   } finally {
     gen.inFlight.delete(task.callId);
     if (gen.retired) retire(gen);
   }
 }
 
-/** Test-only fault injection (PLUGIN_FAULT_STALL_WORKER): this worker's event loop stops answering. */
+/** Fault injection a test asked for (RuntimeFaults): this worker's event loop stops answering. */
 function stallThisThread(): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 }
@@ -61,9 +60,9 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
     return { ok: true, hasHandler: info.hasHandler, settings: info.settings };
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
-    if (timedOut || /timed out/i.test(message)) return { ok: false, error: { code: 'LOAD_ERROR', message: `Plugin top-level code did not finish within ${task.timeoutMs} ms`, status: 500 } };
-    if (/memory/i.test(message)) return { ok: false, error: { code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit while loading', status: 500 } };
-    return { ok: false, error: { code: 'LOAD_ERROR', message: `Plugin failed to load: ${message.slice(0, 2000)}`, status: 500 } satisfies ErrorData };
+    if (timedOut || /timed out/i.test(message)) return { ok: false, error: runtimeError('loadTimeout', { timeout_ms: task.timeoutMs }) };
+    if (/memory/i.test(message)) return { ok: false, error: runtimeError('memoryLoading') };
+    return { ok: false, error: runtimeError('loadError', { reason: message.slice(0, 2000) }) };
   } finally {
     clearTimeout(timer);
     disposeGeneration(gen, 'RETIRED');
@@ -71,7 +70,10 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
 }
 
 export default function run(task: WorkerTask): Promise<WorkerResult | InspectResult> {
-  return task.kind === 'call' ? call(task) : inspect(task);
+  if (task.kind !== 'call') return inspect(task);
+  // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
+  if (!workerTaskChannel.hasSubscribers) return call(task);
+  return workerTaskChannel.tracePromise(call, { id: task.callId, plugin: task.plugin, requestId: task.requestId }, undefined, task);
 }
 
 // ── Memory after a load (runtime/process/server.ts asks, once no call has completed for a few seconds) ──────────

@@ -1,32 +1,18 @@
 // JSON-RPC over HTTP to one network's URLs, with the same per-URL health rules as the EVM transport (src/chains/evm/rpc-transport.ts): weights, cooldown, failover.
-import type { RpcUrlConfig } from '../config/config.ts';
 import type { RpcUrlHealth } from '../domain/chains/ports.ts';
-import type { RpcObserver } from './evm/rpc-transport.ts';
+import type { RpcClientOptions } from './rpc-options.ts';
 import { connectionFailure, jsonRpcAnswer, RpcFailure, type JsonRpcAnswer, type NodeRpcError } from './rpc-text.ts';
 import { createUrlHealth, retryAfterMs, type UrlState } from './url-health.ts';
 
 export type JsonRpcError = NodeRpcError;
 export type JsonRpcResponse<T = unknown> = Omit<JsonRpcAnswer, 'result'> & { result?: T };
 
-/** The fetch for one URL: the guard's for a URL given through the API (src/net/url-guard.ts), else undefined (the global fetch). */
-export type FetchFor = (url: string) => typeof fetch | undefined;
+export type { FetchFor } from './rpc-options.ts';
 
 /** Sends one request to one URL; throws an RpcAttemptError (or anything) when the URL did not answer. */
 export type RpcSender<Req, Res> = (url: string, request: Req, signal: AbortSignal) => Promise<Res>;
 
-export interface RpcPoolOptions<Req, Res> {
-  network: string;
-  urls: readonly RpcUrlConfig[];
-  /** Per request and URL. */
-  timeoutMs: number;
-  /** Whole rounds over every URL after the first, with exponential backoff from retryDelayMs. */
-  retryCount: number;
-  retryDelayMs: number;
-  /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
-  cooldownMs: number;
-  /** The clock a URL's pause is read against (default Date.now; url-health.ts). */
-  now?: (() => number) | undefined;
-  observer?: RpcObserver | undefined;
+export interface RpcPoolOptions<Req, Res> extends Omit<RpcClientOptions, 'fetchFor'> {
   send: RpcSender<Req, Res>;
   /** The JSON-RPC error code of an answer, if it is an error. */
   errorCode(response: Res): number | undefined;
@@ -36,10 +22,6 @@ export interface RpcPoolOptions<Req, Res> {
   probe?: Req;
 }
 
-export type RpcPoolSettings = Pick<RpcPoolOptions<unknown, unknown>, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs'>;
-
-/** The EVM transport's defaults (src/chains/evm/adapter.ts RPC_DEFAULTS). */
-export const RPC_POOL_DEFAULTS: RpcPoolSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
 
 /** No URL answered: the request may or may not have reached a node. `message` never names a URL. */
 export class RpcUnavailableError extends RpcFailure {

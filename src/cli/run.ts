@@ -2,6 +2,7 @@
 import { parseCommand, UsageError, type Command } from './args.ts';
 import { USAGE, version } from './usage.ts';
 import { loadEnvFile, type EnvFileResult } from '../config/env-file.ts';
+import { processEnv } from '../config/process-env.ts';
 import { runCheck } from './check.ts';
 import { createKeystore } from './keystore-create.ts';
 
@@ -42,9 +43,9 @@ export async function runCli(argv: string[]): Promise<CliOutcome> {
     return { start: false, status: 1 };
   }
   if (cmd.name === 'start') return { start: true, envFile };
-  if (cmd.name === 'check') return { start: false, status: await runCheck(process.env, envFile, print) };
+  if (cmd.name === 'check') return { start: false, status: await runCheck(processEnv(), envFile, print) };
   try {
-    const { file, address } = createKeystore(cmd.options, process.env);
+    const { file, address } = createKeystore(cmd.options, processEnv());
     print('Generated new key:');
     print(`Keystore file created at: ${file}`);
     print(`Address: ${address}`);

@@ -2,6 +2,7 @@
 // OpenZeppelin Relayer's (relative to its working directory, the folder holding its `config/` folder).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from './env.ts';
 
 export interface ConfigLocation {
   /** The config file, absolute. */
@@ -26,10 +27,11 @@ export interface LocateDefaults {
 const DEFAULT_REFERENCE_FILE_NAME = 'config.json';
 
 function referenceFile(env: NodeJS.ProcessEnv, cwd: string): { file: string; source: 'CONFIG_DIR' | 'IN_DOCKER' } | undefined {
-  const name = env.CONFIG_FILE_NAME || DEFAULT_REFERENCE_FILE_NAME;
+  const e = readEnv(env);
+  const name = e.CONFIG_FILE_NAME ?? DEFAULT_REFERENCE_FILE_NAME;
   // The reference: IN_DOCKER=true means `config/` under the working directory, whatever CONFIG_DIR says.
-  if (env.IN_DOCKER === 'true') return { file: path.resolve(cwd, 'config', name), source: 'IN_DOCKER' };
-  if (env.CONFIG_DIR || env.CONFIG_FILE_NAME) return { file: path.resolve(cwd, env.CONFIG_DIR || './config', name), source: 'CONFIG_DIR' };
+  if (e.IN_DOCKER) return { file: path.resolve(cwd, 'config', name), source: 'IN_DOCKER' };
+  if (e.CONFIG_DIR !== undefined || e.CONFIG_FILE_NAME !== undefined) return { file: path.resolve(cwd, e.CONFIG_DIR ?? './config', name), source: 'CONFIG_DIR' };
   return undefined;
 }
 
@@ -37,7 +39,8 @@ function referenceFile(env: NodeJS.ProcessEnv, cwd: string): { file: string; sou
 export function locateConfig(env: NodeJS.ProcessEnv, defaults: LocateDefaults): ConfigLocation {
   const { cwd } = defaults;
   const reference = referenceFile(env, cwd);
-  const ours = env.CONFIG_PATH ? path.resolve(cwd, env.CONFIG_PATH) : undefined;
+  const configPath = readEnv(env).CONFIG_PATH;
+  const ours = configPath !== undefined ? path.resolve(cwd, configPath) : undefined;
   if (ours && reference && ours !== reference.file) {
     throw new Error(`CONFIG_PATH names ${ours} but ${reference.source === 'IN_DOCKER' ? 'IN_DOCKER=true' : 'CONFIG_DIR/CONFIG_FILE_NAME'} names ${reference.file}: set only one of them`);
   }

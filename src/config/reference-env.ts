@@ -2,6 +2,9 @@
 // one it reads that we cannot honour becomes a notice, logged once at start with what we do instead.
 import path from 'node:path';
 import { CA_BUNDLE_MAX_BYTES, readRegularFile } from './read-file.ts';
+import { readEnv, type EnvValues, type LogFormat } from './env.ts';
+
+export type { LogFormat } from './env.ts';
 
 /** One start-up log line: a reference variable we read differently or cannot honour, and what we do instead. */
 export interface ReferenceNotice {
@@ -10,9 +13,6 @@ export interface ReferenceNotice {
   message: string;
 }
 
-/** LOG_FORMAT, the reference's names: `compact` (one line per entry), `pretty` (an entry's fields on lines of their own), `json`. */
-export type LogFormat = 'compact' | 'pretty' | 'json';
-const LOG_FORMATS: readonly LogFormat[] = ['compact', 'pretty', 'json'];
 /** Unset: `compact`, the reference's default (a person reads it); a log shipper sets `json`, as the tests and bench do. */
 export const DEFAULT_LOG_FORMAT: LogFormat = 'compact';
 
@@ -78,37 +78,28 @@ function bool(env: NodeJS.ProcessEnv, name: string, alsoOne = false): boolean | 
   return raw.toLowerCase() === 'true' || (alsoOne && raw === '1');
 }
 
-const DEFAULT_LOG_MAX_BYTES = 1_073_741_824;
-
-function logOutput(env: NodeJS.ProcessEnv, ctx: ReferenceContext): LogOutput {
-  const mode = (env.LOG_MODE || 'stdout').toLowerCase();
-  if (mode !== 'stdout' && mode !== 'file') throw new Error(`LOG_MODE must be 'stdout' or 'file', got '${env.LOG_MODE}'`);
+function logOutput(e: EnvValues, ctx: ReferenceContext): LogOutput {
+  const mode = e.LOG_MODE;
   if (mode === 'stdout') return { mode };
   // As the reference: IN_DOCKER=true writes to logs/ under the working directory, whatever LOG_DATA_DIR says.
-  const dir = env.IN_DOCKER === 'true' ? 'logs' : env.LOG_DATA_DIR || './logs';
-  return { mode, dir: path.resolve(ctx.root, dir), maxBytes: uint(env, 'LOG_MAX_SIZE', 1) ?? DEFAULT_LOG_MAX_BYTES };
-}
-
-function logFormat(env: NodeJS.ProcessEnv): LogFormat {
-  const raw = env.LOG_FORMAT;
-  if (raw === undefined || raw === '') return DEFAULT_LOG_FORMAT;
-  const format = raw.toLowerCase() as LogFormat;
-  if (!LOG_FORMATS.includes(format)) throw new Error(`LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`);
-  return format;
+  const dir = e.IN_DOCKER ? 'logs' : e.LOG_DATA_DIR;
+  return { mode, dir: path.resolve(ctx.root, dir), maxBytes: e.LOG_MAX_SIZE };
 }
 
 function redisOptions(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: ReferenceNotice[]): RedisOptions {
+  const e = readEnv(env);
   const options: RedisOptions = {};
-  const tls = /^rediss:\/\//i.test(env.REDIS_URL ?? '');
-  if (set(env, 'SSL_CERT_FILE') && tls) {
-    options.caFile = path.resolve(ctx.root, env.SSL_CERT_FILE!);
+  const tls = /^rediss:\/\//i.test(e.REDIS_URL ?? '');
+  const caFile = e.SSL_CERT_FILE;
+  if (caFile !== undefined && tls) {
+    options.caFile = path.resolve(ctx.root, caFile);
     options.ca = readRegularFile(options.caFile, CA_BUNDLE_MAX_BYTES, 'SSL_CERT_FILE: CA bundle');
     if (!options.ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`SSL_CERT_FILE: ${options.caFile} holds no PEM certificate`);
-  } else if (set(env, 'SSL_CERT_FILE')) {
+  } else if (caFile !== undefined) {
     notices.push({ variable: 'SSL_CERT_FILE', level: 'info', message: 'SSL_CERT_FILE is used only for a rediss:// REDIS_URL; other TLS connections (RPC nodes, webhooks) trust Node\'s CAs and NODE_EXTRA_CA_CERTS' });
   }
-  if (set(env, 'REDIS_KEY_PREFIX')) options.keyPrefix = `${env.REDIS_KEY_PREFIX}:`;
-  const timeout = uint(env, 'REDIS_CONNECTION_TIMEOUT_MS', 1);
+  if (e.REDIS_KEY_PREFIX !== undefined) options.keyPrefix = `${e.REDIS_KEY_PREFIX}:`;
+  const timeout = e.REDIS_CONNECTION_TIMEOUT_MS;
   if (timeout !== undefined) options.connectTimeoutMs = timeout;
   if (set(env, 'REDIS_READER_URL')) notices.push({ variable: 'REDIS_READER_URL', level: 'warn', message: 'REDIS_READER_URL is not used: reads and writes both go to REDIS_URL' });
   for (const name of ['REDIS_POOL_MAX_SIZE', 'REDIS_READER_POOL_MAX_SIZE', 'REDIS_POOL_TIMEOUT_MS', 'REDIS_CONNECTION_MAX_AGE_MS']) {
@@ -118,18 +109,20 @@ function redisOptions(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: Re
 }
 
 function rpcSettings(env: NodeJS.ProcessEnv, notices: ReferenceNotice[]): RpcEnvSettings {
+  const e = readEnv(env);
   const rpc: RpcEnvSettings = {};
-  const timeout = uint(env, 'RPC_TIMEOUT_MS', 1);
+  const timeout = e.RPC_TIMEOUT_MS;
   if (timeout !== undefined) rpc.timeoutMs = timeout;
-  const delay = uint(env, 'PROVIDER_RETRY_BASE_DELAY_MS', 1);
+  const delay = e.PROVIDER_RETRY_BASE_DELAY_MS;
   if (delay !== undefined) rpc.retryDelayMs = delay;
-  const retries = uint(env, 'PROVIDER_MAX_RETRIES');
+  const retries = e.PROVIDER_MAX_RETRIES;
   if (retries !== undefined) {
     rpc.retryCount = retries;
     notices.push({ variable: 'PROVIDER_MAX_RETRIES', level: 'info', message: `PROVIDER_MAX_RETRIES=${retries} is read as whole rounds over every RPC URL of the network after the first (the reference retries each URL, then fails over)` });
   }
+  // RPC_PAUSE_DURATION_SECS: the reference's older name, read when ours is unset.
   const pauseName = set(env, 'PROVIDER_PAUSE_DURATION_SECS') ? 'PROVIDER_PAUSE_DURATION_SECS' : 'RPC_PAUSE_DURATION_SECS';
-  const pause = uint(env, pauseName, 1);
+  const pause = pauseName === 'PROVIDER_PAUSE_DURATION_SECS' ? e.PROVIDER_PAUSE_DURATION_SECS : uint(env, pauseName, 1);
   if (pause !== undefined) {
     rpc.cooldownMs = pause * 1000;
     notices.push({ variable: pauseName, level: 'info', message: `${pauseName}=${pause} is read as the first pause of a failed RPC URL, after one failure, doubling per consecutive failure up to 30 times` });
@@ -189,15 +182,16 @@ function serverNotices(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: R
 
 /** The reference's variables in `env`, with what they set here and a notice for each one read differently or unused. */
 export function readReferenceEnv(env: NodeJS.ProcessEnv, ctx: ReferenceContext): ReferenceSettings {
+  const e = readEnv(env);
   const notices: ReferenceNotice[] = [];
   serverNotices(env, ctx, notices);
   return {
     port: uint(env, 'APP_PORT'),
     rps: uint(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 1),
     burst: uint(env, 'RATE_LIMIT_BURST_SIZE', 1),
-    metricsEnabled: bool(env, 'METRICS_ENABLED'),
-    logOutput: logOutput(env, ctx),
-    logFormat: logFormat(env),
+    metricsEnabled: e.METRICS_ENABLED,
+    logOutput: logOutput(e, ctx),
+    logFormat: e.LOG_FORMAT,
     redis: redisOptions(env, ctx, notices),
     rpc: rpcSettings(env, notices),
     sharedState: storage(env, notices),

@@ -275,7 +275,7 @@ export const configFileSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        // signer_id, or signer_ids (a key pool, our extension): which one, config.ts (relayer-pools.ts) says.
+        // signer_id, or signer_ids (a key pool, our extension): which one, file.ts (relayer-pools.ts) says.
         required: ['id', 'name', 'network'],
         properties: {
           id,

@@ -2,8 +2,8 @@
 // run time) and signers. Built once at start, after the chain adapters.
 import type { Config, NetworkConfig } from '../config/config.ts';
 import type { Store } from './ports.ts';
-import type { Log } from './notifications/ports.ts';
-import type { SecretBox } from './notifications/secret-box.ts';
+import type { Log } from './log.ts';
+import type { SecretBox } from './secret-box.ts';
 import type { RpcUrlSwitch } from './networks/ports.ts';
 import type { SignerResolver } from './signers/ports.ts';
 import { createNetworkService, type NetworkService } from './networks/service.ts';

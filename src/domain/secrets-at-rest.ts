@@ -3,8 +3,8 @@
 // sealed under STORAGE_ENCRYPTION_KEY_PREVIOUS are re-sealed (a rotation). One store transaction: all or nothing.
 // API keys are stored as SHA-256 hashes and plugin KV is the plugins' own data: neither is sealed here.
 import type { Store, Tx } from './ports.ts';
-import type { Log } from './notifications/ports.ts';
-import type { SecretBox } from './notifications/secret-box.ts';
+import type { Log } from './log.ts';
+import type { SecretBox } from './secret-box.ts';
 
 interface StoredSecret {
   /** How an operator finds it: `notification 'id'`, `signer 'id'`. */

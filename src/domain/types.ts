@@ -74,7 +74,8 @@ export interface SentTransaction {
  * Inputs are raw (as received); failures are AppErrors with the same reason the HTTP API gives.
  */
 export interface RelayerOperations extends RelayerChainOperations {
-  listRelayers(query?: unknown): Promise<Page<RelayerView>>;
+  /** `scope`: the relayer ids a scoped key may see ('all' by default). */
+  listRelayers(query?: unknown, scope?: 'all' | string[]): Promise<Page<RelayerView>>;
   getRelayer(relayerId: string): Promise<RelayerView>;
   updateRelayer(relayerId: string, body: unknown): Promise<RelayerView>;
   createRelayer(body: unknown): Promise<RelayerView>;

@@ -23,9 +23,7 @@ export function requestContext(logger: Logger): RequestHandler {
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
-    // The plugin route's hop timing (BENCH_HOP_TIMING) counts the middleware from here.
     const start = performance.now();
-    res.locals.receivedAt = start;
     // Below info (LOG_LEVEL=warn, as tuned deployments run) the line would be dropped: no listener to make it.
     if (logger.isLevelEnabled('info')) {
       res.on('finish', () => {

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config, LogOutput, SecretRef } from '../config/config.ts';
+import { processEnv, type Config, type LogOutput, type SecretRef } from '../config/config.ts';
 import { allSecretFieldPaths, getPath, isSignerCredentialVariable, SIGNER_SCHEMAS } from '../config/signer-schemas.ts';
 import { urlPassword } from '../config/url-password.ts';
 
@@ -45,7 +45,7 @@ const CENSOR = '[redacted]';
  * the signer clients' credential variables and config-file webhook signing keys. Field redaction cannot catch a secret a client put where
  * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
  */
-export function secretsOf(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+export function secretsOf(config: Config, env: NodeJS.ProcessEnv = processEnv()): string[] {
   const values = [config.apiKey, config.storageEncryptionKey, config.storageEncryptionKeyPrevious, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
   for (const s of config.file.signers) {
     values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);

@@ -80,182 +80,103 @@ const STAGE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 
 const COUNT_BUCKETS = [0, 1, 2, 3, 5, 10, 20, 50];
 const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 21600, 86400];
 
+type Kind = 'counter' | 'gauge' | 'histogram';
+
+/** One metric as exposed: its kind, name, help text and labels; a histogram's buckets; a gauge read at each scrape. */
+interface MetricDefinition<K extends Kind = Kind, L extends string = string> {
+  kind: K;
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  buckets?: number[];
+  collect?: (this: Gauge<L>) => Promise<void>;
+}
+
+const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): MetricDefinition<'counter', L> => ({ kind: 'counter', name, help, labelNames });
+const histogram = <L extends string = never>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): MetricDefinition<'histogram', L> => ({ kind: 'histogram', name, help, labelNames, buckets });
+const gauge = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => Promise<void>): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
+
+/** What the scrape-time gauges read: the balance watch's last checks and the store's transaction counts. */
+interface ScrapeSources {
+  balances(): Promise<RelayerBalanceSample[]>;
+  transactionCounts(): Promise<TransactionCount[]>;
+  store: 'sqlite' | 'postgres';
+}
+
+/** A gauge of each relayer's last balance check; a scrape answers while the store is closing or failing (/api/v1/ready reports the store). */
+const balanceGauge = (name: string, help: string, sources: ScrapeSources, value: (s: RelayerBalanceSample) => number) =>
+  gauge(name, help, ['relayer'] as const, async function () {
+    this.reset();
+    for (const sample of await sources.balances().catch(() => [])) this.set({ relayer: sample.relayer_id }, value(sample));
+  });
+
+/** Every metric of ours, in the order the registry lists them. */
+function definitions(sources: ScrapeSources) {
+  return {
+    httpRequests: counter('relaybox_http_requests_total', 'HTTP requests answered, by route pattern, method and status', ['route', 'method', 'status'] as const),
+    httpDuration: histogram('relaybox_http_request_duration_seconds', 'HTTP request latency, from arrival to the last byte written', HTTP_BUCKETS, ['route', 'method', 'status'] as const),
+    pluginCalls: counter('relaybox_plugin_calls_total', 'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)', ['plugin', 'outcome'] as const),
+    pluginDuration: histogram('relaybox_plugin_call_duration_seconds', 'Plugin call duration, by plugin and outcome', SLOW_BUCKETS, ['plugin', 'outcome'] as const),
+    runtimeRestarts: counter('relaybox_runtime_restarts_total', 'Restarts of the plugin runtime process by its supervisor'),
+    runtimeQueue: gauge('relaybox_runtime_queue_depth', 'Plugin calls handed to the runtime and not answered yet (queued or running there)'),
+    workerStalls: counter('relaybox_runtime_worker_stalls_total', 'Sandbox worker threads whose event loop stopped answering, detected and replaced'),
+    quarantines: counter('relaybox_plugin_quarantines_total', 'Plugins quarantined for crashing the plugin runtime, by plugin', ['plugin'] as const),
+    webhookAttempts: counter('relaybox_webhook_deliveries_total', 'Webhook delivery attempts, by outcome (delivered; retry: failed, will retry; failed: given up)', ['outcome'] as const),
+    webhookDuration: histogram('relaybox_webhook_attempt_duration_seconds', 'Duration of one webhook delivery attempt, by outcome', SLOW_BUCKETS, ['outcome'] as const),
+    webhookLatency: histogram('relaybox_webhook_delivery_latency_seconds', 'Time from the change being recorded to its webhook being delivered, retries included', AGE_BUCKETS),
+    rpcDuration: histogram('relaybox_rpc_request_duration_seconds', 'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed', HTTP_BUCKETS, ['network', 'url'] as const),
+    rpcErrors: counter('relaybox_rpc_errors_total', 'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)', ['network', 'url', 'method', 'code'] as const),
+    rpcUp: gauge('relaybox_rpc_url_up', 'RPC URL health: 1 while it answers, 0 while failover skips it', ['network', 'url'] as const),
+    transitions: counter('relaybox_transaction_transitions_total', 'Committed transaction status changes, by network type, previous status (`new` for a new transaction) and status', ['network_type', 'from', 'to'] as const),
+    feeCapWaits: counter('relaybox_transaction_fee_cap_waits_total', "EVM transactions that started waiting at their relayer's gas_price_cap (the network asks more; no more re-pricing until fees fall), by network", ['network'] as const),
+    stages: histogram('relaybox_transaction_stage_seconds', 'Seconds a transaction spent in each stage (created_to_sent, sent_to_submitted, submitted_to_mined from its first submission, mined_to_confirmed), by network', STAGE_BUCKETS, ['network', 'stage'] as const),
+    reprices: histogram('relaybox_transaction_reprices', 'Versions signed after the first (fee bumps, replacements, NOOPs) per transaction, observed when it ends, by network', COUNT_BUCKETS, ['network'] as const),
+    rebroadcasts: histogram('relaybox_transaction_rebroadcasts', 'Broadcasts of a version already broadcast (dropped, evicted, stale) per transaction, observed when it ends, by network', COUNT_BUCKETS, ['network'] as const),
+    stuckEscalations: counter('relaybox_evm_stuck_escalations_total', 'EVM waits on the node that passed their deadline and were acted on, by network and cause (held: in the pool, never included; not_received: a URL accepted it, its node never got it; rebroadcasts: re-broadcasts changed nothing; nonce_taken_held; receipt_missing)', ['network', 'cause'] as const),
+    balance: balanceGauge('relaybox_relayer_balance', "Relayer balance at its last check (every minute and after its transactions move), in its network's smallest unit (wei, lamport, stroop)", sources, (x) => x.balance),
+    lowBalance: balanceGauge('relaybox_relayer_low_balance', 'Relayer balance level at its last check: 0 ok, 1 under the warning threshold (2 × min_balance), 2 under min_balance (relayer disabled)', sources, (x) => x.level),
+    untracked: gauge('relaybox_transactions_untracked', 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute', ['relayer'] as const),
+    // Global by nature: with a shared store (store="postgres") every instance reports the same figures.
+    transactions: gauge('relaybox_transactions', 'Transactions in the store, by relayer and status; store="postgres" is shared by all instances: aggregate with max(), not sum()', ['relayer', 'status', 'store'] as const, async function () {
+      this.reset();
+      let rows: TransactionCount[];
+      try {
+        rows = await sources.transactionCounts();
+      } catch {
+        // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
+        return;
+      }
+      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status, store: sources.store }, row.count);
+    }),
+  };
+}
+
+type Made<D> = D extends MetricDefinition<'counter', infer L> ? Counter<L> : D extends MetricDefinition<'gauge', infer L> ? Gauge<L> : D extends MetricDefinition<'histogram', infer L> ? Histogram<L> : never;
+
+/** The prom-client object of each definition, registered in the table's order. */
+function register<D extends Record<string, MetricDefinition<Kind, string>>>(table: D, registers: Registry[]): { [K in keyof D]: Made<D[K]> } {
+  const made: Record<string, unknown> = {};
+  for (const [key, { kind, name, help, labelNames, buckets, collect }] of Object.entries(table)) {
+    const common = { name, help, labelNames: [...labelNames], registers };
+    if (kind === 'counter') made[key] = new Counter(common);
+    else if (kind === 'histogram') made[key] = new Histogram({ ...common, buckets: buckets! });
+    else made[key] = new Gauge({ ...common, ...(collect ? { collect } : {}) });
+  }
+  return made as { [K in keyof D]: Made<D[K]> };
+}
+
 /**
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
 export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]>; store?: 'sqlite' | 'postgres'; reference?: Omit<ReferenceMetricsDeps, 'transactionCounts'> }): Metrics {
-  const store = deps.store ?? 'sqlite';
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
-
-  const httpRequests = new Counter({
-    name: 'relaybox_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
-  const httpDuration = new Histogram({
-    name: 'relaybox_http_request_duration_seconds',
-    help: 'HTTP request latency, from arrival to the last byte written',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
-  const pluginCalls = new Counter({
-    name: 'relaybox_plugin_calls_total',
-    help: 'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)',
-    labelNames: ['plugin', 'outcome'] as const,
-    registers,
-  });
-  const pluginDuration = new Histogram({
-    name: 'relaybox_plugin_call_duration_seconds',
-    help: 'Plugin call duration, by plugin and outcome',
-    labelNames: ['plugin', 'outcome'] as const,
-    buckets: SLOW_BUCKETS,
-    registers,
-  });
-  const runtimeRestarts = new Counter({
-    name: 'relaybox_runtime_restarts_total',
-    help: 'Restarts of the plugin runtime process by its supervisor',
-    registers,
-  });
-  const runtimeQueue = new Gauge({
-    name: 'relaybox_runtime_queue_depth',
-    help: 'Plugin calls handed to the runtime and not answered yet (queued or running there)',
-    registers,
-  });
-  const workerStalls = new Counter({
-    name: 'relaybox_runtime_worker_stalls_total',
-    help: 'Sandbox worker threads whose event loop stopped answering, detected and replaced',
-    registers,
-  });
-  const quarantines = new Counter({
-    name: 'relaybox_plugin_quarantines_total',
-    help: 'Plugins quarantined for crashing the plugin runtime, by plugin',
-    labelNames: ['plugin'] as const,
-    registers,
-  });
-  const webhookAttempts = new Counter({
-    name: 'relaybox_webhook_deliveries_total',
-    help: 'Webhook delivery attempts, by outcome (delivered; retry: failed, will retry; failed: given up)',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  // Zero series from the start, so rate() and alerts see each outcome before its first occurrence.
-  for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.inc({ outcome }, 0);
-  const webhookDuration = new Histogram({
-    name: 'relaybox_webhook_attempt_duration_seconds',
-    help: 'Duration of one webhook delivery attempt, by outcome',
-    labelNames: ['outcome'] as const,
-    buckets: SLOW_BUCKETS,
-    registers,
-  });
-  const webhookLatency = new Histogram({
-    name: 'relaybox_webhook_delivery_latency_seconds',
-    help: 'Time from the change being recorded to its webhook being delivered, retries included',
-    buckets: AGE_BUCKETS,
-    registers,
-  });
-  const rpcDuration = new Histogram({
-    name: 'relaybox_rpc_request_duration_seconds',
-    help: 'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed',
-    labelNames: ['network', 'url'] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
-  const rpcErrors = new Counter({
-    name: 'relaybox_rpc_errors_total',
-    help: 'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)',
-    labelNames: ['network', 'url', 'method', 'code'] as const,
-    registers,
-  });
-  const rpcUp = new Gauge({
-    name: 'relaybox_rpc_url_up',
-    help: 'RPC URL health: 1 while it answers, 0 while failover skips it',
-    labelNames: ['network', 'url'] as const,
-    registers,
-  });
-  const transitions = new Counter({
-    name: 'relaybox_transaction_transitions_total',
-    help: 'Committed transaction status changes, by network type, previous status (`new` for a new transaction) and status',
-    labelNames: ['network_type', 'from', 'to'] as const,
-    registers,
-  });
-  const feeCapWaits = new Counter({
-    name: 'relaybox_transaction_fee_cap_waits_total',
-    help: 'EVM transactions that started waiting at their relayer\'s gas_price_cap (the network asks more; no more re-pricing until fees fall), by network',
-    labelNames: ['network'] as const,
-    registers,
-  });
-  const stages = new Histogram({
-    name: 'relaybox_transaction_stage_seconds',
-    help: 'Seconds a transaction spent in each stage (created_to_sent, sent_to_submitted, submitted_to_mined from its first submission, mined_to_confirmed), by network',
-    labelNames: ['network', 'stage'] as const,
-    buckets: STAGE_BUCKETS,
-    registers,
-  });
-  const reprices = new Histogram({
-    name: 'relaybox_transaction_reprices',
-    help: 'Versions signed after the first (fee bumps, replacements, NOOPs) per transaction, observed when it ends, by network',
-    labelNames: ['network'] as const,
-    buckets: COUNT_BUCKETS,
-    registers,
-  });
-  const rebroadcasts = new Histogram({
-    name: 'relaybox_transaction_rebroadcasts',
-    help: 'Broadcasts of a version already broadcast (dropped, evicted, stale) per transaction, observed when it ends, by network',
-    labelNames: ['network'] as const,
-    buckets: COUNT_BUCKETS,
-    registers,
-  });
-  // Issue 40 (stuck on the node): one counter, its own block.
-  const stuckEscalations = new Counter({
-    name: 'relaybox_evm_stuck_escalations_total',
-    help: 'EVM waits on the node that passed their deadline and were acted on, by network and cause (held: in the pool, never included; not_received: a URL accepted it, its node never got it; rebroadcasts: re-broadcasts changed nothing; nonce_taken_held; receipt_missing)',
-    labelNames: ['network', 'cause'] as const,
-    registers,
-  });
   let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
-  const balanceGauge = (name: string, help: string, value: (s: RelayerBalanceSample) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['relayer'] as const,
-      registers,
-      async collect() {
-        this.reset();
-        // A scrape answers while the store is closing or failing; /api/v1/ready reports the store.
-        for (const sample of await balanceSource().catch(() => [])) this.set({ relayer: sample.relayer_id }, value(sample));
-      },
-    });
-  balanceGauge('relaybox_relayer_balance', "Relayer balance at its last check (every minute and after its transactions move), in its network's smallest unit (wei, lamport, stroop)", (x) => x.balance);
-  balanceGauge('relaybox_relayer_low_balance', 'Relayer balance level at its last check: 0 ok, 1 under the warning threshold (2 × min_balance), 2 under min_balance (relayer disabled)', (x) => x.level);
-  const untracked = new Gauge({
-    name: 'relaybox_transactions_untracked',
-    help: 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute',
-    labelNames: ['relayer'] as const,
-    registers,
-  });
-  new Gauge({
-    name: 'relaybox_transactions',
-    // Global by nature: with a shared store (store="postgres") every instance reports the same figures.
-    help: 'Transactions in the store, by relayer and status; store="postgres" is shared by all instances: aggregate with max(), not sum()',
-    labelNames: ['relayer', 'status', 'store'] as const,
-    registers,
-    async collect() {
-      this.reset();
-      let rows: TransactionCount[];
-      try {
-        rows = await deps.transactionCounts();
-      } catch {
-        // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
-        return;
-      }
-      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status, store }, row.count);
-    },
-  });
+  const m = register(definitions({ balances: () => balanceSource(), transactionCounts: deps.transactionCounts, store: deps.store ?? 'sqlite' }), registers);
+  // Zero series from the start, so rate() and alerts see each outcome before its first occurrence.
+  for (const outcome of ['delivered', 'retry', 'failed']) m.webhookAttempts.inc({ outcome }, 0);
 
   const ours: Metrics = {
     lanes: createLaneMetrics(registry),
@@ -265,58 +186,58 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
     renderOne: async (name) => (registry.getSingleMetric(name) ? registry.getSingleMetricAsString(name) : null),
     httpRequest(route, method, status, seconds) {
       const labels = { route, method, status: String(status) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, seconds);
+      m.httpRequests.inc(labels);
+      m.httpDuration.observe(labels, seconds);
     },
     pluginCall(pluginId, outcome, seconds) {
-      pluginCalls.inc({ plugin: pluginId, outcome });
-      pluginDuration.observe({ plugin: pluginId, outcome }, seconds);
+      m.pluginCalls.inc({ plugin: pluginId, outcome });
+      m.pluginDuration.observe({ plugin: pluginId, outcome }, seconds);
     },
     runtimeRestart() {
-      runtimeRestarts.inc();
+      m.runtimeRestarts.inc();
     },
     setRuntimeQueueDepth(depth) {
-      runtimeQueue.set(depth);
+      m.runtimeQueue.set(depth);
     },
     runtimeWorkerStall() {
-      workerStalls.inc();
+      m.workerStalls.inc();
     },
     pluginQuarantined(pluginId) {
-      quarantines.inc({ plugin: pluginId });
+      m.quarantines.inc({ plugin: pluginId });
     },
     webhookAttempt(outcome, seconds, ageSeconds) {
-      webhookAttempts.inc({ outcome });
-      webhookDuration.observe({ outcome }, seconds);
-      if (outcome === 'delivered') webhookLatency.observe(ageSeconds);
+      m.webhookAttempts.inc({ outcome });
+      m.webhookDuration.observe({ outcome }, seconds);
+      if (outcome === 'delivered') m.webhookLatency.observe(ageSeconds);
     },
     rpcRequest({ network, url, method, seconds, error }) {
-      rpcDuration.observe({ network, url }, seconds);
-      if (error !== undefined) rpcErrors.inc({ network, url, method, code: error });
+      m.rpcDuration.observe({ network, url }, seconds);
+      if (error !== undefined) m.rpcErrors.inc({ network, url, method, code: error });
     },
     rpcUrlHealth(network, url, up) {
-      rpcUp.set({ network, url }, up ? 1 : 0);
+      m.rpcUp.set({ network, url }, up ? 1 : 0);
     },
     transactionsUntracked(relayerId, count) {
-      untracked.set({ relayer: relayerId }, count);
+      m.untracked.set({ relayer: relayerId }, count);
     },
     transactionStage(network, stage, seconds) {
-      stages.observe({ network, stage }, seconds);
+      m.stages.observe({ network, stage }, seconds);
     },
     transactionEnded(network, repriced, rebroadcast) {
-      reprices.observe({ network }, repriced);
-      rebroadcasts.observe({ network }, rebroadcast);
+      m.reprices.observe({ network }, repriced);
+      m.rebroadcasts.observe({ network }, rebroadcast);
     },
     setBalanceSource(source) {
       balanceSource = source;
     },
     transactionTransition(networkType, from, to) {
-      transitions.inc({ network_type: networkType, from: from ?? 'new', to });
+      m.transitions.inc({ network_type: networkType, from: from ?? 'new', to });
     },
     transactionFeeCapWait(network) {
-      feeCapWaits.inc({ network });
+      m.feeCapWaits.inc({ network });
     },
     transactionStuckEscalation(network, cause) {
-      stuckEscalations.inc({ network, cause });
+      m.stuckEscalations.inc({ network, cause });
     },
   };
   // The reference's names and labels beside ours, fed by the same calls (src/observability/reference-metrics.ts).

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
+import { processEnv } from '../config/process-env.ts';
 
 /** A row of the store's transaction counts (metrics.ts's TransactionCount, by shape: no import back into it). */
 interface TransactionCountRow {
@@ -146,7 +147,7 @@ function systemGauges(registers: Registry[], dataDir: string): void {
     labelNames: ['runtime'],
     registers,
     collect() {
-      this.set({ runtime: 'libuv' }, Number(process.env.UV_THREADPOOL_SIZE) || 4);
+      this.set({ runtime: 'libuv' }, Number(processEnv().UV_THREADPOOL_SIZE) || 4);
     },
   });
 }

@@ -14,6 +14,9 @@ export const minutesRecord = {
   },
 } as const;
 
+/** When this instance began counting (its start): the in-memory figures cover no time before it. */
+export const sinceRecord = { type: 'string', format: 'date-time', description: 'when this instance started counting (its start): a restart starts the figures empty' } as const;
+
 /** PluginCallEntry (src/domain/live/plugin-calls.ts). */
 export const pluginCallRecord = {
   type: 'object',

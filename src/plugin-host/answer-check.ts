@@ -2,6 +2,7 @@
 // the service's errors, re-checked field by field on this side of the process boundary.
 import type { PluginCallResult } from '../domain/plugins/ports.ts';
 import { AppError, PluginError } from '../errors.ts';
+import { RUNTIME_ERRORS, runtimeError } from '../../runtime/common/errors.ts';
 import type { ChildMessage, ErrorData, LogEntry, TraceEntry } from '../../runtime/protocol.ts';
 import { RUNTIME_LIMITS } from './limits.ts';
 
@@ -20,20 +21,21 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null &
  */
 function toPluginFailure(pluginId: string, error: ErrorData, logs?: LogEntry[], traces?: TraceEntry[]): Error {
   const retryAfter = Number.isInteger(error.retryAfter) && error.retryAfter! >= 1 && error.retryAfter! <= 3600 ? String(error.retryAfter) : undefined;
+  // The runtime's route-level verdicts answer as the service's own errors (src/errors.ts), the rest as plugin errors.
   switch (error.code) {
-    case 'PLUGIN_NOT_FOUND':
+    case RUNTIME_ERRORS.notFound.code:
       return new AppError('PLUGIN_NOT_FOUND', { params: { id: pluginId } });
-    case 'METHOD_NOT_ALLOWED':
+    case RUNTIME_ERRORS.getNotAllowed.code:
       return new AppError('METHOD_NOT_ALLOWED', { reason: String(error.message).slice(0, 500) });
-    case 'PLUGIN_BUSY':
+    case RUNTIME_ERRORS.pluginBusy.code:
       return new AppError('PLUGIN_BUSY', { params: { id: pluginId }, reason: String(error.message).slice(0, 500), headers: { 'Retry-After': retryAfter ?? String(RETRY_AFTER_SECONDS) } });
-    case 'RUNTIME_BUSY':
-    case 'RUNTIME_UNAVAILABLE':
+    case RUNTIME_ERRORS.runtimeBusy.code:
+    case RUNTIME_ERRORS.sandboxReset.code:
       return new AppError('RUNTIME_UNAVAILABLE', { reason: String(error.message).slice(0, 500), headers: { 'Retry-After': retryAfter ?? String(RETRY_AFTER_SECONDS) } });
   }
   return new PluginError({
-    code: typeof error.code === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(error.code) ? error.code : 'PLUGIN_ERROR',
-    message: typeof error.message === 'string' ? error.message.slice(0, RUNTIME_LIMITS.maxErrorMessageChars + 16) : 'Plugin execution failed',
+    code: typeof error.code === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(error.code) ? error.code : RUNTIME_ERRORS.pluginFailed.code,
+    message: typeof error.message === 'string' ? error.message.slice(0, RUNTIME_LIMITS.maxErrorMessageChars + 16) : RUNTIME_ERRORS.pluginFailed.text,
     status: Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : 500,
     details: isPlainObject(error.details) ? error.details : {},
     logs: Array.isArray(logs) ? logs : undefined,
@@ -46,17 +48,10 @@ function toPluginFailure(pluginId: string, error: ErrorData, logs?: LogEntry[], 
 export function outcomeOf(pluginId: string, msg: Extract<ChildMessage, { t: 'result' }>): PluginCallResult | Error {
   const logs = Array.isArray(msg.logs) ? msg.logs : undefined;
   const traces = Array.isArray(msg.traces) ? msg.traces : undefined;
-  if (!msg.ok) return toPluginFailure(pluginId, isPlainObject(msg.error) ? msg.error : { code: 'INTERNAL', message: 'malformed runtime answer', status: 500 }, logs, traces);
+  if (!msg.ok) return toPluginFailure(pluginId, isPlainObject(msg.error) ? msg.error : runtimeError('malformedAnswer'), logs, traces);
   if (typeof msg.result !== 'string' || msg.result.length > RUNTIME_LIMITS.maxResultBytes) {
-    return new PluginError({ code: 'RESULT_TOO_LARGE', message: `Plugin result exceeds ${RUNTIME_LIMITS.maxResultBytes} bytes`, status: 500, details: {} });
+    return new PluginError(runtimeError('tooLarge', { limit: RUNTIME_LIMITS.maxResultBytes }));
   }
   const metadata = logs || traces ? { ...(logs ? { logs } : {}), ...(traces ? { traces } : {}) } : undefined;
   return { result: msg.result, raw: msg.raw === true, metadata };
-}
-
-/** A diagnostic's durations as numbers, or undefined: they come from the runtime process like everything else. */
-export function hopTimingOf(timing: unknown, callMs: number): PluginCallResult['timing'] {
-  if (!Array.isArray(timing) || timing.length !== 4 || !timing.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
-  const [main, pool, worker, isolate] = timing as number[];
-  return { call: callMs, main: main!, pool: pool!, worker: worker!, isolate: isolate! };
 }

@@ -2,9 +2,11 @@
 // answer checked by answer-check.ts), one host-call session per process, and sends batched per event-loop turn.
 // It also knows whether a waiting call may have had host calls run for it: only one that cannot is ever replayed.
 import type { ChildProcess } from 'node:child_process';
-import type { CallOptions, PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
-import { createBatcher, type CallInput, type ChildMessage, type ParentMessage } from '../../runtime/protocol.ts';
-import { hopTimingOf, outcomeOf } from './answer-check.ts';
+import type { PluginCallInput, PluginCallResult } from '../domain/plugins/ports.ts';
+import { createBatcher } from '../../runtime/common/batcher.ts';
+import type { CallInput, ChildMessage, ParentMessage } from '../../runtime/protocol.ts';
+import { outcomeOf } from './answer-check.ts';
+import { pluginCallChannel } from './diagnostics.ts';
 import type { HostCallSession } from './host-calls.ts';
 
 /** What a runtime process reports about itself rather than about one call: the supervisor's business. */
@@ -21,7 +23,7 @@ export interface CallProtocol {
   /** Wires a runtime process: its answers settle calls, its host calls run in a session of its own, the rest goes to `onStatus`. */
   open(proc: ChildProcess, onStatus: (msg: StatusMessage) => void): Channel;
   /** Sends one plugin call to `proc`; settles with its checked answer, or by rejectCalls when the process goes. */
-  call(proc: ChildProcess, pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(proc: ChildProcess, pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** Fails the calls still waiting on `proc` (every call when undefined). */
   rejectCalls(proc: ChildProcess | undefined, errorFor: (id: number, call: GoneCall) => Error): void;
   /** Sends at once, if `target` is still connected (init, prepare, configure, shutdown). */
@@ -45,8 +47,6 @@ interface Pending {
   plugin: string;
   /** The count of host calls of `plugin` from `child` when this call was sent. */
   hostCallsAtSend: number;
-  /** performance.now() at send, when the call asked for its hop timing. */
-  sentAt?: number;
   resolve(result: PluginCallResult): void;
   reject(err: Error): void;
 }
@@ -82,10 +82,7 @@ export function createCallProtocol(deps: {
     observer.inFlight(pending.size);
     const outcome = outcomeOf(call.plugin, msg);
     if (outcome instanceof Error) call.reject(outcome);
-    else {
-      if (call.sentAt !== undefined) outcome.timing = hopTimingOf(msg.timing, performance.now() - call.sentAt);
-      call.resolve(outcome);
-    }
+    else call.resolve(outcome);
   }
 
   function open(proc: ChildProcess, onStatus: (msg: StatusMessage) => void): Channel {
@@ -126,17 +123,20 @@ export function createCallProtocol(deps: {
     return { receive, close };
   }
 
+  function call(proc: ChildProcess, pluginId: string, input: PluginCallInput): Promise<PluginCallResult> {
+    const id = ++nextId;
+    return new Promise<PluginCallResult>((resolve, reject) => {
+      pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject });
+      observer.inFlight(pending.size);
+      sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput) });
+    });
+  }
+
   return {
     open,
-    call(proc, pluginId, input, options) {
-      const id = ++nextId;
-      return new Promise<PluginCallResult>((resolve, reject) => {
-        const timing = options?.timing === true;
-        pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject, ...(timing ? { sentAt: performance.now() } : {}) });
-        observer.inFlight(pending.size);
-        sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput), ...(timing ? { timing: 1 as const } : {}) });
-      });
-    },
+    // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
+    call: (proc, pluginId, input) =>
+      pluginCallChannel.hasSubscribers ? pluginCallChannel.tracePromise(call, { plugin: pluginId, requestId: input.requestId }, undefined, proc, pluginId, input) : call(proc, pluginId, input),
     rejectCalls(proc, errorFor) {
       for (const [id, call] of pending) {
         if (proc && call.child !== proc) continue;

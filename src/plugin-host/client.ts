@@ -2,11 +2,11 @@
 // checked answers (call-protocol.ts, answer-check.ts), and the sandbox's calls back into the relayer API and the KV
 // store (host-calls.ts, kv.ts). src/plugin-host/ is the only door from src/ into runtime/ (through runtime/protocol.ts).
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
-import type { CallOptions, PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
+import { processEnv, type Config } from '../config/config.ts';
+import type { PluginCallInput, PluginCallResult, PluginRuntime } from '../domain/plugins/ports.ts';
 import type { RelayerOperations } from '../domain/types.ts';
-import type { KvRepo } from '../store/kv-repo.ts';
-import type { ConfiguredPlugin, PluginInfo, RuntimeOptions } from '../../runtime/protocol.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
+import type { ConfiguredPlugin, PluginInfo, RuntimeFaults, RuntimeOptions } from '../../runtime/protocol.ts';
 import { createCallProtocol } from './call-protocol.ts';
 import { createCrashLedger } from './crash-ledger.ts';
 import { createCrashRecovery } from './crash-recovery.ts';
@@ -17,7 +17,7 @@ import { pluginEnvironment } from './plugin-env.ts';
 import { createRegistryMirror } from './registry.ts';
 import { createSupervisor, type RuntimeObserver } from './supervision.ts';
 
-export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, TraceEntry } from '../../runtime/protocol.ts';
+export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, RuntimeFaults, TraceEntry } from '../../runtime/protocol.ts';
 export type { PluginCallResult } from '../domain/plugins/ports.ts';
 export type { RuntimeObserver } from './supervision.ts';
 export { RUNTIME_LIMITS } from './limits.ts';
@@ -31,7 +31,7 @@ export interface RuntimeClient extends PluginRuntime {
    * METHOD_NOT_ALLOWED and RUNTIME_UNAVAILABLE (503 with Retry-After).
    * @example await runtime.call('echo', { params: { hi: 1 }, headers: {}, route: '', method: 'POST', query: {}, requestId: 'r1' })
    */
-  call(pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** The plugins the runtime last reported (kept while it restarts). */
   plugins(): PluginInfo[];
   /** Resolves once the runtime process is up and has loaded the plugins directory. */
@@ -61,6 +61,8 @@ export async function createRuntimeClient(deps: {
   plugins?: ConfiguredPlugin[];
   /** The service's environment (default: this process's); a plugin receives the names its code names or its entry lists, never a credential (plugin-env.ts). */
   env?: NodeJS.ProcessEnv;
+  /** Fault injection, from a test only (AppOverrides `runtimeFaults`): carried to every runtime process in its start message. */
+  faults?: RuntimeFaults;
 }): Promise<RuntimeClient> {
   const { config, host } = deps;
   const observer = deps.observer ?? { restarted() {}, inFlight() {} };
@@ -70,7 +72,7 @@ export async function createRuntimeClient(deps: {
   const registry = createRegistryMirror();
   let entries: ConfiguredPlugin[] = deps.plugins ?? config.file.plugins;
   const quotaOf = kvQuotas(config);
-  const serviceEnv = pluginEnvironment(config, deps.env ?? process.env);
+  const serviceEnv = pluginEnvironment(config, deps.env ?? processEnv());
   logger.debug({ withheld: serviceEnv.withheld }, "plugins see the service's environment without these variables (credentials)");
   const hostCalls = () =>
     createHostCallSession({ relayers: host.relayers, kv: host.kv, logger, quotaOf, limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES } });
@@ -86,7 +88,7 @@ export async function createRuntimeClient(deps: {
     defaults: { max_concurrent_calls: rt.maxConcurrentCalls, max_queued_calls: rt.maxQueuedCalls, kv_max_keys: rt.kvMaxKeys, kv_max_bytes: rt.kvMaxBytes },
     quarantine: crashes.quarantined(),
     cache: registry.cached(),
-    faultStallWorkerOn: rt.faultStallWorkerOn,
+    ...(deps.faults ? { faults: deps.faults } : {}),
     serviceEnv: serviceEnv.env,
   });
   const supervisor = createSupervisor({ config, logger, observer, calls, registry, crashes, options });
@@ -97,8 +99,8 @@ export async function createRuntimeClient(deps: {
     get pid() {
       return supervisor.pid;
     },
-    call(pluginId, input, options) {
-      return recovery.run((proc) => calls.call(proc, pluginId, input, options));
+    call(pluginId, input) {
+      return recovery.run((proc) => calls.call(proc, pluginId, input));
     },
     plugins: () => registry.plugins(),
     configure(plugins) {

@@ -4,6 +4,7 @@
 // which can send a transaction) can have run for it. Anything else answers as before.
 import type { ChildProcess } from 'node:child_process';
 import { PluginError } from '../errors.ts';
+import { runtimeError } from '../../runtime/common/errors.ts';
 import { unavailable } from './answer-check.ts';
 import type { GoneCall } from './call-protocol.ts';
 
@@ -35,7 +36,7 @@ export interface Crash {
 
 /** Why a call still waiting on a process that is gone fails, or that it may be replayed. */
 export function goneError(crash: Crash, id: number, call: GoneCall): Error {
-  if (crash.oomCalls.has(id)) return new PluginError({ code: 'MEMORY_LIMIT_EXCEEDED', message: 'Plugin exceeded its memory limit', status: 500, details: {} });
+  if (crash.oomCalls.has(id)) return new PluginError(runtimeError('memoryCrash'));
   if (crash.closing) return unavailable('the service is shutting down');
   const answer = unavailable('the plugin runtime restarted while this call was running; retry');
   // A call of the blamed plugin is not innocent (it would likely crash the next runtime too); an unexplained death

@@ -4,8 +4,8 @@
 import type { Logger } from 'pino';
 import type { RelayerOperations, TransactionRecord } from '../domain/types.ts';
 import { FINAL_STATUSES } from '../domain/types.ts';
-import { AppError, ValidationError } from '../errors.ts';
-import type { KvQuota, KvRepo } from '../store/kv-repo.ts';
+import { AppError, PluginError, ValidationError } from '../errors.ts';
+import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 import { kvOperation } from './kv.ts';
 
 /** One host call as the runtime relays it: `args` is JSON text made (and bounded) in the sandbox. */
@@ -49,19 +49,6 @@ const WAIT_TIMEOUT_MS = 60_000;
 /** We check at most this far apart whatever `interval` says: a check is a store read, and an answer sooner is better. */
 const MAX_CHECK_GAP_MS = 500;
 
-/** A host-call failure that is not one of the service's AppErrors (the plugin API's own verdicts). */
-class HostCallError extends Error {
-  readonly code: string;
-  readonly status: number;
-  readonly details: Record<string, unknown>;
-  constructor(code: string, message: string, status: number, details: Record<string, unknown> = {}) {
-    super(message);
-    this.code = code;
-    this.status = status;
-    this.details = details;
-  }
-}
-
 function str(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new ValidationError(`${name} must be a non-empty string`);
   return value;
@@ -79,7 +66,8 @@ const record = (v: unknown): Record<string, any> => (v !== null && typeof v === 
 
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
 function errorReply(err: unknown, logger: Logger): string {
-  if (err instanceof HostCallError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, details: err.details } });
+  // The plugin API's own verdicts (a transactionWait past its timeout): a plugin failure's code, status and details.
+  if (err instanceof PluginError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, details: err.details } });
   if (err instanceof AppError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.reason, status: err.status, details: err.details ?? {} } });
   logger.error({ err }, 'plugin host call failed');
   return JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: 'Internal Server Error', status: 500, details: {} } });
@@ -111,7 +99,7 @@ async function waitForFinal(relayers: RelayerOperations, relayerId: string, tran
     const tx = await relayers.getTransaction(relayerId, transactionId);
     if (tx.status === 'mined' || FINAL_STATUSES.has(tx.status)) return tx;
     const left = Math.min(until, deadline) - Date.now();
-    if (left <= 0) throw new HostCallError('TIMEOUT', `Transaction ${transactionId} timed out after ${timeout}ms`, 504, { transactionId, timeout, status: tx.status });
+    if (left <= 0) throw new PluginError({ code: 'TIMEOUT', message: `Transaction ${transactionId} timed out after ${timeout}ms`, status: 504, details: { transactionId, timeout, status: tx.status } });
     await sleep(Math.min(interval, MAX_CHECK_GAP_MS, left), signal);
     if (signal.aborted) return undefined;
   }

@@ -1,7 +1,7 @@
 // The host side of plugin KV: each plugin's quota, and the kv.* host calls, each on the calling plugin's own
 // namespace of the KV store (a plugin names no namespace: it is the plugin id the runtime relays).
 import type { Config } from '../config/config.ts';
-import type { KvQuota, KvRepo } from '../store/kv-repo.ts';
+import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 
 /** One kv.* operation: returns the JSON text of its value. `args` is the call's parsed argument object. */
 export type KvOperation = (kv: KvRepo, plugin: string, args: Record<string, any>, quotaOf: (pluginId: string) => KvQuota) => Promise<string>;

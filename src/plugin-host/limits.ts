@@ -1,5 +1,5 @@
 // Every bound on what crosses out of the sandbox and back into it (documented in docs/plugins.md, "Limits").
-import { KV_MAX_VALUE_BYTES } from '../store/kv-repo.ts';
+import { KV_MAX_VALUE_BYTES } from '../domain/kv/rules.ts';
 import type { RuntimeLimits } from '../../runtime/protocol.ts';
 
 /** Every bound on what crosses out of the sandbox (documented in docs/plugins.md, "Limits"). */

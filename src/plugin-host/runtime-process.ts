@@ -6,23 +6,28 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { OOM_FD, RUNTIME_PROCESS, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
+import { RUNTIME_PROCESS } from '../../runtime/common/process-flags.ts';
+import { OOM_FD, type OomReport, type ParentMessage } from '../../runtime/protocol.ts';
+import { runtimeForkChannel, type RuntimeForkMessage } from './diagnostics.ts';
+import { processEnv } from '../config/process-env.ts';
 
 const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'process', 'server.ts');
 
 /** Forks a runtime process; it serves once sent 'init' (a standby gets 'prepare' first). */
 export function forkRuntime(): ChildProcess {
+  const execArgv: string[] = [...RUNTIME_PROCESS.execArgv];
+  if (runtimeForkChannel.hasSubscribers) runtimeForkChannel.publish({ execArgv } satisfies RuntimeForkMessage);
   return fork(SERVER_PATH, [], {
-    execArgv: [...RUNTIME_PROCESS.execArgv],
+    execArgv,
     serialization: 'advanced',
     // fd 4: OOM reports, written synchronously by a worker right before the process ends.
     stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
     // Plugins cannot read the environment anyway; the runtime itself needs none of our secrets either.
     env: {
       ...RUNTIME_PROCESS.env,
-      PATH: process.env.PATH ?? '',
-      TMPDIR: process.env.TMPDIR ?? '/tmp',
-      NODE_ENV: process.env.NODE_ENV ?? '',
+      PATH: processEnv().PATH ?? '',
+      TMPDIR: processEnv().TMPDIR ?? '/tmp',
+      NODE_ENV: processEnv().NODE_ENV ?? '',
       // Node's on-disk cache of compiled (and type-stripped) modules: a restart skips most of its boot work.
       NODE_COMPILE_CACHE: path.join(tmpdir(), 'relaybox-compile-cache'),
     },

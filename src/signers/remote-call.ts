@@ -1,9 +1,6 @@
 // One call of a remote signer (Vault, Turnkey, CDP): bounded by a deadline, and its failure told as one sentence that
 // names the signer and the cause. Never the request or the answer's body, which may echo a credential.
 
-/** SIGNER_TIMEOUT_MS: how long one call to a remote signer may take (default 10 s); a slow service fails the sign. */
-export { signerTimeoutFromEnv as signerTimeoutMs } from '../config/config.ts';
-
 /** The most of a provider's answer kept for the debug log. */
 const DETAIL_MAX = 2000;
 

@@ -1,6 +1,6 @@
 // Where the data lives, said once at start: the SQLite file of this instance, or the shared PostgreSQL database.
 import path from 'node:path';
-import { DB_FILE_NAME } from './db.ts';
+import { DB_FILE_NAME } from './sqlite/db.ts';
 
 /**
  * Where the data lives, for the start-up log: the SQLite file, or the PostgreSQL server and database (never the

@@ -1,10 +1,10 @@
 // Picks the store from the config: PostgreSQL when DATABASE_URL is set (several instances), else SQLite in DATA_DIR.
 import type { Store } from '../domain/ports.ts';
-import { openDatabase, type Db } from './db.ts';
-import { createSqliteStore } from './sqlite/store.ts';
-import { createStoreProbes, type StoreProbes } from './probes.ts';
-import { createKvRepo, type KvRepo } from './kv-repo.ts';
-import type { Log } from '../domain/notifications/ports.ts';
+import type { Db } from './sqlite/db.ts';
+import { openSqlite } from './sqlite/open.ts';
+import type { StoreProbes } from './probes.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
+import type { Log } from '../domain/log.ts';
 
 export interface OpenedStore {
   kind: 'sqlite' | 'postgres';
@@ -44,22 +44,8 @@ export interface StoreOptions {
 }
 
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
-  if (options.databaseUrl === undefined) {
-    const db = openDatabase(options.dataDir);
-    const store = createSqliteStore(db);
-    return {
-      kind: 'sqlite',
-      store,
-      sqlite: db,
-      kv: createKvRepo(db),
-      probes: createStoreProbes(store),
-      prepare: async () => undefined,
-      startup: (fn) => fn(),
-      onOutboxWritten: () => () => undefined,
-      onRemoteTransactionWritten: () => () => undefined,
-    };
-  }
+  if (options.databaseUrl === undefined) return openSqlite(options.dataDir);
   // Loaded only here: an instance on SQLite never pays for Kysely and pg (measured in docs/performance.md).
-  const { openPostgres } = await import('./open-postgres.ts');
+  const { openPostgres } = await import('./postgres/open.ts');
   return openPostgres({ ...options, databaseUrl: options.databaseUrl });
 }

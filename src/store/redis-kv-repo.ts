@@ -4,7 +4,8 @@
 // until purged (a write over the quota purges first), as there. Locks are SET NX PX keys with a token.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, quotaExceeded, type KvClock, type KvRepo } from './kv-repo.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, quotaExceeded, type KvClock } from '../domain/kv/rules.ts';
+import type { KvRepo } from '../domain/kv/ports.ts';
 
 const PREFIX = 'relaybox:kv:';
 const data = (plugin: string) => `${PREFIX}{${plugin}}:data`;

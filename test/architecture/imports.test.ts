@@ -65,7 +65,7 @@ test('src/ keeps only the composition root and the shared kernel at its top; run
   assert.deepEqual(top('src'), ['app.ts', 'errors.ts', 'main.ts']);
   assert.deepEqual(top('runtime'), ['protocol.ts']);
   const rooms = readdirSync(path.join(PROJECT_ROOT, 'runtime'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-  assert.deepEqual(rooms, ['isolate', 'process', 'worker']);
+  assert.deepEqual(rooms, ['common', 'isolate', 'process', 'worker']);
 });
 
 test('runtime/ never imports src/', () => {
@@ -89,12 +89,21 @@ test('the worker room never imports the process room, and the process room never
   assert.ok(graph.get('runtime/worker/sandbox.ts')!.local.includes('runtime/isolate/prelude.ts'), 'the worker loads the prelude into each context');
 });
 
-test('only src/plugin-host/ reaches into runtime/, and only its protocol', () => {
+test('runtime/common/ imports only Node built-ins: the rooms and the HTTP process share it, it depends on none of them', () => {
+  const common = under('runtime/common/');
+  assert.ok(common.length >= 3, 'the shared helpers are read');
+  for (const [file, edges] of common) {
+    for (const p of edges.packages) assert.ok(isNodeBuiltin(p), `${file} imports ${p}`);
+    for (const t of all(edges)) assert.ok(t.startsWith('runtime/common/') || t === 'runtime/protocol.ts', `${file} imports ${t}`);
+  }
+});
+
+test('only src/plugin-host/ reaches into runtime/, and only its protocol and its shared helpers (runtime/common/)', () => {
   let seen = 0;
   for (const [file, edges] of under('src/')) {
     for (const t of all(edges).filter((t) => t.startsWith('runtime/'))) {
       assert.ok(file.startsWith('src/plugin-host/'), `${file} imports ${t}`);
-      assert.equal(t, 'runtime/protocol.ts', `${file} imports ${t}`);
+      assert.ok(t === 'runtime/protocol.ts' || t.startsWith('runtime/common/'), `${file} imports ${t}`);
       seen++;
     }
   }
@@ -118,7 +127,7 @@ test('ports are types only: src/domain/**/ports.ts import no code', () => {
 
 test('only the store opens SQLite, PostgreSQL and Redis, and only app.ts (through src/store/open.ts) picks the store adapter', () => {
   for (const [file, edges] of graph) {
-    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/db.ts', `${file} imports better-sqlite3`);
+    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/sqlite/db.ts', `${file} imports better-sqlite3`);
     for (const p of edges.packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
     if (file.startsWith('src/store/')) continue;
     for (const t of edges.local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
@@ -138,8 +147,7 @@ test('adapters (chains, signers, store, plugin host) never import the HTTP or AP
       for (const t of all(edges)) {
         assert.ok(!/^src\/(http|api|openapi)\/|^src\/(app|main)\.ts$/.test(t), `${file} imports ${t}`);
         const other = adapters.find((a) => a !== room && t.startsWith(`src/${a}/`));
-        // The plugin host keeps plugin KV in the store's KV repository: the one sanctioned crossing, by type.
-        if (other && !(room === 'plugin-host' && t === 'src/store/kv-repo.ts')) assert.fail(`${file} imports ${t}`);
+        if (other) assert.fail(`${file} imports ${t}`);
       }
     }
   }
@@ -271,4 +279,40 @@ test("a signer's sign functions are called in the domain only by the signing pat
   for (const f of under('src/').map(([f]) => f).filter((f) => f !== 'src/chains/solana/wire.ts' && f !== 'src/chains/solana/adapter.ts')) {
     assert.ok(!/signAsFeePayer\(/.test(sourceOf(f)), `${f} calls signAsFeePayer around the adapter's approval`);
   }
+});
+
+// The environment is read in one place: src/config/ parses our variables (src/config/env.ts, one table) and hands the
+// rest of the service its settings; processEnv() there is the one door for what is named at run time.
+const READS_ENV = /(?<![\w'"`.])process\.env\b/;
+
+test('no process.env outside src/config/ (src/ and runtime/)', () => {
+  const readers = [...under('src/'), ...under('runtime/')]
+    .map(([f]) => f)
+    .filter((f) => !f.startsWith('src/config/') && sourceOf(f).split('\n').some((l) => !/^\s*(\/\/|\*|\/\*)/.test(l) && READS_ENV.test(l)));
+  assert.deepEqual(readers, []);
+  assert.ok(READS_ENV.test(sourceOf('src/config/process-env.ts')), 'the check sees a read where there is one');
+});
+
+test('job kinds are registered with the scheduler in one module (src/domain/jobs/kinds.ts), composed by the one root', () => {
+  const registering = under('src/').map(([f]) => f).filter((f) => /\.register\(/.test(sourceOf(f)));
+  assert.deepEqual(registering, ['src/domain/jobs/kinds.ts']);
+  assert.ok(graph.get('src/app.ts')!.local.includes('src/domain/jobs/kinds.ts'), 'the composition root registers them');
+  // The API layer builds no domain part: the relaying services come composed (src/domain/relaying.ts) from the root.
+  for (const [file, edges] of under('src/api/')) {
+    for (const t of edges.local) assert.ok(!/^src\/domain\/(relaying|management|jobs\/kinds)\.ts$/.test(t), `${file} imports ${t}`);
+  }
+});
+
+test("the two stores mirror each other: src/store/sqlite/ and src/store/postgres/ hold the same files, besides each engine's own helpers", () => {
+  const files = (engine: string) => readdirSync(path.join(PROJECT_ROOT, 'src/store', engine)).sort();
+  // What one engine needs and the other has no counterpart for: SQLite's write gate; PostgreSQL's NOTIFY channels,
+  // listener, typed schema, start-up checks and batched writes.
+  const own: Record<string, string[]> = {
+    sqlite: ['gate.ts', 'sync-ops.ts'],
+    postgres: ['channels.ts', 'instance-checks.ts', 'listener.ts', 'schema.ts', 'write-buffer.ts'],
+  };
+  for (const [engine, names] of Object.entries(own)) for (const name of names) assert.ok(files(engine).includes(name), `src/store/${engine}/${name} is listed as its own but is gone`);
+  const mirrored = (engine: string) => files(engine).filter((f) => !own[engine]!.includes(f));
+  assert.deepEqual(mirrored('sqlite'), mirrored('postgres'));
+  for (const name of ['db.ts', 'open.ts', 'store.ts', 'migrations', 'jobs-repo.ts', 'kv-repo.ts']) assert.ok(mirrored('sqlite').includes(name), name);
 });

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { startDevnet } from '../../src/chains/evm/devnet.ts';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
+import { eventually as waitFor } from '../support/eventually.ts';
 
 async function rpc(url: string, method: string): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
@@ -25,11 +26,7 @@ function groupMembers(pgid: number): string[] {
 }
 
 async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`${what} did not happen within 5 s`);
+  if (!(await waitFor(check))) assert.fail(`${what} did not happen within 60 s`);
 }
 
 test('two devnets start on free ports, answer with the configured chain id, and stop leaving no process', async () => {

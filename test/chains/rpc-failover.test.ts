@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createEvmChain, type EvmChainOptions } from '../../src/chains/evm/adapter.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRpcPool, postJsonRpc, type JsonRpcResponse } from '../../src/chains/rpc-pool.ts';
-import type { RpcObserver } from '../../src/chains/evm/rpc-transport.ts';
+import type { RpcObserver } from '../../src/chains/rpc-options.ts';
 import type { EvmNetworkConfig, RpcUrlConfig } from '../../src/config/config.ts';
 import type { AppError } from '../../src/errors.ts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, startAnvil } from '../support/anvil.ts';

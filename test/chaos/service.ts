@@ -8,7 +8,7 @@ import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { API_KEY } from '../helper.ts';
 import { startService, type ServiceProcess } from '../faults/support.ts';
-import { DB_FILE_NAME } from '../../src/store/db.ts';
+import { DB_FILE_NAME } from '../../src/store/sqlite/db.ts';
 import { BLOCK_MS, CHAIN_ID } from './chain.ts';
 
 /** anvil's account #0 (the publicly known development key): the relayer's key. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { makeKeystore } from '../support/keystore.ts';
+import { eventually } from '../support/eventually.ts';
 
 export interface Deployment {
   root: string;
@@ -138,14 +139,11 @@ export async function startRelaybox(env: Record<string, string>, logDir?: string
     await exited;
     rmSync(cwd, { recursive: true, force: true });
   };
-  for (let i = 0; i < 1200; i++) {
-    const line = lines().find((l) => l.includes('"relaybox listening"'));
-    if (line) {
-      const { port } = (JSON.parse(line) as { address: { port: number } }).address;
-      return { child, url: `http://127.0.0.1:${port}`, output: () => out, fileLines: logFileLines, stop };
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
+  // A start under load can take long; an exit ends the wait at once.
+  const line = await eventually(() => lines().find((l) => l.includes('"relaybox listening"')) ?? (child.exitCode !== null ? 'exited' : undefined), { timeoutMs: 120_000 });
+  if (line && line !== 'exited') {
+    const { port } = (JSON.parse(line) as { address: { port: number } }).address;
+    return { child, url: `http://127.0.0.1:${port}`, output: () => out, fileLines: logFileLines, stop };
   }
   await stop();
   throw new Error(`Relaybox did not start:\n${out}${logDir ? logFileLines(logDir).join('\n') : ''}`);

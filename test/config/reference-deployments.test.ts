@@ -40,14 +40,14 @@ async function startTlsRedis(): Promise<typeof tlsRedis> {
   ssl('x509', '-req', '-in', 'redis.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'ext', '-out', 'redis.crt');
   const port = await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', '0', '--tls-port', String(port), '--tls-cert-file', 'redis.crt', '--tls-key-file', 'redis.key', '--tls-ca-cert-file', 'ca.crt', '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'no'], { cwd: dir, stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
+  await eventually(() => {
     try {
       execFileSync('redis-cli', ['--tls', '--cacert', 'ca.crt', '-h', '127.0.0.1', '-p', String(port), 'ping'], { cwd: dir, stdio: 'pipe' });
-      break;
+      return true;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      return false;
     }
-  }
+  }, { intervalMs: 100 });
   return {
     url: `rediss://127.0.0.1:${port}`,
     caFile: path.join(dir, 'ca.crt'),
@@ -282,11 +282,11 @@ async function send(c: Ctx, relayer: string): Promise<string> {
 
 async function waitConfirmed(c: Ctx, relayer: string, id: string): Promise<{ nonce: number }> {
   let tx: { status: string; nonce: number } | undefined;
-  for (let i = 0; i < 300; i++) {
+  const done = await eventually(async () => {
     tx = (await c.get(`/api/v1/relayers/${relayer}/transactions/${id}`)).body.data;
-    if (tx?.status === 'confirmed') return tx;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return tx?.status === 'confirmed';
+  }, { intervalMs: 100 });
+  if (done) return tx!;
   assert.fail(`transaction ${id} is ${tx?.status}, not confirmed`);
 }
 
@@ -297,11 +297,11 @@ async function confirmed(c: Ctx, relayer: string): Promise<void> {
 
 async function pluginReady(c: Ctx, id: string): Promise<void> {
   let plugin: { state: string; error?: unknown } | undefined;
-  for (let i = 0; i < 600; i++) {
+  const ready = await eventually(async () => {
     plugin = (await c.get(`/api/v1/plugins/${id}`)).body.data;
-    if (plugin?.state === 'ready') return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return plugin?.state === 'ready';
+  }, { intervalMs: 100 });
+  if (ready) return;
   assert.fail(`plugin ${id} is ${JSON.stringify(plugin)}`);
 }
 

@@ -4,6 +4,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { createHmac } from 'node:crypto';
+import { eventually } from '../support/eventually.ts';
 import { API_KEY, build, type TestServer } from '../helper.ts';
 import { ANVIL_KEYS, startAnvil, waitInPool, type TestAnvil } from '../support/anvil.ts';
 
@@ -14,9 +17,11 @@ const ECHO = `export async function handler({ params }) { console.log('echo', JS
 let anvil: TestAnvil;
 let s: TestServer;
 let scopedKey: string;
+let builtAt = 0;
 
 before(async () => {
   anvil = await startAnvil();
+  builtAt = Date.now();
   s = await build(undefined, {
     plugins: { 'echo.ts': ECHO, 'failing.ts': FAILING },
     config: {
@@ -184,6 +189,9 @@ test("a relayer's last hour counts its sends and confirmations with the stage la
   assert.ok(minutes.some((m) => m.latency.confirm_ms && m.latency.confirm_ms.p99 >= m.latency.confirm_ms.p50));
   assert.ok(minutes.some((m) => m.latency.submit_ms), 'the submit stage is timed');
   assert.equal(res.body.data.oldest_unfinished_at, null, 'every transaction is final');
+  // In memory: the answer says since when it counts (the app's start), so a reader knows a restart emptied it.
+  const since = Date.parse(res.body.data.since);
+  assert.ok(since <= Date.now() && since >= builtAt, res.body.data.since);
   // Two waiting: the older one's time.
   await anvil.setAutomine(false);
   const first = await send('a');
@@ -205,7 +213,8 @@ test("a plugin's recent calls keep their outcome, result and logs, newest first"
   assert.equal(failed.body.success, false);
   const res = await s.request('GET', '/api/v1/plugins/echo/calls', as(scopedKey));
   assert.equal(res.status, 200, res.text);
-  const { calls, minutes } = res.body.data;
+  const { calls, minutes, since } = res.body.data;
+  assert.ok(Date.parse(since) <= Date.now(), since);
   assert.deepEqual(calls.map((c: any) => JSON.parse(c.result)), [{ n: 2 }, { n: 1 }]);
   assert.equal(calls[0].outcome, 'ok');
   assert.deepEqual(calls[0].logs, [{ level: 'log', message: 'echo {"n":2}' }]);
@@ -218,9 +227,41 @@ test("a plugin's recent calls keep their outcome, result and logs, newest first"
   assert.equal((await s.request('GET', '/api/v1/plugins/nope/calls')).status, 404);
 });
 
+test('a test event for a notification is queued, signed and delivered like any event, and in its delivery log', async () => {
+  const bodies: Array<{ signature: string | undefined; body: string }> = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => (bodies.push({ signature: req.headers['x-signature'] as string | undefined, body }), res.end()));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const key = 'a-signing-key-of-at-least-32-characters';
+    const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    assert.equal((await s.request('POST', '/api/v1/notifications', { body: { id: 'probe', url, signing_key: key } })).status, 201);
+    const res = await s.request('POST', '/api/v1/notifications/probe/test');
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.event, 'notification_test');
+    assert.equal(res.body.data.transaction_id, null);
+    const got = await eventually(() => bodies[0]);
+    assert.ok(got, 'delivered');
+    const event = JSON.parse(got.body);
+    assert.deepEqual([event.id, event.event, event.payload.payload_type, event.payload.notification_id], [res.body.data.id, 'notification_test', 'notification_test', 'probe']);
+    assert.equal(got.signature, createHmac('sha256', key).update(got.body).digest('base64'));
+    const logged = await eventually(async () => (await s.request('GET', '/api/v1/notifications/probe/deliveries')).body.data.find((d: any) => d.id === res.body.data.id && d.status === 'delivered'));
+    assert.ok(logged, 'in the delivery log, delivered');
+    assert.equal((await s.request('POST', '/api/v1/notifications/nope/test')).status, 404);
+    assert.equal((await s.request('POST', '/api/v1/notifications/probe/test', as(scopedKey))).status, 403);
+  } finally {
+    await s.request('DELETE', '/api/v1/notifications/probe');
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+});
+
 test('the OpenAPI document describes the events stream as text/event-stream, and the console routes', async () => {
   const doc = (await s.request('GET', '/api/v1/openapi.json', { auth: false })).body;
   assert.ok(doc.paths['/api/v1/events'].get.responses['200'].content['text/event-stream']);
   assert.equal(doc.paths['/api/v1/events'].get.parameters.find((p: any) => p.name === 'relayer_id').in, 'query');
+  assert.ok(doc.paths['/api/v1/notifications/{id}/test']?.post, 'the test event route');
   for (const p of ['/api/v1/api-keys/me', '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}/timeline', '/api/v1/relayers/{relayer_id}/activity', '/api/v1/plugins/{plugin_id}/calls']) assert.ok(doc.paths[p]?.get, p);
 });

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { API_KEY, request } from '../helper.ts';
 import { startAnvil, type TestAnvil } from '../support/anvil.ts';
 import { freePort } from '../config/reference-deployment.ts';
+import { basicExample } from './example.ts';
 
 const run = promisify(execFile);
 const NODE_VERSION = readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
@@ -26,7 +27,6 @@ const IMAGE = 'relaybox:image-test';
 const CONTAINER = `relaybox-image-test-${process.pid}`;
 const PASSPHRASE = 'Image-Test-Passphrase-42';
 const WEBHOOK_SIGNING_KEY = 'image-test-webhook-signing-key-0123456789';
-const UNREACHABLE = 'http://127.0.0.1:9';
 
 async function docker(args: string[], timeoutMs = 60_000): Promise<string> {
   const { stdout } = await run('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
@@ -41,32 +41,6 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/** The reference's basic-example, laid out as its repository has it: examples/basic-example/config and config/networks. */
-function basicExample(root: string, anvil: TestAnvil): { config: string; networks: string } {
-  const config = path.join(root, 'examples', 'basic-example', 'config');
-  const networks = path.join(root, 'config', 'networks');
-  mkdirSync(path.join(config, 'keys'), { recursive: true });
-  mkdirSync(networks, { recursive: true });
-  // Writable by the container's user (uid 1000): `relaybox keystore create` writes there below.
-  chmodSync(path.join(config, 'keys'), 0o777);
-  const relayers = [
-    { id: 'sepolia-example', name: 'Sepolia Example', network: 'sepolia', paused: false, notification_id: 'notification-example', signer_id: 'local-signer', network_type: 'evm', policies: { min_balance: 0 } },
-    { id: 'stellar-example', name: 'Stellar Example', network: 'testnet', paused: false, notification_id: 'notification-example', signer_id: 'local-signer', network_type: 'stellar' },
-  ];
-  const file = {
-    relayers,
-    notifications: [{ id: 'notification-example', type: 'webhook', url: '', signing_key: { type: 'env', value: 'WEBHOOK_SIGNING_KEY' } }],
-    signers: [{ id: 'local-signer', type: 'local', config: { path: 'config/keys/local-signer.json', passphrase: { type: 'env', value: 'KEYSTORE_PASSPHRASE' } } }],
-    networks: './config/networks',
-    plugins: [],
-  };
-  writeFileSync(path.join(config, 'config.json'), JSON.stringify(file, null, 2));
-  // The repository's networks, with sepolia pointing at the anvil on this host (no public chain is reached here).
-  writeFileSync(path.join(networks, 'ethereum.json'), JSON.stringify({ networks: [anvil.network('sepolia', { is_testnet: true })] }, null, 2));
-  writeFileSync(path.join(networks, 'stellar.json'), JSON.stringify({ networks: [{ type: 'stellar', network: 'testnet', rpc_urls: [UNREACHABLE], passphrase: 'Test SDF Network ; September 2015', average_blocktime_ms: 5000, is_testnet: true }] }, null, 2));
-  return { config, networks };
 }
 
 /** Builds the image as a user would (scripts/build-image.sh, the classic builder, the host's network for npm's registry) and checks its settings. */
@@ -106,7 +80,7 @@ test('the image builds, runs a reference example from its compose layout, sends 
   anvil = await startAnvil({ chainId: 11155111 });
   scratch = mkdtempSync(path.join(tmpdir(), 'relaybox-image-'));
   chmodSync(scratch, 0o755);
-  const { config, networks } = basicExample(scratch, anvil);
+  const { config, networks } = basicExample(scratch, anvil.network('sepolia', { is_testnet: true }));
   const secret = randomBytes(32);
   writeFileSync(path.join(config, 'keys', 'local-signer.json'), JSON.stringify(makeKeystore(secret, PASSPHRASE)));
   await anvil.rpc('anvil_setBalance', [privateKeyToAddress(`0x${secret.toString('hex')}`), '0x56BC75E2D63100000']);

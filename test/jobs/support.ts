@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.ts';
 import { createJobScheduler, type JobScheduler, type SchedulerOptions } from '../../src/domain/jobs/scheduler.ts';
-import type { Log } from '../../src/domain/notifications/ports.ts';
+import type { Log } from '../../src/domain/log.ts';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';

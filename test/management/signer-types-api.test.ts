@@ -10,9 +10,9 @@ import { ALL_SIGNER_TYPES, getPath, SIGNER_SCHEMAS, type SignerType } from '../.
 import { SUPPORTED_SIGNER_TYPES } from '../../src/config/signer-types.ts';
 import type { SignerConfig } from '../../src/config/config.ts';
 import { createSignerService } from '../../src/domain/signers/service.ts';
-import { createSecretBox } from '../../src/domain/notifications/secret-box.ts';
+import { createSecretBox } from '../../src/domain/secret-box.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createSqliteStore } from '../../src/store/sqlite/store.ts';
 import { build } from '../helper.ts';
 

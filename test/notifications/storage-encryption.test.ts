@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from '../helper.ts';
-import { createSecretBox } from '../../src/domain/notifications/secret-box.ts';
+import { createSecretBox } from '../../src/domain/secret-box.ts';
 import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from '../webhooks/support.ts';
 
 const KEY = 'a-signing-key-of-at-least-32-characters!';

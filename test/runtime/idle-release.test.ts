@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { forkRuntime } from '../../src/plugin-host/runtime-process.ts';
 import { RUNTIME_LIMITS } from '../../src/plugin-host/limits.ts';
-import { RUNTIME_PROCESS, type CallInput, type ChildMessage, type ParentMessage, type RuntimeOptions } from '../../runtime/protocol.ts';
+import { RUNTIME_PROCESS } from '../../runtime/common/process-flags.ts';
+import type { CallInput, ChildMessage, ParentMessage, RuntimeOptions } from '../../runtime/protocol.ts';
 
 // Garbage in the isolate, a 256 KiB result through the worker and the main thread, and a timer, so that the calls of
 // one burst overlap and each worker warms several contexts of the plugin.

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { build, type TestResponse, type TestServer } from '../helper.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ECHO = `export async function handler(c) { return c.params; }`;
 const FAST = `export const settings = { timeout: 0.5, memory_mb: 32, emit_logs: true };`;
@@ -72,11 +73,8 @@ function rssKiB(pid: number | undefined): number {
 }
 
 async function runtimeUp(s: TestServer): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 0 } })).status === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail('the runtime did not come back');
+  const up = await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 0 } })).status === 200);
+  assert.ok(up, 'the runtime did not come back');
 }
 
 test('each abusive plugin gets its own error while the service keeps answering, and memory returns to baseline', async (t) => {

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, type TestResponse, type TestServer } from '../helper.ts';
 import { ECHO, answersAgain, assertEnvelope, pause, plugin } from './sandbox-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const hanger = (timeout: number) => plugin(`await new Promise(() => {});`, `export const settings = { timeout: ${timeout} };`);
 const burner = plugin(`const until = Date.now() + 1500; let n = 0; while (Date.now() < until) n++; return n;`, `export const settings = { timeout: 5 };`);
@@ -89,12 +90,8 @@ test('a plugin that crashes the runtime three times is quarantined until its fil
   assert.equal(s.app.runtime.pid, pid, 'a quarantined plugin no longer reaches the sandbox');
   assert.equal((await s.request('GET', '/api/v1/plugins/bomb')).body.data.error.code, 'PLUGIN_QUARANTINED');
   writeFileSync(path.join(s.pluginsDir, 'bomb.ts'), `export async function handler() { return 'fixed'; }\n`);
-  for (let i = 0; i < 100; i++) {
-    const res = await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} });
-    if (res.body.data === 'fixed') return;
-    await pause(100);
-  }
-  assert.fail('the edited plugin did not load');
+  const fixed = await eventually(async () => (await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data === 'fixed', { intervalMs: 100 });
+  assert.ok(fixed, 'the edited plugin did not load');
 });
 
 test('a plugin that crashes the runtime while loading is quarantined at once', async (t) => {
@@ -102,11 +99,10 @@ test('a plugin that crashes the runtime while loading is quarantined at once', a
   const s = await build(t, { plugins: { 'echo.ts': ECHO } });
   writeFileSync(path.join(s.pluginsDir, 'loadbomb.ts'), bomb);
   let res: TestResponse | undefined;
-  for (let i = 0; i < 200; i++) {
+  await eventually(async () => {
     res = await s.request('POST', '/api/v1/plugins/loadbomb/call', { body: {} });
-    if (res.body?.data?.code === 'PLUGIN_QUARANTINED') break;
-    await pause(100);
-  }
+    return res.body?.data?.code === 'PLUGIN_QUARANTINED';
+  }, { intervalMs: 100 });
   assert.equal(res?.body?.data?.code, 'PLUGIN_QUARANTINED', res?.text);
   assert.match(res!.body.error, /while loading/);
   await answersAgain(s);

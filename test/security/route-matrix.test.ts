@@ -84,6 +84,7 @@ function table(keyId: string): Record<string, Row> {
     'patch /api/v1/notifications/:id': r('notification', 'manage', GONE, `/api/v1/notifications/${GONE}`, { body: { url: 'https://example.com/x' } }),
     'delete /api/v1/notifications/:id': r('notification', 'manage', GONE, `/api/v1/notifications/${GONE}`),
     'get /api/v1/notifications/:id/deliveries': r('notification', 'read', 'hook-a', '/api/v1/notifications/hook-a/deliveries'),
+    'post /api/v1/notifications/:id/test': r('notification', 'execute', 'hook-a', '/api/v1/notifications/hook-a/test'),
     'post /api/v1/notifications/:id/deliveries/:event_id/retry': r('notification', 'execute', 'hook-a', `/api/v1/notifications/hook-a/deliveries/${TX}/retry`),
     'get /api/v1/signers': r('signer', 'read', 'evm-signer', '/api/v1/signers', { list: true }),
     'post /api/v1/signers': r('signer', 'manage', null, '/api/v1/signers', { body: {} }),

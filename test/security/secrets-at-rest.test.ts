@@ -9,8 +9,8 @@ import path from 'node:path';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { build, type TestServer } from '../helper.ts';
-import { createSecretBox } from '../../src/domain/notifications/secret-box.ts';
-import { DB_FILE_NAME } from '../../src/store/db.ts';
+import { createSecretBox } from '../../src/domain/secret-box.ts';
+import { DB_FILE_NAME } from '../../src/store/sqlite/db.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 
 const KEY_A = 'storage-key-A-0123456789abcdef0123456789';

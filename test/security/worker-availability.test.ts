@@ -1,7 +1,7 @@
 // Class 2 and 5 of issue 13, as seen by the pool: no worker thread is ever blocked by a plugin. A plugin spinning
 // in its isolate while more of its calls arrive (the old code then blocked the worker inside isolated-vm's lock)
-// leaves every worker serving; a worker whose event loop does stop answering (fault injection) is detected,
-// replaced and counted, and readiness says so meanwhile.
+// leaves every worker serving; a worker whose event loop does stop answering (fault injection through the app's
+// overrides, `runtimeFaults`) is detected, replaced and counted, and readiness says so meanwhile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, type TestResponse } from '../helper.ts';
@@ -38,7 +38,7 @@ async function metric(s: { request(m: string, p: string): Promise<TestResponse> 
 }
 
 test('a worker whose event loop stops answering is detected, replaced and counted; readiness reports it meanwhile', async (t) => {
-  const s = await build(t, { env: { PLUGIN_THREADS: '1', PLUGIN_FAULT_STALL_WORKER: 'stall' }, plugins: { 'stall.ts': ECHO, 'echo.ts': ECHO } });
+  const s = await build(t, { env: { PLUGIN_THREADS: '1' }, runtimeFaults: { stallWorkerOn: 'stall' }, plugins: { 'stall.ts': ECHO, 'echo.ts': ECHO } });
   assert.equal(await metric(s, 'relaybox_runtime_worker_stalls_total'), 0);
   const stalled = s.request('POST', '/api/v1/plugins/stall/call', { body: {} });
   let sawNotReady = false;

@@ -9,11 +9,14 @@ import { StrKey } from '@stellar/stellar-base';
 import { recoverAddress, toHex } from 'viem';
 import type { SignerConfig } from '../../src/config/config.ts';
 import { evmAddressFromPublicKey } from '../../src/signers/evm-signature.ts';
-import { createSigner } from '../../src/signers/aws_kms/signer.ts';
+import { createSigner as adapter } from '../../src/signers/aws_kms/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { startAwsKmsSim, type AwsKmsSim } from '../support/simulators/aws-kms.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { build } from '../helper.ts';
 import { sendIsMinedFrom } from './support.ts';
+
+const createSigner = fromEnv(adapter);
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 

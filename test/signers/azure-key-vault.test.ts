@@ -11,13 +11,16 @@ import path from 'node:path';
 import { recoverAddress, toHex } from 'viem';
 import type { SignerConfig } from '../../src/config/config.ts';
 import { evmAddressFromPublicKey } from '../../src/signers/evm-signature.ts';
-import { createSigner } from '../../src/signers/azure_key_vault/signer.ts';
+import { createSigner as adapter } from '../../src/signers/azure_key_vault/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { startAzureKeyVaultSim, type AzureKeyVaultSim } from '../support/simulators/azure-keyvault.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { startService } from '../faults/support.ts';
 import { API_KEY, build } from '../helper.ts';
 import { sendIsMinedFrom } from './support.ts';
 import { eventually } from '../support/eventually.ts';
+
+const createSigner = fromEnv(adapter);
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 
@@ -142,13 +145,11 @@ describe('with wrong credentials', () => {
 
 describe('through the service', () => {
   test('a relayer with an azure_key_vault signer has the key\'s address, and its EVM send is confirmed on anvil', async (t) => {
-    // The service's signers read the process environment, as an operator's AZURE_AUTHORITY_HOST would be.
-    const saved = process.env.AZURE_AUTHORITY_HOST;
-    process.env.AZURE_AUTHORITY_HOST = sim.url;
-    t.after(() => (saved === undefined ? delete process.env.AZURE_AUTHORITY_HOST : (process.env.AZURE_AUTHORITY_HOST = saved)));
     const anvil = await startAnvil();
     t.after(() => anvil.stop());
     const s = await build(t, {
+      // The authority as an operator's AZURE_AUTHORITY_HOST would name it.
+      env: { AZURE_AUTHORITY_HOST: sim.url },
       config: {
         networks: [anvil.network('anvil')],
         signers: [{ id: 'azure-evm', type: 'azure_key_vault', config: entry().config }],

@@ -20,17 +20,18 @@ import {
 } from '@solana/kit';
 import { keccak256, recoverAddress, toHex } from 'viem';
 import type { SignerConfig } from '../../src/config/config.ts';
-import { createSigner } from '../../src/signers/cdp/signer.ts';
+import { createSigner as adapter } from '../../src/signers/cdp/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 import { newCdpCredentials, startCdpSim, type CdpCredentials, type CdpSim } from '../support/simulators/cdp.ts';
 import { startSolanaSim } from '../support/solana-rpc.ts';
 import { build } from '../helper.ts';
 import { waitFor } from '../transactions/lifecycle/support.ts';
 
+const createSigner = fromEnv(adapter);
+
 const cdp = await startCdpSim();
 after(() => cdp.close());
-// The service resolves its signers with the process environment: its CDP is the simulator.
-process.env.CDP_API_BASE_URL = cdp.url;
 // anvil's publicly known account #0, held by the simulated CDP: a development key, never real funds.
 const EVM_ACCOUNT = cdp.addEvmAccount(Buffer.from(ANVIL_KEYS[0].slice(2), 'hex'));
 const SOLANA_ACCOUNT = cdp.addSolanaAccount();
@@ -148,7 +149,8 @@ test('through the service: an EVM send is confirmed on anvil, and a Solana trans
     account_address: account,
   });
   const s = await build(t, {
-    env: secrets,
+    // The service's CDP is the simulator, as an operator's CDP_API_BASE_URL would name it.
+    env: { ...secrets, CDP_API_BASE_URL: cdp.url },
     config: {
       networks: [anvil.network('anvil'), { type: 'solana', network: 'solana-sim', rpc_urls: [{ url: solana.url, weight: 100 }] }],
       signers: [{ id: 'cdp-evm', type: 'cdp', config: cdpConfig(EVM_ACCOUNT) } as SignerConfig, { id: 'cdp-sol', type: 'cdp', config: cdpConfig(SOLANA_ACCOUNT) } as SignerConfig],

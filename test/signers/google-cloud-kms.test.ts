@@ -10,11 +10,14 @@ import { StrKey } from '@stellar/stellar-base';
 import { recoverAddress, toHex } from 'viem';
 import type { SignerConfig } from '../../src/config/config.ts';
 import { evmAddressFromPublicKey } from '../../src/signers/evm-signature.ts';
-import { createSigner } from '../../src/signers/google_cloud_kms/signer.ts';
+import { createSigner as adapter } from '../../src/signers/google_cloud_kms/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { startGoogleKmsSim, type GoogleKmsSim, type ServiceAccount } from '../support/simulators/google-kms.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { build } from '../helper.ts';
 import { sendIsMinedFrom } from './support.ts';
+
+const createSigner = fromEnv(adapter);
 
 const HALF_N = BigInt('0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
 
@@ -139,12 +142,10 @@ describe('through the service', () => {
   test('a relayer with a google_cloud_kms signer (secrets from the environment) has the key\'s address, and its EVM send is confirmed on anvil', async (t) => {
     const anvil = await startAnvil();
     t.after(() => anvil.stop());
-    // The service's signers read the process environment (src/app.ts), as an operator's would be.
-    process.env.GOOGLE_CLOUD_KMS_ENDPOINT = sim.url;
-    t.after(() => delete process.env.GOOGLE_CLOUD_KMS_ENDPOINT);
     const account = sim.serviceAccount;
     const s = await build(t, {
-      env: { GCP_PRIVATE_KEY_ID: account.private_key_id, GCP_PRIVATE_KEY: account.private_key, GCP_CLIENT_EMAIL: account.client_email },
+      // The endpoint as an operator's GOOGLE_CLOUD_KMS_ENDPOINT would name it; the secrets from the environment.
+      env: { GOOGLE_CLOUD_KMS_ENDPOINT: sim.url, GCP_PRIVATE_KEY_ID: account.private_key_id, GCP_PRIVATE_KEY: account.private_key, GCP_CLIENT_EMAIL: account.client_email },
       config: {
         networks: [anvil.network('anvil')],
         signers: [

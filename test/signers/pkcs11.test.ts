@@ -23,8 +23,11 @@ import { startSolanaSim, type SolanaSim } from '../support/solana-rpc.ts';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';
 import { createToken, findSoftHsm, type SoftHsmToken } from '../support/pkcs11-softhsm.ts';
 import { CKK_EC, CKK_EC_EDWARDS, curveOf, publicPoint } from '../../src/signers/pkcs11/key-info.ts';
-import { createSigner } from '../../src/signers/pkcs11/signer.ts';
+import { createSigner as adapter } from '../../src/signers/pkcs11/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { waitFor } from '../transactions/lifecycle/support.ts';
+
+const createSigner = fromEnv(adapter);
 
 const found = findSoftHsm();
 const skip = 'missing' in found && !process.env.CI ? found.missing : false;

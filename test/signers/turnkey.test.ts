@@ -9,16 +9,17 @@ import { StrKey } from '@stellar/stellar-base';
 import { hashMessage, keccak256, recoverAddress, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { SignerConfig } from '../../src/config/config.ts';
-import { createSigner } from '../../src/signers/turnkey/signer.ts';
+import { createSigner as adapter } from '../../src/signers/turnkey/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 import { newTurnkeyApiKey, startTurnkeySim, type TurnkeySim } from '../support/simulators/turnkey.ts';
 import { build } from '../helper.ts';
 import { waitFor } from '../transactions/lifecycle/support.ts';
 
+const createSigner = fromEnv(adapter);
+
 const turnkey = await startTurnkeySim();
 after(() => turnkey.close());
-// The service resolves its signers with the process environment: its Turnkey is the simulator.
-process.env.TURNKEY_API_BASE_URL = turnkey.url;
 // anvil's publicly known account #2, held by the simulated Turnkey: a development key, never real funds.
 const EVM = turnkey.addPrivateKey('secp256k1', Buffer.from(ANVIL_KEYS[2].slice(2), 'hex'));
 const EVM_ADDRESS = privateKeyToAccount(ANVIL_KEYS[2]).address;
@@ -134,7 +135,8 @@ test('through the service: an EVM relayer on turnkey has the key address and its
   const anvil = await startAnvil();
   t.after(() => anvil.stop());
   const s = await build(t, {
-    env: { RELAYBOX_TURNKEY_API_KEY: turnkey.apiKey.apiPrivateKey },
+    // The service's Turnkey is the simulator, as an operator's TURNKEY_API_BASE_URL would name it.
+    env: { RELAYBOX_TURNKEY_API_KEY: turnkey.apiKey.apiPrivateKey, TURNKEY_API_BASE_URL: turnkey.url },
     config: {
       networks: [anvil.network('anvil')],
       signers: [

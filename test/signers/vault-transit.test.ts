@@ -19,10 +19,13 @@ import {
 } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
 import type { SignerConfig } from '../../src/config/config.ts';
-import { createSigner } from '../../src/signers/vault_transit/signer.ts';
+import { createSigner as adapter } from '../../src/signers/vault_transit/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { startVaultSim } from '../support/simulators/vault.ts';
 import { startSolanaSim } from '../support/solana-rpc.ts';
 import { build } from '../helper.ts';
+
+const createSigner = fromEnv(adapter);
 
 const vault = await startVaultSim();
 after(() => vault.close());

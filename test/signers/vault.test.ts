@@ -8,11 +8,14 @@ import { StrKey } from '@stellar/stellar-base';
 import { keccak256, recoverAddress, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { SignerConfig } from '../../src/config/config.ts';
-import { createSigner } from '../../src/signers/vault/signer.ts';
+import { createSigner as adapter } from '../../src/signers/vault/signer.ts';
+import { fromEnv } from '../support/signer-context.ts';
 import { ANVIL_KEYS, startAnvil } from '../support/anvil.ts';
 import { startVaultSim, type VaultSim } from '../support/simulators/vault.ts';
 import { build } from '../helper.ts';
 import { sendIsMinedFrom } from './support.ts';
+
+const createSigner = fromEnv(adapter);
 
 // anvil's publicly known account #1: a development key, never real funds.
 const EVM_KEY = ANVIL_KEYS[1];
@@ -148,8 +151,8 @@ test("an 'address' or a client base URL that is not an http(s) URL is refused na
   for (const address of ['vault.internal:8200', 'ftp://vault.internal', '']) {
     await assert.rejects(createSigner(entry(vault, { address }), 'evm', { env: env() }), { message: "signer 'vault-signer': 'address' (the Vault server) must be an http(s) URL (https://host[:port])" }, address);
   }
-  const { createSigner: createTurnkey } = await import('../../src/signers/turnkey/signer.ts');
-  const { createSigner: createCdp } = await import('../../src/signers/cdp/signer.ts');
+  const createTurnkey = fromEnv((await import('../../src/signers/turnkey/signer.ts')).createSigner);
+  const createCdp = fromEnv((await import('../../src/signers/cdp/signer.ts')).createSigner);
   const { newTurnkeyApiKey } = await import('../support/simulators/turnkey.ts');
   const { newCdpCredentials } = await import('../support/simulators/cdp.ts');
   const apiKey = newTurnkeyApiKey();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/store.ts';
-import { migrate } from '../../src/store/postgres/connect.ts';
+import { migrate } from '../../src/store/postgres/db.ts';
 import { createJobScheduler } from '../../src/domain/jobs/scheduler.ts';
 import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { eventRow } from './contract/fixtures.ts';

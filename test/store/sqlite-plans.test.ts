@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createTransactionsRepo } from '../../src/store/sqlite/transactions-repo.ts';
 
 function preparedStatements(t: { after(fn: () => void): void }) {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createSqliteStore } from '../../src/store/sqlite/store.ts';
 import { runStoreContract } from './contract/index.ts';
 

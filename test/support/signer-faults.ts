@@ -2,6 +2,7 @@
 // signature fails (as a throttled or unreachable KMS) or never answers (a KMS that hangs). Tests and the bench use it
 // in place of the signer adapters (createApp's overrides), so the send path meets a slow or failing signer for real.
 import type { Signer, SignerResolver } from '../../src/domain/signers/ports.ts';
+import { signerSettings } from '../../src/config/config.ts';
 import { createSignerResolver } from '../../src/signers/registry.ts';
 
 export interface SignerFaults {
@@ -15,7 +16,7 @@ export interface SignerFaults {
   hangAfter(skip: number): void;
 }
 
-export function faultySigners(base: SignerResolver = createSignerResolver({ env: process.env })): { resolveSigner: SignerResolver; faults: SignerFaults } {
+export function faultySigners(base: SignerResolver = createSignerResolver({ env: process.env, settings: signerSettings(process.env) })): { resolveSigner: SignerResolver; faults: SignerFaults } {
   const planned = new Map<number, 'fail' | 'hang'>();
   let count = 0;
   const faults: SignerFaults = {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keccak256, type Hex } from 'viem';
-import { openDatabase } from '../../src/store/db.ts';
+import { openDatabase } from '../../src/store/sqlite/db.ts';
 import { createSqliteStore } from '../../src/store/sqlite/store.ts';
 import { createRecordWriter } from '../../src/domain/transactions/record-writer.ts';
 import { createOutbox } from '../../src/domain/webhooks/outbox.ts';

@@ -1,7 +1,7 @@
 // The retry delay: exponential from the base, capped, jittered between half and full.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay } from '../../src/domain/webhooks/backoff.ts';
+import { backoffDelay } from '../../src/domain/backoff.ts';
 
 const policy = { baseMs: 2_000, maxMs: 60_000 };
 

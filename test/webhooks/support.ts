@@ -2,7 +2,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import type { Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/sqlite/db.ts';
 import type { Store } from '../../src/domain/ports.ts';
 import { createOutbox } from '../../src/domain/webhooks/outbox.ts';
 import type { TransactionRecord } from '../../src/domain/types.ts';

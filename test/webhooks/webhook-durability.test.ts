@@ -45,7 +45,7 @@ test('a pending event is delivered after a restart even when the first service n
   pointRelayer(first.app.db, 'hook-relayer', 'durable');
   await first.close();
   // Written while no dispatcher runs (as if the process died right after the commit).
-  const { openDatabase } = await import('../../src/store/db.ts');
+  const { openDatabase } = await import('../../src/store/sqlite/db.ts');
   const { createSqliteStore } = await import('../../src/store/sqlite/store.ts');
   const store = createSqliteStore(openDatabase(dataDir));
   await emit(store, txRecord('hook-relayer', 'tx-1'));

@@ -54,6 +54,9 @@ export function createNotificationsRouter(service: NotificationService, checkUrl
     const { items, pagination } = await service.listDeliveries(params.id, query);
     res.json(success(items, { pagination }));
   });
+  router.post('/:id/test', async (req, res) => {
+    res.status(201).json(success(await service.sendTest(oneInput(req).params.id)));
+  });
   router.post('/:id/deliveries/:event_id/retry', async (req, res) => {
     const { params } = retryInput(req);
     res.json(success(await service.retryDelivery(params.id, params.event_id)));
@@ -118,6 +121,18 @@ export const notificationRouteDocs: RouteDoc[] = [
     paginated: true,
     errors: ['NOTIFICATION_NOT_FOUND'],
     examples: { data: [exampleDelivery] },
+  },
+  {
+    method: 'post',
+    path: '/:id/test',
+    summary: 'Send a test event to a notification',
+    description:
+      'Queues a `notification_test` event (`payload`: `payload_type`, `notification_id`, `message`), delivered like any event: signed with the notification\'s key, through the URL guard, retried, and shown in its delivery log. Answers the queued delivery; read its outcome from `GET /notifications/{id}/deliveries`.',
+    params: idParams,
+    status: 201,
+    data: deliveryRecord,
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    examples: { data: { ...exampleDelivery, event: 'notification_test', transaction_id: null, status: 'pending', attempts: 0, last_error: null, next_attempt_at: '2026-01-01T12:00:00.000Z' } },
   },
   {
     method: 'post',

@@ -9,18 +9,8 @@ import type { PluginChanges, PluginService } from '../../domain/plugins/service.
 import type { PluginCallResult } from '../../domain/plugins/ports.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import { pageQuery } from '../paging.ts';
+import { pluginRouteChannel } from './diagnostics.ts';
 import { PLUGIN_ID_PATTERN, pluginIdParams, updatePluginBody } from './schemas.ts';
-
-/**
- * BENCH_HOP_TIMING=1 (a diagnostic the bench sets): a call sent with `x-relaybox-hop-timing: 1` is answered with a
- * Server-Timing header holding nested durations (middleware, route, runtime call, main thread, pool, worker, isolate).
- */
-const HOP_TIMING = process.env.BENCH_HOP_TIMING === '1';
-
-function serverTiming(receivedAt: number, routeAt: number, t: NonNullable<PluginCallResult['timing']>): string {
-  const f = (n: number) => n.toFixed(4);
-  return `mw;dur=${f(routeAt - receivedAt)}, route;dur=${f(performance.now() - routeAt)}, call;dur=${f(t.call)}, main;dur=${f(t.main)}, pool;dur=${f(t.pool)}, worker;dur=${f(t.worker)}, isolate;dur=${f(t.isolate)}`;
-}
 
 /** Headers a plugin never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -74,25 +64,27 @@ export function createPluginsRouter(service: PluginService): Router {
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({ params: pluginIdParams, body: updatePluginBody });
 
-  const call = async (req: Request, res: Response) => {
-    const timing = HOP_TIMING && req.headers['x-relaybox-hop-timing'] === '1';
-    const routeAt = timing ? performance.now() : 0;
+  /** The call up to its answer: the id and method checked, the input read, the plugin service called. */
+  const answerOf = (req: Request, res: Response): Promise<PluginCallResult> => {
     // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
     const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
     if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
     if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
     const query = queryOf(req);
-    const out = await service.call(plugin_id, {
+    return service.call(plugin_id, {
       params: paramsOf(req.body),
       headers: headersOf(req),
       route: routeOf(route, query),
       method: req.method,
       query,
       requestId: String(res.locals.requestId ?? ''),
-    }, timing ? { timing } : undefined);
+    });
+  };
+  const call = async (req: Request, res: Response) => {
+    // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
+    const out = await (pluginRouteChannel.hasSubscribers ? pluginRouteChannel.tracePromise(answerOf, { req, res }, undefined, req, res) : answerOf(req, res));
     // What res.type('application/json') sets, without its MIME lookup on every call.
     res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
-    if (timing && out.timing) res.setHeader('Server-Timing', serverTiming(res.locals.receivedAt as number, routeAt, out.timing));
     if (out.raw) {
       res.send(out.result);
       return;

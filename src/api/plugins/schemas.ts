@@ -19,7 +19,9 @@ export const updatePluginBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    timeout: maybe({ type: 'integer', minimum: 1, maximum: 3600 }, 'an integer number of seconds in [1, 3600]'),
+    // As the config file's entry and the plugin file take it (src/config/schema.ts, runtime/process/settings.ts): the
+    // reference's whole seconds, and fractions of ours (test/plugins/plugin-settings-agree.test.ts holds the three together).
+    timeout: maybe({ type: 'number', exclusiveMinimum: 0, maximum: 3600 }, 'a number of seconds in (0, 3600]'),
     emit_logs: maybe({ type: 'boolean' }, 'a boolean'),
     emit_traces: maybe({ type: 'boolean' }, 'a boolean'),
     raw_response: maybe({ type: 'boolean' }, 'a boolean'),

@@ -9,7 +9,7 @@ import type { TimelineReader } from '../../domain/transactions/timeline.ts';
 import type { RelayerActivity } from '../../domain/live/relayer-activity.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { transactionRecord } from '../../openapi/records.ts';
-import { minutesRecord } from '../../openapi/live-records.ts';
+import { minutesRecord, sinceRecord } from '../../openapi/live-records.ts';
 import { idSchema } from './schemas.ts';
 
 const relayerParams = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
@@ -27,6 +27,8 @@ export function createRelayerInsightsRouter(deps: RelayerInsightsDeps): Router {
   const router = Router();
   const oneRelayer = validator<{ relayer_id: string }, unknown, undefined>({ params: relayerParams });
   const oneTransaction = validator<{ relayer_id: string; transaction_id: string }, unknown, undefined>({ params: transactionParams });
+  // The series are this app's, in memory: they count from its start (the console says so beside the charts).
+  const since = new Date().toISOString();
   router.get('/:relayer_id/transactions/:transaction_id/timeline', async (req, res) => {
     const { relayer_id, transaction_id } = oneTransaction(req).params;
     const record = await deps.ops.getTransaction(relayer_id, transaction_id);
@@ -35,7 +37,7 @@ export function createRelayerInsightsRouter(deps: RelayerInsightsDeps): Router {
   router.get('/:relayer_id/activity', async (req, res) => {
     const { relayer_id } = oneRelayer(req).params;
     await deps.ops.getRelayer(relayer_id);
-    res.json(success({ minutes: deps.activity.read(relayer_id), oldest_unfinished_at: await deps.oldestUnfinished(relayer_id) }));
+    res.json(success({ minutes: deps.activity.read(relayer_id), oldest_unfinished_at: await deps.oldestUnfinished(relayer_id), since }));
   });
   return router;
 }
@@ -81,8 +83,8 @@ export const relayerInsightRouteDocs: RouteDoc[] = [
     params: relayerParams,
     data: {
       type: 'object',
-      required: ['minutes', 'oldest_unfinished_at'],
-      properties: { minutes: minutesRecord, oldest_unfinished_at: { type: ['string', 'null'], format: 'date-time', description: 'created_at of the oldest transaction not yet final (pending, sent, submitted or mined); null when none' } },
+      required: ['minutes', 'oldest_unfinished_at', 'since'],
+      properties: { minutes: minutesRecord, since: sinceRecord, oldest_unfinished_at: { type: ['string', 'null'], format: 'date-time', description: 'created_at of the oldest transaction not yet final (pending, sent, submitted or mined); null when none' } },
     },
     errors: ['RELAYER_NOT_FOUND'],
   },

@@ -6,9 +6,6 @@ import { ValidationError } from '../../errors.ts';
 import { chainRouteDocs, mountChainRoutes } from './chain-routes.ts';
 import { success } from '../../http/envelope.ts';
 import { authorizeSignerUse, listScope } from '../../http/auth.ts';
-import { validator } from '../../http/validate.ts';
-import type { PageRequest } from '../../domain/types.ts';
-import { scopedPage } from '../scoped-list.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
 import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
@@ -27,7 +24,6 @@ function idempotencyKeyOf(rawHeaders: string[]): string | undefined {
 export function createRelayersRouter(ops: RelayerOperations): Router {
   const router = Router();
   const p = (req: { params: Record<string, string> }) => req.params;
-  const pageInput = validator<unknown, PageRequest, undefined>({ query: listRelayersQuery });
   // A relayer signs with its signer: naming one (create, or a change of signer) needs the right to use it.
   const signerNamed = (body: unknown): string | undefined => {
     const named = body !== null && typeof body === 'object' ? (body as { signer_id?: unknown }).signer_id : undefined;
@@ -40,8 +36,7 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
   };
 
   router.get('/', async (req, res) => {
-    const scope = listScope(res, 'relayer');
-    const page = scope === 'all' ? await ops.listRelayers(req.query) : await scopedPage(scope, pageInput(req).query, () => ops.listRelayers(req.query), (id) => ops.getRelayer(id));
+    const page = await ops.listRelayers(req.query, listScope(res, 'relayer'));
     res.json(success(page.items, { pagination: page.pagination }));
   });
   router.post('/', async (req, res) => {

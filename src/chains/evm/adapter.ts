@@ -3,20 +3,17 @@ import { createPublicClient, getAddress, hexToBigInt, hexToNumber, keccak256, nu
 import type { EvmNetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { BroadcastOutcome, CallRequest, ChainTransactionContent, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
-import { createRpcTransport, type RpcObserver, type RpcTransportOptions, type UrlSender } from './rpc-transport.ts';
+import { createRpcTransport, type UrlSender } from './rpc-transport.ts';
+import { RPC_DEFAULTS, type FetchFor, type RpcObserver, type RpcSettings } from '../rpc-options.ts';
 import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
 import { eip1559Suggestions, HISTORY_BLOCKS, legacySuggestions, REWARD_PERCENTILES } from './fees.ts';
 import { decodeRevert } from './revert.ts';
 import { readL1Fee } from './l1-fee.ts';
 
-export type RpcSettings = Pick<RpcTransportOptions, 'timeoutMs' | 'retryCount' | 'retryDelayMs' | 'cooldownMs' | 'now'>;
-
-export const RPC_DEFAULTS: RpcSettings = { timeoutMs: 10_000, retryCount: 2, retryDelayMs: 150, cooldownMs: 2_000 };
-
 export interface EvmChainOptions {
   rpc?: Partial<RpcSettings> | undefined;
   observer?: RpcObserver | undefined;
-  fetchFor?: RpcTransportOptions['fetchFor'];
+  fetchFor?: FetchFor | undefined;
 }
 
 /** The node serves another chain than the config names: nothing may be signed or sent for this network. */

@@ -1,33 +1,12 @@
 // The RPC transport of one network: viem's fallback over http transports, with a health gate per URL so a dead URL is skipped.
 import { BaseError, fallback, http, HttpRequestError, type Transport } from 'viem';
-import type { RpcUrlConfig } from '../../config/config.ts';
+import type { RpcClientOptions } from '../rpc-options.ts';
 import type { RpcUrlHealth } from '../../domain/chains/ports.ts';
 import { errorLabel, httpStatus, isNodeAnswer, nodeMessage } from './rpc-errors.ts';
 import { createUrlHealth, maskUrl, retryAfterMs, type UrlState } from '../url-health.ts';
 
-/** Where RPC traffic is reported (src/observability/metrics.ts implements it). `url` is always masked. */
-export interface RpcObserver {
-  /** One request to one URL; `error` is set (a code label) when it failed. */
-  rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
-  /** A URL went up or down (also called once per URL at start, as up). */
-  rpcUrlHealth(network: string, url: string, up: boolean): void;
-}
-
-export interface RpcTransportOptions {
-  network: string;
-  urls: readonly RpcUrlConfig[];
-  /** Per request and URL. */
-  timeoutMs: number;
-  /** Whole rounds over every URL after the first, with exponential backoff from retryDelayMs. */
-  retryCount: number;
-  retryDelayMs: number;
-  /** A failed URL is skipped this long (doubling per consecutive failure, up to 30×) while another URL is up. */
-  cooldownMs: number;
-  /** The clock a URL's pause is read against (default Date.now; url-health.ts). */
-  now?: (() => number) | undefined;
-  observer?: RpcObserver | undefined;
-  /** The fetch for one URL: the guard's for a URL given through the API; undefined keeps viem's (the global fetch). */
-  fetchFor?: ((url: string) => typeof fetch | undefined) | undefined;
+/** `fetchFor` undefined keeps viem's fetch (the global one). */
+export interface RpcTransportOptions extends RpcClientOptions {
   /** Build `batched` as a transport that sends the requests of one turn as one JSON-RPC batch per URL. */
   batch?: boolean | undefined;
 }

@@ -5,8 +5,7 @@ import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
 import type { SignedSolanaTransaction, SigningApproval, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
-import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
+import { RPC_DEFAULTS, type FetchFor, type RpcObserver, type RpcSettings } from '../rpc-options.ts';
 import { failureText } from '../rpc-text.ts';
 import { createSubmitter, type AnswerKind } from '../submit-all.ts';
 import { classifySendError, parseTransactionError } from './errors.ts';
@@ -19,7 +18,7 @@ import { toKitInstructions } from './instructions.ts';
 import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, messageFacts, signAsFeePayer, toBase58, toBase64, withBlockhash, type DecodedTransaction } from './wire.ts';
 
 export interface SolanaChainOptions {
-  rpc?: Partial<RpcPoolSettings> | undefined;
+  rpc?: Partial<RpcSettings> | undefined;
   observer?: RpcObserver | undefined;
   fetchFor?: FetchFor | undefined;
   /** Jupiter's API (JUPITER_API_URL); the reference's public URL when unset. */
@@ -272,7 +271,7 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
 
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
-  const { rpc, raw, health, urls } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
+  const { rpc, raw, health, urls } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   const read = createRead(name);
   const base = reads(rpc, read);
   const sender = createSender(rpc, urls);

@@ -1,7 +1,6 @@
 // @solana/kit's RPC over the failover pool: kit builds the requests and types the answers, the pool picks the URL.
 import { createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
-import type { RpcUrlConfig } from '../../config/config.ts';
-import type { RpcObserver } from '../evm/rpc-transport.ts';
+import type { RpcClientOptions } from '../rpc-options.ts';
 import { createRpcPool, postJson, type FetchFor, type JsonCodec, type RpcPool } from '../rpc-pool.ts';
 import { RpcFailure } from '../rpc-text.ts';
 
@@ -25,16 +24,7 @@ interface RawResponse {
   error?: { code: number | bigint; message: string; data?: unknown };
 }
 
-export interface SolanaRpcOptions {
-  network: string;
-  urls: readonly RpcUrlConfig[];
-  timeoutMs: number;
-  retryCount: number;
-  retryDelayMs: number;
-  cooldownMs: number;
-  observer?: RpcObserver | undefined;
-  fetchFor?: FetchFor | undefined;
-}
+export type SolanaRpcOptions = RpcClientOptions;
 
 type ReviverContext = { source?: string };
 const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;

@@ -3,8 +3,7 @@ import { Asset, Keypair, xdr } from '@stellar/stellar-base';
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
 import type { StellarAccount, StellarAssetSpec, StellarChain, StellarFeeStats, StellarSubmitOutcome, StellarTransactionStatus } from '../../domain/chains/stellar/ports.ts';
-import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { RPC_POOL_DEFAULTS, type FetchFor, type RpcPoolSettings } from '../rpc-pool.ts';
+import { RPC_DEFAULTS, type FetchFor, type RpcObserver, type RpcSettings } from '../rpc-options.ts';
 import { boundMessage, RpcFailure } from '../rpc-text.ts';
 import { createSubmitter, type AnswerKind } from '../submit-all.ts';
 import { parseEnvelope } from './build.ts';
@@ -14,7 +13,7 @@ import { createStellarRpc, StellarNodeError, type StellarRpc } from './rpc.ts';
 import { createSigning } from './sign.ts';
 
 export interface StellarChainOptions {
-  rpc?: Partial<RpcPoolSettings> | undefined;
+  rpc?: Partial<RpcSettings> | undefined;
   observer?: RpcObserver | undefined;
   fetchFor?: FetchFor | undefined;
 }
@@ -111,7 +110,7 @@ async function transaction(rpc: StellarRpc, hash: string): Promise<StellarTransa
 export function createStellarChain(network: NetworkConfig, options: StellarChainOptions = {}): StellarChain {
   const name = network.network;
   const passphrase = network.passphrase!;
-  const rpc = createStellarRpc({ network: name, urls: network.rpc_urls, ...RPC_POOL_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
+  const rpc = createStellarRpc({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
   let networkChecked = false;
   const reads = {
     async checkNetwork() {

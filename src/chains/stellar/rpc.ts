@@ -1,8 +1,7 @@
 // Stellar RPC (JSON-RPC) over the failover pool, with XDR strings in and out: no stellar-sdk, whose bundled stellar-base cannot take our stellar-base objects.
-import type { RpcUrlConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
-import type { RpcObserver } from '../evm/rpc-transport.ts';
-import { createRpcPool, postJsonRpc, type FetchFor, type JsonRpcResponse, type PoolUrl } from '../rpc-pool.ts';
+import type { RpcClientOptions } from '../rpc-options.ts';
+import { createRpcPool, postJsonRpc, type JsonRpcResponse, type PoolUrl } from '../rpc-pool.ts';
 import { failureText, RpcFailure } from '../rpc-text.ts';
 
 /** A node's JSON-RPC error (invalid params, undecodable XDR…): its code and bounded message. */
@@ -15,16 +14,7 @@ export class StellarNodeError extends RpcFailure {
   }
 }
 
-export interface StellarRpcOptions {
-  network: string;
-  urls: readonly RpcUrlConfig[];
-  timeoutMs: number;
-  retryCount: number;
-  retryDelayMs: number;
-  cooldownMs: number;
-  observer?: RpcObserver | undefined;
-  fetchFor?: FetchFor | undefined;
-}
+export type StellarRpcOptions = RpcClientOptions;
 
 export interface StellarRpc {
   /** Throws StellarNodeError for a node's JSON-RPC error and RpcUnavailableError when no URL answered. */

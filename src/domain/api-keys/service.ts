@@ -3,7 +3,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { ApiKeyRow, ApiKeysRepo, KeyRateLimit } from './ports.ts';
 import { exceeding } from './permissions.ts';
 import { principalName, type Principal } from './principal.ts';

@@ -3,7 +3,7 @@
 // unique key decides, in the store transaction that writes the transaction (send-writer.ts).
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { TransactionsRepo } from '../relayers/ports.ts';
 import type { SentTransaction, TransactionRecord } from '../types.ts';
 import type { IdempotencyRepo } from './ports.ts';

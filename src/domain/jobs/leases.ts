@@ -1,5 +1,5 @@
 // Keeps the leases of running jobs alive: renewed once a third of the lease is used; a lost lease stops its handler.
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { ClaimedJob, JobsRepo } from './ports.ts';
 
 export async function renewLeases(

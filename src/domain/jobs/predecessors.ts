@@ -2,7 +2,7 @@
 // the dead process's leases (30 s on SQLite) before any of its transactions moved again. Owners this instance can
 // prove dead (same host, process gone) are released at start; anything it cannot prove waits for its lease.
 import type { JobsRepo } from './ports.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 
 export async function releaseDeadOwners(deps: { jobs: JobsRepo; isDead: (owner: string) => boolean; logger: Log; now: number }): Promise<number> {
   let freed = 0;

@@ -1,6 +1,6 @@
 // Runs one claimed job: its handler, bounded by a timeout, then finish, reschedule or retry with backoff.
-import type { Log } from '../notifications/ports.ts';
-import { backoffDelay, type BackoffPolicy } from '../webhooks/backoff.ts';
+import type { Log } from '../log.ts';
+import { backoffDelay, type BackoffPolicy } from '../backoff.ts';
 import type { ClaimedJob, JobsRepo } from './ports.ts';
 
 export interface JobContext {

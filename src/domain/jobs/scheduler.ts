@@ -1,7 +1,7 @@
 // The one job scheduler: owns timing, batch claims under a lease and bounded concurrency; run-job.ts runs each job
 // (timeout, finish, retry with backoff), leases.ts keeps leases of slow handlers alive.
-import type { Log } from '../notifications/ports.ts';
-import type { BackoffPolicy } from '../webhooks/backoff.ts';
+import type { Log } from '../log.ts';
+import type { BackoffPolicy } from '../backoff.ts';
 import type { ClaimedJob, JobSpec, JobsRepo } from './ports.ts';
 import { createJobRunner, type JobHandler, type JobObserver } from './run-job.ts';
 import { renewLeases } from './leases.ts';

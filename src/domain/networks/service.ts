@@ -2,7 +2,7 @@
 import type { NetworkConfig } from '../../config/config.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest, RpcUrl } from '../types.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { NetworkOverride, NetworkOverridesRepo, RpcUrlSwitch } from './ports.ts';
 import { maskRpcUrls } from './mask.ts';
 

@@ -77,14 +77,6 @@ export interface WebhookEventsRepo {
   requeue(seq: number, nextAttemptAt: number, now: string): Promise<boolean>;
 }
 
-/** The subset of pino the domain uses (pino's Logger satisfies it). */
-export interface Log {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
 /** In-process doorbell: the outbox rings it after its transaction commits, the dispatcher answers. */
 export interface WakeSignal {
   notify(): void;

@@ -3,8 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.ts';
 import { AppError, ConflictError, NotFoundError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Log, NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { NotificationRow, NotificationsRepo, WakeSignal, WebhookEventRow, WebhookEventsRepo } from './ports.ts';
+import type { Log } from '../log.ts';
+import type { SecretBox } from '../secret-box.ts';
+import { testEventRow } from '../webhooks/test-event.ts';
 
 /** A notification as the API returns it: never the key, only whether there is one. */
 export interface NotificationView {
@@ -51,6 +53,8 @@ export interface NotificationService {
   listDeliveries(id: string, query: PageRequest): Promise<Page<DeliveryView>>;
   /** Re-queues a failed delivery with a fresh set of attempts. */
   retryDelivery(id: string, eventId: string): Promise<DeliveryView>;
+  /** Queues a `notification_test` event for it: delivered like any event, and shown in its delivery log. */
+  sendTest(id: string): Promise<DeliveryView>;
 }
 
 export interface NotificationServiceDeps {
@@ -152,6 +156,14 @@ export async function createNotificationService(deps: NotificationServiceDeps): 
       logger.info({ notificationId: id, eventId }, 'webhook delivery re-queued');
       signal.notify();
       return toDeliveryView((await events.get(id, eventId))!);
+    },
+    async sendTest(id) {
+      await existing(id);
+      const row = testEventRow(id);
+      await events.insert(row);
+      logger.info({ notificationId: id, eventId: row.id }, 'webhook test event queued');
+      signal.notify();
+      return toDeliveryView((await events.get(id, row.id))!);
     },
   };
 }

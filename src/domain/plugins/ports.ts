@@ -42,19 +42,12 @@ export interface PluginCallInput {
   requestId: string;
 }
 
-/** `timing`: measure each hop of this call (BENCH_HOP_TIMING's Server-Timing). */
-export interface CallOptions {
-  timing?: boolean;
-}
-
 export interface PluginCallResult {
   /** The plugin's result as JSON text, serialized and size-checked inside the sandbox. */
   result: string;
   /** `raw_response`: answer the result itself, without the envelope. */
   raw: boolean;
   metadata?: { logs?: Array<{ level: string; message: string }>; traces?: unknown[] };
-  /** Only when the call asked for it (a diagnostic): nested durations in ms, the outermost first (docs/performance.md). */
-  timing?: { call: number; main: number; pool: number; worker: number; isolate: number };
 }
 
 /** The plugin runtime as the use cases drive it. */
@@ -63,7 +56,7 @@ export interface PluginRuntime {
    * Runs one plugin call in the sandbox. Rejects with a PluginError for the plugin's own failures and limits, an
    * AppError for PLUGIN_NOT_FOUND, METHOD_NOT_ALLOWED, PLUGIN_BUSY and RUNTIME_UNAVAILABLE.
    */
-  call(pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   /** The plugins the runtime last reported. */
   plugins(): PluginInfo[];
   /** New operator entries: applied at once; resolves once the runtime has settled its registry with them. */

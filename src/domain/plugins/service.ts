@@ -2,9 +2,8 @@
 import path from 'node:path';
 import { AppError, PluginError } from '../../errors.ts';
 import type { Page, PageRequest } from '../types.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type {
-  CallOptions,
   ConfiguredPlugin,
   PluginCallInput,
   PluginCallObserver,
@@ -52,7 +51,7 @@ export type PluginChanges = Partial<Record<'timeout', number | null> & Record<'e
 };
 
 export interface PluginService {
-  call(pluginId: string, input: PluginCallInput, options?: CallOptions): Promise<PluginCallResult>;
+  call(pluginId: string, input: PluginCallInput): Promise<PluginCallResult>;
   list(query?: PageRequest): Page<PluginView>;
   get(pluginId: string): PluginView;
   /** Stores the change (it survives restarts, over the config file's entry) and applies it to the runtime at once. */
@@ -105,10 +104,10 @@ export function createPluginService(deps: PluginServiceDeps): PluginService {
     return found;
   };
   return {
-    async call(pluginId, input, options) {
+    async call(pluginId, input) {
       const t0 = performance.now();
       try {
-        const result = await runtime.call(pluginId, input, options);
+        const result = await runtime.call(pluginId, input);
         observer?.pluginCall(pluginId, 'ok', (performance.now() - t0) / 1000);
         return result;
       } catch (err) {

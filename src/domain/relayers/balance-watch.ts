@@ -5,7 +5,7 @@
 import type { Store, Tx } from '../ports.ts';
 import type { Json } from '../jobs/ports.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { RelayerEvents } from '../webhooks/outbox.ts';
 import type { FeeSuggestions } from '../chains/ports.ts';
 import type { BalanceWatchView } from '../chains/views.ts';
@@ -55,6 +55,43 @@ function asView(payload: Json | null): BalanceWatchView | null {
   return p as unknown as BalanceWatchView;
 }
 
+/** Under min_balance: system-disabled (BalanceCheckFailed); back over it: enabled, unless disabled for another reason. */
+async function syncDisabled(tx: Tx, row: RelayerRow, level: BalanceLevel): Promise<RelayerRow> {
+  if (level === 'below_min_balance' && !row.system_disabled) {
+    const reason = { type: 'BalanceCheckFailed', details: 'Insufficient balance' };
+    await tx.relayers.setSystemDisabled(row.id, reason);
+    return { ...row, system_disabled: true, disabled_reason: reason };
+  }
+  if (level !== 'below_min_balance' && row.disabled_reason?.type === 'BalanceCheckFailed') {
+    await tx.relayers.setSystemDisabled(row.id, null);
+    return { ...row, system_disabled: false, disabled_reason: null };
+  }
+  return row;
+}
+
+/** Checks asked for soon (a relayer's transactions moved, or it has no check yet): batched, scheduled due now. */
+function createPokes({ store, logger }: Pick<BalanceWatchDeps, 'store' | 'logger'>) {
+  const { repos } = store;
+  const poked = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    const due = Date.now();
+    for (const id of poked) repos.jobs.schedule({ kind: BALANCE_CHECK, subject: id, dueAt: due }).catch((err: unknown) => logger.debug({ err, relayerId: id }, 'balance check not scheduled; the next one runs on time'));
+    poked.clear();
+  };
+  const poke = (relayerId: string) => {
+    poked.add(relayerId);
+    timer ??= setTimeout(flush, POKE_DELAY_MS).unref();
+  };
+  const close = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    poked.clear();
+  };
+  return { poke, close };
+}
+
 export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
   const { store, events, logger } = deps;
   const { repos } = store;
@@ -74,20 +111,6 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
       sends_covered: sendsCovered(balance, thresholds, cost),
       checked_at: new Date().toISOString(),
     };
-  }
-
-  /** Under min_balance: system-disabled (BalanceCheckFailed); back over it: enabled, unless disabled for another reason. */
-  async function syncDisabled(tx: Tx, row: RelayerRow, level: BalanceLevel): Promise<RelayerRow> {
-    if (level === 'below_min_balance' && !row.system_disabled) {
-      const reason = { type: 'BalanceCheckFailed', details: 'Insufficient balance' };
-      await tx.relayers.setSystemDisabled(row.id, reason);
-      return { ...row, system_disabled: true, disabled_reason: reason };
-    }
-    if (level !== 'below_min_balance' && row.disabled_reason?.type === 'BalanceCheckFailed') {
-      await tx.relayers.setSystemDisabled(row.id, null);
-      return { ...row, system_disabled: false, disabled_reason: null };
-    }
-    return row;
   }
 
   /** The check's outcome, the relayer's state and (on a crossing down) its event: one store transaction. */
@@ -121,18 +144,7 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
     return { rescheduleAt: dueAt };
   };
 
-  const poked = new Set<string>();
-  let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
-    timer = undefined;
-    const due = Date.now();
-    for (const id of poked) repos.jobs.schedule({ kind: BALANCE_CHECK, subject: id, dueAt: due }).catch((err: unknown) => logger.debug({ err, relayerId: id }, 'balance check not scheduled; the next one runs on time'));
-    poked.clear();
-  };
-  const poke = (relayerId: string) => {
-    poked.add(relayerId);
-    timer ??= setTimeout(flush, POKE_DELAY_MS).unref();
-  };
+  const { poke, close } = createPokes(deps);
 
   /** The last check's outcome; a relayer without a check job yet (created through the API since the start) gets one. */
   async function view(relayerId: string): Promise<BalanceWatchView | null> {
@@ -165,10 +177,6 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
       // The earliest due time wins and the payload is kept: a check already due stands, its outcome stays.
       await eachRelayer((r) => repos.jobs.schedule({ kind: BALANCE_CHECK, subject: r.id, dueAt: Date.now() }));
     },
-    close() {
-      clearTimeout(timer);
-      timer = undefined;
-      poked.clear();
-    },
+    close,
   };
 }

@@ -176,10 +176,10 @@ export interface TransactionsRepo {
   /** The relayer's funds ledger (zeros when it has none yet). */
   funds(relayerId: string): Promise<FundsLedger>;
   /**
-   * Adds to the relayer's ledger (a negative `reserved` releases) and answers it as written, exactly (no float). In a
-   * transaction the ledger row stays locked until it ends: what another instance reserves waits for this commit.
+   * Adds to the relayer's ledger (a negative `reserved` releases), exactly (no float), in the caller's transaction.
+   * PostgreSQL applies it as the commit's last statement, so the ledger row is never held while other rows are taken.
    */
-  moveFunds(relayerId: string, reserved: bigint, released: bigint): Promise<FundsLedger>;
+  moveFunds(relayerId: string, reserved: bigint, released: bigint): Promise<void>;
 }
 
 /** A relayer's funds ledger, in the chain's smallest unit (wei). */

@@ -3,7 +3,7 @@ import type { RelayerConfig } from '../../config/config.ts';
 import type { RelayerRow, RelayerSeed } from './ports.ts';
 import type { RpcUrl } from '../types.ts';
 import { seedHashOf } from './seed-hash.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 
 export const DEFAULT_RPC_WEIGHT = 100;
 

@@ -4,7 +4,7 @@ import type { Config, NetworkConfig } from '../../config/config.ts';
 import type { Chains, EvmChain } from '../chains/ports.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView, RpcUrl } from '../types.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import type { NetworkService } from '../networks/service.ts';
 import { maskRpcUrls } from '../networks/mask.ts';
 import type { SignerService } from '../signers/service.ts';

@@ -15,7 +15,7 @@ import { createPendingCancel } from './pending-cancel.ts';
 import { createSendWriter, refusePaused, RelayerChangedError } from './send-writer.ts';
 import { sameSettings } from '../relayers/row-cache.ts';
 import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
-import type { Log } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
 import { createLaneRouter, LaneFullError, noLaneError } from '../relayers/lane-routing.ts';
 
 /** What makes a pool's send try its next lane (the lane's funds, signer or limit), as said in the answer; null otherwise. */

@@ -1,9 +1,10 @@
 // One webhook delivery attempt: sign the event for its notification, POST it with a timeout, and record the outcome
 // (delivered, retried with backoff, or failed for good). The dispatcher decides when; this decides what happens.
 import type { WebhookSettings } from '../../config/config.ts';
-import type { Log, NotificationsRepo, WebhookEventRow, WebhookEventsRepo } from '../notifications/ports.ts';
-import type { SecretBox } from '../notifications/secret-box.ts';
-import { backoffDelay } from './backoff.ts';
+import type { NotificationsRepo, WebhookEventRow, WebhookEventsRepo } from '../notifications/ports.ts';
+import type { Log } from '../log.ts';
+import type { SecretBox } from '../secret-box.ts';
+import { backoffDelay } from '../backoff.ts';
 import { sign } from './signature.ts';
 
 const USER_AGENT = 'relaybox-webhooks/1';

@@ -11,7 +11,7 @@ import type { NetworkType } from '../../domain/types.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import type { SignerFactory } from '../factory.ts';
 import { ed25519Address } from '../keys.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { remoteCall, RemoteSignerError } from '../remote-call.ts';
 import { awsKmsCause } from './errors.ts';
 
 interface AwsKmsConfig {
@@ -46,9 +46,8 @@ function ed25519PublicKey(id: string, spki: Uint8Array): Uint8Array {
   return spki.subarray(12);
 }
 
-async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, env: NodeJS.ProcessEnv): Promise<Signer> {
+async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, timeoutMs: number): Promise<Signer> {
   const { region, key_id: keyId } = (signer as unknown as { config: AwsKmsConfig }).config;
-  const timeoutMs = signerTimeoutMs(env);
   // One attempt more than none: the SDK retries throttling and dropped connections itself, all within the deadline.
   const client = new sdk.KMSClient({ region, maxAttempts: 3 });
   const call = caller(signer.id, keyId, client, timeoutMs);
@@ -84,4 +83,4 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, e
   return { address, ed25519: { address, sign } };
 }
 
-export const createSigner: SignerFactory = async (signer, networkType, { env }) => build(signer, networkType, await import('@aws-sdk/client-kms'), env);
+export const createSigner: SignerFactory = async (signer, networkType, { settings }) => build(signer, networkType, await import('@aws-sdk/client-kms'), settings.timeoutMs);

@@ -2,6 +2,7 @@
 // client options that let an operator point the signer elsewhere (a sovereign or private cloud, a simulator).
 import type { TokenCredential } from '@azure/identity';
 import { checkRegularFile } from '../../config/read-file.ts';
+import type { SignerSettings } from '../../config/config.ts';
 
 type Identity = typeof import('@azure/identity');
 
@@ -28,8 +29,8 @@ export function isAzureVaultHost(vaultUrl: string): boolean {
   return VAULT_DOMAINS.some((d) => host.endsWith(d));
 }
 
-function authorityOptions(env: NodeJS.ProcessEnv) {
-  const authorityHost = env.AZURE_AUTHORITY_HOST || undefined;
+function authorityOptions(settings: SignerSettings) {
+  const authorityHost = settings.azureAuthorityHost;
   if (!authorityHost) return {};
   let host: string;
   try {
@@ -41,15 +42,15 @@ function authorityOptions(env: NodeJS.ProcessEnv) {
 }
 
 /** The credential of `auth_type` (client_secret when absent, as the reference). Throws a sentence naming what lacks. */
-export function credentialFor(config: AzureKeyVaultConfig, identity: Identity, env: NodeJS.ProcessEnv): TokenCredential {
+export function credentialFor(config: AzureKeyVaultConfig, identity: Identity, settings: SignerSettings): TokenCredential {
   const authType = config.auth_type ?? 'client_secret';
   const tenantId = config.tenant_id?.value;
   const clientId = config.client_id?.value;
-  const options = authorityOptions(env);
+  const options = authorityOptions(settings);
   if (authType === 'managed_identity') return clientId ? new identity.ManagedIdentityCredential({ clientId, ...options }) : new identity.ManagedIdentityCredential(options);
   if (!tenantId || !clientId) throw new Error(`auth_type ${authType} needs tenant_id and client_id`);
   if (authType === 'workload_identity') {
-    const tokenFilePath = config.federated_token_file?.value || env.AZURE_FEDERATED_TOKEN_FILE;
+    const tokenFilePath = config.federated_token_file?.value || settings.azureFederatedTokenFile;
     if (!tokenFilePath) throw new Error('auth_type workload_identity needs federated_token_file or AZURE_FEDERATED_TOKEN_FILE');
     // The key file is checked now (a regular, readable file), not as the identity library's failure at the first call.
     checkRegularFile(tokenFilePath, 64 * 1024, 'the federated token file');

@@ -4,12 +4,12 @@
 // and each digest signed ES256K (CryptographyClient.sign); Key Vault answers raw r ‖ s, made r ‖ s ‖ v with s low by
 // evmSignatureFrom against the key's address, so a signature by another key is refused and never broadcast.
 import type { CryptographyClient, KeyVaultKey } from '@azure/keyvault-keys';
-import type { SignerConfig } from '../../config/config.ts';
+import type { SignerConfig, SignerSettings } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { NetworkType } from '../../domain/types.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import type { SignerFactory } from '../factory.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { remoteCall, RemoteSignerError } from '../remote-call.ts';
 import { credentialFor, isAzureVaultHost, type AzureKeyVaultConfig } from './credential.ts';
 import { azureCause } from './errors.ts';
 
@@ -44,18 +44,18 @@ function secp256k1Point(id: string, key: KeyVaultKey): Uint8Array {
   return point;
 }
 
-async function build(signer: SignerConfig, networkType: NetworkType, keys: Keys, identity: Identity, env: NodeJS.ProcessEnv): Promise<Signer> {
+async function build(signer: SignerConfig, networkType: NetworkType, keys: Keys, identity: Identity, settings: SignerSettings): Promise<Signer> {
   const config = (signer as unknown as { config: AzureKeyVaultConfig }).config;
   if (networkType !== 'evm') throw new RemoteSignerError(`signer '${signer.id}': azure_key_vault signs for EVM networks only (a ${networkType} relayer names it)`);
   let credential;
   try {
-    credential = credentialFor(config, identity, env);
+    credential = credentialFor(config, identity, settings);
   } catch (err) {
     throw new RemoteSignerError(`signer '${signer.id}': ${(err as Error).message}`);
   }
   // Retries of a throttled or dropped call by the client itself, all within the deadline.
   const options = { retryOptions: { maxRetries: 2 }, disableChallengeResourceVerification: !isAzureVaultHost(config.vault_url) };
-  const call = caller(signer.id, config.key_name, signerTimeoutMs(env));
+  const call = caller(signer.id, config.key_name, settings.timeoutMs);
   const keyClient = new keys.KeyClient(config.vault_url, credential, options);
   const key = await call('get key', (abortSignal) => keyClient.getKey(config.key_name, { version: config.key_version ?? undefined, abortSignal }));
   const address = evmAddressFromPublicKey(secp256k1Point(signer.id, key));
@@ -73,7 +73,7 @@ async function build(signer: SignerConfig, networkType: NetworkType, keys: Keys,
   };
 }
 
-export const createSigner: SignerFactory = async (signer, networkType, { env }) => {
+export const createSigner: SignerFactory = async (signer, networkType, { settings }) => {
   const [keys, identity] = await Promise.all([import('@azure/keyvault-keys'), import('@azure/identity')]);
-  return build(signer, networkType, keys, identity, env);
+  return build(signer, networkType, keys, identity, settings);
 };

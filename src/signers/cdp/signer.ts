@@ -13,10 +13,11 @@ import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmSignatureFrom } from '../evm-signature.ts';
-import { baseUrl, bodyText, remoteCall, RemoteSignerError, signerTimeoutMs, statusCause } from '../remote-call.ts';
+import { baseUrl, bodyText, remoteCall, RemoteSignerError, statusCause } from '../remote-call.ts';
+import type { SignerSettings } from '../../config/config.ts';
 import { signatureAt, requiredSigners, unsignedWire } from './solana-wire.ts';
 
-export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
+export { DEFAULT_CDP_API_BASE_URL } from '../../config/env.ts';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 type Post = (what: string, path: string, body: Record<string, string>) => Promise<Record<string, unknown>>;
@@ -66,11 +67,11 @@ async function failure(label: string, res: Response): Promise<RemoteSignerError>
   return new RemoteSignerError(`${label}: ${statusCause(res.status)}${type}`, text);
 }
 
-async function poster(signer: SignerConfigOf<'cdp'>, env: NodeJS.ProcessEnv): Promise<Post> {
+async function poster(signer: SignerConfigOf<'cdp'>, settings: SignerSettings): Promise<Post> {
   const { getAuthHeaders } = await import('@coinbase/cdp-sdk/auth');
-  const base = baseUrl(signer.id, env.CDP_API_BASE_URL || DEFAULT_CDP_API_BASE_URL, 'CDP_API_BASE_URL');
+  const base = baseUrl(signer.id, settings.cdpApiBaseUrl, 'CDP_API_BASE_URL');
   const c = signer.config;
-  const timeoutMs = signerTimeoutMs(env);
+  const timeoutMs = settings.timeoutMs;
   return (what, path, body) => {
     const label = `signer '${signer.id}': CDP ${what}`;
     return remoteCall(label, timeoutMs, async (signal) => {
@@ -134,7 +135,7 @@ function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post, raw: Uint8Array
   return { address, ed25519: { address, sign } };
 }
 
-export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
+export const createSigner: SignerFactory = async (entry, networkType, { settings }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'cdp'>;
   checkCdpSecrets(signer);
   const account = signer.config.account_address;
@@ -143,6 +144,6 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
   // @solana/kit is loaded for a Solana relayer only: an EVM deployment never pays for it.
   const kit = networkType === 'solana' ? await import('@solana/kit') : undefined;
   if (kit && !kit.isAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
-  const post = await poster(signer, env);
+  const post = await poster(signer, settings);
   return kit ? solanaSigner(signer, post, new Uint8Array(kit.getBase58Encoder().encode(account))) : evmSigner(signer, post);
 };

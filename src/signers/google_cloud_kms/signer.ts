@@ -8,13 +8,13 @@ import { createPrivateKey, createPublicKey, verify, type KeyObject } from 'node:
 import { createRequire } from 'node:module';
 import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type * as Gax from 'google-gax';
-import type { SignerConfig } from '../../config/config.ts';
+import type { SignerConfig, SignerSettings } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { NetworkType } from '../../domain/types.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import type { SignerFactory } from '../factory.ts';
 import { ed25519Address } from '../keys.ts';
-import { remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { remoteCall, RemoteSignerError } from '../remote-call.ts';
 import { googleKmsCause } from './errors.ts';
 
 interface Secret {
@@ -63,11 +63,11 @@ function accountKey(id: string, account: GoogleCloudKmsConfig['service_account']
   return pem;
 }
 
-function newClient(signer: SignerConfig, config: GoogleCloudKmsConfig, sdk: typeof import('@google-cloud/kms'), env: NodeJS.ProcessEnv): KeyManagementServiceClient {
+function newClient(signer: SignerConfig, config: GoogleCloudKmsConfig, sdk: typeof import('@google-cloud/kms'), settings: SignerSettings): KeyManagementServiceClient {
   const account = config.service_account;
   const universe = account.universe_domain ?? DEFAULT_UNIVERSE;
   const universeUrl = /^https?:\/\//.test(universe) ? universe : undefined;
-  const endpoint = env.GOOGLE_CLOUD_KMS_ENDPOINT || universeUrl;
+  const endpoint = settings.googleCloudKmsEndpoint || universeUrl;
   const bareUniverse = universeUrl || universe === DEFAULT_UNIVERSE ? undefined : universe;
   const privateKey = accountKey(signer.id, account);
   // The account's JWT client, built as Google asks (its `credentials` option is deprecated), from the auth library
@@ -128,12 +128,12 @@ async function ed25519Signer(id: string, publicKey: KeyObject, spki: Buffer, net
   return { address, ed25519: { address, sign: signMessage } };
 }
 
-async function build(signer: SignerConfig, networkType: NetworkType, sdk: typeof import('@google-cloud/kms'), env: NodeJS.ProcessEnv): Promise<Signer> {
+async function build(signer: SignerConfig, networkType: NetworkType, sdk: typeof import('@google-cloud/kms'), settings: SignerSettings): Promise<Signer> {
   const config = (signer as unknown as { config: GoogleCloudKmsConfig }).config;
   const { key } = config;
-  const client = newClient(signer, config, sdk, env);
+  const client = newClient(signer, config, sdk, settings);
   const name = client.cryptoKeyVersionPath(config.service_account.project_id, key.location ?? 'global', key.key_ring_id, key.key_id, String(key.key_version ?? 1));
-  const timeoutMs = signerTimeoutMs(env);
+  const timeoutMs = settings.timeoutMs;
   const call = caller(signer.id, name, timeoutMs);
   const [publicKey] = await call('getPublicKey', () => client.getPublicKey({ name }, { timeout: timeoutMs, maxRetries: MAX_RETRIES }));
   const algorithm = String(publicKey.algorithm ?? 'unknown');
@@ -150,4 +150,4 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: typeof
   return networkType === 'evm' ? evmSigner(signer.id, spki, sign) : ed25519Signer(signer.id, keyObject, spki, networkType, sign);
 }
 
-export const createSigner: SignerFactory = async (signer, networkType, { env }) => build(signer, networkType, await import('@google-cloud/kms'), env);
+export const createSigner: SignerFactory = async (signer, networkType, { settings }) => build(signer, networkType, await import('@google-cloud/kms'), settings);

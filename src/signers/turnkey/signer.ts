@@ -10,9 +10,10 @@ import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { evmAddressFromPublicKey, evmSignatureFrom } from '../evm-signature.ts';
 import { ed25519Address } from '../keys.ts';
-import { baseUrl, networkCause, remoteCall, RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { baseUrl, networkCause, remoteCall, RemoteSignerError } from '../remote-call.ts';
+import type { SignerSettings } from '../../config/config.ts';
 
-export const DEFAULT_TURNKEY_API_BASE_URL = 'https://api.turnkey.com';
+export { DEFAULT_TURNKEY_API_BASE_URL } from '../../config/env.ts';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const COMPLETED = 'ACTIVITY_STATUS_COMPLETED';
 
@@ -63,13 +64,13 @@ export function checkApiKey(signer: SignerConfigOf<'turnkey'>): void {
   }
 }
 
-async function rawSigner(signer: SignerConfigOf<'turnkey'>, env: NodeJS.ProcessEnv): Promise<SignRaw> {
+async function rawSigner(signer: SignerConfigOf<'turnkey'>, settings: SignerSettings): Promise<SignRaw> {
   const [{ TurnkeyClient }, { ApiKeyStamper }] = await Promise.all([import('@turnkey/http'), import('@turnkey/api-key-stamper')]);
   const c = signer.config;
   const stamper = new ApiKeyStamper({ apiPublicKey: c.api_public_key.trim(), apiPrivateKey: c.api_private_key.value.trim().replace(/^0x/i, '') });
-  const client = new TurnkeyClient({ baseUrl: baseUrl(signer.id, env.TURNKEY_API_BASE_URL || DEFAULT_TURNKEY_API_BASE_URL, 'TURNKEY_API_BASE_URL') }, stamper);
+  const client = new TurnkeyClient({ baseUrl: baseUrl(signer.id, settings.turnkeyApiBaseUrl, 'TURNKEY_API_BASE_URL') }, stamper);
   const label = `signer '${signer.id}': Turnkey sign_raw_payload`;
-  const timeoutMs = signerTimeoutMs(env);
+  const timeoutMs = settings.timeoutMs;
   return async (payload, hashFunction) => {
     const body = {
       type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' as const,
@@ -109,12 +110,12 @@ function evmAddress(signer: SignerConfigOf<'turnkey'>): string {
   }
 }
 
-export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
+export const createSigner: SignerFactory = async (entry, networkType, { settings }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'turnkey'>;
   checkApiKey(signer);
   if (networkType === 'evm') {
     const address = evmAddress(signer);
-    const signRaw = await rawSigner(signer, env);
+    const signRaw = await rawSigner(signer, settings);
     return {
       address,
       async signEvmDigest(digest) {
@@ -128,7 +129,7 @@ export const createSigner: SignerFactory = async (entry, networkType, { env }): 
     };
   }
   const publicKey = ed25519PublicKey(signer);
-  const signRaw = await rawSigner(signer, env);
+  const signRaw = await rawSigner(signer, settings);
   const address = await ed25519Address(publicKey.raw, networkType);
   const sign = async (message: Uint8Array) => {
     const signature = await signRaw(message, 'HASH_FUNCTION_NOT_APPLICABLE');

@@ -5,14 +5,13 @@ import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { ed25519Signer, evmSigner } from '../keys.ts';
-import { signerTimeoutMs } from '../remote-call.ts';
 import { createVaultApi } from '../vault-api.ts';
 
 const HEX_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 
-async function readKey(signer: SignerConfigOf<'vault'>, env: NodeJS.ProcessEnv): Promise<string> {
+async function readKey(signer: SignerConfigOf<'vault'>, timeoutMs: number): Promise<string> {
   const c = signer.config;
-  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs: signerTimeoutMs(env) });
+  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs });
   const mount = c.mount_point ?? 'secret';
   const data = await api.readKv(mount, c.key_name);
   const value = typeof data.value === 'string' ? data.value.trim() : '';
@@ -22,9 +21,9 @@ async function readKey(signer: SignerConfigOf<'vault'>, env: NodeJS.ProcessEnv):
   return value.replace(/^0x/i, '');
 }
 
-export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
+export const createSigner: SignerFactory = async (entry, networkType, { settings }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'vault'>;
-  const key = await readKey(signer, env);
+  const key = await readKey(signer, settings.timeoutMs);
   if (networkType === 'evm') return evmSigner(`0x${key}`);
   const ed25519 = await ed25519Signer(Buffer.from(key, 'hex'), networkType);
   return { address: ed25519.address, ed25519 };

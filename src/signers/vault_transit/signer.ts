@@ -7,7 +7,7 @@ import type { SignerConfigOf } from '../../config/config.ts';
 import type { Signer } from '../../domain/signers/ports.ts';
 import type { SignerFactory } from '../factory.ts';
 import { ed25519Address } from '../keys.ts';
-import { RemoteSignerError, signerTimeoutMs } from '../remote-call.ts';
+import { RemoteSignerError } from '../remote-call.ts';
 import { createVaultApi } from '../vault-api.ts';
 
 // SPKI DER header of an Ed25519 public key (RFC 8410): the 32 key bytes follow.
@@ -19,12 +19,12 @@ function publicKeyOf(signer: SignerConfigOf<'vault_transit'>): { raw: Uint8Array
   return { raw: new Uint8Array(raw), key: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }) };
 }
 
-export const createSigner: SignerFactory = async (entry, networkType, { env }): Promise<Signer> => {
+export const createSigner: SignerFactory = async (entry, networkType, { settings }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'vault_transit'>;
   if (networkType === 'evm') throw new Error(`signer '${signer.id}': a vault_transit signer signs with Ed25519 (Solana, Stellar), not for EVM`);
   const c = signer.config;
   const publicKey = publicKeyOf(signer);
-  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs: signerTimeoutMs(env) });
+  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs: settings.timeoutMs });
   const mount = c.mount_point ?? 'transit';
   const address = await ed25519Address(publicKey.raw, networkType);
   const sign = async (message: Uint8Array) => {

@@ -1,5 +1,5 @@
 // What every instance on one database must agree on, checked at start-up under the start-up lock.
-import type { Db } from './connect.ts';
+import type { Db } from './db.ts';
 
 const STORAGE_KEY = 'storage_encryption_key_verifier';
 

@@ -1,29 +1,12 @@
 // PostgreSQL repository for durable jobs: upsert per (kind, subject), batch claims with FOR UPDATE SKIP LOCKED under a lease.
 import { sql, type Kysely } from 'kysely';
-import type { ClaimedJob, Job, JobSpec, JobsRepo, Json } from '../../domain/jobs/ports.ts';
-import type { Database, JobsTable } from './schema.ts';
+import type { ClaimedJob, JobSpec, JobsRepo } from '../../domain/jobs/ports.ts';
+import type { Database } from './schema.ts';
+import { claimedInOrder, JOB_COLUMNS, toJob, upsertPayload, withLag, type JobRow as Row } from '../jobs-rows.ts';
 import { JOBS_CHANNEL } from './channels.ts';
 
-type Row = { [K in keyof JobsTable]: JobsTable[K] extends import('kysely').Generated<infer T> ? T : JobsTable[K] };
-
-const COLUMNS = ['id', 'kind', 'subject', 'due_at', 'attempts', 'payload', 'generation', 'claims', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at'] as const;
+const COLUMNS = JOB_COLUMNS;
 const RETURNED = sql.raw(COLUMNS.join(', '));
-
-const toJob = (r: Row): Job => ({
-  id: r.id,
-  kind: r.kind,
-  subject: r.subject,
-  dueAt: r.due_at,
-  attempts: r.attempts,
-  payload: r.payload === null ? null : (JSON.parse(r.payload) as Json),
-  generation: r.generation,
-  claims: r.claims,
-  leaseOwner: r.lease_owner,
-  leaseExpiresAt: r.lease_expires_at,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
 
 /**
  * The upsert of one job; a transaction holds it for its next statement (write-buffer.ts). The NOTIFY rides on it and
@@ -31,8 +14,7 @@ const toJob = (r: Row): Job => ({
  * own scheduler directly.
  */
 export function scheduleStatement(spec: JobSpec, instance: string) {
-  const keep = spec.payload === undefined && !spec.replace;
-  const payload = spec.payload === undefined ? null : JSON.stringify(spec.payload);
+  const { payload, keep } = upsertPayload(spec);
   const now = Date.now();
   return sql`
     INSERT INTO jobs AS j (kind, subject, due_at, payload, created_at, updated_at) VALUES (${spec.kind}, ${spec.subject}, ${spec.dueAt}, ${payload}, ${now}, ${now})
@@ -84,7 +66,7 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
           ORDER BY due_at, id LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING ${RETURNED}`.execute(q);
-      return rows.map(toJob).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id) as ClaimedJob[];
+      return claimedInOrder(rows);
     },
     async finish(job, rescheduleAt) {
       if (rescheduleAt === undefined) {
@@ -128,7 +110,7 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
           COUNT(*) FILTER (WHERE lease_owner IS NOT NULL AND lease_expires_at > ${now})::int AS running,
           MIN(due_at) FILTER (WHERE due_at <= ${now} AND (lease_owner IS NULL OR lease_expires_at <= ${now})) AS oldest
         FROM jobs GROUP BY kind ORDER BY kind`.execute(q);
-      return rows.map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));
+      return withLag(rows, now);
     },
     async leaseOwners(now) {
       const rows = await q.selectFrom('jobs').select('lease_owner').distinct().where('lease_owner', 'is not', null).where('lease_expires_at', '>', now).execute();

@@ -3,8 +3,9 @@
 // and the write (the trigger keeps it exact), so two instances can never both squeeze past a quota.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from './connect.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock, type KvRepo } from '../kv-repo.ts';
+import type { Db } from './db.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../../domain/kv/rules.ts';
+import type { KvRepo } from '../../domain/kv/ports.ts';
 
 /** A Redis-style glob (`*`, `?`, `[…]`, `[!…]`) as an anchored POSIX regular expression. */
 export function globToRegex(glob: string): string {

@@ -23,7 +23,10 @@ function values(s: RelayerSeed, source: 'config' | 'api', now: string) {
   return { ...rest, policies: text(s.policies), custom_rpc_urls: text(s.custom_rpc_urls), source, active: true, next_nonce: initial_nonce, created_at: now, updated_at: now };
 }
 
-export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): Omit<RelayersRepo, keyof LanesStore> {
+/** Adds `amount` to the relayer's reserve; `guardNet`: the net reserve it was admitted against (write-buffer.ts). */
+export type ReserveFunds = (relayerId: string, amount: bigint, guardNet: bigint) => Promise<void>;
+
+export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: ReserveFunds): Omit<RelayersRepo, keyof LanesStore> {
   const visible = () => q.selectFrom('relayers').select(COLUMNS).where('active', '=', true).where('deleted_at', 'is', null);
   const one = async (id: string, lock: boolean) => {
     const query = visible().where('id', '=', id);
@@ -128,7 +131,7 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): Omit<Relaye
         .executeTakeFirst();
       return r.numUpdatedRows === 1n;
     },
-    async advanceFrom(id, from, to, reserve) {
+    async advanceFrom(id, from, to, amount) {
       const update = q
         .updateTable('relayers')
         .set({ next_nonce: to.next_nonce, last_created_ms: to.last_created_ms })
@@ -138,23 +141,23 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx): Omit<Relaye
         .where('next_nonce', '=', from.next_nonce)
         .where('last_created_ms', '=', from.last_created_ms)
         .returning(COLUMNS);
-      if (reserve === undefined) {
+      if (amount === undefined) {
         const row = await update.executeTakeFirst();
         return row && toRelayer(row as Row);
       }
-      // The ledger row is taken in the same statement (one round trip): only when the nonce moved, NUMERIC exact.
+      // The ledger is read by the same statement (one round trip), not locked: the reserve is written by `reserve`,
+      // which in a transaction is the commit's last statement (write-buffer.ts), guarded by what was read here.
       const found = (
         await sql<Row & { funds_reserved: string; funds_released: string }>`
-          WITH moved AS (${update}),
-          f AS (
-            INSERT INTO relayer_funds AS f (relayer_id, reserved, released) SELECT id, ${reserve.toString()}::numeric, 0 FROM moved
-            ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved
-            RETURNING reserved::text AS funds_reserved, released::text AS funds_released)
-          SELECT moved.*, f.funds_reserved, f.funds_released FROM moved, f`.execute(q)
+          WITH moved AS (${update})
+          SELECT moved.*, COALESCE(f.reserved, 0)::text AS funds_reserved, COALESCE(f.released, 0)::text AS funds_released
+          FROM moved LEFT JOIN relayer_funds f ON f.relayer_id = moved.id`.execute(q)
       ).rows[0];
       if (!found) return undefined;
       const { funds_reserved, funds_released, ...row } = found;
-      return { ...toRelayer(row as Row), funds: { reserved: BigInt(funds_reserved), released: BigInt(funds_released) } };
+      const read = { reserved: BigInt(funds_reserved), released: BigInt(funds_released) };
+      await reserve(id, amount, read.reserved - read.released);
+      return { ...toRelayer(row as Row), funds: { reserved: read.reserved + amount, released: read.released } };
     },
   };
 }

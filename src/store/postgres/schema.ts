@@ -1,4 +1,4 @@
-// The PostgreSQL tables as Kysely sees them (migrations/*.sql). BIGINT columns arrive as numbers (see connect.ts).
+// The PostgreSQL tables as Kysely sees them (migrations/*.sql). BIGINT columns arrive as numbers (see db.ts).
 import type { Generated } from 'kysely';
 
 export interface RelayersTable {

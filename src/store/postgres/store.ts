@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
 import type { JobSpec } from '../../domain/jobs/ports.ts';
-import { connect, type Db, type PgConnection } from './connect.ts';
+import { connect, type Db, type PgConnection } from './db.ts';
 import type { Database } from './schema.ts';
 import { createRelayersRepo, type InTx } from './relayers-repo.ts';
 import { withLanes } from './lanes-repo.ts';
@@ -15,7 +15,9 @@ import { createJobsRepo, scheduleStatement } from './jobs-repo.ts';
 import { JOBS_CHANNEL, LIVE_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
 import { createListener, type Listener } from './listener.ts';
 import { createWriteBuffer, type CountChanges, type WriteBuffer } from './write-buffer.ts';
-import { createApiKeysRepo, createNetworkOverridesRepo, createPluginOverridesRepo, createSignersRepo } from './management-repos.ts';
+import { createApiKeysRepo } from './api-keys-repo.ts';
+import { createNetworkOverridesRepo, createPluginOverridesRepo } from './overrides-repos.ts';
+import { createSignersRepo } from './signers-repo.ts';
 import { createIdempotencyRepo } from './idempotency-repo.ts';
 
 export interface PostgresStore extends Store {
@@ -60,10 +62,16 @@ function guarded<T extends object>(repo: T, refuse: () => string | undefined): T
   return view as T;
 }
 
-function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen): Repositories {
+/** Outside a transaction a reserve is one statement of its own (inside one, `held` applies it at the commit). */
+const reserveNow = (q: Kysely<Database>) => async (relayerId: string, amount: bigint) => {
+  await createTransactionsRepo(q).moveFunds(relayerId, amount, 0n);
+};
+
+function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen, held?: WriteBuffer): Repositories {
+  const heldFunds = held && ((id: string, reserved: bigint, released: bigint) => held.funds(id, reserved, released));
   return {
-    relayers: withLanes(q, createRelayersRepo(q, inTx)),
-    transactions: createTransactionsRepo(q, counts, seen),
+    relayers: withLanes(q, createRelayersRepo(q, inTx, held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q))),
+    transactions: createTransactionsRepo(q, counts, seen, heldFunds),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
     jobs: createJobsRepo(q, outbox.owner),
@@ -75,18 +83,14 @@ function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, coun
   };
 }
 
-export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const connection = connect(options.url, { max: options.max, instance: options.outbox.owner });
-  const { db } = connection;
-  const scopes = new AsyncLocalStorage<Scope>();
+/** The NOTIFY channels this instance listens to (a commit on any instance), each rung to its listeners here. */
+function createWakeups(connection: PgConnection, owner: string) {
   const jobListeners = new Set<(scheduled?: readonly JobSpec[]) => void>();
   const outboxListeners = new Set<() => void>();
-  const ring = <A,>(set: Set<(arg?: A) => void>) => (arg?: A) => {
-    for (const l of set) l(arg);
-  };
-  const jobsScheduled = ring(jobListeners);
-  const outboxWritten = ring(outboxListeners);
   const transactionListeners = new Set<(id: string, version: number) => void>();
+  const jobsScheduled = (scheduled?: readonly JobSpec[]) => {
+    for (const l of jobListeners) l(scheduled);
+  };
   const transactionWritten = (payload?: string) => {
     // Without a payload (the LISTEN connection came back): what was missed is not known, and a stream's reader
     // reads the current state again after a gap anyway.
@@ -95,11 +99,26 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     for (const l of transactionListeners) l(id, Number(version));
   };
   // Another instance's NOTIFY does not say which jobs: the listeners look now.
-  const listener: Listener = createListener(connection.pool, options.outbox.owner, {
+  const listener: Listener = createListener(connection.pool, owner, {
     [JOBS_CHANNEL]: () => jobsScheduled(),
-    [OUTBOX_CHANNEL]: () => outboxWritten(),
+    [OUTBOX_CHANNEL]: () => {
+      for (const l of outboxListeners) l();
+    },
     [LIVE_CHANNEL]: transactionWritten,
   });
+  const subscribe = <L,>(set: Set<L>) => (l: L) => {
+    set.add(l);
+    return () => set.delete(l);
+  };
+  return { listener, jobsScheduled, onJobsScheduled: subscribe(jobListeners), onOutboxWritten: subscribe(outboxListeners), onRemoteTransactionWritten: subscribe(transactionListeners) };
+}
+
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const connection = connect(options.url, { max: options.max, instance: options.outbox.owner });
+  const { db } = connection;
+  const scopes = new AsyncLocalStorage<Scope>();
+  const wakeups = createWakeups(connection, options.outbox.owner);
+  const { jobsScheduled } = wakeups;
 
   const outsideRefused = () => (scopes.getStore()?.open ? OUTSIDE_FROM_INSIDE : undefined);
   const plain = repositories(db, (fn) => db.transaction().execute(fn), options.outbox);
@@ -149,7 +168,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const ended = () => (scope.open ? undefined : ENDED);
     const held = createWriteBuffer(trx, options.outbox.owner);
     const known = new Map<string, string | null>();
-    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification));
+    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification), held);
     holdInserts(raw, held, options.outbox.owner);
     rememberNotifications(raw, known);
     const bound = guardAll(raw, ended);
@@ -175,21 +194,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     connection,
     repos,
     atomically,
-    onJobsScheduled(l) {
-      jobListeners.add(l);
-      return () => jobListeners.delete(l);
-    },
-    onOutboxWritten(l) {
-      outboxListeners.add(l);
-      return () => outboxListeners.delete(l);
-    },
-    onRemoteTransactionWritten(l) {
-      transactionListeners.add(l);
-      return () => transactionListeners.delete(l);
-    },
+    onJobsScheduled: wakeups.onJobsScheduled,
+    onOutboxWritten: wakeups.onOutboxWritten,
+    onRemoteTransactionWritten: wakeups.onRemoteTransactionWritten,
     answers: () => sql`SELECT 1`.execute(db).then(() => true, () => false),
     async close() {
-      await listener.close();
+      await wakeups.listener.close();
       await db.destroy();
     },
   };

@@ -19,7 +19,10 @@ const NOTIFICATION_OF_ROW = (t: string) => sql.raw(`(SELECT r.notification_id FR
  * Outside a transaction each write and its counter change are one statement (data-modifying CTE): one round trip,
  * never apart. Inside one (`counts` given), counter changes are collected and applied at its end (write-buffer.ts).
  */
-export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen): TransactionsRepo {
+/** Inside a transaction: the funds ledger's moves, applied at its commit (write-buffer.ts). */
+export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) => void;
+
+export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen, heldFunds?: HeldFunds): TransactionsRepo {
   return {
     insert: (record, createdMs, nonce, lane) => insertTransactions(q, [{ record, createdMs, nonce, ...(lane ? { lane } : {}) }], counts),
     get: async (relayerId, id) =>
@@ -94,18 +97,16 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
       const row = (await sql<{ reserved: string; released: string }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${relayerId}`.execute(q)).rows[0];
       return { reserved: BigInt(row?.reserved ?? 0), released: BigInt(row?.released ?? 0) };
     },
-    // NUMERIC arithmetic in one statement: exact, and the row locked until the transaction ends.
+    // NUMERIC arithmetic in one statement, exact. In a transaction the move is held for its commit: the ledger row is
+    // then locked last and only for the commit, so a send and a status change on two instances never deadlock on it.
     async moveFunds(relayerId, reserved, released) {
-      const row = (
-        await sql<{ reserved: string; released: string }>`
-          INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${relayerId}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
-          ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released
-          RETURNING reserved::text, released::text`.execute(q)
-      ).rows[0]!;
-      return { reserved: BigInt(row.reserved), released: BigInt(row.released) };
+      if (heldFunds) return heldFunds(relayerId, reserved, released);
+      await sql`
+        INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${relayerId}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
+        ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released`.execute(q);
     },
     async history(id) {
-      // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (connect.ts).
+      // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (db.ts).
       const rows = (await sql<{ version: number; at_ms: number; record: string }>`SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ${id} ORDER BY version`.execute(q)).rows;
       return rows.map((row) => ({ version: row.version, at_ms: Number(row.at_ms), record: JSON.parse(row.record) as TransactionRecord }));
     },

@@ -6,6 +6,8 @@
 // The per-status counters are the hottest rows (every send and every status change of a relayer touches them): their
 // changes are summed over the whole transaction and applied last, in one statement, in key order. Counter locks are
 // then held only for the commit and always taken in the same order, so two transactions never deadlock on them.
+// The funds ledger is the same kind of row (one per relayer, touched by every send and every final status): its moves
+// are summed too and applied after the counters, so its lock is the last a transaction takes and is in no cycle.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { WebhookEventRow } from '../../domain/notifications/ports.ts';
 import type { TransactionRecord } from '../../domain/types.ts';
@@ -27,6 +29,11 @@ export interface WriteBuffer {
   job(statement: RawBuilder<unknown>): void;
   /** Counter changes of this transaction, applied by commit(). */
   counts: CountChanges;
+  /**
+   * A move of the relayer's funds ledger, applied by commit(). `guardNet`: the net reserve (reserved − released) the
+   * caller admitted against; the commit fails as a serialization failure (retried) if it grew since.
+   */
+  funds(relayerId: string, reserved: bigint, released: bigint, guardNet?: bigint): void;
   /** Sends what is held; resolves once it is written (at once when nothing is held). */
   flush(): Promise<void>;
   /** Last statement before the commit: what is still held, then the counters. */
@@ -72,12 +79,32 @@ export async function insertEvents(q: Kysely<Database>, rows: ReadonlyArray<Omit
   await q.insertInto('webhook_events').values([...rows]).returning(sql`pg_notify(${OUTBOX_CHANNEL}, ${instance})`.as('n')).execute();
 }
 
+interface FundsMove {
+  reserved: bigint;
+  released: bigint;
+  guardNet: bigint | undefined;
+}
+
+/** The ledger moves, one relayer at a time in id order (the order their locks are taken in). */
+async function applyFunds(q: Kysely<Database>, moves: ReadonlyMap<string, FundsMove>): Promise<void> {
+  for (const id of [...moves.keys()].sort()) {
+    const { reserved, released, guardNet } = moves.get(id)!;
+    const guard = guardNet === undefined ? sql`` : sql`WHERE f.reserved - f.released <= ${guardNet.toString()}::numeric`;
+    const { rows } = await sql<{ ok: number }>`
+      INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${id}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
+      ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released ${guard}
+      RETURNING 1 AS ok`.execute(q);
+    if (rows.length === 0) throw Object.assign(new Error(`relayer '${id}': its funds ledger grew after the sends were admitted`), { code: '40001' });
+  }
+}
+
 export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteBuffer {
   let transactions: HeldTransaction[] = [];
   let events: Array<Omit<WebhookEventRow, 'seq'>> = [];
   let jobs: Array<RawBuilder<unknown>> = [];
   let flushing: Promise<void> | undefined;
   const counts: CountChanges = new Map();
+  const funds = new Map<string, FundsMove>();
   const holding = () => transactions.length > 0 || events.length > 0 || jobs.length > 0;
 
   async function write(): Promise<void> {
@@ -108,12 +135,21 @@ export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteB
     event: (row) => void events.push(row),
     job: (statement) => void jobs.push(statement),
     counts,
+    funds(relayerId, reserved, released, guardNet) {
+      const m = funds.get(relayerId) ?? { reserved: 0n, released: 0n, guardNet: undefined };
+      m.reserved += reserved;
+      m.released += released;
+      if (guardNet !== undefined && (m.guardNet === undefined || guardNet < m.guardNet)) m.guardNet = guardNet;
+      funds.set(relayerId, m);
+    },
     flush,
     async commit() {
       await flush();
       const statement = countsStatement(counts);
       counts.clear();
       if (statement) await statement.execute(q);
+      if (funds.size > 0) await applyFunds(q, funds);
+      funds.clear();
     },
   };
 }

@@ -1,5 +1,5 @@
 // SQLite repository for API keys: the hash of each secret, never the secret.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { ApiKeyRow, ApiKeysRepo } from '../../domain/api-keys/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 

@@ -1,6 +1,6 @@
-// SQLite repository for idempotency keys (src/store/migrations/010-idempotency-keys.sql). Writes run under the
+// SQLite repository for idempotency keys (src/store/sqlite/migrations/010-idempotency-keys.sql). Writes run under the
 // database's one write lock, so the first of two requests racing on a key writes it and the other finds it taken.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { IdempotencyEntry, IdempotencyRepo } from '../../domain/idempotency/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 

@@ -1,41 +1,10 @@
 // SQLite repository for durable background jobs: upsert per (kind, subject), batch claims with a lease, lease-checked finish.
-import type { Db } from '../db.ts';
-import type { ClaimedJob, Job, JobsRepo, JobStats, Json } from '../../domain/jobs/ports.ts';
+import type { Db } from './db.ts';
+import type { ClaimedJob, JobsRepo, JobStats } from '../../domain/jobs/ports.ts';
+import { claimedInOrder, JOB_COLUMNS, toJob, upsertPayload, withLag, type JobRow as Row } from '../jobs-rows.ts';
 import type { SyncOf } from './sync-ops.ts';
 
-interface Row {
-  id: number;
-  kind: string;
-  subject: string;
-  due_at: number;
-  attempts: number;
-  payload: string | null;
-  generation: number;
-  claims: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-const COLUMNS = 'id, kind, subject, due_at, attempts, payload, generation, claims, lease_owner, lease_expires_at, last_error, created_at, updated_at';
-
-const toJob = (r: Row): Job => ({
-  id: r.id,
-  kind: r.kind,
-  subject: r.subject,
-  dueAt: r.due_at,
-  attempts: r.attempts,
-  payload: r.payload === null ? null : (JSON.parse(r.payload) as Json),
-  generation: r.generation,
-  claims: r.claims,
-  leaseOwner: r.lease_owner,
-  leaseExpiresAt: r.lease_expires_at,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+const COLUMNS = JOB_COLUMNS.join(', ');
 
 /** The lease a claimed job names: these three are in every lease-checked statement. */
 const lease = (job: ClaimedJob) => ({ id: job.id, owner: job.leaseOwner, claims: job.claims });
@@ -86,8 +55,7 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
 
   return {
     schedule(spec) {
-      const keep = spec.payload === undefined && !spec.replace;
-      const payload = spec.payload === undefined ? null : JSON.stringify(spec.payload);
+      const { payload, keep } = upsertPayload(spec);
       upsert.run({ kind: spec.kind, subject: spec.subject, dueAt: spec.dueAt, payload, replace: spec.replace ? 1 : 0, keep: keep ? 1 : 0, now: Date.now() });
     },
     cancel: (kind, subject) => cancel.run(kind, subject).changes > 0,
@@ -97,9 +65,7 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
     },
     claim({ owner, now, limit, leaseMs, kinds }) {
       if (limit <= 0 || kinds.length === 0) return [];
-      const rows = claim.all({ owner, until: now + leaseMs, now, limit, kinds: JSON.stringify(kinds) });
-      // RETURNING gives no order guarantee.
-      return rows.map(toJob).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id) as ClaimedJob[];
+      return claimedInOrder(claim.all({ owner, until: now + leaseMs, now, limit, kinds: JSON.stringify(kinds) }));
     },
     finish(job, rescheduleAt) {
       if (rescheduleAt === undefined && remove.run({ ...lease(job), generation: job.generation }).changes > 0) return true;
@@ -114,7 +80,7 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
     leaseOwners: (now) => owners.all(now),
     releaseAllOf: (owner) => releaseAll.run({ owner, now: Date.now() }).changes,
     stats(now) {
-      return stats.all({ now }).map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));
+      return withLag(stats.all({ now }), now);
     },
   };
 }

@@ -1,6 +1,6 @@
 // SQLite: the lanes of key pools (issue 44, domain/relayers/lanes.ts). The relayer repository's nonce methods are
 // wrapped so that a lane key reads and moves its lane's row; SQLite's one write lock orders every writer.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { LaneRow, LaneState, LanesStore, RelayersRepo } from '../../domain/relayers/ports.ts';
 import { isLaneKey, laneView, splitLaneKey } from '../../domain/relayers/lanes.ts';
 import type { SyncOf } from './sync-ops.ts';
@@ -26,7 +26,7 @@ export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesSt
     SELECT lane, COUNT(*) AS n FROM transactions
     WHERE relayer_id = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted' OR status = 'mined')
     GROUP BY lane`);
-  const { moveFunds } = createFundsOps(db);
+  const { moveFunds, funds } = createFundsOps(db);
   const lane = (key: string) => {
     const [relayerId, address] = splitLaneKey(key);
     const relayer = base.get(relayerId);
@@ -50,7 +50,9 @@ export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesSt
       const row = advanceFrom.get(to.next_nonce, to.last_created_ms, relayerId, address, from.next_nonce, from.last_created_ms);
       if (!row) return undefined;
       const view = laneView(relayer, row);
-      return reserve === undefined ? view : { ...view, funds: moveFunds(id, reserve, 0n) };
+      if (reserve === undefined) return view;
+      moveFunds(id, reserve, 0n);
+      return { ...view, funds: funds(id) };
     },
     lanes: (relayerId) => all.all(relayerId),
     // Its own SQLite transaction (a savepoint inside the caller's).

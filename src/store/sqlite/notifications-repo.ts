@@ -1,5 +1,5 @@
 // Repository for the notifications table; also answers "does a relayer still point at it".
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { NotificationRow, NotificationsRepo } from '../../domain/notifications/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 

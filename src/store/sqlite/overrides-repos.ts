@@ -1,5 +1,5 @@
 // SQLite repositories for the settings changed through the API over the config file's: network RPC URLs, plugin settings.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { NetworkOverride, NetworkOverridesRepo } from '../../domain/networks/ports.ts';
 import type { PluginOverride, PluginOverridesRepo } from '../../domain/plugins/ports.ts';
 import type { SyncOf } from './sync-ops.ts';

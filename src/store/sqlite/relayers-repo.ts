@@ -1,5 +1,5 @@
 // SQLite repository for relayers (seeded from config, created through the API) and the notification lookup PATCH needs.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { LanesStore, RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 import { createFundsOps } from './transactions-repo.ts';
@@ -96,7 +96,7 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
   ).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
-  const { moveFunds } = createFundsOps(db);
+  const { moveFunds, funds } = createFundsOps(db);
   const advanceFrom = db.prepare<[number, number, string, number, number], Row>(
     `UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ? AND last_created_ms = ? AND ${VISIBLE} RETURNING ${COLUMNS}`,
   );
@@ -144,7 +144,9 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
       const row = advanceFrom.get(to.next_nonce, to.last_created_ms, id, from.next_nonce, from.last_created_ms);
       if (!row) return undefined;
       const relayer = toRelayer(row);
-      return reserve === undefined ? relayer : { ...relayer, funds: moveFunds(id, reserve, 0n) };
+      if (reserve === undefined) return relayer;
+      moveFunds(id, reserve, 0n);
+      return { ...relayer, funds: funds(id) };
     },
   };
 }

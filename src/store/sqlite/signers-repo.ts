@@ -1,5 +1,5 @@
 // SQLite repository for signers (config ones seeded without their keys, API ones with their sealed key).
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { SignerRow, SignersRepo } from '../../domain/signers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 

@@ -1,5 +1,5 @@
 // The embedded store: the SQLite repositories behind the async ports, and atomically() over the one connection.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { Repositories, Store, Tx } from '../../domain/ports.ts';
 import type { JobSpec, JobsRepo } from '../../domain/jobs/ports.ts';
 import { createGate, type Gate, type TxScope } from './gate.ts';

@@ -1,5 +1,5 @@
 // SQLite repository for transactions: JSON records, indexed columns, and per-status counters.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../domain/types.ts';
 import type { SyncOf } from './sync-ops.ts';
@@ -23,9 +23,7 @@ export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' |
     // Read and written in the caller's transaction (SQLite's one writer): the sum is made exactly, in BigInt.
     moveFunds(relayerId, reserved, released) {
       const was = funds(relayerId);
-      const now = { reserved: was.reserved + reserved, released: was.released + released };
-      putFunds.run(relayerId, now.reserved.toString(), now.released.toString());
-      return now;
+      putFunds.run(relayerId, (was.reserved + reserved).toString(), (was.released + released).toString());
     },
   };
 }

@@ -1,5 +1,5 @@
 // Repository for the webhook outbox: written inside transaction changes, read by the dispatcher.
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 import type { WebhookEventRow, WebhookEventsRepo } from '../../domain/notifications/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 

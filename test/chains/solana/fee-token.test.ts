@@ -32,6 +32,7 @@ import { startSolanaSim, type SolanaSim } from '../../support/solana-rpc.ts';
 import { startJupiterSim, type JupiterSim } from '../../support/jupiter-api.ts';
 import { resolveSigner } from '../../../src/signers/local/resolve.ts';
 import { faultySigners } from '../../support/signer-faults.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const RELAYER_SEED = randomBytes(32).toString('hex');
 const RELAYER = resolveSigner({ id: 'x', type: 'local', private_key: RELAYER_SEED }, 'solana', {}).address;
@@ -103,12 +104,13 @@ async function tokenTransfer(to: string, amount: bigint, mint = usdc, decimals =
 }
 
 async function waitLanded(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i++) {
-    const record = (await s.request('GET', `/api/v1/relayers/gasless/transactions/${id}`)).body.data;
-    if (['submitted', 'mined', 'confirmed', 'failed'].includes(record.status)) return record;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`transaction ${id} never left pending`);
+  const read = async () => (await s.request('GET', `/api/v1/relayers/gasless/transactions/${id}`)).body.data as Record<string, unknown>;
+  const record = await eventually(async () => {
+    const r = await read();
+    return ['submitted', 'mined', 'confirmed', 'failed'].includes(r.status as string) ? r : undefined;
+  });
+  if (!record) throw new Error(`transaction ${id} never left pending: ${JSON.stringify(await read())}`);
+  return record;
 }
 
 test('getSupportedTokens lists the allowed tokens; getFeaturesEnabled answers gasless; each result names its method', async () => {

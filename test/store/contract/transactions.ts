@@ -11,9 +11,19 @@ export function transactionsContract(factory: StoreFactory): void {
     const { repos } = store;
     assert.deepEqual(await repos.transactions.funds('r1'), { reserved: 0n, released: 0n });
     const big = 2n ** 128n + 7n;
-    assert.deepEqual(await repos.transactions.moveFunds('r1', big, 0n), { reserved: big, released: 0n });
-    assert.deepEqual(await repos.transactions.moveFunds('r1', 2n ** 64n + 1n, 0n), { reserved: big + 2n ** 64n + 1n, released: 0n });
-    assert.deepEqual(await repos.transactions.moveFunds('r1', -big, big), { reserved: 2n ** 64n + 1n, released: big });
+    await repos.transactions.moveFunds('r1', big, 0n);
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: big, released: 0n });
+    await repos.transactions.moveFunds('r1', 2n ** 64n + 1n, 0n);
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: big + 2n ** 64n + 1n, released: 0n });
+    await repos.transactions.moveFunds('r1', -big, big);
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: 2n ** 64n + 1n, released: big });
+    // Two moves in one transaction sum, and apply once it commits.
+    await store.atomically(async (tx) => {
+      await tx.transactions.moveFunds('r1', 3n, 0n);
+      await tx.transactions.moveFunds('r1', -1n, 1n);
+    });
+    assert.deepEqual(await repos.transactions.funds('r1'), { reserved: 2n ** 64n + 3n, released: big + 1n });
+    await repos.transactions.moveFunds('r1', -2n, -1n);
     await assert.rejects(
       store.atomically(async (tx) => {
         await tx.transactions.moveFunds('r1', 5n, 0n);

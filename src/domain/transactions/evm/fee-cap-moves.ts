@@ -1,5 +1,5 @@
 // Entering and leaving the wait at the fee cap (fee-cap-wait.ts says what it is): the relayer check's writes.
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import type { TransitionObserver } from '../family.ts';

@@ -1,7 +1,7 @@
 // Nonces below a waiting transaction that nothing of ours will use (a canceled send that never left, a nonce the
 // store moved past while the chain did not) block everything above them: each is filled with a NOOP.
 import type { Hex } from '../../chains/ports.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { Tick } from './tick.ts';
 import { speedPricing } from './pricing.ts';

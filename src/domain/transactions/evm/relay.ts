@@ -5,7 +5,7 @@ import { AppError, ValidationError } from '../../../errors.ts';
 import type { Store, Tx } from '../../ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerService } from '../../relayers/service.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import { FINAL_STATUSES, type TransactionStatus } from '../../types.ts';
 import type { RelayFamily, TransitionObserver } from '../family.ts';
 import type { RecordWriter } from '../record-writer.ts';

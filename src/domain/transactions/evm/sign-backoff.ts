@@ -2,7 +2,7 @@
 // next step (the job runs again), but the signer is not asked again before a backoff has passed (1 s doubling up to a
 // minute, per relayer), so a KMS that is down or throttling is not hammered by every run and every transaction.
 import { AppError } from '../../../errors.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { EvmSigner } from './versions.ts';
 
 const BASE_MS = 1_000;

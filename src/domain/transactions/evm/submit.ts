@@ -3,7 +3,7 @@ import type { Store } from '../../ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import type { BroadcastOutcome, EvmChain, Hex } from '../../chains/ports.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import { asEvm } from './versions.ts';
 

@@ -4,7 +4,7 @@ import type { Store } from '../../ports.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import type { RelayerService } from '../../relayers/service.ts';
 import type { EvmChain, FeeSuggestions, Receipt } from '../../chains/ports.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { NetworkConfig } from '../../../config/config.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import type { TransitionObserver } from '../family.ts';

@@ -4,7 +4,7 @@ import type { NetworkConfig } from '../../../config/config.ts';
 import { AppError, ValidationError } from '../../../errors.ts';
 import type { SignedSolanaTransaction, SolanaChains, SolanaSigner } from '../../chains/solana/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { Store } from '../../ports.ts';
 import type { RelayerRow, StoredTransaction } from '../../relayers/ports.ts';
 import { FINAL_STATUSES, type TransactionRecord } from '../../types.ts';

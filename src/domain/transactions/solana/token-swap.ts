@@ -10,7 +10,7 @@ import { feePolicy, slippageOf, userPays, WRAPPED_SOL_MINT, type AllowedToken, t
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { JobsRepo } from '../../jobs/ports.ts';
 import { nextCronTime } from '../../jobs/cron.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { RelayerRow, RelayersRepo, TransactionsRepo } from '../../relayers/ports.ts';
 import { FINAL_STATUSES } from '../../types.ts';
 import { swapAmount } from '../swap-amount.ts';

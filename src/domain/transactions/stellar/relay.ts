@@ -4,7 +4,7 @@ import type { NetworkConfig } from '../../../config/config.ts';
 import { ValidationError } from '../../../errors.ts';
 import type { StellarChains, StellarSigner } from '../../chains/stellar/ports.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
-import type { Log } from '../../notifications/ports.ts';
+import type { Log } from '../../log.ts';
 import type { Store } from '../../ports.ts';
 import type { RelayerRow, StoredTransaction, TransactionsRepo } from '../../relayers/ports.ts';
 import { FINAL_STATUSES, type TransactionRecord, type TransactionStatus } from '../../types.ts';

@@ -1,5 +1,5 @@
 -- Relayers (seeded from the config file) and their transactions, with per-relayer counters for listing.
--- Same shape as the SQLite schema (src/store/migrations); times in Unix ms are BIGINT.
+-- Same shape as the SQLite schema (src/store/sqlite/migrations); times in Unix ms are BIGINT.
 CREATE TABLE relayers (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,

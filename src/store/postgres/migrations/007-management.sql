@@ -1,4 +1,4 @@
--- Management through the API (issue 16), as in the SQLite schema (src/store/migrations/006-management.sql):
+-- Management through the API (issue 16), as in the SQLite schema (src/store/sqlite/migrations/006-management.sql):
 -- relayers created, changed and deleted at run time, signers, network RPC URL and plugin setting changes, API keys.
 ALTER TABLE relayers ADD COLUMN policies TEXT;
 ALTER TABLE relayers ADD COLUMN custom_rpc_urls TEXT;

@@ -1,4 +1,4 @@
--- Issue 28, as in the SQLite schema (src/store/migrations/009-transaction-history.sql): every state a transaction
+-- Issue 28, as in the SQLite schema (src/store/sqlite/migrations/009-transaction-history.sql): every state a transaction
 -- was written in, for its timeline, written by triggers on the row in the writer's own transaction.
 CREATE TABLE transaction_history (
   transaction_id TEXT NOT NULL,

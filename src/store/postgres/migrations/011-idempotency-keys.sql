@@ -1,4 +1,4 @@
--- Issue 26, as in the SQLite schema (src/store/migrations/010-idempotency-keys.sql): a send's Idempotency-Key, written
+-- Issue 26, as in the SQLite schema (src/store/sqlite/migrations/010-idempotency-keys.sql): a send's Idempotency-Key, written
 -- with its transaction. The primary key decides between instances racing on one key: the loser's insert waits for the
 -- winner's commit, then finds the key taken.
 CREATE TABLE idempotency_keys (

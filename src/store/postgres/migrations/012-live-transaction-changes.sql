@@ -1,7 +1,7 @@
 -- Every committed transaction change reaches the events stream (GET /api/v1/events) of every instance, not only the
 -- writer's: the history trigger of migration 010 also sends a NOTIFY on relaybox_live, delivered with the commit.
 -- The payload is "<writer instance> <transaction id> <version>"; the writer's instance id is its connections'
--- relaybox.instance setting (src/store/postgres/connect.ts), empty for any other writer (a tool, psql).
+-- relaybox.instance setting (src/store/postgres/db.ts), empty for any other writer (a tool, psql).
 CREATE OR REPLACE FUNCTION relaybox_transaction_history() RETURNS trigger AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN

@@ -1,4 +1,4 @@
-// Opens the embedded SQLite store (WAL) and applies the versioned migrations in store/migrations/.
+// Opens the embedded SQLite store (WAL) and applies the versioned migrations in store/sqlite/migrations/.
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -2,83 +2,11 @@
 // optional TTL, and a per-plugin quota of keys and bytes.
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db.ts';
-import { ValidationError } from '../errors.ts';
-
-export const KV_KEY = /^[A-Za-z0-9:_-]{1,512}$/;
-export const KV_MAX_VALUE_BYTES = 1024 * 1024;
-const MAX_TTL_SEC = 10 * 365 * 24 * 3600;
-
-/** A plugin namespace's limits: keys, and bytes of keys + values (UTF-8). */
-export interface KvQuota {
-  maxKeys: number;
-  maxBytes: number;
-}
-
-/** A result now (SQLite) or later (PostgreSQL): callers always `await` it. */
-export type Awaitable<T> = T | Promise<T>;
-
-/**
- * Values are stored as JSON text, exactly as the sandbox produced them. Two implementations: this file's
- * (SQLite, answers synchronously) and src/store/postgres/kv-repo.ts (shared by every instance).
- * @example kv.set('counter', 'calls', '3', undefined, { maxKeys: 10_000, maxBytes: 64 << 20 }); kv.get('counter', 'calls') // '3'
- */
-export interface KvRepo {
-  get(pluginId: string, key: string): Awaitable<string | null>;
-  /** Throws VALIDATION_FAILED when the write would take the namespace past `quota` (expired entries are purged first). */
-  set(pluginId: string, key: string, valueJson: string, ttlSec: number | undefined, quota: KvQuota): Awaitable<void>;
-  del(pluginId: string, key: string): Awaitable<boolean>;
-  exists(pluginId: string, key: string): Awaitable<boolean>;
-  /** `pattern` is a glob (`*`, `?`, `[…]`), as Redis SCAN MATCH. */
-  listKeys(pluginId: string, pattern: string): Awaitable<string[]>;
-  clear(pluginId: string): Awaitable<number>;
-  /** Takes the lock if free (or expired): returns its token, or null when another holder has it. */
-  lock(pluginId: string, key: string, ttlSec: number): Awaitable<string | null>;
-  unlock(pluginId: string, key: string, token: string): Awaitable<boolean>;
-}
+import type { KvQuota, KvRepo } from '../../domain/kv/ports.ts';
+import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../../domain/kv/rules.ts';
 
 /** The SQLite repository's own type: every answer is immediate. */
 export type SyncKvRepo = { [K in keyof KvRepo]: (...args: Parameters<KvRepo[K]>) => Awaited<ReturnType<KvRepo[K]>> };
-
-export function checkKey(key: unknown): string {
-  if (typeof key !== 'string' || !KV_KEY.test(key)) throw new ValidationError(`invalid kv key: must match ${KV_KEY.source}`);
-  return key;
-}
-
-/** Absent (`undefined`) means no expiry; anything else must be a finite, positive number (null is NaN sent as JSON). */
-export function checkTtl(ttlSec: unknown): number | undefined {
-  if (ttlSec === undefined) return undefined;
-  if (typeof ttlSec !== 'number' || !Number.isFinite(ttlSec) || ttlSec <= 0 || ttlSec > MAX_TTL_SEC) {
-    throw new ValidationError(`invalid ttlSec: must be a positive number of seconds up to ${MAX_TTL_SEC}`);
-  }
-  return ttlSec;
-}
-
-export function checkValue(valueJson: string): void {
-  if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
-}
-
-export function checkPattern(pattern: unknown): string {
-  if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512) throw new ValidationError('invalid kv pattern');
-  return pattern;
-}
-
-export const overQuota = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
-
-export function quotaExceeded(quota: KvQuota): ValidationError {
-  return new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
-    max_keys: quota.maxKeys,
-    max_bytes: quota.maxBytes,
-  });
-}
-
-/** Expiry time of a write with `ttlSec` (validated), or null for none. */
-export function expiresAt(ttlSec: unknown, now: number): number | null {
-  const ttl = checkTtl(ttlSec);
-  return ttl === undefined ? null : now + Math.max(1, Math.round(ttl * 1000));
-}
-
-/** The clock expiries are read against (ms since the epoch); a test passes its own to step over a TTL. */
-export type KvClock = () => number;
 
 export function createKvRepo(db: Db, now: KvClock = Date.now): SyncKvRepo {
   const get = db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)').pluck();

@@ -1,11 +1,11 @@
 // The PostgreSQL side of src/store/open.ts, in a module of its own: open.ts imports it only when DATABASE_URL is set,
 // so an instance on SQLite never loads Kysely (~1,000 modules), pg and the PostgreSQL repositories.
-import { createPostgresStore } from './postgres/store.ts';
-import { migrate, underStartupLock } from './postgres/connect.ts';
-import { checkStorageKey } from './postgres/instance-checks.ts';
-import { createPostgresKvRepo } from './postgres/kv-repo.ts';
-import type { TransactionCountRow } from './probes.ts';
-import type { Log } from '../domain/notifications/ports.ts';
+import { createPostgresStore } from './store.ts';
+import { migrate, underStartupLock } from './db.ts';
+import { checkStorageKey } from './instance-checks.ts';
+import { createPostgresKvRepo } from './kv-repo.ts';
+import type { TransactionCountRow } from '../probes.ts';
+import type { Log } from '../../domain/log.ts';
 
 export interface PostgresOptions {
   databaseUrl: string;
