@@ -1,4 +1,4 @@
--- Issue 44: key pools, as in the SQLite schema (src/store/migrations/013-relayer-lanes.sql). A lane row is locked
+-- Issue 44: key pools, as in the SQLite schema (src/store/sqlite/migrations/013-relayer-lanes.sql). A lane row is locked
 -- (FOR UPDATE, or by the UPDATE that takes its nonce) by the store transaction that writes its sends.
 CREATE TABLE relayer_lanes (
   relayer_id TEXT NOT NULL,
