@@ -230,6 +230,7 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
       observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged },
       relayerEvents: createRelayerEvents({ signal: webhookSignal }),
       stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded },
+      lanes: metrics.lanes,
     });
     // Every background job kind, in one place (src/domain/jobs/kinds.ts); each non-final transaction gets its job back.
     await registerJobKinds(jobs, relaying);

@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   NOT_IMPLEMENTED: { status: 501, message: 'Not Implemented' },
   RUNTIME_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
   CHAIN_UNAVAILABLE: { status: 503, message: 'Service Unavailable' },
+  NO_LANE_AVAILABLE: { status: 503, message: 'Service Unavailable' },
   SIGNER_UNAVAILABLE: { status: 502, message: 'Bad Gateway' },
 } as const;
 

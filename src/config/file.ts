@@ -5,6 +5,7 @@ import { compile } from '../validation/compile.ts';
 import { configFileSchema } from './schema.ts';
 import { findNetwork, loadNetworks, type NetworkConfig } from './networks.ts';
 import { parsePolicies } from './relayer-policies.ts';
+import { checkRelayerSigners } from './relayer-pools.ts';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
 import { findRelative, listLooked, type ConfigLocation } from './locate.ts';
 import { checkSignerTypes } from './signer-types.ts';
@@ -80,7 +81,7 @@ function checkReferences(file: ConfigFile): void {
   unique('plugin', file.plugins.map((p) => p.id));
   file.relayers.forEach((r, i) => {
     r.network_type = findNetwork(file.networks, r.network, r.network_type, `relayers.${i}`).type;
-    if (!signers.has(r.signer_id)) throw new Error(`relayers.${i}.signer_id: unknown signer '${r.signer_id}'`);
+    checkRelayerSigners(r, i, signers);
     if (r.notification_id && !notifications.has(r.notification_id)) {
       throw new Error(`relayers.${i}.notification_id: unknown notification '${r.notification_id}'`);
     }

@@ -276,13 +276,16 @@ export const configFileSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'network', 'signer_id'],
+        // signer_id, or signer_ids (a key pool, our extension): which one, file.ts (relayer-pools.ts) says.
+        required: ['id', 'name', 'network'],
         properties: {
           id,
           name: { type: 'string', minLength: 1, maxLength: 200 },
           network: id,
           network_type: { enum: ['evm', 'solana', 'stellar'] },
           signer_id: id,
+          signer_ids: { type: 'array', minItems: 1, maxItems: 64, items: id },
+          max_pending_per_key: { type: 'integer', minimum: 1, maximum: 1024 },
           paused: { type: 'boolean' },
           notification_id: { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }] },
           initial_nonce: { type: 'integer', minimum: 0 },

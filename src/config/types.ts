@@ -36,7 +36,12 @@ export interface RelayerConfig {
   network: string;
   /** Filled in at load when absent (inferred from the network's name). */
   network_type?: NetworkType;
+  /** Filled in at load from `signer_ids` when absent (its first). */
   signer_id: string;
+  /** A key pool (our extension, relayer-pools.ts): every signer, the first the relayer's `signer_id`. */
+  signer_ids?: string[];
+  /** A key pool's in-flight limit per key (default 16). */
+  max_pending_per_key?: number;
   paused?: boolean;
   notification_id?: string | null;
   /** EVM: first nonce used for this relayer when it has no transactions yet. */

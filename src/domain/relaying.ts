@@ -26,6 +26,7 @@ import { createSolanaFamily } from './transactions/solana/relay.ts';
 import { createSolanaSwaps, SOLANA_SWAP_JOB } from './transactions/solana/token-swap.ts';
 import { unconfiguredFamily, type RelayFamily, type TransitionObserver } from './transactions/family.ts';
 import type { StageObserver } from './transactions/stage-clock.ts';
+import type { LaneObserver } from './transactions/evm/tick.ts';
 import type { JobHandler } from './jobs/scheduler.ts';
 import { createRelayerEvents, type RelayerEvents } from './webhooks/outbox.ts';
 
@@ -42,6 +43,8 @@ export interface RelayingDeps {
   relayerEvents?: RelayerEvents;
   /** Stage latency, re-prices and re-broadcasts (metrics). */
   stages?: StageObserver;
+  /** Key pools: per-lane metrics (observability/lane-metrics.ts). */
+  lanes?: LaneObserver & { laneSent(relayerId: string, address: string): void };
 }
 
 /** A kind of background job: its name in the store, its handler, and what schedules its jobs again at start. */
@@ -79,12 +82,12 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
   });
   const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
   // EVM sends hold their worst case of the relayer's funds until mined (the ledger, transactions/evm/funds.ts).
-  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf } });
+  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf }, fundsKey: (r) => relayers.laneKeyOf(r.relayer_id, r.from) });
   // The Stellar parts load @stellar/stellar-base (~9 MiB): only a config with a Stellar network loads them (networks
   // come from the config alone, so none can appear later).
   const stellar = config.file.networks.some((n) => n.type === 'stellar') ? await import('./transactions/stellar/parts.ts') : undefined;
   const families = createFamilies(deps, relayers, writer, stellar);
-  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger });
+  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger, laneSent: deps.lanes?.laneSent });
   const send = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) => (await transactions.send(r, body)).record.id;
   const swapDeps = { chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send, logger };
   const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions, lastBalanceCheck: balanceWatch.view, send: async (relayer, body) => (await transactions.send(relayer, body)).record });
@@ -110,7 +113,7 @@ function createFamilies(deps: RelayingDeps, relayers: RelayerService, writer: Re
   const { store, logger } = deps;
   const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger };
   return {
-    evm: createEvmFamily({ relayers, store, writer, logger, observer: deps.observer }),
+    evm: createEvmFamily({ relayers, store, writer, logger, observer: deps.observer, relayerEvents: deps.relayerEvents, lanes: deps.lanes }),
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
     stellar: stellar ? stellar.createStellarFamily({ ...ed25519, chains: deps.chains }) : unconfiguredFamily('stellar'),
   };

@@ -30,6 +30,8 @@ export interface RelayerView {
   custom_rpc_urls: Array<{ url: string; weight: number }> | null;
   system_disabled: boolean;
   disabled_reason: { type: string; details: string | string[] } | null;
+  /** Our extension, only for a key pool (relayers/pool-view.ts): every lane's address, balance, pending and state. */
+  lanes?: Array<{ address: string; signer_id: string; balance: string | null; pending: number; max_pending: number; state: string; state_reason: string | null }>;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
 import { withReferenceMetrics, type ReferenceMetricsDeps } from './reference-metrics.ts';
+import { createLaneMetrics, type LaneMetrics } from './lane-metrics.ts';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
 
@@ -51,6 +52,8 @@ export interface MetricsRecorder {
 }
 
 export interface Metrics extends MetricsRecorder {
+  /** Key pool lanes (lane-metrics.ts). */
+  readonly lanes: LaneMetrics;
   /** The exposition body, Prometheus text format. */
   render(): Promise<string>;
   /** Every metric's name (the reference's `GET /metrics` list). */
@@ -176,6 +179,7 @@ export function createMetrics(deps: { transactionCounts: () => Promise<Transacti
   for (const outcome of ['delivered', 'retry', 'failed']) m.webhookAttempts.inc({ outcome }, 0);
 
   const ours: Metrics = {
+    lanes: createLaneMetrics(registry),
     contentType: registry.contentType,
     render: () => registry.metrics(),
     names: () => registry.getMetricsAsArray().map((m) => m.name),

@@ -22,6 +22,23 @@ export const relayerRecord = {
     custom_rpc_urls: nullable({ type: 'array', items: rpcUrlRecord, description: 'path and query masked (they often hold provider keys)' }),
     system_disabled: { type: 'boolean' },
     disabled_reason: nullable({ type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } }),
+    lanes: {
+      type: 'array',
+      description: 'our extension, only for a key pool (`signer_ids`): every key of the relayer, as the routing sees it (docs/transactions.md, Key pools)',
+      items: {
+        type: 'object',
+        required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
+        properties: {
+          address: { type: 'string' },
+          signer_id: { type: 'string' },
+          balance: nullable({ type: 'string', description: 'wei, a decimal string; null when the node did not answer' }),
+          pending: { type: 'integer', minimum: 0 },
+          max_pending: { type: 'integer', minimum: 1 },
+          state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
+          state_reason: nullable({ type: 'string' }),
+        },
+      },
+    },
   },
 } as const;
 

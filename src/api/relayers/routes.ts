@@ -29,6 +29,11 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     const named = body !== null && typeof body === 'object' ? (body as { signer_id?: unknown }).signer_id : undefined;
     return typeof named === 'string' ? named : undefined;
   };
+  // A key pool signs with every key it names (signer_ids): each needs the right to use it.
+  const poolNamed = (body: unknown): string[] => {
+    const named = body !== null && typeof body === 'object' ? (body as { signer_ids?: unknown }).signer_ids : undefined;
+    return Array.isArray(named) ? named.filter((id): id is string => typeof id === 'string') : [];
+  };
 
   router.get('/', async (req, res) => {
     const page = await ops.listRelayers(req.query, listScope(res, 'relayer'));
@@ -37,6 +42,7 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
   router.post('/', async (req, res) => {
     const signer = signerNamed(req.body);
     if (signer !== undefined) authorizeSignerUse(res, signer);
+    for (const id of poolNamed(req.body)) authorizeSignerUse(res, id);
     res.status(201).json(success(await ops.createRelayer(req.body)));
   });
   router.all('/', methodNotAllowed);

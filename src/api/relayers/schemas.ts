@@ -34,6 +34,9 @@ const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const policies = { type: 'object', description: "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)" } as const;
 const rpcUrls = { ...customRpcUrlsSchema, description: 'RPC URLs for this relayer instead of its network\'s: strings or { url, weight }' } as const;
 
+/** A key pool's in-flight limit per key (our extension; docs/transactions.md, Key pools). */
+const maxPendingPerKey = { type: 'integer', minimum: 1, maximum: 1024 } as const;
+
 export const updateRelayerBody = {
   type: 'object',
   additionalProperties: false,
@@ -44,13 +47,15 @@ export const updateRelayerBody = {
     notification_id: notificationId,
     policies: { anyOf: [policies, { type: 'null' }], 'x-expect': 'a policies object or null' },
     custom_rpc_urls: { anyOf: [rpcUrls, { type: 'null' }], 'x-expect': 'an array of http(s) URLs or { "url", "weight" } (0-100), or null' },
+    max_pending_per_key: maxPendingPerKey,
   },
 } as const;
 
 export const createRelayerBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'network', 'network_type', 'paused', 'signer_id'],
+  // signer_id (the reference's), or signer_ids (a key pool, our extension): the domain says which is missing.
+  required: ['name', 'network', 'network_type', 'paused'],
   properties: {
     id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
     name: relayerName,
@@ -58,6 +63,8 @@ export const createRelayerBody = {
     network_type: { enum: ['evm', 'solana', 'stellar'] },
     paused: { type: 'boolean' },
     signer_id: { type: 'string', minLength: 1, maxLength: 64 },
+    signer_ids: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 64 } },
+    max_pending_per_key: maxPendingPerKey,
     notification_id: notificationId,
     policies,
     custom_rpc_urls: rpcUrls,

@@ -45,10 +45,50 @@ export interface RelayerChanges {
   notification_id?: string | null;
   policies?: Record<string, unknown> | null;
   custom_rpc_urls?: RpcUrl[] | null;
+  /** A key pool's in-flight limit per key (written to its lanes, not the relayer row). */
+  max_pending_per_key?: number;
 }
 
-/** Relayers table. Only active relayers (present in the config) are visible. */
-export interface RelayersRepo {
+/** Why a lane is out of the routing ('active': in it). */
+export type LaneState = 'active' | 'fee_cap' | 'stuck' | 'low_balance' | 'signer_failing';
+
+/** One key of a pool as the store keeps it. */
+export interface LaneRow {
+  relayer_id: string;
+  address: string;
+  signer_id: string;
+  /** 0 for the first key (the relayer row's own), then in `signer_ids` order. */
+  position: number;
+  max_pending: number;
+  /** Unused for position 0 (its nonce is the relayer row's). */
+  next_nonce: number;
+  last_created_ms: number;
+  state: LaneState;
+  state_reason: string | null;
+}
+
+/** What a pool needs the store to keep of its lanes (RelayersRepo). */
+export interface LanesStore {
+  /** Every lane of the relayer, position order; empty when it has no pool. */
+  lanes(relayerId: string): Promise<LaneRow[]>;
+  /**
+   * The relayer's lanes become `lanes` (none: no pool): those not stored yet are added, those stored get signer,
+   * position and limit rewritten (their nonce kept), the others are deleted.
+   */
+  saveLanes(relayerId: string, lanes: ReadonlyArray<Pick<LaneRow, 'relayer_id' | 'address' | 'signer_id' | 'position' | 'max_pending'>>): Promise<void>;
+  /** Every lane's in-flight limit (PATCH max_pending_per_key). */
+  setMaxPending(relayerId: string, maxPending: number): Promise<void>;
+  /** Writes the lane's state; true when it changed (the caller emits relayer_lane_state). */
+  setLaneState(relayerId: string, address: string, state: LaneState, reason: string | null): Promise<boolean>;
+  /** Non-final transactions with a nonce per lane ('' the first key's), for the routing and the record. */
+  lanePending(relayerId: string): Promise<Record<string, number>>;
+}
+
+/**
+ * Relayers table. Only active relayers (present in the config) are visible. `get`, `getForUpdate`, `advance` and
+ * `advanceFrom` also take a pool's lane key (lanes.ts): they then read and move that lane.
+ */
+export interface RelayersRepo extends LanesStore {
   /**
    * Upserts every configured relayer (atomically) and hides the config relayers no longer configured;
    * relayers created through the API (`source` 'api') are never touched. A stored config relayer's
@@ -107,14 +147,14 @@ export interface StoredTransaction {
 
 /** Transactions table plus its per-relayer, per-status counters (kept in the same transaction as each write). */
 export interface TransactionsRepo {
-  /** `nonce` is indexed unique per relayer when not null. */
-  insert(record: TransactionRecord, createdMs: number, nonce: number | null): Promise<void>;
+  /** `nonce` is indexed unique per relayer and lane (`lane`: '' for the first key, else the pool key's address). */
+  insert(record: TransactionRecord, createdMs: number, nonce: number | null, lane?: string): Promise<void>;
   get(relayerId: string, id: string): Promise<StoredTransaction | undefined>;
   /** By id alone: background jobs name a transaction by its id. */
   find(id: string): Promise<StoredTransaction | undefined>;
   /** `find` for several ids at once (one read): those that exist, in no particular order. */
   findMany(ids: readonly string[]): Promise<StoredTransaction[]>;
-  /** The relayer's transaction holding `nonce` in the indexed column (EVM: at most one, the index is unique). */
+  /** The relayer's (or lane key's: lanes.ts) transaction holding `nonce` in the indexed column (EVM: at most one per lane). */
   getByNonce(relayerId: string, nonce: number): Promise<StoredTransaction | undefined>;
   /**
    * Writes `record` if the row is still at `expectedVersion`; false otherwise (optimistic check). The indexed
@@ -124,7 +164,7 @@ export interface TransactionsRepo {
   /** `update` for several records at once (one statement where the store allows): whether each was written. */
   updateMany(changes: ReadonlyArray<{ record: TransactionRecord; previousStatus: TransactionStatus; expectedVersion: number }>): Promise<boolean[]>;
   /**
-   * The relayer's non-final transactions (pending, sent, submitted, mined) that have a nonce, lowest nonce first,
+   * The relayer's (its first key's; a lane key's: that lane's) non-final transactions (pending, sent, submitted, mined) that have a nonce, lowest nonce first,
    * at most `limit`: what background tracking walks, without reading the final ones.
    */
   listUnfinished(relayerId: string, limit: number): Promise<StoredTransaction[]>;

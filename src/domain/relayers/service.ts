@@ -14,6 +14,10 @@ import { wrongChecksumReceivers } from './policies.ts';
 import { reportRelayerDrift, seedOf } from './seeding.ts';
 import { seedHashOf } from './seed-hash.ts';
 import { createRelayerRowCache, type RelayerRowCache } from './row-cache.ts';
+import type { LaneRow } from './ports.ts';
+import { laneKey } from './lanes.ts';
+import { laneRowsOf, resolvePool, signersOf } from './pools.ts';
+import { poolView } from './pool-view.ts';
 
 /** POST /api/v1/relayers after validation (policies already checked for the network type). */
 export interface CreateRelayerInput {
@@ -22,7 +26,10 @@ export interface CreateRelayerInput {
   network: string;
   network_type: NetworkConfig['type'];
   paused: boolean;
-  signer_id: string;
+  /** The reference's one signer; with `signer_ids` (a key pool, pools.ts) the first of them. */
+  signer_id?: string;
+  signer_ids?: string[];
+  max_pending_per_key?: number;
   notification_id?: string | null;
   policies?: Record<string, unknown> | null;
   custom_rpc_urls?: RpcUrl[] | null;
@@ -41,7 +48,14 @@ export interface RelayerService {
   requireForSend(id: string): Promise<RelayerRow>;
   /** The rows held for the send path; `require` refreshes them, update and delete here too. */
   rows: RelayerRowCache;
+  /** The relayer's signer, or a pool lane's by its lane key (lanes.ts). */
   signer(relayerId: string): Signer;
+  /** The key of the lane that signs from `from` (the relayer's id for its first key, or when it has no pool). */
+  laneKeyOf(relayerId: string, from: unknown): string;
+  /** The pool's lanes (empty without a pool). */
+  lanes(relayerId: string): Promise<LaneRow[]>;
+  /** Whether the relayer has a key pool (no read). */
+  isPool(relayerId: string): boolean;
   network(relayer: RelayerRow): NetworkConfig;
   /** The EVM chain the relayer sends to. */
   chain(relayer: RelayerRow): EvmChain;
@@ -75,8 +89,13 @@ export interface RelayerServiceDeps {
 export async function createRelayerService(deps: RelayerServiceDeps): Promise<RelayerService> {
   const { repo, networks, signers: signerService, logger } = deps;
   const signers = new Map<string, Signer>();
+  /** Per pool relayer: its lanes' keys by lower-cased address. */
+  const laneKeys = new Map<string, Map<string, string>>();
+  const knowLanes = (relayerId: string, lanes: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>) => {
+    if (lanes.length > 1) laneKeys.set(relayerId, new Map(lanes.map((l) => [l.address.toLowerCase(), laneKey(relayerId, l.address, l.position)])));
+  };
   await seedConfigRelayers(deps);
-  await resolveStoredSigners(deps, signers);
+  await resolveStoredSigners(deps, signers, knowLanes);
 
   const heldRows = createRelayerRowCache((id) => repo.get(id));
   const found = (id: string, row: RelayerRow | undefined, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): RelayerRow => {
@@ -93,7 +112,11 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       const [rows, total] = await Promise.all([perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage), repo.count()]);
       return { items: rows.map(toRelayerView), pagination: { current_page: page, per_page: perPage, total_items: total } };
     },
-    get: async (id) => toRelayerView(await require(id)),
+    get: async (id) => {
+      const row = await require(id);
+      const lanes = laneKeys.has(id) ? await repo.lanes(id) : [];
+      return lanes.length > 1 ? { ...toRelayerView(row), lanes: await poolView(lanes, await repo.lanePending(id), (a) => chainOf(row).balance(a as `0x${string}`)) } : toRelayerView(row);
+    },
     async create(input) {
       const conflict = (id: string) => new ConflictError('RELAYER_EXISTS', { reason: `a relayer with id '${id}' already exists` });
       if (input.id !== undefined && (await repo.get(input.id))) throw conflict(input.id);
@@ -101,14 +124,16 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
         throw new ValidationError(`Network '${input.network}' not found for network type '${input.network_type}'. Please ensure the network configuration exists.`);
       }
       await checkNotification(input.notification_id);
-      const signer = await signerService.resolve(input.signer_id, input.network_type);
-      await checkSignerFree(repo, input);
+      const ids = signersOf(input, input.network_type);
+      const pool = await resolvePool(ids, (signerId) => signerService.resolve(signerId, input.network_type));
+      const signer = pool[0]!;
+      for (const signerId of ids) await checkSignerFree(repo, { ...input, signer_id: signerId });
       const fields = {
         id: input.id ?? randomUUID(),
         name: input.name,
         network: input.network,
         network_type: input.network_type,
-        signer_id: input.signer_id,
+        signer_id: ids[0]!,
         address: signer.address,
         policies: input.policies && Object.keys(input.policies).length ? input.policies : null,
         custom_rpc_urls: input.custom_rpc_urls ?? null,
@@ -116,7 +141,11 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       noteWrongChecksums(logger, fields.id, fields.policies);
       const seed = { ...fields, paused: input.paused, notification_id: input.notification_id ?? null, initial_nonce: 0, seed_hash: seedHashOf(fields) };
       if (!(await repo.create(seed))) throw conflict(seed.id);
+      const lanes = laneRowsOf(seed.id, ids, pool, input.max_pending_per_key);
+      await repo.saveLanes(seed.id, lanes);
       signers.set(seed.id, signer);
+      lanes.forEach((l, k) => signers.set(laneKey(seed.id, l.address, l.position), pool[k]!));
+      knowLanes(seed.id, lanes);
       logger.info({ relayerId: seed.id, network: `${seed.network_type}:${seed.network}` }, 'relayer created');
       return toRelayerView(await require(seed.id));
     },
@@ -124,7 +153,12 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       await require(id);
       await checkNotification(changes.notification_id);
       noteWrongChecksums(logger, id, changes.policies);
-      await repo.update(id, changes);
+      const { max_pending_per_key: maxPending, ...rest } = changes;
+      if (maxPending !== undefined) {
+        if (!laneKeys.has(id)) throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
+        await repo.setMaxPending(id, maxPending);
+      }
+      await repo.update(id, rest);
       return toRelayerView(await require(id));
     },
     async remove(id, activeTransactions) {
@@ -138,6 +172,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       heldRows.forget(id);
       if (!removed) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
       signers.delete(id);
+      laneKeys.delete(id);
       logger.info({ relayerId: id }, 'relayer deleted');
     },
     require,
@@ -148,14 +183,19 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
       return signer;
     },
+    laneKeyOf: (relayerId, from) => (typeof from === 'string' ? laneKeys.get(relayerId)?.get(from.toLowerCase()) : undefined) ?? relayerId,
+    lanes: async (relayerId) => (laneKeys.has(relayerId) ? repo.lanes(relayerId) : []),
+    isPool: (relayerId) => laneKeys.has(relayerId),
     network: (relayer) => networks.find(relayer.network_type, relayer.network)!,
-    chain: (relayer) =>
-      relayer.custom_rpc_urls?.length && deps.chains.evmVia ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls) : deps.chains.evm(relayer.network),
+    chain: chainOf,
   };
+  function chainOf(relayer: RelayerRow): EvmChain {
+    return relayer.custom_rpc_urls?.length && deps.chains.evmVia ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls) : deps.chains.evm(relayer.network);
+  }
 }
 
 /** One signer per network (as the reference): two relayers sending from one account would fight over its nonces. */
-async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput): Promise<void> {
+async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput & { signer_id: string }): Promise<void> {
   for (const id of await repo.usingSigner(input.signer_id)) {
     const other = await repo.get(id);
     if (other && other.network === input.network && other.network_type === input.network_type) {
@@ -169,23 +209,49 @@ async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput): P
 /** Seeds the config relayers (their signers resolved: a bad key stops the start) and reports drift. */
 async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
   const seeds = [];
+  const lanes = new Map<string, ReturnType<typeof laneRowsOf>>();
   for (const r of deps.config.file.relayers) {
     noteWrongChecksums(deps.logger, r.id, r.policies as Record<string, unknown> | undefined);
-    let address: string;
+    let pool: Signer[];
+    const ids = signersOf(r, r.network_type);
     try {
-      address = (await deps.signers.resolve(r.signer_id, r.network_type!)).address;
+      pool = ids.length > 1 ? await resolvePool(ids, (id) => deps.signers.resolve(id, r.network_type!)) : [await deps.signers.resolve(ids[0]!, r.network_type!)];
     } catch (err) {
       throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
     }
-    seeds.push(seedOf(r, address));
+    seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
+    lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
+    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!);
   }
   await deps.repo.seed(seeds);
   const stored = new Map<string, RelayerRow>();
   for (const s of seeds) {
     const row = await deps.repo.get(s.id);
     if (row) stored.set(s.id, row);
+    // A config relayer's lanes follow its entry (none without a pool); an API relayer with its id keeps its own.
+    if (row?.source === 'config') await deps.repo.saveLanes(s.id, lanes.get(s.id) ?? []);
   }
   reportRelayerDrift(seeds, stored, deps.logger);
+}
+
+/**
+ * An edited `signer_ids` may drop a key, or change which key is first (whose transactions are the relayer row's
+ * lane): refused at start while the lanes it changes have transactions in flight, which nothing would track or sign.
+ */
+async function refuseLaneChangesInFlight(repo: RelayersRepo, relayerId: string, firstAddress: string, next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>): Promise<void> {
+  const stored = await repo.lanes(relayerId);
+  if (stored.length === 0) return;
+  const row = await repo.get(relayerId);
+  if (row?.source === 'api') return;
+  const pending = await repo.lanePending(relayerId);
+  for (const lane of stored) {
+    const kept = next.find((n) => n.address === lane.address) ?? (next.length === 0 && lane.address === firstAddress ? { position: 0 } : undefined);
+    if (kept && (kept.position === 0) === (lane.position === 0)) continue;
+    const inFlight = pending[lane.position === 0 ? '' : lane.address] ?? 0;
+    if (inFlight > 0) {
+      throw new Error(`relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`);
+    }
+  }
 }
 
 /** whitelist_receivers addresses with a wrong EIP-55 checksum are accepted, as the reference accepts them: said in the log. */
@@ -195,11 +261,15 @@ function noteWrongChecksums(logger: Log, relayerId: string, policies: Record<str
 }
 
 /** Every visible relayer's signer, config or API; one that cannot be resolved takes its relayer out of service. */
-async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, Signer>): Promise<void> {
+async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, Signer>, knowLanes: (relayerId: string, lanes: LaneRow[]) => void): Promise<void> {
   const total = await deps.repo.count();
   for (const row of await deps.repo.list(Math.max(total, 1), 0)) {
     try {
       signers.set(row.id, await deps.signers.resolve(row.signer_id, row.network_type));
+      // A pool's other keys, each under its lane's key.
+      const lanes = await deps.repo.lanes(row.id);
+      for (const l of lanes) if (l.position > 0) signers.set(laneKey(row.id, l.address, l.position), await deps.signers.resolve(l.signer_id, row.network_type));
+      knowLanes(row.id, lanes);
       if (row.disabled_reason?.type === 'SignerUnavailable') await deps.repo.setSystemDisabled(row.id, null);
     } catch (err) {
       const details = (err as { reason?: string }).reason ?? (err as Error).message;

@@ -9,7 +9,7 @@ import type { TransitionObserver } from './family.ts';
 
 export interface RecordWriter {
   /** Inserts a new record (nonce indexed when not null) with its event. */
-  insert(tx: Tx, record: TransactionRecord, createdMs: number, nonce: number | null, networkType: NetworkType): Promise<void>;
+  insert(tx: Tx, record: TransactionRecord, createdMs: number, nonce: number | null, networkType: NetworkType, lane?: string): Promise<void>;
   /**
    * Writes `next` over `stored` if nobody changed it since it was read, with its event. Returns the new stored
    * state, or null when another writer got there first (the caller reads again and decides again).
@@ -44,6 +44,8 @@ export function createRecordWriter(deps: {
   onBroadcast?: ((record: TransactionRecord) => void) | undefined;
   /** Families whose sends hold funds: their worst case. */
   worstCase?: Partial<Record<NetworkType, WorstCase>>;
+  /** The funds ledger row a record's hold is on: its lane's key in a key pool (relayers/lanes.ts); its relayer's id otherwise. */
+  fundsKey?: (record: TransactionRecord) => string;
 }): RecordWriter {
   const { events, observer } = deps;
   /**
@@ -64,10 +66,11 @@ export function createRecordWriter(deps: {
       const was = heldBy(from);
       const now = heldBy(to);
       if (was === now) continue;
-      const m = moves.get(to.relayer_id) ?? { reserved: 0n, released: 0n };
+      const key = deps.fundsKey?.(to) ?? to.relayer_id;
+      const m = moves.get(key) ?? { reserved: 0n, released: 0n };
       m.reserved += now - was;
       if (now === 0n) m.released += was;
-      moves.set(to.relayer_id, m);
+      moves.set(key, m);
     }
     for (const id of [...moves.keys()].sort()) {
       const m = moves.get(id)!;
@@ -89,8 +92,8 @@ export function createRecordWriter(deps: {
   return {
     broadcasting: (record) => deps.onBroadcast?.(record),
     holding: (record, networkType) => holding(null, record, networkType),
-    async insert(tx, record, createdMs, nonce, networkType) {
-      await tx.transactions.insert(record, createdMs, nonce);
+    async insert(tx, record, createdMs, nonce, networkType, lane) {
+      await (lane ? tx.transactions.insert(record, createdMs, nonce, lane) : tx.transactions.insert(record, createdMs, nonce));
       await events.transactionChanged(tx, record);
       if (observer) {
         tx.afterCommit(() => {

@@ -13,6 +13,8 @@ import type { PreparedSend, RelayFamily } from './family.ts';
 import { heldBy, type RecordWriter } from './record-writer.ts';
 import { newTransactionId } from './transaction-id.ts';
 import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
+import { relayerIdOf, splitLaneKey } from '../relayers/lanes.ts';
+import { LaneFullError } from '../relayers/lane-routing.ts';
 
 /** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
 export interface PendingSend {
@@ -22,6 +24,8 @@ export interface PendingSend {
   prepared: PreparedSend;
   /** Its Idempotency-Key, written with its transaction. */
   idempotency?: IdempotencyClaimOf;
+  /** A pool lane's in-flight limit (max_pending_per_key), checked under the lane's lock; absent without a pool. */
+  maxPending?: number;
 }
 
 type Built = ReturnType<PreparedSend['build']>;
@@ -92,7 +96,8 @@ async function signBatch(row: RelayerRow, items: readonly PendingSend[]): Promis
 function newRecord(relayerId: string, t: Taken, fields: Record<string, unknown>): TransactionRecord {
   return {
     id: newTransactionId(t.createdMs),
-    relayer_id: relayerId,
+    // A pool lane's sends are its relayer's (`relayerId` may be a lane key).
+    relayer_id: relayerIdOf(relayerId),
     status: t.b.status,
     status_reason: null,
     created_at: new Date(t.createdMs).toISOString(),
@@ -180,6 +185,19 @@ function admitFunds(items: readonly PendingSend[], costs: readonly bigint[], tot
   if (refused.size > 0) throw new LeaveBatch(items.flatMap((item, k) => (refused.has(item) ? [k] : [])), (item) => refused.get(item)!);
 }
 
+/**
+ * A pool lane's in-flight limit, under its lock (the row `advanceFrom` just took): the sends past what it has room
+ * for leave the batch with LaneFullError (their caller routes them to another lane). Nothing to check without a pool.
+ */
+async function admitLane(tx: Tx, laneId: string, items: readonly PendingSend[], out: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
+  const max = items[0]?.maxPending;
+  if (max === undefined) return;
+  const [relayerId, lane] = splitLaneKey(laneId);
+  let room = max - ((await tx.relayers.lanePending(relayerId))[lane] ?? 0);
+  const full = out.flatMap((r, k) => (r instanceof Error || room-- > 0 ? [] : [k]));
+  if (full.length > 0) throw new LeaveBatch(full, () => new LaneFullError(laneId, max));
+}
+
 const STALE = Symbol('stale');
 /** Signing outside the lock is tried this many times before the batch is signed under it (another writer keeps moving the nonce). */
 const UNLOCKED_ATTEMPTS = 3;
@@ -209,13 +227,13 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
 
   /** The batch's records (`out`), keys, events and jobs, its relayer's row locked, its nonce, clock and funds moved. */
   async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>, out: Array<TransactionRecord | Error>): Promise<Array<TransactionRecord | Error>> {
-    await claimKeys(tx, row.id, items, out);
+    await claimKeys(tx, relayerIdOf(row.id), items, out);
     const family = families[row.network_type];
     const written: TransactionRecord[] = [];
     for (const [k, r] of results.entries()) {
       const record = out[k]!;
       if (r instanceof Error || record instanceof Error) continue;
-      await writer.insert(tx, record, r.t.createdMs, r.t.b.nonce, row.network_type);
+      await writer.insert(tx, record, r.t.createdMs, r.t.b.nonce, row.network_type, splitLaneKey(row.id)[1]);
       if (family.scheduleSends) written.push(record);
       else await family.schedule(tx, record);
     }
@@ -246,6 +264,7 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
       const { funds, ...row } = moved;
       checkLocked(row, items);
       admitFunds(items, costs, total, funds);
+      await admitLane(tx, relayerId, items, out);
       committed = row;
       return write(tx, row, items, signed.results, out);
     };

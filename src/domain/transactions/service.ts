@@ -16,6 +16,16 @@ import { createSendWriter, refusePaused, RelayerChangedError } from './send-writ
 import { sameSettings } from '../relayers/row-cache.ts';
 import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 import type { Log } from '../log.ts';
+import { createLaneRouter, LaneFullError, noLaneError } from '../relayers/lane-routing.ts';
+
+/** What makes a pool's send try its next lane (the lane's funds, signer or limit), as said in the answer; null otherwise. */
+function laneRefusal(err: unknown): { text: string; funds: boolean } | null {
+  if (err instanceof LaneFullError) return { text: 'its max_pending_per_key was reached', funds: false };
+  if (!(err instanceof AppError)) return null;
+  if (err.code === 'INSUFFICIENT_BALANCE') return { text: err.reason.replace(/ \(relayer '[^']*'; .*\)$/, ''), funds: true };
+  if (err.code === 'SIGNER_UNAVAILABLE') return { text: 'its signer did not sign', funds: false };
+  return null;
+}
 
 export type TransactionBody = EvmBody | SolanaBody | StellarBody;
 
@@ -39,6 +49,8 @@ export function createTransactionService(deps: {
   families: Record<NetworkType, RelayFamily>;
   lock: KeyedLock;
   logger?: Log;
+  /** A key pool's lane took a send (metrics). */
+  laneSent?: ((relayerId: string, address: string) => void) | undefined;
 }): TransactionService {
   const { relayers, writer, families, lock } = deps;
   const { repos, atomically } = deps.store;
@@ -86,7 +98,7 @@ export function createTransactionService(deps: {
    * changed, is worked out again with the store's row when its settings differ (paused, policies: another instance's
    * change applies at once, both ways).
    */
-  async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
+  async function sendOn(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf, maxPending?: number): Promise<TransactionRecord> {
     const family = families[relayer.network_type];
     for (let attempt = 1; ; attempt++) {
       let record: TransactionRecord;
@@ -97,7 +109,8 @@ export function createTransactionService(deps: {
         // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
         const prepared = await family.prepareSend(relayer, body);
         writing = true;
-        record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}) }, writeSends);
+        const lane = maxPending === undefined ? {} : { maxPending };
+        record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}), ...lane }, writeSends);
       } catch (err) {
         // Only a refusal is worked out again: a store failure while writing may have committed (never sent twice).
         if (writing && !(err instanceof AppError) && !(err instanceof RelayerChangedError)) throw err;
@@ -115,6 +128,30 @@ export function createTransactionService(deps: {
       family.afterCommit(record, relayer);
       return record;
     }
+  }
+
+  const router = createLaneRouter({ isPool: relayers.isPool, lanes: relayers.lanes, lanePending: repos.relayers.lanePending });
+  /**
+   * A send of a key pool goes to the best lane (lane-routing.ts) and, refused there for its funds, its signer or the
+   * lane's in-flight limit, to the next; none left, the answer says why lane by lane. Without a pool: `sendOn`.
+   */
+  async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
+    const lanes = relayer.network_type === 'evm' ? await router.candidates(relayer) : null;
+    if (!lanes) return sendOn(relayer, body, idempotency);
+    const refusals = [...lanes.skipped];
+    for (const c of lanes.offered) {
+      try {
+        const record = await sendOn(c.row, body, idempotency, c.maxPending);
+        deps.laneSent?.(relayer.id, c.lane.address);
+        return record;
+      } catch (err) {
+        const why = laneRefusal(err);
+        if (!why) throw err;
+        router.refused(c);
+        refusals.push({ address: c.lane.address, state: c.lane.state, why: why.text, funds: why.funds });
+      }
+    }
+    throw noLaneError(relayer.id, refusals);
   }
 
   return {

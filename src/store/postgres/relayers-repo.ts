@@ -1,7 +1,7 @@
 // PostgreSQL repository for relayers: seeding from config, creation and deletion through the API, listing,
 // and the nonce under the row's lock. Same policy as src/store/sqlite/relayers-repo.ts (see RelayersRepo).
 import { sql, type Kysely } from 'kysely';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
+import type { LanesStore, RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { Database } from './schema.ts';
 
 /** Runs `fn` in a transaction: a new one, or the caller's when the repository is bound to one. */
@@ -26,7 +26,7 @@ function values(s: RelayerSeed, source: 'config' | 'api', now: string) {
 /** Adds `amount` to the relayer's reserve; `guardNet`: the net reserve it was admitted against (write-buffer.ts). */
 export type ReserveFunds = (relayerId: string, amount: bigint, guardNet: bigint) => Promise<void>;
 
-export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: ReserveFunds): RelayersRepo {
+export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: ReserveFunds): Omit<RelayersRepo, keyof LanesStore> {
   const visible = () => q.selectFrom('relayers').select(COLUMNS).where('active', '=', true).where('deleted_at', 'is', null);
   const one = async (id: string, lock: boolean) => {
     const query = visible().where('id', '=', id);
@@ -114,7 +114,9 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: Res
       await q.updateTable('relayers').set({ system_disabled: reason !== null, disabled_reason: text(reason), updated_at: new Date().toISOString() }).where('id', '=', id).execute();
     },
     async usingSigner(signerId) {
-      const rows = await visible().where('signer_id', '=', signerId).orderBy('id').limit(10).execute();
+      // A key pool's other keys count too (relayer_lanes, issue 44).
+      const inPool = q.selectFrom('relayer_lanes').select('relayer_id').where('signer_id', '=', signerId);
+      const rows = await visible().where((eb) => eb.or([eb('signer_id', '=', signerId), eb('id', 'in', inPool)])).orderBy('id').limit(10).execute();
       return rows.map((r) => r.id);
     },
     async notificationExists(id) {

@@ -33,6 +33,20 @@ export interface TransactionsTable {
   nonce: number | null;
   version: Generated<number>;
   record: string;
+  /** '' for the relayer's first key; a pool key's address (issue 44). */
+  lane: Generated<string>;
+}
+
+export interface RelayerLanesTable {
+  relayer_id: string;
+  address: string;
+  signer_id: string;
+  position: number;
+  max_pending: number;
+  next_nonce: Generated<number>;
+  last_created_ms: Generated<number>;
+  state: Generated<'active' | 'fee_cap' | 'stuck' | 'low_balance' | 'signer_failing'>;
+  state_reason: string | null;
 }
 
 export interface TransactionCountsTable {
@@ -160,6 +174,7 @@ export interface Database {
   plugin_overrides: PluginOverridesTable;
   api_keys: ApiKeysTable;
   relayers: RelayersTable;
+  relayer_lanes: RelayerLanesTable;
   transactions: TransactionsTable;
   transaction_counts: TransactionCountsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -7,6 +7,7 @@ import type { JobSpec } from '../../domain/jobs/ports.ts';
 import { connect, type Db, type PgConnection } from './db.ts';
 import type { Database } from './schema.ts';
 import { createRelayersRepo, type InTx } from './relayers-repo.ts';
+import { withLanes } from './lanes-repo.ts';
 import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo, type OutboxLease } from './webhook-events-repo.ts';
@@ -69,7 +70,7 @@ const reserveNow = (q: Kysely<Database>) => async (relayerId: string, amount: bi
 function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen, held?: WriteBuffer): Repositories {
   const heldFunds = held && ((id: string, reserved: bigint, released: bigint) => held.funds(id, reserved, released));
   return {
-    relayers: createRelayersRepo(q, inTx, held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q)),
+    relayers: withLanes(q, createRelayersRepo(q, inTx, held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q))),
     transactions: createTransactionsRepo(q, counts, seen, heldFunds),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
@@ -220,7 +221,7 @@ function holdInserts(repos: Repositories, held: WriteBuffer, instance: string): 
       };
     }
   }
-  repos.transactions.insert = async (record, createdMs, nonce) => held.transaction({ record, createdMs, nonce });
+  repos.transactions.insert = async (record, createdMs, nonce, lane) => held.transaction({ record, createdMs, nonce, ...(lane ? { lane } : {}) });
   repos.webhookEvents.insert = async (row) => held.event(row);
   repos.jobs.schedule = async (spec) => held.job(scheduleStatement(spec, instance));
 }

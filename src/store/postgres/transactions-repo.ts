@@ -4,6 +4,7 @@ import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/
 import type { TransactionRecord } from '../../domain/types.ts';
 import type { Database } from './schema.ts';
 import { addCount, insertTransactions, type CountChanges } from './write-buffer.ts';
+import { splitLaneKey } from '../../domain/relayers/lanes.ts';
 
 const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
   row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
@@ -23,7 +24,7 @@ export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) 
  */
 export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen, heldFunds?: HeldFunds): TransactionsRepo {
   return {
-    insert: (record, createdMs, nonce) => insertTransactions(q, [{ record, createdMs, nonce }], counts),
+    insert: (record, createdMs, nonce, lane) => insertTransactions(q, [{ record, createdMs, nonce, ...(lane ? { lane } : {}) }], counts),
     get: async (relayerId, id) =>
       stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).where('relayer_id', '=', relayerId).executeTakeFirst()),
     find: async (id) => stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
@@ -63,10 +64,13 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
       return Number(result.rows[0]!.n) === 1;
     },
     async listUnfinished(relayerId, limit) {
+      // A lane key (domain/relayers/lanes.ts) names one lane of a pool; a relayer id, its first key's.
+      const [relayer, lane] = splitLaneKey(relayerId);
       const rows = await q
         .selectFrom('transactions')
         .select(['record', 'version'])
-        .where('relayer_id', '=', relayerId)
+        .where('relayer_id', '=', relayer)
+        .where('lane', '=', lane)
         .where('nonce', 'is not', null)
         .where('status', 'in', ['pending', 'sent', 'submitted', 'mined'])
         .orderBy('nonce')
@@ -74,8 +78,10 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
         .execute();
       return rows.map((row) => stored(row)!);
     },
-    getByNonce: async (relayerId, nonce) =>
-      stored(await q.selectFrom('transactions').select(['record', 'version']).where('relayer_id', '=', relayerId).where('nonce', '=', nonce).executeTakeFirst()),
+    getByNonce: async (relayerId, nonce) => {
+      const [relayer, lane] = splitLaneKey(relayerId);
+      return stored(await q.selectFrom('transactions').select(['record', 'version']).where('relayer_id', '=', relayer).where('lane', '=', lane).where('nonce', '=', nonce).executeTakeFirst());
+    },
     async list(relayerId, status, limit, offset) {
       let query = q.selectFrom('transactions').select('record').where('relayer_id', '=', relayerId);
       if (status !== undefined) query = query.where('status', '=', status);

@@ -19,6 +19,8 @@ export interface HeldTransaction {
   record: TransactionRecord;
   createdMs: number;
   nonce: number | null;
+  /** A pool key's address ('' when absent: the relayer's first key). */
+  lane?: string;
 }
 
 export interface WriteBuffer {
@@ -65,8 +67,8 @@ export function countsStatement(changes: CountChanges) {
  * In a transaction, `alongside` (a job's upsert, which answers nothing either) goes in the same statement.
  */
 export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[], counts?: CountChanges, alongside?: RawBuilder<unknown>): Promise<void> {
-  const values = sql.join(rows.map(({ record, createdMs, nonce }) => sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)})`));
-  const insert = sql`INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES ${values}`;
+  const values = sql.join(rows.map(({ record, createdMs, nonce, lane }) => sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)}, ${lane ?? ''})`));
+  const insert = sql`INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record, lane) VALUES ${values}`;
   const changes = counts ?? new Map<string, number>();
   for (const { record } of rows) addCount(changes, record.relayer_id, record.status, 1);
   if (counts) return void (await (alongside ? sql`WITH ins AS (${insert}) ${alongside}` : insert).execute(q));

@@ -1,6 +1,6 @@
 // SQLite repository for relayers (seeded from config, created through the API) and the notification lookup PATCH needs.
 import type { Db } from './db.ts';
-import type { RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
+import type { LanesStore, RelayerRow, RelayerSeed, RelayersRepo } from '../../domain/relayers/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 import { createFundsOps } from './transactions-repo.ts';
 
@@ -73,7 +73,7 @@ const CREATE_SQL = `
   WHERE relayers.deleted_at IS NOT NULL`;
 
 /** Every statement is prepared here, once. Seeding policy: see RelayersRepo.seed. */
-export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
+export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof LanesStore> {
   const upsert = db.prepare(SEED_SQL);
   const deactivateConfig = db.prepare("UPDATE relayers SET active = 0 WHERE source = 'config'");
   const insert = db.prepare(CREATE_SQL);
@@ -90,7 +90,10 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
   };
   const setDisabled = db.prepare('UPDATE relayers SET system_disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
   const markDeleted = db.prepare(`UPDATE relayers SET deleted_at = ?, updated_at = ? WHERE id = ? AND ${VISIBLE}`);
-  const bySigner = db.prepare<[string], string>(`SELECT id FROM relayers WHERE signer_id = ? AND ${VISIBLE} ORDER BY id LIMIT 10`).pluck();
+  // A key pool's other keys count too (relayer_lanes, issue 44).
+  const bySigner = db.prepare<[string, string], string>(
+    `SELECT id FROM relayers WHERE (signer_id = ? OR id IN (SELECT relayer_id FROM relayer_lanes WHERE signer_id = ?)) AND ${VISIBLE} ORDER BY id LIMIT 10`,
+  ).pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
   const { moveFunds, funds } = createFundsOps(db);
@@ -133,7 +136,7 @@ export function createRelayersRepo(db: Db): SyncOf<RelayersRepo> {
     setSystemDisabled: (id, reason) => {
       setDisabled.run(reason ? 1 : 0, text(reason), new Date().toISOString(), id);
     },
-    usingSigner: (signerId) => bySigner.all(signerId),
+    usingSigner: (signerId) => bySigner.all(signerId, signerId),
     notificationExists: (id) => notification.get(id) === 1,
     advance: (id, expectedNonce, nextNonce, lastCreatedMs) => advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
     // The ledger is the transactions repo's (exact sums in BigInt): added in the same SQLite transaction.

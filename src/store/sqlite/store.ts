@@ -5,6 +5,7 @@ import type { JobSpec, JobsRepo } from '../../domain/jobs/ports.ts';
 import { createGate, type Gate, type TxScope } from './gate.ts';
 import { viewOf, type Invoke, type SyncOf } from './sync-ops.ts';
 import { createRelayersRepo } from './relayers-repo.ts';
+import { withLanes } from './lanes-repo.ts';
 import { createTransactionsRepo } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
 import { createWebhookEventsRepo } from './webhook-events-repo.ts';
@@ -33,7 +34,7 @@ const ENDED = "a transaction's repositories were used after it ended (or outside
 export function createSqliteStore(db: Db): SqliteStore {
   const gate = createGate();
   const ops: SyncRepos = {
-    relayers: createRelayersRepo(db),
+    relayers: withLanes(db, createRelayersRepo(db)),
     transactions: createTransactionsRepo(db),
     notifications: createNotificationsRepo(db),
     webhookEvents: createWebhookEventsRepo(db),

@@ -3,6 +3,7 @@ import type { Db } from './db.ts';
 import type { StoredTransaction, TransactionsRepo } from '../../domain/relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../domain/types.ts';
 import type { SyncOf } from './sync-ops.ts';
+import { splitLaneKey } from '../../domain/relayers/lanes.ts';
 
 const stored = (row: { record: string; version: number } | undefined): StoredTransaction | undefined =>
   row && { record: JSON.parse(row.record) as TransactionRecord, version: row.version };
@@ -33,15 +34,15 @@ export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' |
  * total_items comes from transaction_counts, kept in the same SQLite transaction as each write.
  */
 export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
-  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record) VALUES (?, ?, ?, ?, ?, 1, ?)');
+  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record, lane) VALUES (?, ?, ?, ?, ?, 1, ?, ?)');
   const getOne = db.prepare<[string, string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?');
   const findOne = db.prepare<[string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ?');
-  const byNonce = db.prepare<[string, number], { record: string; version: number }>('SELECT record, version FROM transactions WHERE relayer_id = ? AND nonce = ?');
+  const byNonce = db.prepare<[string, string, number], { record: string; version: number }>('SELECT record, version FROM transactions WHERE relayer_id = ? AND lane = ? AND nonce = ?');
   const update = db.prepare('UPDATE transactions SET status = ?, nonce = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
   // The same WHERE as the partial index transactions_unfinished, so the planner uses it.
-  const unfinished = db.prepare<[string, number], { record: string; version: number }>(`
-    SELECT record, version FROM transactions
-    WHERE relayer_id = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted' OR status = 'mined')
+  const unfinished = db.prepare<[string, string, number], { record: string; version: number }>(`
+    SELECT record, version FROM transactions INDEXED BY transactions_unfinished
+    WHERE relayer_id = ? AND lane = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted' OR status = 'mined')
     ORDER BY nonce LIMIT ?`);
   const bump = db.prepare(`
     INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
@@ -64,14 +65,15 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   const history = db.prepare<[string], { version: number; at_ms: number; record: string }>('SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version');
 
   const repo: SyncOf<TransactionsRepo> = {
-    insert(record, createdMs, nonce) {
-      insert.run(record.id, record.relayer_id, record.status, createdMs, nonce, JSON.stringify(record));
+    insert(record, createdMs, nonce, lane = '') {
+      insert.run(record.id, record.relayer_id, record.status, createdMs, nonce, JSON.stringify(record), lane);
       bump.run(record.relayer_id, record.status, 1);
     },
     get: (relayerId, id) => stored(getOne.get(id, relayerId)),
     find: (id) => stored(findOne.get(id)),
     findMany: (ids) => ids.flatMap((id) => stored(findOne.get(id)) ?? []),
-    getByNonce: (relayerId, nonce) => stored(byNonce.get(relayerId, nonce)),
+    // A lane key (domain/relayers/lanes.ts) names one lane of a pool; a relayer id, its first key's.
+    getByNonce: (relayerId, nonce) => stored(byNonce.get(...splitLaneKey(relayerId), nonce)),
     update(record, previousStatus, expectedVersion) {
       const nonce = typeof record.nonce === 'number' ? record.nonce : null;
       if (update.run(record.status, nonce, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
@@ -85,7 +87,7 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     updateMany(changes) {
       return changes.map((c) => repo.update(c.record, c.previousStatus, c.expectedVersion));
     },
-    listUnfinished: (relayerId, limit) => unfinished.all(relayerId, limit).map((row) => stored(row)!),
+    listUnfinished: (relayerId, limit) => unfinished.all(...splitLaneKey(relayerId), limit).map((row) => stored(row)!),
     list(relayerId, status, limit, offset) {
       const rows = status === undefined ? pageAll.all(relayerId, limit, offset) : pageByStatus.all(relayerId, status, limit, offset);
       return rows.map((r) => JSON.parse(r) as TransactionRecord);

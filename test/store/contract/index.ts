@@ -10,6 +10,7 @@ import { webhookEventsContract } from './webhook-events.ts';
 import { jobsContract } from './jobs.ts';
 import { managementContract } from './management.ts';
 import { idempotencyContract } from './idempotency.ts';
+import { lanesContract } from './lanes.ts';
 
 /** A fresh, empty, migrated store for one test; the factory closes and removes it via t.after. */
 export type StoreFactory = (t: TestContext) => Promise<Store>;
@@ -25,4 +26,5 @@ export function runStoreContract(adapter: string, factory: StoreFactory, skip?: 
   describe(`${adapter} store: jobs`, opts, () => jobsContract(factory));
   describe(`${adapter} store: management (relayers through the API, signers, overrides, API keys)`, opts, () => managementContract(factory));
   describe(`${adapter} store: idempotency keys`, opts, () => idempotencyContract(factory));
+  describe(`${adapter} store: key pool lanes`, opts, () => lanesContract(factory));
 }

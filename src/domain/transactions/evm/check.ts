@@ -16,6 +16,8 @@ import { isRollup, lacksMempool } from './network-kind.ts';
 import { isWaitingAtCap } from './fee-cap-wait.ts';
 import { evmExpiresAt } from '../valid-until.ts';
 import { createIdleRebroadcasts } from './stuck.ts';
+import { laneKey } from '../../relayers/lanes.ts';
+import { createLaneHealth, OUT_OF_ROUTING_CHECK_MS } from './lane-health.ts';
 
 export const EVM_CHECK = 'evm.check';
 /** Transactions walked per run, lowest nonce first. */
@@ -118,10 +120,45 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     return { rescheduleAt: Date.now() + 60_000 };
   }
 
+  /** One lane's run (the relayer's own without a pool): what it found, for the lane's state, and when to run again. */
+  interface LaneRun {
+    next: { rescheduleAt: number } | undefined;
+    active: StoredTransaction[];
+    signerFailed: boolean;
+  }
+
+  const health = createLaneHealth(deps);
+
   const handler: JobHandler = async (job, ctx) => {
     // Read before the transactions: every nonce below this relayer row's next_nonce belongs to a committed record.
     const relayer = await store.repos.relayers.get(job.subject);
     if (!relayer || relayer.network_type !== 'evm') return reportUntracked(job.subject);
+    const lanes = await relayers.lanes(relayer.id);
+    if (lanes.length < 2) return (await runLane(relayer, ctx)).next;
+    // A key pool: each lane in turn of its own (its nonces, its transactions), all in this one job; then its state.
+    const errors: unknown[] = [];
+    const runs = await Promise.all(
+      lanes.map(async (lane) => {
+        const row = lane.position === 0 ? relayer : await store.repos.relayers.get(laneKey(relayer.id, lane.address, lane.position));
+        if (!row) return undefined;
+        const run = await runLane(row, ctx).catch((err: unknown) => void errors.push(err));
+        const state = await health.update(relayer, lane, row, run ?? null).catch((err: unknown) => {
+          logger.warn({ err, relayerId: relayer.id, lane: lane.address }, 'lane state not written; written again next run');
+          return lane.state;
+        });
+        return { next: run?.next, state };
+      }),
+    );
+    if (errors.length > 0) throw errors[0];
+    const due = runs.flatMap((r) => (r?.next ? [r.next.rescheduleAt] : []));
+    // A lane out of the routing is looked at again while nothing is in flight, so that it comes back by itself.
+    const out = runs.some((r) => r && r.state !== 'active') ? [Date.now() + OUT_OF_ROUTING_CHECK_MS] : [];
+    const at = [...due, ...out];
+    return at.length > 0 ? { rescheduleAt: Math.min(...at) } : undefined;
+  };
+
+  async function runLane(relayer: RelayerRow, ctx: Parameters<JobHandler>[1]): Promise<LaneRun> {
+    let signerFailed = false;
     const chain = relayers.chain(relayer);
     const network = relayers.network(relayer);
     const active = await store.repos.transactions.listUnfinished(relayer.id, WINDOW);
@@ -133,7 +170,7 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       // Nothing in flight (the check at start): a node that does not answer now is no reason to retry and log.
       if (active.length === 0) {
         logger.debug({ relayerId: relayer.id, err }, 'relayer check skipped: no transaction in flight and the node did not answer');
-        return;
+        return { next: undefined, active, signerFailed };
       }
       throw err;
     }
@@ -154,11 +191,11 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     };
     // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
     const guarded = (s: StoredTransaction) =>
-      step(t, s).catch((err: unknown) =>
-        isSignerFailure(err)
-          ? logger.debug({ transactionId: s.record.id, relayerId: relayer.id }, 'transaction not re-signed (signer failing); looked at again next run')
-          : logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run'),
-      );
+      step(t, s).catch((err: unknown) => {
+        if (!isSignerFailure(err)) return logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run');
+        signerFailed = true;
+        logger.debug({ transactionId: s.record.id, relayerId: relayer.id }, 'transaction not re-signed (signer failing); looked at again next run');
+      });
     const used = active.filter((s) => asEvm(s.record).nonce < t.latest);
     const waiting = active.filter((s) => asEvm(s.record).nonce >= t.latest);
     await eachLimited(used, PARALLEL, ctx.signal, guarded);
@@ -167,9 +204,9 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     if (t.resyncNow) await resyncAtOnce(t);
     const top = active.length >= WINDOW ? asEvm(active[active.length - 1]!.record).nonce : relayer.next_nonce;
     const gaps = await fillNonceGaps(t, active, top, logger);
-    if (active.length === 0 && gaps === 0) return;
-    return { rescheduleAt: Date.now() + checkIntervalMs(network) };
-  };
+    if (active.length === 0 && gaps === 0) return { next: undefined, active, signerFailed };
+    return { next: { rescheduleAt: Date.now() + checkIntervalMs(network) }, active, signerFailed };
+  }
 
   return { handler };
 }

@@ -21,6 +21,9 @@ import { createEvmCheck, EVM_CHECK } from './check.ts';
 import { checkIntervalMs } from './timing.ts';
 import { enforceEvmPolicies } from './policies.ts';
 import { gasPriceCap, minBalance } from '../../relayers/policies.ts';
+import { relayerIdOf } from '../../relayers/lanes.ts';
+import type { RelayerEvents } from '../../webhooks/outbox.ts';
+import type { LaneObserver } from './tick.ts';
 
 const REPLACEABLE: ReadonlySet<TransactionStatus> = new Set(['pending', 'sent', 'submitted']);
 const CANCELABLE = REPLACEABLE;
@@ -31,6 +34,9 @@ export interface EvmRelayDeps {
   writer: RecordWriter;
   logger: Log;
   observer?: TransitionObserver | undefined;
+  /** Key pools: lane state events and metrics (lane-health.ts). */
+  relayerEvents?: RelayerEvents | undefined;
+  lanes?: LaneObserver | undefined;
 }
 
 /** Plain transfers get the node's estimate exactly (21,000); calls a 10% margin over it. */
@@ -105,7 +111,12 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     return isOptimism(network) ? relayers.chain(relayer).l1Fee(unsignedEvm(network.chain_id!, nonce, prepared)) : null;
   };
   const withL1Fee = (l1Fee: bigint | null) => (r: EvmRecord): EvmRecord => (l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() });
-  const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer });
+  /** The lane that signed `record` (a pool's key: its nonce, signer and funds), the relayer itself without a pool. */
+  const laneOf = async (relayer: RelayerRow, record: EvmRecord): Promise<RelayerRow> => {
+    const key = relayers.laneKeyOf(relayer.id, record.from);
+    return key === relayer.id ? relayer : ((await store.repos.relayers.get(key)) ?? relayer);
+  };
+  const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer, relayerEvents: deps.relayerEvents, lanes: deps.lanes, forgetFunds: funds.forget });
 
   /**
    * The relayer's check is due within one interval (an earlier due time stands). The interval follows the relayer's
@@ -135,8 +146,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       };
     },
 
-    async replace(relayer, stored, body) {
+    async replace(pool, stored, body) {
       const old = asEvm(stored.record);
+      const relayer = await laneOf(pool, old);
       if (!REPLACEABLE.has(old.status) || old.is_canceled) {
         const why = old.is_canceled ? 'canceled (a NOOP is taking its nonce)' : old.status;
         throw new ValidationError(`transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`);
@@ -146,8 +158,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       return { ...withL1Fee(l1Fee)(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
     },
 
-    async cancel(relayer, stored) {
+    async cancel(pool, stored) {
       const old = asEvm(stored.record);
+      const relayer = await laneOf(pool, old);
       if (!CANCELABLE.has(old.status) || old.is_canceled) {
         const why = old.is_canceled && !FINAL_STATUSES.has(old.status) ? 'already being canceled' : old.status;
         throw new ValidationError(`transaction '${old.id}' is ${why}; only pending, sent or submitted transactions can be canceled`);
@@ -182,14 +195,15 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
         const outcome = await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
         // Without a pool, a nonce below is missing on chain (sends raced to the sequencer): the check runs now.
         if (outcome.status === 'rejected' && outcome.reason === 'nonce_too_high' && lacksMempool(relayers.network(relayer))) {
-          await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: Date.now() });
+          await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: r.relayer_id, dueAt: Date.now() });
         }
       })().catch((err: unknown) => logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'));
     },
 
     // One check job per relayer moves every send of the batch: scheduled once, from the row the batch locked.
     async scheduleSends(tx, relayer, records) {
-      if (records.some((r) => !FINAL_STATUSES.has(r.status))) await checkDue(tx, relayer.id, relayer);
+      // A pool's lanes are checked by their relayer's one job.
+      if (records.some((r) => !FINAL_STATUSES.has(r.status))) await checkDue(tx, relayerIdOf(relayer.id), relayer);
     },
 
     jobs: { [EVM_CHECK]: check.handler },

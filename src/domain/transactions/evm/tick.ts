@@ -10,6 +10,8 @@ import type { RecordWriter } from '../record-writer.ts';
 import type { TransitionObserver } from '../family.ts';
 import type { EvmSubmitter } from './submit.ts';
 import type { EvmSigner } from './versions.ts';
+import type { RelayerEvents } from '../../webhooks/outbox.ts';
+import type { LaneState } from '../../relayers/ports.ts';
 
 /** What one run knows about the relayer and its chain. */
 export interface Tick {
@@ -39,6 +41,11 @@ export interface Tick {
   resyncNow?: boolean;
 }
 
+/** What the metrics are told of each key pool lane after each check run (observability/lane-metrics.ts). */
+export interface LaneObserver {
+  lane(relayerId: string, address: string, s: { state: LaneState; balance: bigint | null; pending: number }): void;
+}
+
 export interface EvmCheckDeps {
   relayers: RelayerService;
   store: Pick<Store, 'repos' | 'atomically'>;
@@ -47,4 +54,10 @@ export interface EvmCheckDeps {
   logger: Log;
   signer(relayer: RelayerRow): EvmSigner;
   observer?: TransitionObserver | undefined;
+  /** Key pools: `relayer_lane_state` events (lane-health.ts). */
+  relayerEvents?: RelayerEvents | undefined;
+  /** Key pools: each lane's state, balance and pending after each run (metrics). */
+  lanes?: LaneObserver | undefined;
+  /** The send path's balance read for this relayer or lane is stale (the check found it under its needs). */
+  forgetFunds?: ((relayerId: string) => void) | undefined;
 }

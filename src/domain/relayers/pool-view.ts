@@ -1,0 +1,28 @@
+// The `lanes` of a pool relayer's record (GET /api/v1/relayers/{id}): our extension, absent without a pool, so a
+// relayer with one signer keeps the reference's shape.
+import type { LaneRow } from './ports.ts';
+
+export interface LaneView {
+  address: string;
+  signer_id: string;
+  /** Wei as a decimal string; null when the node did not answer. */
+  balance: string | null;
+  /** Non-final transactions with a nonce. */
+  pending: number;
+  max_pending: number;
+  state: LaneRow['state'];
+  state_reason: string | null;
+}
+
+export async function poolView(lanes: readonly LaneRow[], pending: Record<string, number>, balanceOf: (address: string) => Promise<bigint>): Promise<LaneView[]> {
+  const balances = await Promise.all(lanes.map((l) => balanceOf(l.address).then(String, () => null)));
+  return lanes.map((l, k) => ({
+    address: l.address,
+    signer_id: l.signer_id,
+    balance: balances[k]!,
+    pending: pending[l.position === 0 ? '' : l.address] ?? 0,
+    max_pending: l.max_pending,
+    state: l.state,
+    state_reason: l.state_reason,
+  }));
+}
