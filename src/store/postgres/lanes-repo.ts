@@ -1,14 +1,16 @@
 // PostgreSQL: the lanes of key pools (issue 44, domain/relayers/lanes.ts), as in src/store/sqlite/lanes-repo.ts. A
 // lane's nonce moves by one UPDATE that also locks its row until the transaction ends (FOR UPDATE for a read), so two
-// instances never take one lane's nonce twice; its funds ledger row is taken in the same transaction.
+// instances never take one lane's nonce twice; its funds ledger row is read there and moved at the commit, as the
+// relayer's own (relayers-repo.ts, write-buffer.ts).
 import { sql, type Kysely } from 'kysely';
 import type { LaneRow, LanesStore, RelayersRepo } from '../../domain/relayers/ports.ts';
 import { isLaneKey, laneView, splitLaneKey } from '../../domain/relayers/lanes.ts';
 import type { Database } from './schema.ts';
+import type { ReserveFunds } from './relayers-repo.ts';
 
 const LANE_COLUMNS = ['relayer_id', 'address', 'signer_id', 'position', 'max_pending', 'next_nonce', 'last_created_ms', 'state', 'state_reason'] as const;
 
-export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof LanesStore>): RelayersRepo {
+export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof LanesStore>, reserveFunds: ReserveFunds): RelayersRepo {
   const lanes = () => q.selectFrom('relayer_lanes').select(LANE_COLUMNS);
   const lane = async (key: string, lock: boolean) => {
     const [relayerId, address] = splitLaneKey(key);
@@ -45,14 +47,12 @@ export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof La
       if (!row) return undefined;
       const view = laneView(relayer, row as LaneRow);
       if (reserve === undefined) return view;
-      // The lane's ledger row (its key), taken after the lane's: every writer takes them in that order.
-      const funds = (
-        await sql<{ reserved: string; released: string }>`
-          INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${id}, ${reserve.toString()}::numeric, 0)
-          ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved
-          RETURNING reserved::text AS reserved, released::text AS released`.execute(q)
-      ).rows[0]!;
-      return { ...view, funds: { reserved: BigInt(funds.reserved), released: BigInt(funds.released) } };
+      // The lane's ledger row (its key), read unlocked; the reserve is written at the commit, guarded by this read.
+      const read = (await sql<{ reserved: string; released: string }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${id}`.execute(q)).rows[0];
+      const reserved = BigInt(read?.reserved ?? 0);
+      const released = BigInt(read?.released ?? 0);
+      await reserveFunds(id, reserve, reserved - released);
+      return { ...view, funds: { reserved: reserved + reserve, released } };
     },
     lanes: async (relayerId) => (await lanes().where('relayer_id', '=', relayerId).orderBy('position').execute()) as LaneRow[],
     async saveLanes(relayerId, rows) {

@@ -6,7 +6,7 @@ import type { Repositories, Store, Tx } from '../../domain/ports.ts';
 import type { JobSpec } from '../../domain/jobs/ports.ts';
 import { connect, type Db, type PgConnection } from './db.ts';
 import type { Database } from './schema.ts';
-import { createRelayersRepo, type InTx } from './relayers-repo.ts';
+import { createRelayersRepo, type InTx, type ReserveFunds } from './relayers-repo.ts';
 import { withLanes } from './lanes-repo.ts';
 import { createTransactionsRepo, type NotificationSeen } from './transactions-repo.ts';
 import { createNotificationsRepo } from './notifications-repo.ts';
@@ -69,8 +69,9 @@ const reserveNow = (q: Kysely<Database>) => async (relayerId: string, amount: bi
 
 function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen, held?: WriteBuffer): Repositories {
   const heldFunds = held && ((id: string, reserved: bigint, released: bigint) => held.funds(id, reserved, released));
+  const reserve: ReserveFunds = held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q);
   return {
-    relayers: withLanes(q, createRelayersRepo(q, inTx, held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q))),
+    relayers: withLanes(q, createRelayersRepo(q, inTx, reserve), reserve),
     transactions: createTransactionsRepo(q, counts, seen, heldFunds),
     notifications: createNotificationsRepo(q),
     webhookEvents: createWebhookEventsRepo(q, outbox),
