@@ -30,7 +30,9 @@ async function startReceiver() {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const payload = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payload: { id: string; status: string } }).payload;
+      const payload = (
+        JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payload: { id: string; status: string } }
+      ).payload;
       if (['confirmed', 'failed', 'expired', 'canceled'].includes(payload.status) && !finals.has(payload.id)) {
         finals.set(payload.id, { at: performance.now(), status: payload.status });
         for (const w of waiters) w();
@@ -59,7 +61,14 @@ async function startReceiver() {
 }
 
 /** `count` sends with `inflight` at a time (distinct amounts: distinct transfers); each one's latency runs from its POST to its final webhook. */
-async function measure(url: string, relayer: string, body: (i: number) => unknown, count: number, inflight: number, receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<Omit<Row, 'scenario'>> {
+async function measure(
+  url: string,
+  relayer: string,
+  body: (i: number) => unknown,
+  count: number,
+  inflight: number,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+): Promise<Omit<Row, 'scenario'>> {
   const started = new Map<string, number>();
   let next = 0;
   let errors = 0;
@@ -68,7 +77,11 @@ async function measure(url: string, relayer: string, body: (i: number) => unknow
     while (next < count) {
       const i = next++;
       const at = performance.now();
-      const res = await fetch(`${url}/api/v1/relayers/${relayer}/transactions`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body(i)) });
+      const res = await fetch(`${url}/api/v1/relayers/${relayer}/transactions`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify(body(i)),
+      });
       const json = (await res.json()) as { data?: { id: string } };
       if (res.status === 200 && json.data) started.set(json.data.id, at);
       else errors++;
@@ -80,7 +93,15 @@ async function measure(url: string, relayer: string, body: (i: number) => unknow
   const notConfirmed = [...started.keys()].filter((id) => receiver.finals.get(id)!.status !== 'confirmed').length;
   const end = Math.max(...[...started.keys()].map((id) => receiver.finals.get(id)!.at));
   const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { inflight, requests: started.size, errors: errors + notConfirmed, rps: (started.size * 1000) / (end - t0), p50: pick(0.5), p99: pick(0.99), max: latencies[latencies.length - 1] ?? 0 };
+  return {
+    inflight,
+    requests: started.size,
+    errors: errors + notConfirmed,
+    rps: (started.size * 1000) / (end - t0),
+    p50: pick(0.5),
+    p99: pick(0.99),
+    max: latencies[latencies.length - 1] ?? 0,
+  };
 }
 
 export async function chainSends(count: number, inflight: number, log: (msg: string) => void): Promise<Row[]> {
@@ -101,22 +122,51 @@ export async function chainSends(count: number, inflight: number, log: (msg: str
       plugins: [],
     }),
   );
-  const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
+  const svc = await startService({
+    API_KEY,
+    DATA_DIR: path.join(root, 'data'),
+    PLUGINS_DIR: path.join(root, 'plugins'),
+    CONFIG_PATH: configPath,
+    RATE_LIMIT_RPS: '100000000',
+    RATE_LIMIT_BURST: '100000000',
+  });
   try {
     const dest = solanaKey('bench destination').signer.address;
     log(`Solana send → confirmed (finalized) ×${count} @${inflight}`);
-    const solRow = await measure(svc.url, 'sol', (i) => ({ instructions: [transfer(sol.address, dest, 1_000_000n + BigInt(i))] }), count, inflight, receiver);
+    const solRow = await measure(
+      svc.url,
+      'sol',
+      (i) => ({ instructions: [transfer(sol.address, dest, 1_000_000n + BigInt(i))] }),
+      count,
+      inflight,
+      receiver,
+    );
     const xlmDest = Keypair.random().publicKey();
     stellar.fund(xlmDest, 10_000_000n);
     log(`Stellar send → confirmed ×${count} @${inflight}`);
-    const xlmRow = await measure(svc.url, 'xlm', (i) => ({ network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + i)] }), count, inflight, receiver);
+    const xlmRow = await measure(
+      svc.url,
+      'xlm',
+      (i) => ({ network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + i)] }),
+      count,
+      inflight,
+      receiver,
+    );
     // Every confirmed transfer landed once: the destinations hold exactly the sum sent.
     const sum = (base: bigint) => BigInt(count) * base + BigInt((count * (count - 1)) / 2);
     if (solana.balance(dest) !== sum(1_000_000n)) solRow.errors += 1;
     if (stellar.account(xlmDest)!.balance !== 10_000_000n + sum(1_000n)) xlmRow.errors += 1;
     return [
-      { scenario: `Solana send → confirmed (simulated: ${SLOT_MS} ms slots, finalized ${FINALIZE_DEPTH} slots on)`, ...solRow, note: 'rps: confirmed per second' },
-      { scenario: `Stellar send → confirmed (simulated: ${LEDGER_MS} ms ledgers, one account)`, ...xlmRow, note: 'rps: confirmed per second' },
+      {
+        scenario: `Solana send → confirmed (simulated: ${SLOT_MS} ms slots, finalized ${FINALIZE_DEPTH} slots on)`,
+        ...solRow,
+        note: 'rps: confirmed per second',
+      },
+      {
+        scenario: `Stellar send → confirmed (simulated: ${LEDGER_MS} ms ledgers, one account)`,
+        ...xlmRow,
+        note: 'rps: confirmed per second',
+      },
     ];
   } finally {
     await svc.stop();

@@ -42,13 +42,23 @@ export interface ChainSummary {
    */
   cpuMs: ChainCpu;
   timeToSubmittedMs: { p50: number; p99: number };
-  monitoring: { pending: number; serviceCpuPercent: number; secondsMeasured: number; minedToConfirmedSeconds: number; confirmationsPerSecond: number };
+  monitoring: {
+    pending: number;
+    serviceCpuPercent: number;
+    secondsMeasured: number;
+    minedToConfirmedSeconds: number;
+    confirmationsPerSecond: number;
+  };
 }
 
 type Drive = (spec: Omit<DriverSpec, 'durationMs' | 'warmupMs'> & { count: number }) => Promise<DriverResult>;
 
 async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -59,7 +69,16 @@ async function rawBodies(url: string, n: number): Promise<string[]> {
   const start = Number(await rpc<Hex>(url, 'eth_getTransactionCount', [account.address, 'pending']));
   const bodies: string[] = [];
   for (let i = 0; i < n; i++) {
-    const raw = await account.signTransaction({ chainId: CHAIN_ID, nonce: start + i, to: TO, value: 1n, gas: 21_000n, type: 'eip1559', maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
+    const raw = await account.signTransaction({
+      chainId: CHAIN_ID,
+      nonce: start + i,
+      to: TO,
+      value: 1n,
+      gas: 21_000n,
+      type: 'eip1559',
+      maxFeePerGas: 20_000_000_000n,
+      maxPriorityFeePerGas: 2_000_000_000n,
+    });
     bodies.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
   }
   return bodies;
@@ -68,7 +87,16 @@ async function rawBodies(url: string, n: number): Promise<string[]> {
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
-export async function chainScenario(options: { root: string; apiKey: string; sends: number; warmupSends?: number; pending: number; monitorMs: number; drive: Drive; log: (m: string) => void }): Promise<{ rows: Row[]; summary: ChainSummary }> {
+export async function chainScenario(options: {
+  root: string;
+  apiKey: string;
+  sends: number;
+  warmupSends?: number;
+  pending: number;
+  monitorMs: number;
+  drive: Drive;
+  log: (m: string) => void;
+}): Promise<{ rows: Row[]; summary: ChainSummary }> {
   const { root, apiKey, sends, pending, drive, log } = options;
   const warmupSends = options.warmupSends ?? 0;
   const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -76,15 +104,42 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
   const dir = path.join(root, 'chain');
   mkdirSync(dir, { recursive: true });
   const configPath = path.join(dir, 'config.json');
-  writeFileSync(configPath, JSON.stringify({
-    networks: [{ type: 'evm', network: 'bench', chain_id: CHAIN_ID, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], rpc_urls: [devnet.url], ...(RPC_BATCH ? { rpc_batch: true } : {}) }],
-    signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
-    relayers: [{ id: 'bench', name: 'chain bench', network: 'bench', signer_id: 'key' }],
-    notifications: [],
-    plugins: [],
-  }));
-  const svc = await startService({ API_KEY: apiKey, DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: path.join(dir, 'plugins'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
-  const count = async (status: string) => ((await (await fetch(`${svc.url}/api/v1/relayers/bench/transactions?per_page=0&status=${status}`, { headers: auth })).json()) as { pagination: { total_items: number } }).pagination.total_items;
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      networks: [
+        {
+          type: 'evm',
+          network: 'bench',
+          chain_id: CHAIN_ID,
+          required_confirmations: 1,
+          symbol: 'ETH',
+          average_blocktime_ms: 1000,
+          features: ['eip1559'],
+          rpc_urls: [devnet.url],
+          ...(RPC_BATCH ? { rpc_batch: true } : {}),
+        },
+      ],
+      signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
+      relayers: [{ id: 'bench', name: 'chain bench', network: 'bench', signer_id: 'key' }],
+      notifications: [],
+      plugins: [],
+    }),
+  );
+  const svc = await startService({
+    API_KEY: apiKey,
+    DATA_DIR: path.join(dir, 'data'),
+    PLUGINS_DIR: path.join(dir, 'plugins'),
+    CONFIG_PATH: configPath,
+    RATE_LIMIT_RPS: '100000000',
+    RATE_LIMIT_BURST: '100000000',
+  });
+  const count = async (status: string) =>
+    (
+      (await (
+        await fetch(`${svc.url}/api/v1/relayers/bench/transactions?per_page=0&status=${status}`, { headers: auth })
+      ).json()) as { pagination: { total_items: number } }
+    ).pagination.total_items;
   const until = async (what: string, ok: () => Promise<boolean>, timeoutMs = 600_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!(await ok())) {
@@ -96,16 +151,39 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     log(`chain: anvil raw intake, ${sends} eth_sendRawTransaction @${INFLIGHT}`);
     const bodies = await rawBodies(devnet.url, sends);
     const anvilRaw0 = treeCpuSeconds(devnet.pid);
-    const raw = await drive({ url: devnet.url, method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, bodies, okPrefix: '{"jsonrpc":"2.0","id":1,"result"', inflight: INFLIGHT, count: sends, label: 'anvil raw' });
+    const raw = await drive({
+      url: devnet.url,
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json' },
+      bodies,
+      okPrefix: '{"jsonrpc":"2.0","id":1,"result"',
+      inflight: INFLIGHT,
+      count: sends,
+      label: 'anvil raw',
+    });
     const anvilRawCpu = treeCpuSeconds(devnet.pid) - anvilRaw0;
     // anvil's work for a transaction goes on after its intake: it mines it. The sends below pay that within their span.
     const rawAddress = privateKeyToAccount(RAW_KEY).address;
     const pendingNonce = await rpc<Hex>(devnet.url, 'eth_getTransactionCount', [rawAddress, 'pending']);
-    await until('the raw transactions mined', async () => (await rpc<Hex>(devnet.url, 'eth_getTransactionCount', [rawAddress, 'latest'])) === pendingNonce);
+    await until(
+      'the raw transactions mined',
+      async () => (await rpc<Hex>(devnet.url, 'eth_getTransactionCount', [rawAddress, 'latest'])) === pendingNonce,
+    );
     const anvilMinedCpu = treeCpuSeconds(devnet.pid) - anvilRaw0;
 
     const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
-    const send = (count: number, label: string) => drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: INFLIGHT, count, label });
+    const send = (count: number, label: string) =>
+      drive({
+        url: svc.url,
+        method: 'POST',
+        path: '/api/v1/relayers/bench/transactions',
+        headers: auth,
+        body,
+        inflight: INFLIGHT,
+        count,
+        label,
+      });
     // Warm-up, as the other scenarios have: sends through a cold service measure V8 compiling the send path.
     if (warmupSends > 0) {
       log(`chain: ${warmupSends} warm-up sends (not measured)`);
@@ -123,7 +201,11 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     const perTx = (seconds: number) => (seconds * 1000) / sends;
     const cpuMs = {
       raw: { anvil: perTx(anvilRawCpu), anvilMined: perTx(anvilMinedCpu), driver: perTx(raw.driverCpuSeconds) },
-      send: { service: cpuMsPerSend, anvil: perTx(treeCpuSeconds(devnet.pid) - anvilBefore), driver: perTx(answered.driverCpuSeconds) },
+      send: {
+        service: cpuMsPerSend,
+        anvil: perTx(treeCpuSeconds(devnet.pid) - anvilBefore),
+        driver: perTx(answered.driverCpuSeconds),
+      },
     };
     const writtenKiBPerSend = (svc.writtenBytes() - writtenBefore) / 1024 / sends;
     const times = (await readTimes(svc.url, auth)).filter((t) => t.created >= measuredFrom);
@@ -149,11 +231,58 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
     };
     const errors = raw.errors + answered.errors;
     const rows: Row[] = [
-      { scenario: 'anvil raw eth_sendRawTransaction (same driver)', inflight: INFLIGHT, requests: raw.requests, errors: raw.errors, rps: raw.rps, p50: raw.p50, p99: raw.p99, max: raw.max, note: `CPU per transaction: anvil ${ms(cpuMs.raw.anvil)} (${ms(cpuMs.raw.anvilMined)} once mined), driver ${ms(cpuMs.raw.driver)}` },
-      { scenario: 'EVM send answered (HTTP)', inflight: INFLIGHT, requests: answered.requests, errors: answered.errors, rps: answered.rps, p50: answered.p50, p99: answered.p99, max: answered.max },
-      { scenario: 'EVM send → submitted (time to submitted)', inflight: INFLIGHT, requests: times.length, errors, rps: submittedPerSecond, p50: summary.timeToSubmittedMs.p50, p99: summary.timeToSubmittedMs.p99, max: toSubmitted.at(-1) ?? 0, note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms and ${writtenKiBPerSend.toFixed(1)} KiB written per send; anvil ${ms(cpuMs.send.anvil)}, driver ${ms(cpuMs.send.driver)}` },
-      { scenario: 'EVM send → confirmed (1 s blocks)', inflight: INFLIGHT, requests: times.length, errors: 0, rps: confirmedPerSecond, p50: 0, p99: 0, max: 0 },
-      { scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`, inflight: 0, requests: pending, errors: 0, rps: monitoring.confirmationsPerSecond, p50: 0, p99: 0, max: 0 },
+      {
+        scenario: 'anvil raw eth_sendRawTransaction (same driver)',
+        inflight: INFLIGHT,
+        requests: raw.requests,
+        errors: raw.errors,
+        rps: raw.rps,
+        p50: raw.p50,
+        p99: raw.p99,
+        max: raw.max,
+        note: `CPU per transaction: anvil ${ms(cpuMs.raw.anvil)} (${ms(cpuMs.raw.anvilMined)} once mined), driver ${ms(cpuMs.raw.driver)}`,
+      },
+      {
+        scenario: 'EVM send answered (HTTP)',
+        inflight: INFLIGHT,
+        requests: answered.requests,
+        errors: answered.errors,
+        rps: answered.rps,
+        p50: answered.p50,
+        p99: answered.p99,
+        max: answered.max,
+      },
+      {
+        scenario: 'EVM send → submitted (time to submitted)',
+        inflight: INFLIGHT,
+        requests: times.length,
+        errors,
+        rps: submittedPerSecond,
+        p50: summary.timeToSubmittedMs.p50,
+        p99: summary.timeToSubmittedMs.p99,
+        max: toSubmitted.at(-1) ?? 0,
+        note: `${summary.submittedVsRaw.toFixed(2)} of anvil raw intake, service CPU ${cpuMsPerSend.toFixed(2)} ms and ${writtenKiBPerSend.toFixed(1)} KiB written per send; anvil ${ms(cpuMs.send.anvil)}, driver ${ms(cpuMs.send.driver)}`,
+      },
+      {
+        scenario: 'EVM send → confirmed (1 s blocks)',
+        inflight: INFLIGHT,
+        requests: times.length,
+        errors: 0,
+        rps: confirmedPerSecond,
+        p50: 0,
+        p99: 0,
+        max: 0,
+      },
+      {
+        scenario: `tracking ${pending.toLocaleString('en-US')} pending (service CPU ${monitoring.serviceCpuPercent.toFixed(1)}%, mined → confirmed ${monitoring.minedToConfirmedSeconds.toFixed(1)} s)`,
+        inflight: 0,
+        requests: pending,
+        errors: 0,
+        rps: monitoring.confirmationsPerSecond,
+        p50: 0,
+        p99: 0,
+        max: 0,
+      },
     ];
     return { rows, summary };
   } finally {
@@ -162,11 +291,21 @@ export async function chainScenario(options: { root: string; apiKey: string; sen
   }
 }
 
-async function readTimes(url: string, auth: Record<string, string>): Promise<Array<{ created: number; sent: number; confirmed: number }>> {
+async function readTimes(
+  url: string,
+  auth: Record<string, string>,
+): Promise<Array<{ created: number; sent: number; confirmed: number }>> {
   const out: Array<{ created: number; sent: number; confirmed: number }> = [];
   for (let page = 1; ; page++) {
-    const res = (await (await fetch(`${url}/api/v1/relayers/bench/transactions?per_page=100&page=${page}`, { headers: auth })).json()) as { data: Array<{ created_at: string; sent_at: string; confirmed_at: string }> };
-    for (const t of res.data) out.push({ created: Date.parse(t.created_at), sent: Date.parse(t.sent_at), confirmed: Date.parse(t.confirmed_at) });
+    const res = (await (
+      await fetch(`${url}/api/v1/relayers/bench/transactions?per_page=100&page=${page}`, { headers: auth })
+    ).json()) as { data: Array<{ created_at: string; sent_at: string; confirmed_at: string }> };
+    for (const t of res.data)
+      out.push({
+        created: Date.parse(t.created_at),
+        sent: Date.parse(t.sent_at),
+        confirmed: Date.parse(t.confirmed_at),
+      });
     if (res.data.length < 100) return out;
   }
 }
@@ -188,7 +327,16 @@ async function monitor(
   log(`chain: ${pending} sends left pending`);
   const confirmedBefore = await count('confirmed');
   const body = JSON.stringify({ to: TO, value: 1, gas_limit: 21_000, speed: 'fast' });
-  await drive({ url: svc.url, method: 'POST', path: '/api/v1/relayers/bench/transactions', headers: auth, body, inflight: 64, count: pending, label: 'pending sends' });
+  await drive({
+    url: svc.url,
+    method: 'POST',
+    path: '/api/v1/relayers/bench/transactions',
+    headers: auth,
+    body,
+    inflight: 64,
+    count: pending,
+    label: 'pending sends',
+  });
   await until('every pending send submitted', async () => (await count('submitted')) >= pending);
   log(`chain: tracking ${pending} pending for ${monitorMs} ms`);
   const cpu0 = svc.cpuSeconds();
@@ -201,5 +349,11 @@ async function monitor(
   await rpc(anvilUrl, 'anvil_mine', [`0x${(Math.ceil(pending / 1_000) + 1).toString(16)}`]);
   await until('every pending send confirmed', async () => (await count('confirmed')) >= confirmedBefore + pending);
   const minedToConfirmedSeconds = (performance.now() - mined0) / 1000;
-  return { pending, serviceCpuPercent, secondsMeasured: seconds, minedToConfirmedSeconds, confirmationsPerSecond: pending / minedToConfirmedSeconds };
+  return {
+    pending,
+    serviceCpuPercent,
+    secondsMeasured: seconds,
+    minedToConfirmedSeconds,
+    confirmationsPerSecond: pending / minedToConfirmedSeconds,
+  };
 }

@@ -129,7 +129,9 @@ export async function spawnDriver(spec: DriverSpec): Promise<DriverResult> {
     writeFileSync(file, arg);
     arg = `@${file}`;
   }
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), arg], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   const [code] = await once(child, 'exit');

@@ -16,7 +16,9 @@ const SELF = import.meta.url;
 const OUT = new URL(SELF).searchParams.get('out');
 
 /** One thread's measures of one call, in ms: the bench sums each request id's records over the threads. */
-export type HopRecord = { requestId: string } & Partial<Record<'mw' | 'route' | 'call' | 'main' | 'pool' | 'worker' | 'isolate', number>>;
+export type HopRecord = { requestId: string } & Partial<
+  Record<'mw' | 'route' | 'call' | 'main' | 'pool' | 'worker' | 'isolate', number>
+>;
 
 let buffered: string[] = [];
 function flush(): void {
@@ -32,7 +34,12 @@ function record(r: HopRecord): void {
 const noop = () => {};
 type Measure = keyof Omit<HopRecord, 'requestId'>;
 /** The time from a traced operation's start to its asyncEnd, recorded as `key` under the context's request id. */
-function measure<C extends object>(channel: TracingChannel<unknown, C>, key: Measure, requestIdOf: (ctx: C) => string, onStart?: (ctx: C, at: number) => void): void {
+function measure<C extends object>(
+  channel: TracingChannel<unknown, C>,
+  key: Measure,
+  requestIdOf: (ctx: C) => string,
+  onStart?: (ctx: C, at: number) => void,
+): void {
   const started = new WeakMap<object, number>();
   channel.subscribe({
     start: (ctx) => {
@@ -84,7 +91,13 @@ async function workerThread(): Promise<void> {
 }
 
 const entry = process.argv[1] ?? '';
-const role = !isMainThread ? workerThread : entry.endsWith(path.join('src', 'main.ts')) ? httpProcess : entry.endsWith(path.join('runtime', 'process', 'server.ts')) ? runtimeMainThread : undefined;
+const role = !isMainThread
+  ? workerThread
+  : entry.endsWith(path.join('src', 'main.ts'))
+    ? httpProcess
+    : entry.endsWith(path.join('runtime', 'process', 'server.ts'))
+      ? runtimeMainThread
+      : undefined;
 if (OUT && role) {
   await role();
   // Written between calls, not in them: a call's records wait in memory for the next tick of this timer.

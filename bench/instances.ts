@@ -22,7 +22,12 @@ const RPC_BATCH = process.env.BENCH_RPC_BATCH !== '0';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const API_KEY = 'bench-api-key-0123456789abcdef0123456789';
 const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
-const SEND_BODY = JSON.stringify({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_price: 1_000_000_000, gas_limit: 21_000 });
+const SEND_BODY = JSON.stringify({
+  to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  value: 1,
+  gas_price: 1_000_000_000,
+  gas_limit: 21_000,
+});
 const KV_BODY = JSON.stringify({ params: {} });
 const RELAYERS = Array.from({ length: 16 }, (_, i) => (i === 0 ? 'hot' : `r${i}`));
 // One key per relayer: relayers sharing an account would take each other's nonces on chain and measure only the
@@ -55,7 +60,9 @@ const SETUPS: Setup[] = [
 ];
 
 async function driver(spec: DriverSpec): Promise<DriverResult> {
-  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   const [code] = await once(child, 'exit');
@@ -64,10 +71,20 @@ async function driver(spec: DriverSpec): Promise<DriverResult> {
 }
 
 /** One driver per instance at once; calls/s summed, latencies the worst instance's. */
-async function driveAll(svcs: RunningService[], plan: InstancePlan, spec: Omit<DriverSpec, 'url' | 'inflight' | 'label' | 'warmupMs'>, label: string): Promise<Omit<Row, 'scenario'>> {
+async function driveAll(
+  svcs: RunningService[],
+  plan: InstancePlan,
+  spec: Omit<DriverSpec, 'url' | 'inflight' | 'label' | 'warmupMs'>,
+  label: string,
+): Promise<Omit<Row, 'scenario'>> {
   const each = Math.max(1, Math.round(plan.inflight / svcs.length));
-  const timing = plan.count !== undefined ? { count: Math.ceil(plan.count / svcs.length) } : { durationMs: plan.durationMs };
-  const results = await Promise.all(svcs.map((s, i) => driver({ ...spec, ...timing, url: s.url, inflight: each, warmupMs: plan.warmupMs, label: `${label}#${i}` })));
+  const timing =
+    plan.count !== undefined ? { count: Math.ceil(plan.count / svcs.length) } : { durationMs: plan.durationMs };
+  const results = await Promise.all(
+    svcs.map((s, i) =>
+      driver({ ...spec, ...timing, url: s.url, inflight: each, warmupMs: plan.warmupMs, label: `${label}#${i}` }),
+    ),
+  );
   return {
     inflight: each * svcs.length,
     requests: results.reduce((n, r) => n + r.requests, 0),
@@ -85,9 +102,30 @@ function config(root: string, webhookUrl: string, rpcUrl: string): string {
     file,
     JSON.stringify({
       // One anvil for every instance (a block a second): sends are relayed for real, as users' are.
-      networks: [{ type: 'evm', network: 'local', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, is_testnet: true, features: ['eip1559'], rpc_urls: [rpcUrl], explorer_urls: [], ...(RPC_BATCH ? { rpc_batch: true } : {}) }],
+      networks: [
+        {
+          type: 'evm',
+          network: 'local',
+          chain_id: 31337,
+          required_confirmations: 1,
+          symbol: 'ETH',
+          average_blocktime_ms: 1000,
+          is_testnet: true,
+          features: ['eip1559'],
+          rpc_urls: [rpcUrl],
+          explorer_urls: [],
+          ...(RPC_BATCH ? { rpc_batch: true } : {}),
+        },
+      ],
       signers: [...KEYS].map(([id, key]) => ({ id: `s-${id}`, type: 'local', development: true, private_key: key })),
-      relayers: [...KEYS.keys()].map((id) => ({ id, name: id, network: 'local', network_type: 'evm', signer_id: `s-${id}`, ...(id === 'hooked' ? { notification_id: 'hook' } : {}) })),
+      relayers: [...KEYS.keys()].map((id) => ({
+        id,
+        name: id,
+        network: 'local',
+        network_type: 'evm',
+        signer_id: `s-${id}`,
+        ...(id === 'hooked' ? { notification_id: 'hook' } : {}),
+      })),
       notifications: [{ id: 'hook', type: 'webhook', url: webhookUrl }],
       plugins: [],
     }),
@@ -98,7 +136,11 @@ function config(root: string, webhookUrl: string, rpcUrl: string): string {
 async function fundRelayers(rpcUrl: string): Promise<void> {
   for (const key of KEYS.values()) {
     const params = [privateKeyToAccount(key).address, toHex(10n ** 24n)];
-    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params }) });
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params }),
+    });
     const body = (await res.json()) as { error?: { message: string } };
     if (body.error) throw new Error(`anvil_setBalance: ${body.error.message}`);
   }
@@ -111,11 +153,19 @@ async function admin(text: string): Promise<void> {
 }
 
 async function reachable(): Promise<boolean> {
-  return admin('SELECT 1').then(() => true, () => false);
+  return admin('SELECT 1').then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Pending outbox events written straight into the store (each of its own transaction), then the time to deliver them all. */
-async function outbox(setup: Setup, svcs: RunningService[], n: number, where: { sqlite?: string; pgUrl?: string }): Promise<Omit<Row, 'scenario'>> {
+async function outbox(
+  setup: Setup,
+  svcs: RunningService[],
+  n: number,
+  where: { sqlite?: string; pgUrl?: string },
+): Promise<Omit<Row, 'scenario'>> {
   const insert = `INSERT INTO webhook_events (id, notification_id, event, transaction_id, body, status, attempts, next_attempt_at, created_at, updated_at)`;
   let delivered: () => Promise<number>;
   let close = async () => undefined as unknown;
@@ -124,16 +174,22 @@ async function outbox(setup: Setup, svcs: RunningService[], n: number, where: { 
   if (setup.store === 'sqlite') {
     const db = new Database(where.sqlite!);
     db.pragma('busy_timeout = 5000');
-    db.prepare(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?) ${insert} SELECT 'bench-' || i, 'hook', 'transaction_update', 'btx-' || i, '{}', 'pending', 0, 0, ?, ? FROM g`).run(n, now, now);
+    db.prepare(
+      `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?) ${insert} SELECT 'bench-' || i, 'hook', 'transaction_update', 'btx-' || i, '{}', 'pending', 0, 0, ?, ? FROM g`,
+    ).run(n, now, now);
     const count = db.prepare("SELECT COUNT(*) FROM webhook_events WHERE status = 'delivered'").pluck();
     delivered = async () => count.get() as number;
     close = async () => db.close();
   } else {
     const c = new pg.Client({ connectionString: where.pgUrl });
     await c.connect();
-    await c.query(`${insert} SELECT 'bench-' || g, 'hook', 'transaction_update', 'btx-' || g, '{}', 'pending', 0, 0, $2, $2 FROM generate_series(1, $1::int) g`, [n, now]);
+    await c.query(
+      `${insert} SELECT 'bench-' || g, 'hook', 'transaction_update', 'btx-' || g, '{}', 'pending', 0, 0, $2, $2 FROM generate_series(1, $1::int) g`,
+      [n, now],
+    );
     await c.query('NOTIFY relaybox_outbox');
-    delivered = async () => Number((await c.query("SELECT COUNT(*) AS n FROM webhook_events WHERE status = 'delivered'")).rows[0].n);
+    delivered = async () =>
+      Number((await c.query("SELECT COUNT(*) AS n FROM webhook_events WHERE status = 'delivered'")).rows[0].n);
     close = () => c.end();
   }
   const deadline = Date.now() + 300_000;
@@ -148,7 +204,9 @@ async function outbox(setup: Setup, svcs: RunningService[], n: number, where: { 
 
 async function waitForKv(url: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${url}/api/v1/plugins/kv/call`, { method: 'POST', headers: AUTH, body: KV_BODY }).catch(() => undefined);
+    const res = await fetch(`${url}/api/v1/plugins/kv/call`, { method: 'POST', headers: AUTH, body: KV_BODY }).catch(
+      () => undefined,
+    );
     if (res?.ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -163,7 +221,8 @@ export async function instanceScenarios(plan: InstancePlan, log: (msg: string) =
   const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-bench-instances-'));
   const pluginsDir = path.join(root, 'plugins');
   mkdirSync(pluginsDir);
-  for (const f of readdirSync(path.join(HERE, 'plugins'))) copyFileSync(path.join(HERE, 'plugins', f), path.join(pluginsDir, f));
+  for (const f of readdirSync(path.join(HERE, 'plugins')))
+    copyFileSync(path.join(HERE, 'plugins', f), path.join(pluginsDir, f));
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.end('ok'));
@@ -180,7 +239,14 @@ export async function instanceScenarios(plan: InstancePlan, log: (msg: string) =
       // BENCH_INSTANCE_SETUPS=<text>: only the setups whose label contains it (e.g. "PostgreSQL, 1").
       if (process.env.BENCH_INSTANCE_SETUPS && !setup.label.includes(process.env.BENCH_INSTANCE_SETUPS)) continue;
       const dbName = `relaybox_bench_${process.pid}_${k}`;
-      const env: Record<string, string> = { API_KEY, CONFIG_PATH: configPath, PLUGINS_DIR: pluginsDir, DATA_DIR: path.join(root, `data-${k}`), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' };
+      const env: Record<string, string> = {
+        API_KEY,
+        CONFIG_PATH: configPath,
+        PLUGINS_DIR: pluginsDir,
+        DATA_DIR: path.join(root, `data-${k}`),
+        RATE_LIMIT_RPS: '100000000',
+        RATE_LIMIT_BURST: '100000000',
+      };
       let pgUrl: string | undefined;
       if (setup.store === 'postgres') {
         await admin(`CREATE DATABASE ${dbName}`);
@@ -197,14 +263,45 @@ export async function instanceScenarios(plan: InstancePlan, log: (msg: string) =
         await Promise.all(svcs.map((s) => waitForKv(s.url)));
         const note = cores;
         log(`instances: ${setup.label}: sends, 1 hot relayer`);
-        rows.push({ scenario: `sends, 1 hot relayer — ${setup.label}`, note, ...(await driveAll(svcs, plan, { method: 'POST', path: '/api/v1/relayers/hot/transactions', headers: AUTH, body: SEND_BODY }, 'hot')) });
+        rows.push({
+          scenario: `sends, 1 hot relayer — ${setup.label}`,
+          note,
+          ...(await driveAll(
+            svcs,
+            plan,
+            { method: 'POST', path: '/api/v1/relayers/hot/transactions', headers: AUTH, body: SEND_BODY },
+            'hot',
+          )),
+        });
         log(`instances: ${setup.label}: sends, 16 relayers`);
         const paths = RELAYERS.map((r) => `/api/v1/relayers/${r}/transactions`);
-        rows.push({ scenario: `sends, 16 relayers — ${setup.label}`, note, ...(await driveAll(svcs, plan, { method: 'POST', path: paths[0]!, paths, headers: AUTH, body: SEND_BODY }, 'spread')) });
+        rows.push({
+          scenario: `sends, 16 relayers — ${setup.label}`,
+          note,
+          ...(await driveAll(
+            svcs,
+            plan,
+            { method: 'POST', path: paths[0]!, paths, headers: AUTH, body: SEND_BODY },
+            'spread',
+          )),
+        });
         log(`instances: ${setup.label}: plugin calls (KV get + set)`);
-        rows.push({ scenario: `plugin calls, KV get + set — ${setup.label}`, note, ...(await driveAll(svcs, plan, { method: 'POST', path: '/api/v1/plugins/kv/call', headers: AUTH, body: KV_BODY }, 'kv')) });
+        rows.push({
+          scenario: `plugin calls, KV get + set — ${setup.label}`,
+          note,
+          ...(await driveAll(
+            svcs,
+            plan,
+            { method: 'POST', path: '/api/v1/plugins/kv/call', headers: AUTH, body: KV_BODY },
+            'kv',
+          )),
+        });
         log(`instances: ${setup.label}: outbox, ${plan.events} events`);
-        rows.push({ scenario: `outbox events delivered — ${setup.label}`, note, ...(await outbox(setup, svcs, plan.events, { sqlite: path.join(env.DATA_DIR!, 'relaybox.sqlite'), pgUrl })) });
+        rows.push({
+          scenario: `outbox events delivered — ${setup.label}`,
+          note,
+          ...(await outbox(setup, svcs, plan.events, { sqlite: path.join(env.DATA_DIR!, 'relaybox.sqlite'), pgUrl })),
+        });
       } finally {
         await Promise.all(svcs.map((s) => s.stop()));
         if (pgUrl) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

@@ -10,7 +10,12 @@ import { createJobScheduler } from '../src/domain/jobs/scheduler.ts';
 const JOBS = Number(process.env.BENCH_JOBS ?? 10_000);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
-async function run(label: string, concurrency: number, perTransaction: number, handler: () => Promise<void>): Promise<void> {
+async function run(
+  label: string,
+  concurrency: number,
+  perTransaction: number,
+  handler: () => Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-jobs-'));
   const store = createSqliteStore(openDatabase(dir));
   try {
@@ -18,14 +23,21 @@ async function run(label: string, concurrency: number, perTransaction: number, h
     const t0 = performance.now();
     for (let i = 0; i < JOBS; i += perTransaction) {
       await store.atomically(async (tx) => {
-        for (let j = i; j < Math.min(JOBS, i + perTransaction); j++) await tx.jobs.schedule({ kind: 'check', subject: `tx-${j}`, dueAt: now, payload: { n: j } });
+        for (let j = i; j < Math.min(JOBS, i + perTransaction); j++)
+          await tx.jobs.schedule({ kind: 'check', subject: `tx-${j}`, dueAt: now, payload: { n: j } });
       });
     }
     const scheduleMs = performance.now() - t0;
     let done = 0;
     let resolveDrained!: () => void;
     const drained = new Promise<void>((resolve) => (resolveDrained = resolve));
-    const scheduler = createJobScheduler({ jobs: store.repos.jobs, owner: 'bench', logger: quiet, concurrency, pollIntervalMs: 1000 });
+    const scheduler = createJobScheduler({
+      jobs: store.repos.jobs,
+      owner: 'bench',
+      logger: quiet,
+      concurrency,
+      pollIntervalMs: 1000,
+    });
     scheduler.register('check', async () => {
       await handler();
       if (++done === JOBS) resolveDrained();
@@ -37,7 +49,11 @@ async function run(label: string, concurrency: number, perTransaction: number, h
     const drainMs = performance.now() - t1;
     const left = (await store.repos.jobs.stats(Date.now())).reduce((n, s) => n + s.scheduled, 0);
     console.log(
-      `${label.padEnd(46)} schedule ${Math.round((JOBS / scheduleMs) * 1000).toString().padStart(7)}/s   drain ${Math.round((JOBS / drainMs) * 1000).toString().padStart(6)} jobs/s (${drainMs.toFixed(0)} ms, ${left} left)`,
+      `${label.padEnd(46)} schedule ${Math.round((JOBS / scheduleMs) * 1000)
+        .toString()
+        .padStart(7)}/s   drain ${Math.round((JOBS / drainMs) * 1000)
+        .toString()
+        .padStart(6)} jobs/s (${drainMs.toFixed(0)} ms, ${left} left)`,
     );
   } finally {
     await store.close();

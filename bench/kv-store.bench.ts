@@ -27,9 +27,11 @@ const quota = { maxKeys: 10_000, maxBytes: 64 << 20 };
 async function rate(inflight: number, op: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: inflight }, async () => {
-    while (next < OPS) await op(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: inflight }, async () => {
+      while (next < OPS) await op(next++);
+    }),
+  );
   return OPS / ((performance.now() - t0) / 1000);
 }
 
@@ -54,7 +56,9 @@ for (const inflight of [1, 16]) {
     const n = Number((await redis.get(key)) ?? 0);
     await redis.set(key, String(n + 1));
   });
-  console.log(`| PostgreSQL repository | ${inflight} | ${Math.round(pgRate)} |\n| Redis repository (Lua, quota checked) | ${inflight} | ${Math.round(repoRate)} |\n| bare Redis GET + SET | ${inflight} | ${Math.round(redisRate)} |`);
+  console.log(
+    `| PostgreSQL repository | ${inflight} | ${Math.round(pgRate)} |\n| Redis repository (Lua, quota checked) | ${inflight} | ${Math.round(repoRate)} |\n| bare Redis GET + SET | ${inflight} | ${Math.round(redisRate)} |`,
+  );
 }
 const keys = await redis.keys(`relaybox:kvbench:${process.pid}:*`);
 if (keys.length) await redis.del(...keys);

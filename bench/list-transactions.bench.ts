@@ -17,13 +17,38 @@ writeFileSync(
   configPath,
   JSON.stringify({
     // A devnet the app starts itself: the template send below is priced from it (speed 'fast').
-    networks: [{ type: 'evm', network: 'sepolia', chain_id: 11155111, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, features: ['eip1559'], devnet: {} }],
+    networks: [
+      {
+        type: 'evm',
+        network: 'sepolia',
+        chain_id: 11155111,
+        required_confirmations: 1,
+        symbol: 'ETH',
+        average_blocktime_ms: 1000,
+        features: ['eip1559'],
+        devnet: {},
+      },
+    ],
     // Hardhat account #0: a publicly known development key.
-    signers: [{ id: 'dev', type: 'local', development: true, private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' }],
+    signers: [
+      {
+        id: 'dev',
+        type: 'local',
+        development: true,
+        private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+      },
+    ],
     relayers: [{ id: 'bench', name: 'bench', network: 'sepolia', signer_id: 'dev' }],
   }),
 );
-const config = loadConfig({ API_KEY, CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins'), RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' });
+const config = loadConfig({
+  API_KEY,
+  CONFIG_PATH: configPath,
+  DATA_DIR: path.join(root, 'data'),
+  PLUGINS_DIR: path.join(root, 'plugins'),
+  RATE_LIMIT_RPS: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+});
 const app = await createApp(config, createLogger('warn'));
 const server = await app.listen(0, '127.0.0.1');
 const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -57,7 +82,9 @@ try {
     }
     times.sort((a, b) => a - b);
     const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!.toFixed(2);
-    console.log(`${label.padEnd(34)} p50 ${pct(50)} ms  p99 ${pct(99)} ms  (${body!.data.length} items, total_items ${body!.pagination.total_items})`);
+    console.log(
+      `${label.padEnd(34)} p50 ${pct(50)} ms  p99 ${pct(99)} ms  (${body!.data.length} items, total_items ${body!.pagination.total_items})`,
+    );
   };
 
   await measure('page 1 (per_page 10)', 'page=1&per_page=10');

@@ -25,7 +25,9 @@ type Drive = (spec: Omit<DriverSpec, 'durationMs' | 'count' | 'warmupMs'>) => Pr
 
 /** Runs bench/noise.ts with `spec` until the returned stop() is called, which resolves with what the noise got. */
 function startNoise(spec: NoiseSpec): () => Promise<NoiseReport> {
-  const noise = spawn(process.execPath, [path.join(HERE, 'noise.ts'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const noise = spawn(process.execPath, [path.join(HERE, 'noise.ts'), JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   noise.stdout.on('data', (d) => (out += d));
   return async () => {
@@ -43,20 +45,55 @@ export interface CrashFigures {
 }
 
 /** The innocent echo plugin over CRASH_WINDOW_MS while one loop calls noise-oom (every call kills the runtime process). */
-export async function crashingNeighbour(url: string, headers: Record<string, string>, body: string, log: (msg: string) => void): Promise<{ row: Row; figures: CrashFigures }> {
-  log(`crashing neighbour: echo @${INFLIGHT} for ${CRASH_WINDOW_MS / 1000} s while noise-oom kills the runtime in a loop`);
-  const driving = spawnDriver({ url, method: 'POST', path: '/api/v1/plugins/echo/call', headers, body, inflight: INFLIGHT, durationMs: CRASH_WINDOW_MS, warmupMs: 0, label: 'echo with a crashing neighbour' });
+export async function crashingNeighbour(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  log: (msg: string) => void,
+): Promise<{ row: Row; figures: CrashFigures }> {
+  log(
+    `crashing neighbour: echo @${INFLIGHT} for ${CRASH_WINDOW_MS / 1000} s while noise-oom kills the runtime in a loop`,
+  );
+  const driving = spawnDriver({
+    url,
+    method: 'POST',
+    path: '/api/v1/plugins/echo/call',
+    headers,
+    body,
+    inflight: INFLIGHT,
+    durationMs: CRASH_WINDOW_MS,
+    warmupMs: 0,
+    label: 'echo with a crashing neighbour',
+  });
   await new Promise((r) => setTimeout(r, CRASH_LEAD_MS));
   const stop = startNoise({ url, headers, burners: 0, hangers: 0, spinners: 0, oomers: 1 });
   const result = await driving;
   const noise = await stop();
   const share = result.requests > 0 ? (result.requests - result.errors) / result.requests : 0;
-  log(`  innocent 200s ${(share * 100).toFixed(2)} % of ${result.requests} (target >= 99 %), p99 ${result.p99.toFixed(1)} ms; first failure: ${result.firstError ?? 'none'}; OOM loop: ${JSON.stringify(noise.oomStatuses)}`);
-  const row: Row = { scenario: 'crashing neighbour: echo with an OOM loop', inflight: INFLIGHT, requests: result.requests, errors: result.errors, rps: result.rps, p50: result.p50, p99: result.p99, max: result.max, note: `${(share * 100).toFixed(2)} % 200s over ${CRASH_WINDOW_MS / 1000} s` };
+  log(
+    `  innocent 200s ${(share * 100).toFixed(2)} % of ${result.requests} (target >= 99 %), p99 ${result.p99.toFixed(1)} ms; first failure: ${result.firstError ?? 'none'}; OOM loop: ${JSON.stringify(noise.oomStatuses)}`,
+  );
+  const row: Row = {
+    scenario: 'crashing neighbour: echo with an OOM loop',
+    inflight: INFLIGHT,
+    requests: result.requests,
+    errors: result.errors,
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    max: result.max,
+    note: `${(share * 100).toFixed(2)} % 200s over ${CRASH_WINDOW_MS / 1000} s`,
+  };
   return { row, figures: { share, result, noise } };
 }
 
-export async function noisyNeighbour(url: string, headers: Record<string, string>, body: string, drive: Drive, log: (msg: string) => void): Promise<{ rows: Row[]; noise: NoiseReport; p99Ratio: number }> {
+export async function noisyNeighbour(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  drive: Drive,
+  log: (msg: string) => void,
+): Promise<{ rows: Row[]; noise: NoiseReport; p99Ratio: number }> {
   const spec = { url, method: 'POST' as const, path: '/api/v1/plugins/echo/call', headers, body, inflight: INFLIGHT };
   log(`noisy neighbour: echo alone @${INFLIGHT}`);
   const alone = await drive({ ...spec, label: 'echo alone' });
@@ -66,10 +103,29 @@ export async function noisyNeighbour(url: string, headers: Record<string, string
   const noisy = await drive({ ...spec, label: 'echo with noise' });
   const report = await stop();
   const p99Ratio = alone.p99 > 0 ? noisy.p99 / alone.p99 : 0;
-  log(`  innocent p99 ${noisy.p99.toFixed(1)} ms vs ${alone.p99.toFixed(1)} ms alone (${p99Ratio.toFixed(2)}x, target <= 3x); noise: ${JSON.stringify(report)}`);
-  const row = (scenario: string, r: DriverResult, note?: string): Row => ({ scenario, inflight: INFLIGHT, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, ...(note ? { note } : {}) });
+  log(
+    `  innocent p99 ${noisy.p99.toFixed(1)} ms vs ${alone.p99.toFixed(1)} ms alone (${p99Ratio.toFixed(2)}x, target <= 3x); noise: ${JSON.stringify(report)}`,
+  );
+  const row = (scenario: string, r: DriverResult, note?: string): Row => ({
+    scenario,
+    inflight: INFLIGHT,
+    requests: r.requests,
+    errors: r.errors,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    max: r.max,
+    ...(note ? { note } : {}),
+  });
   return {
-    rows: [row('noisy neighbour: echo alone', alone), row('noisy neighbour: echo with noise', noisy, `p99 ${p99Ratio.toFixed(2)}x alone, ${report.burnerCalls ?? 0} burner calls`)],
+    rows: [
+      row('noisy neighbour: echo alone', alone),
+      row(
+        'noisy neighbour: echo with noise',
+        noisy,
+        `p99 ${p99Ratio.toFixed(2)}x alone, ${report.burnerCalls ?? 0} burner calls`,
+      ),
+    ],
     noise: report,
     p99Ratio,
   };

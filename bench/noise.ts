@@ -27,13 +27,24 @@ const spec = JSON.parse(process.argv[2]!) as NoiseSpec;
 const OOM_PAUSE_MS = 20;
 const oomers = spec.oomers ?? 0;
 const pool = new Pool(spec.url, { connections: spec.burners + spec.hangers + spec.spinners + oomers + 2 });
-const report: NoiseReport = { burnerCalls: 0, burnerStatuses: {}, hangerStatuses: {}, spinnerStatuses: {}, oomStatuses: {} };
+const report: NoiseReport = {
+  burnerCalls: 0,
+  burnerStatuses: {},
+  hangerStatuses: {},
+  spinnerStatuses: {},
+  oomStatuses: {},
+};
 let stopping = false;
 const count = (into: Record<string, number>, status: string) => (into[status] = (into[status] ?? 0) + 1);
 
 async function call(plugin: string, withCode = false): Promise<string> {
   try {
-    const res = await pool.request({ method: 'POST', path: `/api/v1/plugins/${plugin}/call`, headers: spec.headers, body: '{}' });
+    const res = await pool.request({
+      method: 'POST',
+      path: `/api/v1/plugins/${plugin}/call`,
+      headers: spec.headers,
+      body: '{}',
+    });
     const text = await res.body.text();
     const code = withCode ? /"code":"([A-Z_]+)"/.exec(text)?.[1] : undefined;
     return code ? `${res.statusCode} ${code}` : String(res.statusCode);

@@ -75,7 +75,8 @@ async function probeTimings(dir: string, totals: Map<string, number>): Promise<T
       }
     }
     const complete = [...byId].filter(([, t]) => KEYS.every((k) => typeof t[k] === 'number'));
-    if (complete.length === totals.size || Date.now() > deadline) return complete.map(([id, t]) => ({ ...t, total: totals.get(id)! }) as Timing);
+    if (complete.length === totals.size || Date.now() > deadline)
+      return complete.map(([id, t]) => ({ ...t, total: totals.get(id)! }) as Timing);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -85,11 +86,24 @@ async function probeTimings(dir: string, totals: Map<string, number>): Promise<T
  * preloaded, the median of each hop. A service of its own: the probe's subscribers would trace every call of the load
  * runs. Undefined when no call's hops all came back (the service published none).
  */
-async function hopBreakdown(setup: { root: string; plugins: string; config: string }, calls: number): Promise<HopBreakdown | undefined> {
+async function hopBreakdown(
+  setup: { root: string; plugins: string; config: string },
+  calls: number,
+): Promise<HopBreakdown | undefined> {
   const out = mkdtempSync(path.join(setup.root, 'hops-'));
   const probe = new URL('./hop-probe.ts', import.meta.url);
   probe.searchParams.set('out', out);
-  const svc = await startService({ API_KEY, DATA_DIR: path.join(setup.root, 'data-hops'), PLUGINS_DIR: setup.plugins, CONFIG_PATH: setup.config, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' }, { preload: probe.href });
+  const svc = await startService(
+    {
+      API_KEY,
+      DATA_DIR: path.join(setup.root, 'data-hops'),
+      PLUGINS_DIR: setup.plugins,
+      CONFIG_PATH: setup.config,
+      RATE_LIMIT_RPS: '100000000',
+      RATE_LIMIT_BURST: '100000000',
+    },
+    { preload: probe.href },
+  );
   const totals = new Map<string, number>();
   try {
     await echoCallable(svc.url);
@@ -98,7 +112,12 @@ async function hopBreakdown(setup: { root: string; plugins: string; config: stri
       for (let i = 0; i < calls + WARM_UP_CALLS; i++) {
         const requestId = `hop-${i}`;
         const t0 = performance.now();
-        const res = await pool.request({ method: 'POST', path: '/api/v1/plugins/echo/call', headers: { ...HEADERS, 'x-request-id': requestId }, body: BODY });
+        const res = await pool.request({
+          method: 'POST',
+          path: '/api/v1/plugins/echo/call',
+          headers: { ...HEADERS, 'x-request-id': requestId },
+          body: BODY,
+        });
         await res.body.text();
         if (i >= WARM_UP_CALLS) totals.set(requestId, performance.now() - t0);
       }
@@ -107,7 +126,11 @@ async function hopBreakdown(setup: { root: string; plugins: string; config: stri
     }
     const timings = await probeTimings(out, totals);
     if (timings.length === 0) return undefined;
-    return { calls: timings.length, total: median(timings.map((t) => t.total)), hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })) };
+    return {
+      calls: timings.length,
+      total: median(timings.map((t) => t.total)),
+      hops: HOPS.map(([hop, of]) => ({ hop, ms: median(timings.map(of)) })),
+    };
   } finally {
     await svc.stop();
   }
@@ -118,12 +141,27 @@ async function hopBreakdown(setup: { root: string; plugins: string; config: stri
  * is the latency floor; at 64 its CPU per round trip (both processes) is what the crossings cost a call under load.
  */
 async function crossingsFloor(inflight: number, count: number): Promise<Row> {
-  const child = spawn(process.execPath, [path.join(HERE, 'floors/crossings-floor.ts'), String(count), String(inflight)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(HERE, 'floors/crossings-floor.ts'), String(count), String(inflight)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
   const r = JSON.parse(out) as DriverResult & { cpuUsPerCall: number };
-  return { scenario: CROSSINGS_FLOOR, inflight, requests: r.requests, errors: r.errors, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, cpuUsPerCall: r.cpuUsPerCall, note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call` };
+  return {
+    scenario: CROSSINGS_FLOOR,
+    inflight,
+    requests: r.requests,
+    errors: r.errors,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    max: r.max,
+    cpuUsPerCall: r.cpuUsPerCall,
+    note: `CPU ${r.cpuUsPerCall.toFixed(0)} µs per call`,
+  };
 }
 
 const CROSSINGS_FLOOR = 'crossings floor (fork IPC to a process, its Piscina worker, and back; no HTTP, no isolate)';
@@ -132,7 +170,9 @@ const PIPELINE_FLOOR = 'pipeline floor (express 5, fork IPC, Piscina 2 threads, 
 
 /** A floor's HTTP server (bench/floors/express-floor.ts or pipeline-floor.ts) in its own process, once listening. */
 async function startFloor(file: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', path.join(HERE, 'floors', file)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', path.join(HERE, 'floors', file)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${(JSON.parse(String(chunk)) as { port: number }).port}`,
@@ -157,7 +197,13 @@ export interface PluginPathResult {
 export const rssLine = treeLine;
 
 /** Floors and echo alternated at 1 and 64 connections, the hops, the RSS of the tree idle and after. */
-export async function pluginPath(options: { durationMs: number; hopCalls: number; idleWaitMs?: number; settleMs?: number; log: (msg: string) => void }): Promise<PluginPathResult> {
+export async function pluginPath(options: {
+  durationMs: number;
+  hopCalls: number;
+  idleWaitMs?: number;
+  settleMs?: number;
+  log: (msg: string) => void;
+}): Promise<PluginPathResult> {
   const { log } = options;
   const root = mkdtempSync(path.join(os.tmpdir(), 'relaybox-path-'));
   const plugins = path.join(root, 'plugins');
@@ -167,7 +213,14 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
   writeFileSync(config, JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [] }));
   const floor = await startFloor('express-floor.ts');
   const pipeline = await startFloor('pipeline-floor.ts');
-  const svc = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: plugins, CONFIG_PATH: config, RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
+  const svc = await startService({
+    API_KEY,
+    DATA_DIR: path.join(root, 'data'),
+    PLUGINS_DIR: plugins,
+    CONFIG_PATH: config,
+    RATE_LIMIT_RPS: '100000000',
+    RATE_LIMIT_BURST: '100000000',
+  });
   const useWrk = hasWrk();
   // CPU per answered request of the process tree under load: on a shared machine steadier than requests/s, and what
   // bounds requests/s on a dedicated one.
@@ -176,10 +229,26 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     const r = await run();
     return { r, cpuUs: r.requests ? ((treeCpuSeconds(pid) - cpu0) * 1e6) / r.requests : NaN };
   };
-  const load = (url: string, pathname: string, headers: Record<string, string>, inflight: number, label: string): Promise<DriverResult> =>
+  const load = (
+    url: string,
+    pathname: string,
+    headers: Record<string, string>,
+    inflight: number,
+    label: string,
+  ): Promise<DriverResult> =>
     useWrk
       ? wrk({ url, path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, label })
-      : spawnDriver({ url, method: 'POST', path: pathname, headers, body: BODY, inflight, durationMs: options.durationMs, warmupMs: 300, label });
+      : spawnDriver({
+          url,
+          method: 'POST',
+          path: pathname,
+          headers,
+          body: BODY,
+          inflight,
+          durationMs: options.durationMs,
+          warmupMs: 300,
+          label,
+        });
   try {
     await echoCallable(svc.url);
     // The standby runtime (when configured) boots 5 s after the runtime is ready: idle means after it.
@@ -189,15 +258,56 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
     const rows: Row[] = [];
     for (const inflight of [1, 64]) {
       log(`plugin path: floor and echo @${inflight} (${useWrk ? 'wrk' : 'undici driver'})`);
-      const { r: f, cpuUs: fCpu } = await measured(floor.pid, () => load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`));
-      const { r: p, cpuUs: pCpu } = await measured(pipeline.pid, () => load(pipeline.url, '/echo', { 'content-type': 'application/json' }, inflight, `pipeline@${inflight}`));
-      const { r: e, cpuUs: eCpu } = await measured(svc.child.pid!, () => load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`));
+      const { r: f, cpuUs: fCpu } = await measured(floor.pid, () =>
+        load(floor.url, '/echo', { 'content-type': 'application/json' }, inflight, `floor@${inflight}`),
+      );
+      const { r: p, cpuUs: pCpu } = await measured(pipeline.pid, () =>
+        load(pipeline.url, '/echo', { 'content-type': 'application/json' }, inflight, `pipeline@${inflight}`),
+      );
+      const { r: e, cpuUs: eCpu } = await measured(svc.child.pid!, () =>
+        load(svc.url, '/api/v1/plugins/echo/call', HEADERS, inflight, `echo@${inflight}`),
+      );
       const driver = useWrk ? 'wrk' : 'undici';
       const cpuNote = (us: number) => `CPU ${us.toFixed(0)} µs per call`;
-      rows.push({ scenario: `HTTP floor (bare express 5, ${driver})`, inflight, requests: f.requests, errors: f.errors, rps: f.rps, p50: f.p50, p99: f.p99, max: f.max, cpuUsPerCall: fCpu, note: cpuNote(fCpu) });
-      rows.push({ scenario: `${PIPELINE_FLOOR} (${driver})`, inflight, requests: p.requests, errors: p.errors, rps: p.rps, p50: p.p50, p99: p.p99, max: p.max, ratioToHttpFloor: p.rps / f.rps, cpuUsPerCall: pCpu, note: cpuNote(pCpu) });
+      rows.push({
+        scenario: `HTTP floor (bare express 5, ${driver})`,
+        inflight,
+        requests: f.requests,
+        errors: f.errors,
+        rps: f.rps,
+        p50: f.p50,
+        p99: f.p99,
+        max: f.max,
+        cpuUsPerCall: fCpu,
+        note: cpuNote(fCpu),
+      });
+      rows.push({
+        scenario: `${PIPELINE_FLOOR} (${driver})`,
+        inflight,
+        requests: p.requests,
+        errors: p.errors,
+        rps: p.rps,
+        p50: p.p50,
+        p99: p.p99,
+        max: p.max,
+        ratioToHttpFloor: p.rps / f.rps,
+        cpuUsPerCall: pCpu,
+        note: cpuNote(pCpu),
+      });
       const vsPipeline = `${(e.rps / p.rps).toFixed(2)} of the pipeline floor's calls/s, ${(eCpu / pCpu).toFixed(2)}x its CPU per call`;
-      rows.push({ scenario: `echo plugin (${driver})`, inflight, requests: e.requests, errors: e.errors, rps: e.rps, p50: e.p50, p99: e.p99, max: e.max, ratioToHttpFloor: e.rps / f.rps, cpuUsPerCall: eCpu, note: `${cpuNote(eCpu)}; ${vsPipeline}` });
+      rows.push({
+        scenario: `echo plugin (${driver})`,
+        inflight,
+        requests: e.requests,
+        errors: e.errors,
+        rps: e.rps,
+        p50: e.p50,
+        p99: e.p99,
+        max: e.max,
+        ratioToHttpFloor: e.rps / f.rps,
+        cpuUsPerCall: eCpu,
+        note: `${cpuNote(eCpu)}; ${vsPipeline}`,
+      });
     }
     rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
     const rssAfter = svc.processesMiB();
@@ -221,14 +331,31 @@ export async function pluginPath(options: { durationMs: number; hopCalls: number
 
 export function hopTable(h: HopBreakdown): string {
   const lines = h.hops.map((x) => `| ${x.hop} | ${x.ms.toFixed(3)} |`);
-  return ['| hop (echo, 1 in flight, medians) | ms |', '|---|---:|', ...lines, `| **whole call, seen by the client** | **${h.total.toFixed(3)}** |`].join('\n');
+  return [
+    '| hop (echo, 1 in flight, medians) | ms |',
+    '|---|---:|',
+    ...lines,
+    `| **whole call, seen by the client** | **${h.total.toFixed(3)}** |`,
+  ].join('\n');
 }
 
 if (import.meta.main) {
   const seconds = Number(process.argv[2] ?? 5);
   const log = (msg: string) => process.stderr.write(`${msg}\n`);
-  log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `load average at the start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const r = await pluginPath({ durationMs: seconds * 1000, hopCalls: 2000, log });
-  process.stdout.write(`\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the probe recorded no complete call)'}\n\n`);
-  process.stdout.write(`tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\ntree RSS ${SETTLE_MS / 1000} s after: ${rssLine(r.rssSettled)}\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `\n${table(r.rows)}\n\n${r.hops ? hopTable(r.hops) : 'no hop timing (the probe recorded no complete call)'}\n\n`,
+  );
+  process.stdout.write(
+    `tree RSS idle: ${rssLine(r.rssIdle)}\ntree RSS after: ${rssLine(r.rssAfter)}\ntree RSS ${SETTLE_MS / 1000} s after: ${rssLine(r.rssSettled)}\nload average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
 }

@@ -37,31 +37,52 @@ export function chart(rows: Row[], title: string): string {
   const series = new Map<string, Row[]>();
   for (const r of rows) if (r.inflight > 0) series.set(r.scenario, [...(series.get(r.scenario) ?? []), r]);
   const multi = [...series].filter(([, rs]) => rs.length > 1);
-  const W = 760, H = 420, L = 70, R = 230, T = 40, B = 50;
+  const W = 760,
+    H = 420,
+    L = 70,
+    R = 230,
+    T = 40,
+    B = 50;
   const xs = [...new Set(multi.flatMap(([, rs]) => rs.map((r) => r.inflight)))].sort((a, b) => a - b);
   const maxY = Math.max(1, ...multi.flatMap(([, rs]) => rs.map((r) => r.rps))) * 1.1;
-  const x = (v: number) => L + (xs.length < 2 ? 0 : (Math.log(v / xs[0]!) / Math.log(xs[xs.length - 1]! / xs[0]!)) * (W - L - R));
+  const x = (v: number) =>
+    L + (xs.length < 2 ? 0 : (Math.log(v / xs[0]!) / Math.log(xs[xs.length - 1]! / xs[0]!)) * (W - L - R));
   const y = (v: number) => H - B - (v / maxY) * (H - T - B);
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`, `<rect width="100%" height="100%" fill="white"/>`, `<text x="${L}" y="22" font-size="15">${title}</text>`];
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${L}" y="22" font-size="15">${title}</text>`,
+  ];
   for (let i = 0; i <= 5; i++) {
     const v = (maxY / 5) * i;
-    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${Math.round(v)}</text>`);
+    parts.push(
+      `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${Math.round(v)}</text>`,
+    );
   }
   for (const v of xs) parts.push(`<text x="${x(v)}" y="${H - B + 18}" text-anchor="middle">${v}</text>`);
-  parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">requests in flight</text>`, `<text x="16" y="${(T + H - B) / 2}" transform="rotate(-90 16 ${(T + H - B) / 2})" text-anchor="middle">calls/s</text>`);
+  parts.push(
+    `<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">requests in flight</text>`,
+    `<text x="16" y="${(T + H - B) / 2}" transform="rotate(-90 16 ${(T + H - B) / 2})" text-anchor="middle">calls/s</text>`,
+  );
   multi.forEach(([name, rs], i) => {
     const color = COLORS[i % COLORS.length];
     const dash = name.includes('floor') ? ' stroke-dasharray="6 4"' : '';
     const pts = rs.map((r) => `${x(r.inflight)},${y(r.rps)}`).join(' ');
     parts.push(`<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="2"${dash}/>`);
     for (const r of rs) parts.push(`<circle cx="${x(r.inflight)}" cy="${y(r.rps)}" r="3" fill="${color}"/>`);
-    parts.push(`<line x1="${W - R + 15}" x2="${W - R + 40}" y1="${T + 10 + i * 20}" y2="${T + 10 + i * 20}" stroke="${color}" stroke-width="2"${dash}/><text x="${W - R + 46}" y="${T + 14 + i * 20}">${name}</text>`);
+    parts.push(
+      `<line x1="${W - R + 15}" x2="${W - R + 40}" y1="${T + 10 + i * 20}" y2="${T + 10 + i * 20}" stroke="${color}" stroke-width="2"${dash}/><text x="${W - R + 46}" y="${T + 14 + i * 20}">${name}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');
 }
 
-export function writeResults(dir: string, stamp: string, record: { rows: Row[] } & Record<string, unknown>): { json: string; svg: string } {
+export function writeResults(
+  dir: string,
+  stamp: string,
+  record: { rows: Row[] } & Record<string, unknown>,
+): { json: string; svg: string } {
   mkdirSync(dir, { recursive: true });
   const json = path.join(dir, `${stamp}.json`);
   const svg = path.join(dir, `${stamp}.svg`);
@@ -90,8 +111,21 @@ export interface RunRecord {
   };
   driverCpuSeconds: number;
   /** bench/plugin-path.ts: echo against the express floor (wrk), the hops of one call, the service tree's RSS. */
-  pluginPath?: { driver: string; hops?: { calls: number; total: number; hops: Array<{ hop: string; ms: number }> }; rssIdle: ProcessRss[]; rssAfter: ProcessRss[]; rssSettled?: ProcessRss[] };
-  chain?: { rawIntakePerSecond: number; submittedPerSecond: number; submittedVsRaw: number; cpuMsPerSend?: number; writtenKiBPerSend?: number; cpuMs?: ChainCpu };
+  pluginPath?: {
+    driver: string;
+    hops?: { calls: number; total: number; hops: Array<{ hop: string; ms: number }> };
+    rssIdle: ProcessRss[];
+    rssAfter: ProcessRss[];
+    rssSettled?: ProcessRss[];
+  };
+  chain?: {
+    rawIntakePerSecond: number;
+    submittedPerSecond: number;
+    submittedVsRaw: number;
+    cpuMsPerSend?: number;
+    writtenKiBPerSend?: number;
+    cpuMs?: ChainCpu;
+  };
 }
 
 /** bench/chain.ts's CPU (ms) per transaction of each party on the shared cores. */
@@ -114,8 +148,20 @@ export const PIPELINE_THREADS = 4;
  * most cores / (service + anvil + driver) sends a second (`sendRatio`: that, over the raw intake), and half the raw
  * intake leaves the service what remains of cores / (raw intake / 2) once anvil's and the driver's share is paid.
  */
-export function floorLimits(rows: Row[], chain?: RunRecord['chain'], cores = 2): { p50Target?: number; ratio64?: number; pipelineRatio64?: number; cpuUsTarget64?: number; sendRatio?: number; serviceMsForHalf?: number } {
-  const find = (prefix: string, inflight: number) => rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
+export function floorLimits(
+  rows: Row[],
+  chain?: RunRecord['chain'],
+  cores = 2,
+): {
+  p50Target?: number;
+  ratio64?: number;
+  pipelineRatio64?: number;
+  cpuUsTarget64?: number;
+  sendRatio?: number;
+  serviceMsForHalf?: number;
+} {
+  const find = (prefix: string, inflight: number) =>
+    rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
   const pipeline1 = find('pipeline floor', 1)?.p50;
   const bare64 = find('HTTP floor (bare express 5, ', 64)?.rps;
   const pipeline64 = find('pipeline floor', 64);
@@ -158,7 +204,8 @@ function afterPlugins(s: RunRecord['service']): string {
 
 /** Issue 41's table (issue 27's before it): each target beside what this run measured, on the floors of the same run. */
 export function targetsTable(record: RunRecord): string {
-  const find = (prefix: string, inflight: number) => record.rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
+  const find = (prefix: string, inflight: number) =>
+    record.rows.find((r) => r.scenario.startsWith(prefix) && r.inflight === inflight);
   const floor1 = find('HTTP floor (bare express 5, ', 1);
   const pipeline1 = find('pipeline floor', 1);
   const echo1 = find('echo plugin (', 1);
@@ -168,7 +215,8 @@ export function targetsTable(record: RunRecord): string {
   const pg = find('sends, 1 hot relayer — PostgreSQL, 1 instance', 32);
   const p = record.pluginPath;
   const c = record.chain;
-  const n = (x: number | undefined, d = 0) => (x === undefined ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+  const n = (x: number | undefined, d = 0) =>
+    x === undefined ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const limits = floorLimits(record.rows, c, record.machine.cpus);
   const cpu = c?.cpuMs;
   return [
@@ -185,7 +233,12 @@ export function targetsTable(record: RunRecord): string {
 }
 
 function hopLines(h: NonNullable<NonNullable<RunRecord['pluginPath']>['hops']>): string {
-  return ['| hop (echo, 1 in flight, medians) | ms |', '|---|---:|', ...h.hops.map((x) => `| ${x.hop} | ${x.ms.toFixed(3)} |`), `| whole call, seen by the client | ${h.total.toFixed(3)} |`].join('\n');
+  return [
+    '| hop (echo, 1 in flight, medians) | ms |',
+    '|---|---:|',
+    ...h.hops.map((x) => `| ${x.hop} | ${x.ms.toFixed(3)} |`),
+    `| whole call, seen by the client | ${h.total.toFixed(3)} |`,
+  ].join('\n');
 }
 
 const FIGURES_START = '<!-- bench:figures:start (written by `npm run bench`; edits inside are overwritten) -->';
@@ -208,8 +261,22 @@ export function figuresSection(record: RunRecord, files: { json: string; svg: st
     `Service RSS (HTTP process + runtime process tree): ${mib(s.rssMiBBefore)} MiB at start (${mib(s.rssBreakdownBefore.http)} + ${mib(s.rssBreakdownBefore.runtime)}), ` +
       `${mib(s.rssMiBAfterPluginScenarios)} MiB after the plugin scenarios (${mib(s.rssBreakdownAfterPlugins.http)} + ${mib(s.rssBreakdownAfterPlugins.runtime)}). ` +
       `CPU during the plugin scenarios: service ${Math.round(s.cpuSecondsDuringPluginScenarios)} s, load driver ${Math.round(record.driverCpuSeconds)} s.`,
-    ...(record.pluginPath ? ['', `Issue 41's targets (echo rows: ${record.pluginPath.driver}, one connection and 64, alternated with the floor):`, '', targetsTable(record)] : []),
-    ...(record.pluginPath?.hops ? ['', `Where one echo call's time goes (${record.pluginPath.hops.calls} calls in a row, measured by bench/hop-probe.ts on the service's diagnostics channels):`, '', hopLines(record.pluginPath.hops)] : []),
+    ...(record.pluginPath
+      ? [
+          '',
+          `Issue 41's targets (echo rows: ${record.pluginPath.driver}, one connection and 64, alternated with the floor):`,
+          '',
+          targetsTable(record),
+        ]
+      : []),
+    ...(record.pluginPath?.hops
+      ? [
+          '',
+          `Where one echo call's time goes (${record.pluginPath.hops.calls} calls in a row, measured by bench/hop-probe.ts on the service's diagnostics channels):`,
+          '',
+          hopLines(record.pluginPath.hops),
+        ]
+      : []),
     FIGURES_END,
   ].join('\n');
 }

@@ -34,10 +34,25 @@ function activeRuntime(servicePid: number): number {
   return runtimes.sort((a, b) => startTicks(a) - startTicks(b))[0]!;
 }
 
-export async function runtimeRestart(url: string, headers: Record<string, string>, servicePid: number, pluginsDir: string, runs: number, log: (msg: string) => void): Promise<Row> {
+export async function runtimeRestart(
+  url: string,
+  headers: Record<string, string>,
+  servicePid: number,
+  pluginsDir: string,
+  runs: number,
+  log: (msg: string) => void,
+): Promise<Row> {
   const present = readdirSync(pluginsDir).length;
-  for (let i = present; i < PLUGINS; i++) writeFileSync(path.join(pluginsDir, `many_${i}.ts`), `export async function handler(c: { params: unknown }) { return { n: ${i}, params: c.params }; }\n`);
-  const call = async (id: string) => (await fetch(`${url}/api/v1/plugins/${id}/call`, { method: 'POST', headers, body: '{}' }).then((r) => r.status, () => 0)) === 200;
+  for (let i = present; i < PLUGINS; i++)
+    writeFileSync(
+      path.join(pluginsDir, `many_${i}.ts`),
+      `export async function handler(c: { params: unknown }) { return { n: ${i}, params: c.params }; }\n`,
+    );
+  const call = async (id: string) =>
+    (await fetch(`${url}/api/v1/plugins/${id}/call`, { method: 'POST', headers, body: '{}' }).then(
+      (r) => r.status,
+      () => 0,
+    )) === 200;
   const times: number[] = [];
   for (let run = 0; run < runs; run++) {
     while (!(await call(`many_${PLUGINS - 1}`))) await new Promise((r) => setTimeout(r, 50));
@@ -48,6 +63,17 @@ export async function runtimeRestart(url: string, headers: Record<string, string
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  log(`runtime restart with ${Math.max(present, PLUGINS)} plugins: ${times.map((t) => t.toFixed(0)).join(', ')} ms (target < 1000 ms)`);
-  return { scenario: `runtime restart, ${Math.max(present, PLUGINS)} plugins (kill -9 → first successful call)`, inflight: 0, requests: runs, errors: 0, rps: 0, p50: times[Math.floor(times.length / 2)]!, p99: times[times.length - 1]!, max: times[times.length - 1]! };
+  log(
+    `runtime restart with ${Math.max(present, PLUGINS)} plugins: ${times.map((t) => t.toFixed(0)).join(', ')} ms (target < 1000 ms)`,
+  );
+  return {
+    scenario: `runtime restart, ${Math.max(present, PLUGINS)} plugins (kill -9 → first successful call)`,
+    inflight: 0,
+    requests: runs,
+    errors: 0,
+    rps: 0,
+    p50: times[Math.floor(times.length / 2)]!,
+    p99: times[times.length - 1]!,
+    max: times[times.length - 1]!,
+  };
 }

@@ -30,7 +30,12 @@ const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ho
 
 const root = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-'));
 const configPath = path.join(root, 'config.json');
-const network = { id: 'sepolia', type: 'evm', chain_id: 11155111, fees: { gas_price: { safeLow: '1', average: '2', fast: '3', fastest: '4' } } };
+const network = {
+  id: 'sepolia',
+  type: 'evm',
+  chain_id: 11155111,
+  fees: { gas_price: { safeLow: '1', average: '2', fast: '3', fastest: '4' } },
+};
 writeFileSync(
   configPath,
   JSON.stringify({
@@ -43,14 +48,33 @@ writeFileSync(
     notifications: [{ id: 'hook', type: 'webhook', url: hookUrl }],
   }),
 );
-const config = loadConfig({ API_KEY, CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins'), RATE_LIMIT_RPS: '100000000', RATE_LIMIT_BURST: '100000000' });
+const config = loadConfig({
+  API_KEY,
+  CONFIG_PATH: configPath,
+  DATA_DIR: path.join(root, 'data'),
+  PLUGINS_DIR: path.join(root, 'plugins'),
+  RATE_LIMIT_RPS: '100000000',
+  RATE_LIMIT_BURST: '100000000',
+});
 const app = await createApp(config, createLogger('warn'));
 const server = await app.listen(0, '127.0.0.1');
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 async function drive(relayer: string, inflight: number): Promise<DriverResult> {
-  const spec: DriverSpec = { url, method: 'POST', path: `/api/v1/relayers/${relayer}/transactions`, headers: HEADERS, body: BODY, inflight, durationMs: DURATION_MS, warmupMs: 500, label: `${relayer}@${inflight}` };
-  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const spec: DriverSpec = {
+    url,
+    method: 'POST',
+    path: `/api/v1/relayers/${relayer}/transactions`,
+    headers: HEADERS,
+    body: BODY,
+    inflight,
+    durationMs: DURATION_MS,
+    warmupMs: 500,
+    label: `${relayer}@${inflight}`,
+  };
+  const child = spawn(process.execPath, [path.join(HERE, 'driver.ts'), JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   const [code] = await once(child, 'exit');
@@ -59,11 +83,15 @@ async function drive(relayer: string, inflight: number): Promise<DriverResult> {
 }
 
 try {
-  process.stdout.write('| relayer | in flight | sends/s | p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|---:|\n');
+  process.stdout.write(
+    '| relayer | in flight | sends/s | p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|---:|\n',
+  );
   for (const relayer of ['quiet', 'hooked']) {
     for (const inflight of [1, 16]) {
       const r = await drive(relayer, inflight);
-      process.stdout.write(`| ${relayer} | ${inflight} | ${Math.round(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |\n`);
+      process.stdout.write(
+        `| ${relayer} | ${inflight} | ${Math.round(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |\n`,
+      );
     }
   }
 } finally {

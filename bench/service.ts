@@ -118,16 +118,28 @@ async function freePort(): Promise<number> {
  * Starts the service at warn level in JSON lines (as a tuned deployment behind a log shipper would: no text
  * formatting in the measured path) and waits until /api/v1/health answers.
  */
-export async function startService(env: Record<string, string>, options: { timeoutMs?: number; preload?: string } = {}): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  options: { timeoutMs?: number; preload?: string } = {},
+): Promise<RunningService> {
   const attempts = (options.timeoutMs ?? 30_000) / 100;
   const port = await freePort();
   // BENCH_SERVICE_NODE_OPTIONS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the bench's load.
   // `preload`: a module URL the service's Node loads first (bench/hop-probe.ts), through Node's own NODE_OPTIONS.
-  const nodeOptions = [process.env.BENCH_SERVICE_NODE_OPTIONS, options.preload && `--import=${options.preload}`].filter(Boolean).join(' ');
+  const nodeOptions = [process.env.BENCH_SERVICE_NODE_OPTIONS, options.preload && `--import=${options.preload}`]
+    .filter(Boolean)
+    .join(' ');
   const child = spawn(LAUNCHER, [], {
     cwd: ROOT,
     // This Node first on the PATH: the launcher runs `node`.
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...env },
+    env: {
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -141,7 +153,10 @@ export async function startService(env: Record<string, string>, options: { timeo
       child.kill('SIGKILL');
       throw new Error(`service did not answer within ${attempts / 10} s:\n${output}`);
     }
-    const up = await fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/api/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -150,7 +165,10 @@ export async function startService(env: Record<string, string>, options: { timeo
     url,
     child,
     rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
-    rssBreakdownMiB: () => ({ http: rssKiB(pid) / 1024, runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024 }),
+    rssBreakdownMiB: () => ({
+      http: rssKiB(pid) / 1024,
+      runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
+    }),
     cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
     writtenBytes: () => tree(pid).reduce((sum, p) => sum + writtenBytesOf(p), 0),
     processesMiB: () => processTree(pid),

@@ -28,7 +28,17 @@ writeFileSync(
   configPath,
   JSON.stringify({
     // The embedded devnet: explicit prices need no RPC, but the chain port exists as in the service.
-    networks: [{ type: 'evm', network: 'devnet', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, devnet: {} }],
+    networks: [
+      {
+        type: 'evm',
+        network: 'devnet',
+        chain_id: 31337,
+        required_confirmations: 1,
+        symbol: 'ETH',
+        average_blocktime_ms: 1000,
+        devnet: {},
+      },
+    ],
     signers: [{ id: 'dev', type: 'local', development: true, private_key: DEV_KEY }],
     relayers: [
       { id: 'quiet', name: 'no webhook', network: 'devnet', signer_id: 'dev' },
@@ -51,17 +61,48 @@ if (server) {
   u.pathname = `/${dbName}`;
   databaseUrl = u.toString();
 }
-const config = loadConfig({ API_KEY: 'b'.repeat(32), CONFIG_PATH: configPath, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: path.join(root, 'plugins') });
+const config = loadConfig({
+  API_KEY: 'b'.repeat(32),
+  CONFIG_PATH: configPath,
+  DATA_DIR: path.join(root, 'data'),
+  PLUGINS_DIR: path.join(root, 'plugins'),
+});
 const logger = pino({ level: 'warn' });
-const opened = await openStore({ databaseUrl, dataDir: config.dataDir, instanceId: 'bench', storageKeyVerifier: 'none', outboxLeaseMs: 15_000, logger });
+const opened = await openStore({
+  databaseUrl,
+  dataDir: config.dataDir,
+  instanceId: 'bench',
+  storageKeyVerifier: 'none',
+  outboxLeaseMs: 15_000,
+  logger,
+});
 const { store } = opened;
 await opened.prepare();
 // No dispatcher: the outbox rows are written (that is the cost measured) and left pending.
 const chains = await startChains(config.file, { logger });
 const ops = await opened.startup(async () => {
-  await store.repos.notifications.insertIfAbsent({ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: null, seed_hash: null, created_at: '', updated_at: '' });
-  const management = await createManagementServices({ store, config, networks: config.file.networks, chains, secrets: createSecretBox(undefined), logger, resolveSigner: createSignerResolver({ env: process.env, settings: signerSettings(process.env) }) });
-  return createRelayerOperations(await createRelaying({ store, config, logger, events: createOutbox(), chains, ...management }), { store });
+  await store.repos.notifications.insertIfAbsent({
+    id: 'hook',
+    type: 'webhook',
+    url: 'http://127.0.0.1:9/hook',
+    signing_key: null,
+    seed_hash: null,
+    created_at: '',
+    updated_at: '',
+  });
+  const management = await createManagementServices({
+    store,
+    config,
+    networks: config.file.networks,
+    chains,
+    secrets: createSecretBox(undefined),
+    logger,
+    resolveSigner: createSignerResolver({ env: process.env, settings: signerSettings(process.env) }),
+  });
+  return createRelayerOperations(
+    await createRelaying({ store, config, logger, events: createOutbox(), chains, ...management }),
+    { store },
+  );
 });
 
 async function round(relayer: string, inflight: number): Promise<{ rps: number; cpuUs: number }> {

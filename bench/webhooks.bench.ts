@@ -17,7 +17,12 @@ import type { TransactionRecord } from '../src/domain/types.ts';
 
 const SIGNING_KEY = 'bench-signing-key-0123456789abcdefghijkl';
 const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-'));
-const config = loadConfig({ ...process.env, API_KEY: 'b'.repeat(32), DATA_DIR: dir, STORAGE_ENCRYPTION_KEY: 'bench-storage-key-0123456789abcdefghij' });
+const config = loadConfig({
+  ...process.env,
+  API_KEY: 'b'.repeat(32),
+  DATA_DIR: dir,
+  STORAGE_ENCRYPTION_KEY: 'bench-storage-key-0123456789abcdefghij',
+});
 
 let received = 0;
 let onReceived: (() => void) | undefined;
@@ -39,13 +44,28 @@ const { notifications, webhookEvents: events } = store.repos;
 const secrets = createSecretBox(config.storageEncryptionKey);
 const signal = createWakeSignal();
 const now = new Date().toISOString();
-await notifications.insertIfAbsent({ id: 'bench', type: 'webhook', url, signing_key: secrets.seal(SIGNING_KEY, 'bench'), seed_hash: null, created_at: now, updated_at: now });
+await notifications.insertIfAbsent({
+  id: 'bench',
+  type: 'webhook',
+  url,
+  signing_key: secrets.seal(SIGNING_KEY, 'bench'),
+  seed_hash: null,
+  created_at: now,
+  updated_at: now,
+});
 db.prepare(
   `INSERT INTO relayers (id, name, network, network_type, signer_id, address, notification_id, created_at, updated_at)
    VALUES ('bench-relayer', 'bench', 'sepolia', 'evm', 'dev-evm-signer', '0x0', 'bench', ?, ?)`,
 ).run(now, now);
 const outbox = createOutbox({ signal });
-const dispatcher = createWebhookDispatcher({ events, notifications, secrets, settings: config.webhooks, logger: pino({ level: 'warn' }), signal });
+const dispatcher = createWebhookDispatcher({
+  events,
+  notifications,
+  secrets,
+  settings: config.webhooks,
+  logger: pino({ level: 'warn' }),
+  signal,
+});
 dispatcher.start();
 
 function record(i: number): TransactionRecord {
@@ -83,11 +103,19 @@ async function run(label: string, count: number, batch: number): Promise<void> {
   }
   await done;
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  console.log(`${label.padEnd(44)} ${String(count).padStart(6)} events  ${ms.toFixed(0).padStart(6)} ms  ${Math.round((count / ms) * 1000).toString().padStart(6)} events/s`);
+  console.log(
+    `${label.padEnd(44)} ${String(count).padStart(6)} events  ${ms.toFixed(0).padStart(6)} ms  ${Math.round(
+      (count / ms) * 1000,
+    )
+      .toString()
+      .padStart(6)} events/s`,
+  );
 }
 
 let seq = 0;
-console.log(`node ${process.version}, concurrency ${config.webhooks.concurrency}, signed (HMAC-SHA256, key sealed at rest)`);
+console.log(
+  `node ${process.version}, concurrency ${config.webhooks.concurrency}, signed (HMAC-SHA256, key sealed at rest)`,
+);
 await run('warm-up', 500, 500);
 await run('burst: 1,000 events in one transaction', 1_000, 1_000);
 await run('burst: 1,000 events in one transaction', 1_000, 1_000);

@@ -46,14 +46,30 @@ function parseWrk(out: string, label: string, seconds: number): DriverResult {
 }
 
 /** One wrk run (one thread, `inflight` connections) POSTing `body` with `headers` for `durationMs`. */
-export async function wrk(spec: { url: string; path: string; headers: Record<string, string>; body: string; inflight: number; durationMs: number; label: string }): Promise<DriverResult> {
+export async function wrk(spec: {
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  inflight: number;
+  durationMs: number;
+  label: string;
+}): Promise<DriverResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-wrk-'));
   const script = path.join(dir, 'post.lua');
-  const lines = ['wrk.method = "POST"', `wrk.body = ${JSON.stringify(spec.body)}`, ...Object.entries(spec.headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)];
+  const lines = [
+    'wrk.method = "POST"',
+    `wrk.body = ${JSON.stringify(spec.body)}`,
+    ...Object.entries(spec.headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+  ];
   writeFileSync(script, lines.join('\n') + '\n');
   const seconds = Math.max(1, Math.round(spec.durationMs / 1000));
   try {
-    const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${spec.inflight}`, `-d${seconds}s`, '--latency', '-s', script, spec.url + spec.path], { timeout: spec.durationMs + 30_000 });
+    const { stdout } = await promisify(execFile)(
+      'wrk',
+      ['-t1', `-c${spec.inflight}`, `-d${seconds}s`, '--latency', '-s', script, spec.url + spec.path],
+      { timeout: spec.durationMs + 30_000 },
+    );
     return parseWrk(stdout, spec.label, seconds);
   } finally {
     rmSync(dir, { recursive: true, force: true });

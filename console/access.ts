@@ -28,4 +28,5 @@ export const mayAny = (me: Me, area: Area, action: Action): boolean => {
 };
 
 /** True when the key can change nothing anywhere. */
-export const readOnly = (me: Me): boolean => (Object.keys(me.can) as Area[]).every((area) => !mayAny(me, area, 'execute') && !mayAny(me, area, 'manage'));
+export const readOnly = (me: Me): boolean =>
+  (Object.keys(me.can) as Area[]).every((area) => !mayAny(me, area, 'execute') && !mayAny(me, area, 'manage'));

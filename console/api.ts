@@ -25,7 +25,10 @@ export interface Answer<T> {
 
 /** `body` is JSON text or a value to encode. */
 export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${session.key() ?? ''}`, Accept: 'application/json' };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${session.key() ?? ''}`,
+    Accept: 'application/json',
+  };
   let body: string | undefined;
   if (init.body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -40,7 +43,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     throw new ApiError(res.status, `HTTP ${res.status}: the answer is not JSON`);
   }
   if (!res.ok || parsed?.success === false) {
-    const reason = typeof parsed?.error === 'string' ? parsed.error : typeof parsed?.message === 'string' ? parsed.message : `HTTP ${res.status}`;
+    const reason =
+      typeof parsed?.error === 'string'
+        ? parsed.error
+        : typeof parsed?.message === 'string'
+          ? parsed.message
+          : `HTTP ${res.status}`;
     throw new ApiError(res.status, reason);
   }
   return parsed as Answer<T>;

@@ -33,7 +33,18 @@ function Login({ onIn }: { onIn: (me: Me) => void }) {
     'form',
     { class: 'login', onSubmit: submit },
     e('h1', null, 'Relaybox console'),
-    e('label', null, 'API key', e('input', { type: 'password', name: 'api-key', autocomplete: 'off', value: key, onInput: (ev: Event) => setKey((ev.target as HTMLInputElement).value) })),
+    e(
+      'label',
+      null,
+      'API key',
+      e('input', {
+        type: 'password',
+        name: 'api-key',
+        autocomplete: 'off',
+        value: key,
+        onInput: (ev: Event) => setKey((ev.target as HTMLInputElement).value),
+      }),
+    ),
     e('button', { type: 'submit' }, 'Sign in'),
     e('p', { class: 'muted' }, 'Kept in this tab only (sessionStorage) and sent as a header; never in a URL.'),
     e(ErrorLine, { error }),
@@ -68,15 +79,28 @@ function App() {
   useEffect(() => {
     const onHash = () => setHash(location.hash);
     addEventListener('hashchange', onHash);
-    if (session.key()) api<Me>('/api-keys/me').then((a) => setMe(a.data), () => session.clear()).finally(() => setChecking(false));
+    if (session.key())
+      api<Me>('/api-keys/me')
+        .then(
+          (a) => setMe(a.data),
+          () => session.clear(),
+        )
+        .finally(() => setChecking(false));
     return () => removeEventListener('hashchange', onHash);
   }, []);
   if (checking) return e('p', { class: 'muted' }, 'Checking the key...');
   if (!me) return e(Login, { onIn: setMe });
-  const route = hash.replace(/^#\/?/, '').split('/').map((s) => decodeURIComponent(s));
+  const route = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((s) => decodeURIComponent(s));
   const tab = (id: string, label: string) => {
     const current = (route[0] || 'overview') === id || (id === 'transactions' && route[0] === 'tx');
-    return e('a', { href: `#/${id}`, class: current ? 'current' : '', 'aria-current': current ? 'page' : undefined }, label);
+    return e(
+      'a',
+      { href: `#/${id}`, class: current ? 'current' : '', 'aria-current': current ? 'page' : undefined },
+      label,
+    );
   };
   return e(
     'div',
@@ -85,8 +109,19 @@ function App() {
       'header',
       null,
       e('h1', { class: 'brand' }, 'Relaybox'),
-      e('nav', { 'aria-label': 'Pages' }, TABS.filter(([, , area]) => area === 'relayer' || mayAny(me, area, 'read')).map(([id, label]) => tab(id, label))),
-      e('span', { class: 'who' }, `${me.name}`, readOnly(me) ? e('span', { class: 'badge warn read-only' }, 'read-only') : null),
+      e(
+        'nav',
+        { 'aria-label': 'Pages' },
+        TABS.filter(([, , area]) => area === 'relayer' || mayAny(me, area, 'read')).map(([id, label]) =>
+          tab(id, label),
+        ),
+      ),
+      e(
+        'span',
+        { class: 'who' },
+        `${me.name}`,
+        readOnly(me) ? e('span', { class: 'badge warn read-only' }, 'read-only') : null,
+      ),
       e('button', { type: 'button', class: 'link', onClick: () => (session.clear(), setMe(null)) }, 'Sign out'),
     ),
     e('main', null, page(me, route)),

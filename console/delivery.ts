@@ -2,7 +2,12 @@
 // delivery writes, src/domain/webhooks/delivery.ts) rather than the raw text, and when it is tried next.
 import { ago } from './ui.ts';
 
-export interface DeliveryState { status: string; attempts: number; last_error: string | null; next_attempt_at: string | null }
+export interface DeliveryState {
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
 
 const CLASSES: Array<[RegExp, string]> = [
   [/ECONNREFUSED/i, 'connection refused'],
@@ -27,7 +32,8 @@ export function errorClass(lastError: string | null): string | null {
 }
 
 /** Failing: given up, or still retrying after a failed attempt (a dead receiver's events stay pending for a while). */
-export const isFailing = (d: DeliveryState) => d.status === 'failed' || (d.status === 'pending' && d.attempts > 0 && d.last_error !== null);
+export const isFailing = (d: DeliveryState) =>
+  d.status === 'failed' || (d.status === 'pending' && d.attempts > 0 && d.last_error !== null);
 
 /** When it is tried next, never a time already past: a due event waits for a free slot or an earlier event. */
 export function nextTry(d: DeliveryState, now = Date.now()): string | null {

@@ -14,7 +14,11 @@ export function streamEvents(relayerId: string | undefined, onEvent: (e: Transac
     while (!controller.signal.aborted) {
       try {
         const query = relayerId ? `?relayer_id=${encodeURIComponent(relayerId)}` : '';
-        const res = await fetch(`/api/v1/events${query}`, { headers: { Authorization: `Bearer ${session.key() ?? ''}`, Accept: 'text/event-stream' }, signal: controller.signal, cache: 'no-store' });
+        const res = await fetch(`/api/v1/events${query}`, {
+          headers: { Authorization: `Bearer ${session.key() ?? ''}`, Accept: 'text/event-stream' },
+          signal: controller.signal,
+          cache: 'no-store',
+        });
         if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
         await readStream(res.body, onEvent);
       } catch {

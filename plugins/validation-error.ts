@@ -6,7 +6,11 @@ export const settings = { emit_logs: true };
 export async function handler({ params }: PluginContext) {
   console.warn('validating input');
   if (typeof params?.email !== 'string' || !params.email.includes('@')) {
-    throw pluginError('Validation failed', { code: 'VALIDATION_FAILED', status: 422, details: { field: 'email', reason: 'must be an e-mail address' } });
+    throw pluginError('Validation failed', {
+      code: 'VALIDATION_FAILED',
+      status: 422,
+      details: { field: 'email', reason: 'must be an e-mail address' },
+    });
   }
   return { ok: true };
 }

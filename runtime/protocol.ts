@@ -320,9 +320,7 @@ export type WorkerResult =
   | { ok: true; result: string; logs?: LogEntry[]; traces?: TraceEntry[] }
   | { ok: false; error: ErrorData; logs?: LogEntry[]; traces?: TraceEntry[] };
 
-export type InspectResult =
-  | { ok: true; settings: string; hasHandler: boolean }
-  | { ok: false; error: ErrorData };
+export type InspectResult = { ok: true; settings: string; hasHandler: boolean } | { ok: false; error: ErrorData };
 
 export interface WorkerData {
   contextMode: ContextMode;

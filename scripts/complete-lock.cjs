@@ -23,7 +23,8 @@ function missing(lock) {
   const out = [];
   for (const [key, entry] of Object.entries(lock.packages)) {
     for (const [name, version] of Object.entries(entry.optionalDependencies || {})) {
-      if (!lock.packages[`node_modules/${name}`] && !lock.packages[`${key}/node_modules/${name}`]) out.push({ parent: entry, name, version });
+      if (!lock.packages[`node_modules/${name}`] && !lock.packages[`${key}/node_modules/${name}`])
+        out.push({ parent: entry, name, version });
     }
   }
   return out;
@@ -55,7 +56,13 @@ function complete(lock) {
     if (!suffix) throw new Error(`${name}: unknown platform suffix; add it to PLATFORMS in scripts/complete-lock.cjs`);
     const [os, cpu, libc] = PLATFORMS[suffix];
     const base = name.startsWith('@') ? name.split('/')[1] : name;
-    const entry = { version, resolved: `https://registry.npmjs.org/${name}/-/${base}-${version}.tgz`, cpu: [cpu], optional: true, os: [os] };
+    const entry = {
+      version,
+      resolved: `https://registry.npmjs.org/${name}/-/${base}-${version}.tgz`,
+      cpu: [cpu],
+      optional: true,
+      os: [os],
+    };
     if (libc) entry.libc = [libc];
     if (parent.dev) entry.dev = true;
     lock.packages[`node_modules/${name}`] = entry;

@@ -11,20 +11,26 @@ var range = require(path.join(root, 'package.json')).engines.node; // ">=24.22.3
 var pinned = fs.readFileSync(path.join(root, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
 
 function parts(version) {
-  return version.split('.').map(function (n) { return parseInt(n, 10) || 0; });
+  return version.split('.').map(function (n) {
+    return parseInt(n, 10) || 0;
+  });
 }
 function compare(a, b) {
-  var x = parts(a), y = parts(b);
+  var x = parts(a),
+    y = parts(b);
   for (var i = 0; i < 3; i++) if ((x[i] || 0) !== (y[i] || 0)) return (x[i] || 0) < (y[i] || 0) ? -1 : 1;
   return 0;
 }
 // engines.node holds only ">=A.B.C" and "<D" bounds: the two a pinned range needs.
 function satisfies(version, spec) {
-  return spec.split(/\s+/).filter(Boolean).every(function (bound) {
-    var m = /^(>=|<)(\d+(?:\.\d+){0,2})$/.exec(bound);
-    if (!m) return true;
-    return m[1] === '>=' ? compare(version, m[2]) >= 0 : compare(version, m[2]) < 0;
-  });
+  return spec
+    .split(/\s+/)
+    .filter(Boolean)
+    .every(function (bound) {
+      var m = /^(>=|<)(\d+(?:\.\d+){0,2})$/.exec(bound);
+      if (!m) return true;
+      return m[1] === '>=' ? compare(version, m[2]) >= 0 : compare(version, m[2]) < 0;
+    });
 }
 
 // The npm registry's plain Node binaries (no install script, no root).
@@ -33,12 +39,30 @@ var PACKAGED = { 'linux-x64': 1, 'linux-arm64': 1, 'darwin-x64': 1, 'darwin-arm6
 function howToGet(version) {
   var pkg = 'node-' + process.platform + '-' + process.arch;
   if (!PACKAGED[process.platform + '-' + process.arch]) return 'nvm install ' + version;
-  return 'npm install --prefix .toolchain ' + pkg + '@' + version +
-    ' && export PATH="$PWD/.toolchain/node_modules/' + pkg + '/bin:$PATH"';
+  return (
+    'npm install --prefix .toolchain ' +
+    pkg +
+    '@' +
+    version +
+    ' && export PATH="$PWD/.toolchain/node_modules/' +
+    pkg +
+    '/bin:$PATH"'
+  );
 }
 
 if (!satisfies(process.versions.node, range)) {
-  process.stderr.write('Relaybox needs Node.js ' + pinned + ' (supported: ' + range + '), this is ' + process.version +
-    ' (' + process.execPath + '); get it without root: ' + howToGet(pinned) + '\n');
+  process.stderr.write(
+    'Relaybox needs Node.js ' +
+      pinned +
+      ' (supported: ' +
+      range +
+      '), this is ' +
+      process.version +
+      ' (' +
+      process.execPath +
+      '); get it without root: ' +
+      howToGet(pinned) +
+      '\n',
+  );
   process.exit(1);
 }

@@ -12,5 +12,6 @@ export default async function* durations(source) {
   const rows = [...perFile].sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((s, [, ms]) => s + ms, 0);
   yield `test files: ${rows.length}, their tests' time added up: ${(total / 1000).toFixed(1)} s\n`;
-  for (const [file, ms] of rows.slice(0, 20)) yield `${(ms / 1000).toFixed(1).padStart(7)} s  ${file.replace(cwd, '')}\n`;
+  for (const [file, ms] of rows.slice(0, 20))
+    yield `${(ms / 1000).toFixed(1).padStart(7)} s  ${file.replace(cwd, '')}\n`;
 }

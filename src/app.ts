@@ -131,13 +131,21 @@ interface HttpApp {
 function referenceMetricsOf(config: Config) {
   const networkTypes = new Map(config.file.networks.map((n) => [n.network, n.type as string]));
   const relayerTypes = new Map(config.file.relayers.map((r) => [r.id, r.network_type as string]));
-  return { networkTypeOf: (network: string) => networkTypes.get(network), relayerNetworkTypeOf: (id: string) => relayerTypes.get(id), dataDir: config.dataDir };
+  return {
+    networkTypeOf: (network: string) => networkTypes.get(network),
+    relayerNetworkTypeOf: (id: string) => relayerTypes.get(id),
+    dataDir: config.dataDir,
+  };
 }
 
 export async function createApp(config: Config, logger: Logger, replaced: AppOverrides = {}): Promise<App> {
   const root: Root = { config, logger, replaced, instanceId: newInstanceId() };
   const stores = await openStores(root);
-  const metrics = createMetrics({ transactionCounts: stores.opened.probes.transactionCounts, store: stores.opened.kind, reference: referenceMetricsOf(config) });
+  const metrics = createMetrics({
+    transactionCounts: stores.opened.probes.transactionCounts,
+    store: stores.opened.kind,
+    reference: referenceMetricsOf(config),
+  });
   const { networks, chains } = await startNetworks(root, stores, metrics);
   const services = await createServices(root, stores, metrics, networks, chains);
   const webhooks = createWebhookDelivery(root, stores.opened, metrics, services);
@@ -163,14 +171,17 @@ async function openStores({ config, logger, instanceId }: Root) {
     dataDir: config.dataDir,
     instanceId,
     storageKeyVerifier: storageKeyVerifier(config.storageEncryptionKey),
-    previousStorageKeyVerifier: config.storageEncryptionKeyPrevious && storageKeyVerifier(config.storageEncryptionKeyPrevious),
+    previousStorageKeyVerifier:
+      config.storageEncryptionKeyPrevious && storageKeyVerifier(config.storageEncryptionKeyPrevious),
     // Longer than one delivery attempt, so a live instance keeps its events; a dead one's come back this soon.
     outboxLeaseMs: config.webhooks.timeoutMs + 5_000,
     logger,
   });
   // ioredis (~6 MiB resident, measured) loads only with REDIS_URL.
   const redisKv = config.redisUrl ? await import('./store/redis-kv-repo.ts') : undefined;
-  const redis: RedisHandle | undefined = config.redisUrl ? (await import('./store/redis.ts')).openRedis(config.redisUrl, logger, config.redis) : undefined;
+  const redis: RedisHandle | undefined = config.redisUrl
+    ? (await import('./store/redis.ts')).openRedis(config.redisUrl, logger, config.redis)
+    : undefined;
   const closeStores = async () => {
     await redis?.close();
     await opened.store.close();
@@ -183,16 +194,31 @@ async function openStores({ config, logger, instanceId }: Root) {
 async function startNetworks({ config, logger, replaced }: Root, { opened, closeStores }: Stores, metrics: Metrics) {
   // RPC URLs changed through the API replace the config file's (the store wins; a drift is logged). Read once the
   // schema is migrated (on PostgreSQL that happens under the start-up lock).
-  const overrides = await undoOnFailure(opened.startup(() => opened.store.repos.networkOverrides.all()), closeStores);
+  const overrides = await undoOnFailure(
+    opened.startup(() => opened.store.repos.networkOverrides.all()),
+    closeStores,
+  );
   const networks = applyNetworkOverrides(config.file.networks, overrides, logger);
   // RPC URLs that came through the API (stored overrides, relayers' custom_rpc_urls) are guarded; the config file's are not.
   const guard = { settings: config.rpcUrls, configFile: config.file, resolve: replaced.resolveHost };
-  const chains = await undoOnFailure(startChains({ ...config.file, networks }, { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl }), closeStores);
+  const chains = await undoOnFailure(
+    startChains(
+      { ...config.file, networks },
+      { logger, observer: metrics, guard, rpc: config.rpc, jupiterUrl: config.jupiterApiUrl },
+    ),
+    closeStores,
+  );
   return { networks, chains };
 }
 
 /** The domain services (seeded from the config), the job scheduler and the in-memory live views. */
-async function createServices({ config, logger, replaced, instanceId }: Root, { opened, closeStores }: Stores, metrics: Metrics, networks: NetworkConfig[], chains: ChainRegistry) {
+async function createServices(
+  { config, logger, replaced, instanceId }: Root,
+  { opened, closeStores }: Stores,
+  metrics: Metrics,
+  networks: NetworkConfig[],
+  chains: ChainRegistry,
+) {
   const { store } = opened;
   const { repos } = store;
   // With the previous key during a rotation: what it sealed still opens until the start re-seals it (secrets-at-rest.ts).
@@ -202,24 +228,52 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
   const live = createLiveFeed();
   const activity = createRelayerActivity();
   const pluginCalls = createPluginCallLog();
-  const transactionChanged = (record: Parameters<typeof activity.observe>[0], from: Parameters<typeof activity.observe>[1]) => {
+  const transactionChanged = (
+    record: Parameters<typeof activity.observe>[0],
+    from: Parameters<typeof activity.observe>[1],
+  ) => {
     activity.observe(record, from);
     live.publish({ type: 'transaction_update', relayer_id: record.relayer_id, transaction: record });
   };
   // Changes other instances commit reach this instance's stream too (PostgreSQL; one instance on SQLite).
-  opened.onRemoteTransactionWritten(createRemoteChanges({
-    feed: live,
-    findMany: (ids) => repos.transactions.findMany(ids),
-    onError: (err) => logger.warn({ err }, 'events stream: the transactions another instance changed could not be read'),
-  }));
+  opened.onRemoteTransactionWritten(
+    createRemoteChanges({
+      feed: live,
+      findMany: (ids) => repos.transactions.findMany(ids),
+      onError: (err) =>
+        logger.warn({ err }, 'events stream: the transactions another instance changed could not be read'),
+    }),
+  );
   const outbox = createOutbox({ signal: webhookSignal });
   // Shared database: a dead instance's jobs go to the others when its leases lapse, so keep them short (renewed while running).
-  const jobs = createJobScheduler({ jobs: repos.jobs, owner: instanceId, logger, wakeups: store.onJobsScheduled, ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}) });
+  const jobs = createJobScheduler({
+    jobs: repos.jobs,
+    owner: instanceId,
+    logger,
+    wakeups: store.onJobsScheduled,
+    ...(opened.kind === 'postgres' ? { leaseMs: 10_000 } : {}),
+  });
   // Seeding from the config under the start-up lock: instances starting together write one after the other.
   const seeded = opened.startup(async () => {
     // Signer keys and keystore passphrases an entry names are read from the process environment; endpoints from the config.
-    const management = await createManagementServices({ store, config, networks, chains, secrets, logger, resolveSigner: replaced.resolveSigner ?? createSignerResolver({ env: processEnv(), settings: config.signerSettings }) });
-    const notifications = await createNotificationService({ notifications: repos.notifications, events: repos.webhookEvents, secrets, config, logger, signal: webhookSignal });
+    const management = await createManagementServices({
+      store,
+      config,
+      networks,
+      chains,
+      secrets,
+      logger,
+      resolveSigner:
+        replaced.resolveSigner ?? createSignerResolver({ env: processEnv(), settings: config.signerSettings }),
+    });
+    const notifications = await createNotificationService({
+      notifications: repos.notifications,
+      events: repos.webhookEvents,
+      secrets,
+      config,
+      logger,
+      signal: webhookSignal,
+    });
     const relaying = await createRelaying({
       store,
       config,
@@ -227,7 +281,13 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
       events: outbox,
       chains,
       ...management,
-      observer: { transition: metrics.transactionTransition, untracked: metrics.transactionsUntracked, feeCapWait: metrics.transactionFeeCapWait, stuckEscalation: metrics.transactionStuckEscalation, changed: transactionChanged },
+      observer: {
+        transition: metrics.transactionTransition,
+        untracked: metrics.transactionsUntracked,
+        feeCapWait: metrics.transactionFeeCapWait,
+        stuckEscalation: metrics.transactionStuckEscalation,
+        changed: transactionChanged,
+      },
       relayerEvents: createRelayerEvents({ signal: webhookSignal }),
       stages: { stage: metrics.transactionStage, ended: metrics.transactionEnded },
       lanes: metrics.lanes,
@@ -241,77 +301,145 @@ async function createServices({ config, logger, replaced, instanceId }: Root, { 
     await closeStores();
   });
   const relayers = createRelayerOperations(relaying, { store, checkRpcUrls: chains.checkRpcUrls });
-  metrics.setBalanceSource(async () => (await relaying.balanceWatch.all()).map(({ relayerId, view }) => ({ relayer_id: relayerId, balance: Number(view.balance), level: levelRank(view.level) })));
+  metrics.setBalanceSource(async () =>
+    (await relaying.balanceWatch.all()).map(({ relayerId, view }) => ({
+      relayer_id: relayerId,
+      balance: Number(view.balance),
+      level: levelRank(view.level),
+    })),
+  );
   return { secrets, webhookSignal, live, activity, pluginCalls, jobs, notifications, relaying, relayers, management };
 }
 
 /** The webhook dispatcher (not started yet) and the policy the webhook URLs it connects to are checked against. */
-function createWebhookDelivery({ config, logger, replaced }: Root, opened: OpenedStore, metrics: Metrics, { secrets, webhookSignal }: Services) {
+function createWebhookDelivery(
+  { config, logger, replaced }: Root,
+  opened: OpenedStore,
+  metrics: Metrics,
+  { secrets, webhookSignal }: Services,
+) {
   const { repos } = opened.store;
   // Outbox writes committed by other instances wake this dispatcher too (PostgreSQL NOTIFY).
   const stopOutboxWakeups = opened.onOutboxWritten(webhookSignal.notify);
   // Webhook URLs given through the API are guarded like RPC URLs (checked when given, again at every connect).
-  const webhookUrls = createWebhookUrlPolicy({ blockPrivateIps: config.webhooks.blockPrivateIps, notifications: config.file.notifications }, replaced.resolveHost);
-  const dispatcher = createWebhookDispatcher({ events: repos.webhookEvents, notifications: repos.notifications, secrets, settings: config.webhooks, logger, signal: webhookSignal, observer: { attempt: metrics.webhookAttempt }, fetchFor: webhookUrls.fetchFor });
+  const webhookUrls = createWebhookUrlPolicy(
+    { blockPrivateIps: config.webhooks.blockPrivateIps, notifications: config.file.notifications },
+    replaced.resolveHost,
+  );
+  const dispatcher = createWebhookDispatcher({
+    events: repos.webhookEvents,
+    notifications: repos.notifications,
+    secrets,
+    settings: config.webhooks,
+    logger,
+    signal: webhookSignal,
+    observer: { attempt: metrics.webhookAttempt },
+    fetchFor: webhookUrls.fetchFor,
+  });
   return { stopOutboxWakeups, webhookUrls, dispatcher };
 }
 
 /** The plugin runtime and the plugin service over it, its calls recorded for the console. */
-async function startPlugins({ config, logger, replaced }: Root, { opened, redis, redisKv }: Stores, metrics: Metrics, { relayers, pluginCalls }: Services) {
+async function startPlugins(
+  { config, logger, replaced }: Root,
+  { opened, redis, redisKv }: Stores,
+  metrics: Metrics,
+  { relayers, pluginCalls }: Services,
+) {
   const { repos } = opened.store;
   // Plugin settings changed through the API apply over the config file's entries (the store wins).
   const pluginOverrides = new Map((await repos.pluginOverrides.all()).map((o) => [o.plugin_id, o.settings]));
-  for (const id of pluginOverrides.keys()) logger.warn({ pluginId: id }, "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)");
+  for (const id of pluginOverrides.keys())
+    logger.warn(
+      { pluginId: id },
+      "config drift: this plugin's settings were changed through the API and apply over the config file's (the store wins)",
+    );
   const runtime = await (replaced.startRuntime ?? createRuntimeClient)({
     config,
     logger,
     plugins: operatorEntries(config.file.plugins, pluginOverrides),
     // Several instances: plugin KV on Redis when there is one (measured: bench/kv-store.bench.ts, docs/operating.md).
-    host: { relayers, kv: redis && redisKv && opened.kind === 'postgres' ? redisKv.createRedisKvRepo(redis.client) : opened.kv },
-    observer: { restarted: metrics.runtimeRestart, inFlight: metrics.setRuntimeQueueDepth, workerStalled: metrics.runtimeWorkerStall, quarantined: metrics.pluginQuarantined },
+    host: {
+      relayers,
+      kv: redis && redisKv && opened.kind === 'postgres' ? redisKv.createRedisKvRepo(redis.client) : opened.kv,
+    },
+    observer: {
+      restarted: metrics.runtimeRestart,
+      inFlight: metrics.setRuntimeQueueDepth,
+      workerStalled: metrics.runtimeWorkerStall,
+      quarantined: metrics.pluginQuarantined,
+    },
     ...(replaced.runtimeFaults ? { faults: replaced.runtimeFaults } : {}),
   });
-  const plugins = recordCalls(createPluginService({
-    runtime,
-    observer: metrics,
-    pluginsDir: config.pluginsDir,
-    configured: config.file.plugins,
-    overrides: pluginOverrides,
-    repo: repos.pluginOverrides,
-    logger,
-  }), pluginCalls);
+  const plugins = recordCalls(
+    createPluginService({
+      runtime,
+      observer: metrics,
+      pluginsDir: config.pluginsDir,
+      configured: config.file.plugins,
+      overrides: pluginOverrides,
+      repo: repos.pluginOverrides,
+      logger,
+    }),
+    pluginCalls,
+  );
   return { runtime, plugins };
 }
 
 /** The Express app: request context and metrics, the public routes, the metrics routes, then the API under /api/v1. */
 function createHttpApp(root: Root, parts: Parts): HttpApp {
   const { config, logger } = root;
-  const { stores: { opened, redis }, metrics, services: { relaying }, runtime } = parts;
+  const {
+    stores: { opened, redis },
+    metrics,
+    services: { relaying },
+    runtime,
+  } = parts;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(logger));
-  app.use(requestMetrics(metrics, createRouteMatcher([...routeTemplates(ROUTE_GROUPS), '/docs/{asset}', '/console', '/console/assets/{asset}'])));
+  app.use(
+    requestMetrics(
+      metrics,
+      createRouteMatcher([...routeTemplates(ROUTE_GROUPS), '/docs/{asset}', '/console', '/console/assets/{asset}']),
+    ),
+  );
   // The reference's liveness answer: plain `OK` (its client reads a string); readiness keeps the component detail.
   app.get('/api/v1/health', (_req, res) => {
     res.type('text/plain').send('OK');
   });
-  app.get('/api/v1/ready', readinessHandler([
-    { name: 'store', check: opened.probes.answers },
-    ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
-    { name: 'runtime', check: () => runtime.serving() },
-  ], undefined, relaying.rpcOutages));
+  app.get(
+    '/api/v1/ready',
+    readinessHandler(
+      [
+        { name: 'store', check: opened.probes.answers },
+        ...(redis ? [{ name: 'redis', check: redis.answers }] : []),
+        { name: 'runtime', check: () => runtime.serving() },
+      ],
+      undefined,
+      relaying.rpcOutages,
+    ),
+  );
   // The reference's public paths: its key check lets every method through and no route matches, so 404, never 401.
   app.use(['/api/v1/health', '/api/v1/ready'], notFoundRoute);
-  app.use(DOCS_PATHS, createDocsRouter(() => createApiDocument(packageJson.version)));
+  app.use(
+    DOCS_PATHS,
+    createDocsRouter(() => createApiDocument(packageJson.version)),
+  );
   // The operator console: static files only; everything it shows or does goes through the API below with the typed key.
   app.use(CONSOLE_PATH, consoleHandler(logger));
-  const apiKeys = createApiKeyService({ repo: opened.store.repos.apiKeys, logger, defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst } });
+  const apiKeys = createApiKeyService({
+    repo: opened.store.repos.apiKeys,
+    logger,
+    defaultRateLimit: { requests_per_second: config.rateLimit.rps, burst_size: config.rateLimit.burst },
+  });
   // One front door (and one cache of presented keys' digests) for the API and the metrics routes: the key check,
   // then the key's rate limit, so that every authenticated route counts against it.
   const authenticate = requireApiKey(config.apiKey, apiKeys.find);
   const limited = rateLimit({ ...config.rateLimit, apiKey: config.apiKey }, parts.stores.redis?.client);
-  const guard: RequestHandler = (req, res, next) => authenticate(req, res, (err?: unknown) => (err ? next(err) : limited(req, res, next)));
+  const guard: RequestHandler = (req, res, next) =>
+    authenticate(req, res, (err?: unknown) => (err ? next(err) : limited(req, res, next)));
   // Ours (Prometheus text; the names as JSON for a client that asks for JSON) and the reference's metrics server routes.
   app.use(METRICS_PATHS, createMetricsRouter(metrics, guard, 'when-asked'));
   const api = createApiRouter(root, parts, apiKeys, guard);
@@ -324,17 +452,40 @@ function createHttpApp(root: Root, parts: Parts): HttpApp {
 
 /** The /api/v1 router: the key check and its rate limit (`guard`), JSON bodies, then the resources. */
 function createApiRouter({ logger }: Root, parts: Parts, apiKeys: ApiKeyService, guard: RequestHandler) {
-  const { stores: { opened }, metrics, chains, services, webhooks, plugins } = parts;
+  const {
+    stores: { opened },
+    metrics,
+    chains,
+    services,
+    webhooks,
+    plugins,
+  } = parts;
   const { repos } = opened.store;
   const { relayers, activity, pluginCalls, live, management } = services;
   const api = express.Router();
   api.use(guard);
   api.use(jsonBody({ untypedIsJson: (req) => /^\/plugins\/[^/]+\/call(\/|$)/.test(req.path) }));
   // The reference's API scope: /api/v1/metrics is the JSON list of names.
-  api.use(METRICS_PATHS, createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'));
+  api.use(
+    METRICS_PATHS,
+    createMetricsRouter(metrics, (_req, _res, next) => next(), 'always'),
+  );
   const timeline = createTimelineReader({ transactions: repos.transactions, webhookEvents: repos.webhookEvents });
-  api.use('/relayers', createRelayersRouter(relayers), createRelayerInsightsRouter({ ops: relayers, timeline, activity, oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id) }));
-  api.use('/plugins', createPluginsRouter(plugins), createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }));
+  api.use(
+    '/relayers',
+    createRelayersRouter(relayers),
+    createRelayerInsightsRouter({
+      ops: relayers,
+      timeline,
+      activity,
+      oldestUnfinished: (id) => oldestUnfinishedAt(repos.transactions, id),
+    }),
+  );
+  api.use(
+    '/plugins',
+    createPluginsRouter(plugins),
+    createPluginCallsRouter({ calls: pluginCalls, requirePlugin: plugins.get }),
+  );
   const events = createEventsRouter({ feed: live, requireRelayer: (id) => relayers.getRelayer(id), logger });
   api.use('/events', events.router);
   api.use('/notifications', createNotificationsRouter(services.notifications, webhooks.webhookUrls.check));
@@ -345,26 +496,39 @@ function createApiRouter({ logger }: Root, parts: Parts, apiKeys: ApiKeyService,
 }
 
 /** Starts the background work: webhook delivery, then the jobs. */
-async function startBackground({ logger }: Root, { stores: { opened }, services: { jobs }, webhooks: { dispatcher } }: Parts) {
+async function startBackground(
+  { logger }: Root,
+  { stores: { opened }, services: { jobs }, webhooks: { dispatcher } }: Parts,
+) {
   dispatcher.start();
   // Embedded store: one instance per file, so the leases of a crashed predecessor on this host are freed at once.
   // Shared database: other hosts' pids mean nothing here; leases are short (10 s) and lapse.
   if (opened.kind === 'sqlite') {
     // A failure here only means waiting out those leases: never a reason not to start.
-    await releaseDeadOwners({ jobs: opened.store.repos.jobs, isDead: ownerIsGone, logger, now: Date.now() }).catch((err: unknown) => logger.warn({ err }, 'could not release a dead process\'s job leases; they lapse on their own'));
+    await releaseDeadOwners({ jobs: opened.store.repos.jobs, isDead: ownerIsGone, logger, now: Date.now() }).catch(
+      (err: unknown) => logger.warn({ err }, "could not release a dead process's job leases; they lapse on their own"),
+    );
   }
   jobs.start();
 }
 
 /** The App handed back: its parts, `listen`, and `close` in shutdown order. */
 function appHandle({ config, logger, instanceId }: Root, parts: Parts, { app, events }: HttpApp): App {
-  const { stores: { opened, closeStores }, metrics, chains, services: { jobs, live, relaying }, webhooks: { stopOutboxWakeups, webhookUrls, dispatcher }, runtime } = parts;
+  const {
+    stores: { opened, closeStores },
+    metrics,
+    chains,
+    services: { jobs, live, relaying },
+    webhooks: { stopOutboxWakeups, webhookUrls, dispatcher },
+    runtime,
+  } = parts;
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   return {
     express: app,
     get db(): Db {
-      if (!opened.sqlite) throw new Error('app.db is the SQLite connection; this app runs on PostgreSQL (DATABASE_URL)');
+      if (!opened.sqlite)
+        throw new Error('app.db is the SQLite connection; this app runs on PostgreSQL (DATABASE_URL)');
       return opened.sqlite;
     },
     instanceId,
@@ -396,7 +560,8 @@ function appHandle({ config, logger, instanceId }: Root, parts: Parts, { app, ev
       const http = Promise.all([server, metricsServer].map((s) => (s ? closeGracefully(s, deadline) : { cut: false })));
       // The runtime stops restarting at once but keeps serving the calls of the requests still in flight.
       const runtimeStopped = runtime.close(http);
-      if ((await http).some((r) => r.cut)) logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
+      if ((await http).some((r) => r.cut))
+        logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still open');
       stopOutboxWakeups();
       relaying.balanceWatch.close();
       await Promise.all([dispatcher.close(), jobs.close(), runtimeStopped]);

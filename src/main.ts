@@ -44,24 +44,45 @@ try {
 try {
   const output = config.logOutput;
   // LOG_MODE=file: one line on stdout says where the log goes, then every line goes there (as the reference).
-  if (output.mode === 'file') logger.info({ files: `${logFileBase(output)}.<yyyy-MM-dd>.<n>.log`, maxBytes: output.maxBytes }, 'logging to rotating files (LOG_MODE=file)');
-  logger = createLogger(config.logLevel, formatDestination(config.logFormat, await logDestination(output)), secretsOf(config));
+  if (output.mode === 'file')
+    logger.info(
+      { files: `${logFileBase(output)}.<yyyy-MM-dd>.<n>.log`, maxBytes: output.maxBytes },
+      'logging to rotating files (LOG_MODE=file)',
+    );
+  logger = createLogger(
+    config.logLevel,
+    formatDestination(config.logFormat, await logDestination(output)),
+    secretsOf(config),
+  );
 } catch (err) {
   logger.fatal(`cannot open the log output: ${(err as Error).message}`);
   process.exit(1);
 }
-if (cli.envFile.file) logger.info({ file: cli.envFile.file, set: cli.envFile.set.length, keptFromEnvironment: cli.envFile.kept }, 'environment file read (.env): a variable already set keeps its value');
+if (cli.envFile.file)
+  logger.info(
+    { file: cli.envFile.file, set: cli.envFile.set.length, keptFromEnvironment: cli.envFile.kept },
+    'environment file read (.env): a variable already set keeps its value',
+  );
 // The reference's variables we read differently or cannot honour: one line each, with what we do instead.
 for (const notice of config.notices) logger[notice.level]({ variable: notice.variable }, notice.message);
-logger.info({ config: config.configPath, found: config.configLocation.source, relativePathsFrom: config.configLocation.bases }, 'config file');
+logger.info(
+  { config: config.configPath, found: config.configLocation.source, relativePathsFrom: config.configLocation.bases },
+  'config file',
+);
 logger.info({ dataDir: config.dataDir }, `store: ${storeLocation(config.databaseUrl, config.dataDir)}`);
 if (config.apiKeyGenerated) {
   // Printed once, on stdout, so a newcomer can copy it; it is never logged anywhere else.
-  process.stdout.write(`\nAPI_KEY was not set; generated one for this run (it changes on every start):\n\n  ${config.apiKey}\n\n`);
-  logger.warn('API_KEY not set: using a generated key that changes on every start; set API_KEY (32+ characters) to keep one');
+  process.stdout.write(
+    `\nAPI_KEY was not set; generated one for this run (it changes on every start):\n\n  ${config.apiKey}\n\n`,
+  );
+  logger.warn(
+    'API_KEY not set: using a generated key that changes on every start; set API_KEY (32+ characters) to keep one',
+  );
 }
 if (!config.storageEncryptionKey) {
-  logger.warn('STORAGE_ENCRYPTION_KEY not set: signer keys and webhook signing keys are stored in plain text; set it (32+ characters) in production');
+  logger.warn(
+    'STORAGE_ENCRYPTION_KEY not set: signer keys and webhook signing keys are stored in plain text; set it (32+ characters) in production',
+  );
 }
 
 // A port already taken fails the start here, in one sentence, before the store is opened or anything is started.
@@ -87,14 +108,30 @@ try {
   server = await app.listen(config.port, config.host);
 } catch (err) {
   // Taken between the check above and now: still one sentence, and what was started is stopped.
-  logger.fatal(`relaybox cannot start: listening on ${config.host}:${config.port} failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  logger.fatal(
+    `relaybox cannot start: listening on ${config.host}:${config.port} failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+  );
   await app.close().catch(() => undefined);
   process.exit(1);
 }
 const bound = server.address();
 // Where to point curl and a browser: the API and the operator console share the port (and the key).
-const base = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : '';
-logger.info({ address: bound, url: `${base}/api/v1`, console: `${base}/console`, pid: process.pid, dataDir: config.dataDir, pluginsDir: config.pluginsDir, config: config.configPath }, 'relaybox listening');
+const base =
+  bound && typeof bound === 'object'
+    ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
+    : '';
+logger.info(
+  {
+    address: bound,
+    url: `${base}/api/v1`,
+    console: `${base}/console`,
+    pid: process.pid,
+    dataDir: config.dataDir,
+    pluginsDir: config.pluginsDir,
+    config: config.configPath,
+  },
+  'relaybox listening',
+);
 /**
  * Starting leaves ~35 MiB of garbage and grown heap pages (modules compiled, schemas compiled, the config read) that V8
  * keeps resident while the process idles: its memory reducer had not returned them a minute later (measured, HTTP
@@ -129,7 +166,8 @@ function watchIdle(): void {
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     quiet = busy < QUIET_UTILIZATION ? quiet + 1 : 0;
-    if (quiet >= QUIET_SECONDS && getHeapStatistics().total_heap_size - heapAfterCollect >= COLLECT_GROWTH_BYTES) releaseGarbage();
+    if (quiet >= QUIET_SECONDS && getHeapStatistics().total_heap_size - heapAfterCollect >= COLLECT_GROWTH_BYTES)
+      releaseGarbage();
   }, 1000).unref();
 }
 

@@ -79,7 +79,8 @@ export interface BuildOptions {
  * Their relayers stay: a test that only reads them needs no chain. A config the test names through env is left alone.
  */
 async function testConfigFile(env: Record<string, string>, options: BuildOptions): Promise<ConfigFile | undefined> {
-  if (['CONFIG_PATH', 'CONFIG_DIR', 'CONFIG_FILE_NAME', 'IN_DOCKER'].some((name) => options.env?.[name])) return undefined;
+  if (['CONFIG_PATH', 'CONFIG_DIR', 'CONFIG_FILE_NAME', 'IN_DOCKER'].some((name) => options.env?.[name]))
+    return undefined;
   const base = loadConfig({ ...env, CONFIG_PATH: '' }).file;
   const file = { ...base, ...options.config };
   if (options.config?.networks) return file;
@@ -107,7 +108,15 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content);
   }
-  const env: Record<string, string> = { API_KEY, DATA_DIR: dataDir, PLUGINS_DIR: pluginsDir, LOG_LEVEL: 'debug', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', ...options.env };
+  const env: Record<string, string> = {
+    API_KEY,
+    DATA_DIR: dataDir,
+    PLUGINS_DIR: pluginsDir,
+    LOG_LEVEL: 'debug',
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+    ...options.env,
+  };
   const file = await testConfigFile(env, options);
   if (file) {
     const configPath = path.join(root, 'config.json');
@@ -163,7 +172,9 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
  * on first use, closed once the file's tests have run. `const app = shared();` at module level, `const s = await app();`
  * in each test; `shared(() => buildWithRelayers(undefined))` shares another builder's app.
  */
-export function shared<S extends TestServer = TestServer>(start: BuildOptions | (() => Promise<S>) = {}): () => Promise<S> {
+export function shared<S extends TestServer = TestServer>(
+  start: BuildOptions | (() => Promise<S>) = {},
+): () => Promise<S> {
   let started: Promise<S> | undefined;
   after(async () => {
     if (started) await (await started).close();
@@ -171,7 +182,12 @@ export function shared<S extends TestServer = TestServer>(start: BuildOptions | 
   return () => (started ??= typeof start === 'function' ? start() : (build(undefined, start) as Promise<S>));
 }
 
-export async function request(base: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
+export async function request(
+  base: string,
+  method: string,
+  urlPath: string,
+  options: RequestOptions = {},
+): Promise<TestResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== false) headers.authorization ??= options.auth ?? `Bearer ${API_KEY}`;
   let body: string | Buffer | undefined;
@@ -181,7 +197,11 @@ export async function request(base: string, method: string, urlPath: string, opt
     headers['content-type'] ??= 'application/json';
   }
   // A Uint8Array view of a Buffer: BodyInit as the DOM's typings (some clients' .d.ts bring them in) define it.
-  const res = await fetch(base + urlPath, { method, headers, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body });
+  const res = await fetch(base + urlPath, {
+    method,
+    headers,
+    body: Buffer.isBuffer(body) ? new Uint8Array(body) : body,
+  });
   const text = await res.text();
   let parsed: unknown;
   try {

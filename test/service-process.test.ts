@@ -43,10 +43,21 @@ test('the service starts on the shipped example config, serves, and stops cleanl
   assert.equal(relayers.status, 200);
   assert.ok(existsSync(path.join(dir, 'data', 'relaybox.sqlite')));
   // The example config's EVM network is a devnet: an anvil the service starts, and stops with itself.
-  const devnetLine = svc.output().split('\n').find((l) => l.includes('devnet started (anvil)'));
+  const devnetLine = svc
+    .output()
+    .split('\n')
+    .find((l) => l.includes('devnet started (anvil)'));
   assert.ok(devnetLine, svc.output());
   const devnetUrl = (JSON.parse(devnetLine) as { url: string }).url;
-  const chainId = () => fetch(devnetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then((r) => r.json(), () => null);
+  const chainId = () =>
+    fetch(devnetUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+    }).then(
+      (r) => r.json(),
+      () => null,
+    );
   assert.deepEqual(await chainId(), { jsonrpc: '2.0', id: 1, result: '0x7a69' });
   svc.child.kill('SIGTERM');
   const [code] = await once(svc.child, 'exit');
@@ -74,7 +85,14 @@ test('an invalid config file stops the service with a message naming the bad fie
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-proc-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const configPath = path.join(dir, 'bad.json');
-  writeFileSync(configPath, JSON.stringify({ networks: [{ type: 'evm', network: 'x', chain_id: 'one', rpc_urls: ['http://127.0.0.1:8545'] }], signers: [], relayers: [] }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      networks: [{ type: 'evm', network: 'x', chain_id: 'one', rpc_urls: ['http://127.0.0.1:8545'] }],
+      signers: [],
+      relayers: [],
+    }),
+  );
   const svc = start({ API_KEY, DATA_DIR: path.join(dir, 'data'), CONFIG_PATH: configPath });
   await assert.rejects(svc.listening, /networks\.0\.chain_id/);
   assert.equal(svc.child.exitCode, 1);

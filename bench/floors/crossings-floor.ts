@@ -14,7 +14,15 @@ const SELF = fileURLToPath(import.meta.url);
 
 async function child(): Promise<void> {
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: new URL('./crossings-worker.cjs', import.meta.url).href, minThreads: 1, maxThreads: 1, atomics: 'disabled', idleTimeout: 2 ** 30, recordTiming: false, concurrentTasksPerWorker: 64 });
+  const pool = new Piscina({
+    filename: new URL('./crossings-worker.cjs', import.meta.url).href,
+    minThreads: 1,
+    maxThreads: 1,
+    atomics: 'disabled',
+    idleTimeout: 2 ** 30,
+    recordTiming: false,
+    concurrentTasksPerWorker: 64,
+  });
   process.on('message', (msg) => void pool.run(msg).then((answer) => process.send!(answer)));
   process.on('disconnect', () => void pool.destroy().finally(() => process.exit(0)));
   process.send!('ready');
@@ -30,15 +38,18 @@ async function parent(count: number, inflight: number): Promise<void> {
     const call = waiting.shift();
     call?.done(performance.now() - call.t0);
   });
-  const roundTrip = () => new Promise<number>((done) => {
-    waiting.push({ t0: performance.now(), done });
-    proc.send(msg);
-  });
+  const roundTrip = () =>
+    new Promise<number>((done) => {
+      waiting.push({ t0: performance.now(), done });
+      proc.send(msg);
+    });
   const run = async (n: number, times: number[]) => {
     let next = 0;
-    await Promise.all(Array.from({ length: inflight }, async () => {
-      while (next++ < n) times.push(await roundTrip());
-    }));
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (next++ < n) times.push(await roundTrip());
+      }),
+    );
   };
   await run(500, []);
   const times: number[] = [];
@@ -50,7 +61,18 @@ async function parent(count: number, inflight: number): Promise<void> {
   const cpuUsPerCall = ((treeCpuSeconds(process.pid) - cpu0) * 1e6) / count;
   times.sort((a, b) => a - b);
   proc.disconnect();
-  process.stdout.write(JSON.stringify({ requests: count, errors: 0, seconds, rps: count / seconds, p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)], max: times[count - 1], cpuUsPerCall }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      requests: count,
+      errors: 0,
+      seconds,
+      rps: count / seconds,
+      p50: times[Math.floor(count / 2)],
+      p99: times[Math.floor(count * 0.99)],
+      max: times[count - 1],
+      cpuUsPerCall,
+    }) + '\n',
+  );
 }
 
 if (process.argv[2] === 'child') await child();

@@ -9,15 +9,34 @@ import express from 'express';
 
 async function runtime(): Promise<void> {
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: new URL('./pipeline-worker.cjs', import.meta.url).href, minThreads: 2, maxThreads: 2, atomics: 'disabled', idleTimeout: 2 ** 30, recordTiming: false, concurrentTasksPerWorker: 32 });
+  const pool = new Piscina({
+    filename: new URL('./pipeline-worker.cjs', import.meta.url).href,
+    minThreads: 2,
+    maxThreads: 2,
+    atomics: 'disabled',
+    idleTimeout: 2 ** 30,
+    recordTiming: false,
+    concurrentTasksPerWorker: 32,
+  });
   // A task still running when the HTTP side goes is dropped with the pool (no answer is waited for then).
-  process.on('message', (msg: { id: number; input: string }) => void pool.run(msg.input).then((output: string) => process.connected && process.send!({ id: msg.id, output }), () => {}));
+  process.on(
+    'message',
+    (msg: { id: number; input: string }) =>
+      void pool.run(msg.input).then(
+        (output: string) => process.connected && process.send!({ id: msg.id, output }),
+        () => {},
+      ),
+  );
   process.on('disconnect', () => void pool.destroy().finally(() => process.exit(0)));
   process.send!('ready');
 }
 
 async function http(): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), ['runtime'], { serialization: 'advanced', execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['runtime'], {
+    serialization: 'advanced',
+    execArgv: ['--no-node-snapshot'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise((ready) => child.once('message', ready));
   const waiting = new Map<number, (output: string) => void>();
   let next = 0;
@@ -34,7 +53,9 @@ async function http(): Promise<void> {
     waiting.set(id, (output) => res.type('json').send(output));
     child.send({ id, input: JSON.stringify(req.body) });
   });
-  const server = app.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port }) + '\n'));
+  const server = app.listen(0, '127.0.0.1', () =>
+    process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port }) + '\n'),
+  );
   process.on('SIGTERM', () => server.close(() => child.disconnect()));
   child.on('exit', () => process.exit(0));
 }

@@ -4,6 +4,9 @@ const ivm = require('isolated-vm');
 
 const isolate = new ivm.Isolate({ memoryLimit: 64 });
 const context = isolate.createContextSync();
-context.evalSync('globalThis.handler = (input) => JSON.stringify({ success: true, data: JSON.parse(input).params ?? null, error: null })');
+context.evalSync(
+  'globalThis.handler = (input) => JSON.stringify({ success: true, data: JSON.parse(input).params ?? null, error: null })',
+);
 const handler = context.global.getSync('handler', { reference: true });
-module.exports = (input) => handler.applySync(undefined, [input], { arguments: { copy: true }, result: { copy: true } });
+module.exports = (input) =>
+  handler.applySync(undefined, [input], { arguments: { copy: true }, result: { copy: true } });

@@ -24,7 +24,16 @@ const t0 = performance.now();
 const times = (await run(iterations)).sort((a, b) => a - b);
 const seconds = (performance.now() - t0) / 1000;
 process.stdout.write(
-  JSON.stringify({ label: 'sandbox floor (warm context, 1 in flight)', requests: iterations, errors: 0, seconds, rps: iterations / seconds, p50: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)], max: times[times.length - 1] }) + '\n',
+  JSON.stringify({
+    label: 'sandbox floor (warm context, 1 in flight)',
+    requests: iterations,
+    errors: 0,
+    seconds,
+    rps: iterations / seconds,
+    p50: times[Math.floor(times.length / 2)],
+    p99: times[Math.floor(times.length * 0.99)],
+    max: times[times.length - 1],
+  }) + '\n',
 );
 context.release();
 isolate.dispose();

@@ -9,28 +9,70 @@ import { may, mayAll, type Me } from '../access.ts';
 import { Action, Amount, Bars, Confirm, ErrorLine, When, coin, e, UNIT_OF } from '../ui.ts';
 import { RelayerDialog, type Relayer } from './relayer-forms.ts';
 
-interface BalanceWatch { level: 'ok' | 'low' | 'below_min_balance'; min_balance: string | number; sends_covered: number | null }
-interface Status { balance?: string; pending_transactions_count?: number; last_confirmed_transaction_timestamp?: string | null; paused?: boolean; system_disabled?: boolean; disabled_reason?: unknown; balance_watch?: BalanceWatch | null; rpc?: { available: boolean; reason?: string } }
-interface Minute { at: number; counts: Record<string, number>; latency: Record<string, { p50: number; p99: number; n: number }> }
-interface Row { relayer: Relayer; status?: Status; statusError?: string; minutes?: Minute[]; oldest?: string | null; since?: string }
+interface BalanceWatch {
+  level: 'ok' | 'low' | 'below_min_balance';
+  min_balance: string | number;
+  sends_covered: number | null;
+}
+interface Status {
+  balance?: string;
+  pending_transactions_count?: number;
+  last_confirmed_transaction_timestamp?: string | null;
+  paused?: boolean;
+  system_disabled?: boolean;
+  disabled_reason?: unknown;
+  balance_watch?: BalanceWatch | null;
+  rpc?: { available: boolean; reason?: string };
+}
+interface Minute {
+  at: number;
+  counts: Record<string, number>;
+  latency: Record<string, { p50: number; p99: number; n: number }>;
+}
+interface Row {
+  relayer: Relayer;
+  status?: Status;
+  statusError?: string;
+  minutes?: Minute[];
+  oldest?: string | null;
+  since?: string;
+}
 
 type Data = { rows: Row[]; ready: Record<string, unknown> | null };
 type Update = (change: (data: Data) => Data) => void;
 
 /** One relayer's status (its chain's answer) and last hour: fetched on their own, so a slow RPC delays only its row. */
 async function details(relayer: Relayer): Promise<Partial<Row>> {
-  const [status, activity] = await Promise.allSettled([api<Status>(`/relayers/${enc(relayer.id)}/status`), api<{ minutes: Minute[]; oldest_unfinished_at: string | null; since?: string }>(`/relayers/${enc(relayer.id)}/activity`)]);
-  const out: Partial<Row> = status.status === 'fulfilled' ? { status: status.value.data, statusError: undefined } : { status: undefined, statusError: (status.reason as Error).message };
-  if (activity.status === 'fulfilled') Object.assign(out, { minutes: activity.value.data.minutes, oldest: activity.value.data.oldest_unfinished_at, since: activity.value.data.since });
+  const [status, activity] = await Promise.allSettled([
+    api<Status>(`/relayers/${enc(relayer.id)}/status`),
+    api<{ minutes: Minute[]; oldest_unfinished_at: string | null; since?: string }>(
+      `/relayers/${enc(relayer.id)}/activity`,
+    ),
+  ]);
+  const out: Partial<Row> =
+    status.status === 'fulfilled'
+      ? { status: status.value.data, statusError: undefined }
+      : { status: undefined, statusError: (status.reason as Error).message };
+  if (activity.status === 'fulfilled')
+    Object.assign(out, {
+      minutes: activity.value.data.minutes,
+      oldest: activity.value.data.oldest_unfinished_at,
+      since: activity.value.data.since,
+    });
   return out;
 }
 
 /** The relayers at once (keeping what was shown of them), then each row's details and the readiness as they come. */
 async function load(update: Update): Promise<void> {
   const relayers = (await api<Relayer[]>('/relayers?per_page=100')).data;
-  update((d) => ({ ...d, rows: relayers.map((relayer) => ({ ...d.rows.find((r) => r.relayer.id === relayer.id), relayer })) }));
+  update((d) => ({
+    ...d,
+    rows: relayers.map((relayer) => ({ ...d.rows.find((r) => r.relayer.id === relayer.id), relayer })),
+  }));
   for (const relayer of relayers) {
-    void details(relayer).then((detail) => update((d) => ({ ...d, rows: d.rows.map((r) => (r.relayer.id === relayer.id ? { ...r, ...detail } : r)) })));
+    void details(relayer).then((detail) =>
+      update((d) => ({ ...d, rows: d.rows.map((r) => (r.relayer.id === relayer.id ? { ...r, ...detail } : r)) })),
+    );
   }
   const res = await fetch('/api/v1/ready', { cache: 'no-store' }).catch(() => undefined);
   const ready = res ? ((await res.json().catch(() => null)) as Record<string, unknown> | null) : null;
@@ -50,7 +92,8 @@ function lowBalance(row: Row): string | null {
   }
   const min = row.relayer.policies?.min_balance;
   try {
-    if (min !== undefined && min !== null && BigInt(balance) < BigInt(String(min))) return `below min_balance (${coin(min, unit)})`;
+    if (min !== undefined && min !== null && BigInt(balance) < BigInt(String(min)))
+      return `below min_balance (${coin(min, unit)})`;
     if (BigInt(balance) === 0n) return 'empty: it cannot pay fees';
   } catch {
     return null;
@@ -61,12 +104,27 @@ function lowBalance(row: Row): string | null {
 /** Disabled, paused, RPC down (with its reason as text here, not in the balance column), or active. */
 function state(row: Row) {
   const disabled = row.status?.system_disabled ?? row.relayer.system_disabled;
-  const reason = (row.status?.disabled_reason ?? row.relayer.disabled_reason) as { type?: string; details?: unknown } | null | undefined;
-  const rpcDown = row.status?.rpc?.available === false ? (row.status.rpc.reason ?? 'every RPC URL is down') : row.statusError;
+  const reason = (row.status?.disabled_reason ?? row.relayer.disabled_reason) as
+    | { type?: string; details?: unknown }
+    | null
+    | undefined;
+  const rpcDown =
+    row.status?.rpc?.available === false ? (row.status.rpc.reason ?? 'every RPC URL is down') : row.statusError;
   const badges: ComponentChildren[] = [];
-  if (disabled) badges.push(e('span', { class: 'badge bad' }, `disabled: ${reason?.type ?? 'by the system'}${reason?.details ? ` (${JSON.stringify(reason.details)})` : ''}`));
+  if (disabled)
+    badges.push(
+      e(
+        'span',
+        { class: 'badge bad' },
+        `disabled: ${reason?.type ?? 'by the system'}${reason?.details ? ` (${JSON.stringify(reason.details)})` : ''}`,
+      ),
+    );
   else if (row.relayer.paused) badges.push(e('span', { class: 'badge warn' }, 'paused'));
-  if (rpcDown) badges.push(e('span', { class: 'badge bad rpc-down' }, row.statusError ? 'status unavailable' : 'RPC down'), e('div', { class: 'muted state-reason' }, rpcDown));
+  if (rpcDown)
+    badges.push(
+      e('span', { class: 'badge bad rpc-down' }, row.statusError ? 'status unavailable' : 'RPC down'),
+      e('div', { class: 'muted state-reason' }, rpcDown),
+    );
   if (badges.length === 0) badges.push(e('span', { class: 'badge ok' }, 'active'));
   return badges;
 }
@@ -74,11 +132,25 @@ function state(row: Row) {
 function balanceCell(row: Row) {
   const unit = UNIT_OF[row.relayer.network_type] ?? '';
   const low = lowBalance(row);
-  const shown = row.status?.balance !== undefined ? e(Amount, { raw: row.status.balance, unit }) : e('span', { class: 'muted' }, row.statusError ? 'unknown' : '...');
-  return e('td', { class: 'balance' }, shown, low ? e('div', { class: 'badge warn low-balance' }, `low balance: ${low}`) : null);
+  const shown =
+    row.status?.balance !== undefined
+      ? e(Amount, { raw: row.status.balance, unit })
+      : e('span', { class: 'muted' }, row.statusError ? 'unknown' : '...');
+  return e(
+    'td',
+    { class: 'balance' },
+    shown,
+    low ? e('div', { class: 'badge warn low-balance' }, `low balance: ${low}`) : null,
+  );
 }
 
-function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Relayer, paused: boolean) => void, remove: (r: Relayer) => void) {
+function relayerRow(
+  me: Me,
+  row: Row,
+  edit: (r: Relayer) => void,
+  pause: (r: Relayer, paused: boolean) => void,
+  remove: (r: Relayer) => void,
+) {
   const r = row.relayer;
   const manage = may(me, 'relayer', 'manage', r.id);
   // The list's answer: fresh after a pause or resume, where the status may still be the one read before.
@@ -99,9 +171,26 @@ function relayerRow(me: Me, row: Row, edit: (r: Relayer) => void, pause: (r: Rel
       e(
         'div',
         { class: 'row-actions' },
-        e(Action, { name: paused ? 'resume' : 'pause', allowed: manage, label: `${paused ? 'Resume' : 'Pause'} ${r.id}`, onClick: () => pause(r, !paused) }, paused ? 'Resume' : 'Pause'),
-        e(Action, { name: 'edit', class: 'secondary', allowed: manage, label: `Edit ${r.id}`, onClick: () => edit(r) }, 'Edit'),
-        e(Action, { name: 'delete', class: 'danger', allowed: manage, label: `Delete ${r.id}`, onClick: () => remove(r) }, 'Delete'),
+        e(
+          Action,
+          {
+            name: paused ? 'resume' : 'pause',
+            allowed: manage,
+            label: `${paused ? 'Resume' : 'Pause'} ${r.id}`,
+            onClick: () => pause(r, !paused),
+          },
+          paused ? 'Resume' : 'Pause',
+        ),
+        e(
+          Action,
+          { name: 'edit', class: 'secondary', allowed: manage, label: `Edit ${r.id}`, onClick: () => edit(r) },
+          'Edit',
+        ),
+        e(
+          Action,
+          { name: 'delete', class: 'danger', allowed: manage, label: `Delete ${r.id}`, onClick: () => remove(r) },
+          'Delete',
+        ),
       ),
     ),
   );
@@ -121,7 +210,12 @@ function charts(rows: Row[]) {
   const start = rows.find((r) => r.minutes?.length)?.minutes?.[0]?.at;
   const since = rows.find((r) => r.since)?.since;
   return [
-    e('p', { class: 'muted since' }, 'Per minute, UTC, as this instance counted them. Kept in memory: a restart starts them empty', since ? [' (counting since ', e(When, { at: since }), ').'] : '.'),
+    e(
+      'p',
+      { class: 'muted since' },
+      'Per minute, UTC, as this instance counted them. Kept in memory: a restart starts them empty',
+      since ? [' (counting since ', e(When, { at: since }), ').'] : '.',
+    ),
     e(
       'section',
       { class: 'charts' },
@@ -138,13 +232,27 @@ function charts(rows: Row[]) {
 
 /** Only the parts this service has: a component reported `enabled: false` (Redis when none is configured) is left out. */
 function readiness(ready: Record<string, unknown> | null) {
-  const components = (ready?.components ?? {}) as Record<string, { status?: string; error?: string; enabled?: boolean }>;
+  const components = (ready?.components ?? {}) as Record<
+    string,
+    { status?: string; error?: string; enabled?: boolean }
+  >;
   return e(
     'ul',
     { class: 'readiness' },
     Object.entries(components)
       .filter(([, c]) => c.enabled !== false)
-      .map(([name, c]) => e('li', { class: `badge ${c.status === 'healthy' ? 'ok' : c.status === 'degraded' ? 'warn' : 'bad'}`, 'data-component': name, title: c.error ?? '' }, `${name}: ${c.status ?? '?'}`, c.error ? ` (${c.error})` : '')),
+      .map(([name, c]) =>
+        e(
+          'li',
+          {
+            class: `badge ${c.status === 'healthy' ? 'ok' : c.status === 'degraded' ? 'warn' : 'bad'}`,
+            'data-component': name,
+            title: c.error ?? '',
+          },
+          `${name}: ${c.status ?? '?'}`,
+          c.error ? ` (${c.error})` : '',
+        ),
+      ),
   );
 }
 
@@ -191,20 +299,63 @@ export function Overview({ me }: { me: Me }) {
     'div',
     { class: 'overview' },
     e(ErrorLine, { error }),
-    e('div', { class: 'title-row' }, e('h2', null, 'Relayers'), e(Action, { name: 'new-relayer', allowed: mayAll(me, 'relayer', 'manage'), onClick: () => setEditing('new') }, 'New relayer')),
+    e(
+      'div',
+      { class: 'title-row' },
+      e('h2', null, 'Relayers'),
+      e(
+        Action,
+        { name: 'new-relayer', allowed: mayAll(me, 'relayer', 'manage'), onClick: () => setEditing('new') },
+        'New relayer',
+      ),
+    ),
     e(
       'table',
       { class: 'relayers' },
-      e('thead', null, e('tr', null, ['relayer', 'network', 'address', 'balance', 'state', 'pending', 'oldest pending', 'actions'].map((t) => e('th', { scope: 'col' }, t)))),
-      e('tbody', null, data.rows.map((row) => relayerRow(me, row, setEditing, (r, p) => void pause(r, p), setDeleting))),
+      e(
+        'thead',
+        null,
+        e(
+          'tr',
+          null,
+          ['relayer', 'network', 'address', 'balance', 'state', 'pending', 'oldest pending', 'actions'].map((t) =>
+            e('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
+      e(
+        'tbody',
+        null,
+        data.rows.map((row) => relayerRow(me, row, setEditing, (r, p) => void pause(r, p), setDeleting)),
+      ),
     ),
     e('h2', null, 'Readiness'),
     readiness(data.ready),
     e('h2', null, 'Last hour'),
     charts(data.rows),
     deleting
-      ? e(Confirm, { title: `Delete relayer ${deleting.id}?`, confirm: 'Delete it', onConfirm: () => void remove(deleting), onCancel: () => setDeleting(null) }, e('p', null, 'It stops relaying and its record goes; its transactions stay on chain. While it has transactions pending, sent or submitted, the API refuses.'))
+      ? e(
+          Confirm,
+          {
+            title: `Delete relayer ${deleting.id}?`,
+            confirm: 'Delete it',
+            onConfirm: () => void remove(deleting),
+            onCancel: () => setDeleting(null),
+          },
+          e(
+            'p',
+            null,
+            'It stops relaying and its record goes; its transactions stay on chain. While it has transactions pending, sent or submitted, the API refuses.',
+          ),
+        )
       : null,
-    editing ? e(RelayerDialog, { me, relayer: editing === 'new' ? null : editing, onClose: () => setEditing(null), onDone: () => (setEditing(null), refreshNow()) }) : null,
+    editing
+      ? e(RelayerDialog, {
+          me,
+          relayer: editing === 'new' ? null : editing,
+          onClose: () => setEditing(null),
+          onDone: () => (setEditing(null), refreshNow()),
+        })
+      : null,
   );
 }

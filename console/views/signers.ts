@@ -5,9 +5,23 @@ import { api, enc } from '../api.ts';
 import { may, mayAll, type Me } from '../access.ts';
 import { Action, Confirm, ErrorLine, Field, FormDialog, e } from '../ui.ts';
 
-interface Signer { id: string; type: string; config: Record<string, unknown> }
+interface Signer {
+  id: string;
+  type: string;
+  config: Record<string, unknown>;
+}
 
-const TYPES = ['plain', 'aws_kms', 'azure_key_vault', 'google_cloud_kms', 'vault', 'vault_transit', 'turnkey', 'cdp', 'pkcs11'];
+const TYPES = [
+  'plain',
+  'aws_kms',
+  'azure_key_vault',
+  'google_cloud_kms',
+  'vault',
+  'vault_transit',
+  'turnkey',
+  'cdp',
+  'pkcs11',
+];
 
 function CreateSigner({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
   const [id, setId] = useState('');
@@ -31,10 +45,31 @@ function CreateSigner({ onClose, onDone }: { onClose: () => void; onDone: () => 
     FormDialog,
     { title: 'New signer', name: 'new-signer', submit, onClose, label: 'Create' },
     e(Field, { label: 'Id (empty: a new UUID)', name: 'id', value: id, set: setId, autofocus: true }),
-    e(Field, { label: 'Type', name: 'type', kind: 'select', value: type, set: setType, options: TYPES.map((t): [string, string] => [t, t]) }),
+    e(Field, {
+      label: 'Type',
+      name: 'type',
+      kind: 'select',
+      value: type,
+      set: setType,
+      options: TYPES.map((t): [string, string] => [t, t]),
+    }),
     type === 'plain'
-      ? e(Field, { label: 'Private key (32 bytes of hex)', name: 'key', kind: 'password', value: key, set: setKey, required: true, hint: 'stored encrypted when STORAGE_ENCRYPTION_KEY is set; never shown again' })
-      : e(Field, { label: 'Config (JSON object, as in docs/signers.md)', name: 'config', kind: 'textarea', value: config, set: setConfig }),
+      ? e(Field, {
+          label: 'Private key (32 bytes of hex)',
+          name: 'key',
+          kind: 'password',
+          value: key,
+          set: setKey,
+          required: true,
+          hint: 'stored encrypted when STORAGE_ENCRYPTION_KEY is set; never shown again',
+        })
+      : e(Field, {
+          label: 'Config (JSON object, as in docs/signers.md)',
+          name: 'config',
+          kind: 'textarea',
+          value: config,
+          set: setConfig,
+        }),
   );
 }
 
@@ -57,12 +92,30 @@ export function Signers({ me }: { me: Me }) {
   return e(
     'div',
     { class: 'signers' },
-    e('div', { class: 'title-row' }, e('h2', null, 'Signers'), e(Action, { name: 'new-signer', allowed: mayAll(me, 'signer', 'manage'), onClick: () => setCreating(true) }, 'New signer')),
+    e(
+      'div',
+      { class: 'title-row' },
+      e('h2', null, 'Signers'),
+      e(
+        Action,
+        { name: 'new-signer', allowed: mayAll(me, 'signer', 'manage'), onClick: () => setCreating(true) },
+        'New signer',
+      ),
+    ),
     e(ErrorLine, { error }),
     e(
       'table',
       { class: 'signer-list' },
-      e('thead', null, e('tr', null, ['signer', 'type', 'config (no secrets)'].map((t) => e('th', { scope: 'col' }, t)), e('th', { scope: 'col' }, e('span', { class: 'sr-only' }, 'actions')))),
+      e(
+        'thead',
+        null,
+        e(
+          'tr',
+          null,
+          ['signer', 'type', 'config (no secrets)'].map((t) => e('th', { scope: 'col' }, t)),
+          e('th', { scope: 'col' }, e('span', { class: 'sr-only' }, 'actions')),
+        ),
+      ),
       e(
         'tbody',
         null,
@@ -73,15 +126,44 @@ export function Signers({ me }: { me: Me }) {
             e('td', { class: 'mono' }, s.id),
             e('td', null, s.type),
             e('td', { class: 'mono' }, Object.keys(s.config).length ? JSON.stringify(s.config) : '—'),
-            e('td', null, e(Action, { name: 'delete', class: 'danger', allowed: may(me, 'signer', 'manage', s.id), label: `Delete ${s.id}`, onClick: () => setDeleting(s) }, 'Delete')),
+            e(
+              'td',
+              null,
+              e(
+                Action,
+                {
+                  name: 'delete',
+                  class: 'danger',
+                  allowed: may(me, 'signer', 'manage', s.id),
+                  label: `Delete ${s.id}`,
+                  onClick: () => setDeleting(s),
+                },
+                'Delete',
+              ),
+            ),
           ),
         ),
       ),
     ),
     signers.length === 0 ? e('p', { class: 'muted' }, 'No signer.') : null,
-    creating ? e(CreateSigner, { onClose: () => setCreating(false), onDone: () => (setCreating(false), void load()) }) : null,
+    creating
+      ? e(CreateSigner, { onClose: () => setCreating(false), onDone: () => (setCreating(false), void load()) })
+      : null,
     deleting
-      ? e(Confirm, { title: `Delete signer ${deleting.id}?`, confirm: 'Delete it', onConfirm: () => void remove(deleting), onCancel: () => setDeleting(null) }, e('p', null, 'Its key is gone from the store for good. While a relayer uses it, the API refuses and names the relayer.'))
+      ? e(
+          Confirm,
+          {
+            title: `Delete signer ${deleting.id}?`,
+            confirm: 'Delete it',
+            onConfirm: () => void remove(deleting),
+            onCancel: () => setDeleting(null),
+          },
+          e(
+            'p',
+            null,
+            'Its key is gone from the store for good. While a relayer uses it, the API refuses and names the relayer.',
+          ),
+        )
       : null,
   );
 }

@@ -8,24 +8,64 @@ import { Action, Amount, Confirm, ErrorLine, UNIT_OF, When, e } from '../ui.ts';
 import { errorClass, nextTry } from '../delivery.ts';
 
 type Tx = Record<string, unknown> & { id: string; status: string; relayer_id: string };
-interface Entry { at: string; kind: string; status?: string | null; status_reason?: string | null; hash?: string; first?: boolean; noop?: boolean; changes?: Record<string, { from: unknown; to: unknown }>; from?: unknown; to?: unknown; delivery?: { id: string; status: string; attempts: number; last_error: string | null; next_attempt_at: string | null; delivered_at: string | null } }
+interface Entry {
+  at: string;
+  kind: string;
+  status?: string | null;
+  status_reason?: string | null;
+  hash?: string;
+  first?: boolean;
+  noop?: boolean;
+  changes?: Record<string, { from: unknown; to: unknown }>;
+  from?: unknown;
+  to?: unknown;
+  delivery?: {
+    id: string;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    next_attempt_at: string | null;
+    delivered_at: string | null;
+  };
+}
 
 const ACTIVE = new Set(['pending', 'sent', 'submitted']);
 
 function describe(entry: Entry) {
   switch (entry.kind) {
     case 'status':
-      return [e('span', { class: `status s-${entry.status}` }, entry.status ?? ''), entry.status_reason ? e('span', { class: 'muted' }, ` ${entry.status_reason}`) : null];
+      return [
+        e('span', { class: `status s-${entry.status}` }, entry.status ?? ''),
+        entry.status_reason ? e('span', { class: 'muted' }, ` ${entry.status_reason}`) : null,
+      ];
     case 'broadcast':
-      return [entry.noop ? 'NOOP broadcast ' : entry.first ? 'broadcast ' : 're-broadcast (new version) ', e('span', { class: 'mono' }, entry.hash ?? '')];
+      return [
+        entry.noop ? 'NOOP broadcast ' : entry.first ? 'broadcast ' : 're-broadcast (new version) ',
+        e('span', { class: 'mono' }, entry.hash ?? ''),
+      ];
     case 'fees':
-      return ['fees ', Object.entries(entry.changes ?? {}).map(([k, v]) => e('span', { class: 'mono' }, `${k} ${String(v.from)} -> ${String(v.to)}  `))];
+      return [
+        'fees ',
+        Object.entries(entry.changes ?? {}).map(([k, v]) =>
+          e('span', { class: 'mono' }, `${k} ${String(v.from)} -> ${String(v.to)}  `),
+        ),
+      ];
     case 'nonce':
       return [`nonce ${String(entry.from)} -> ${String(entry.to)}`];
     case 'webhook': {
       const d = entry.delivery!;
       const next = nextTry(d);
-      return [`webhook (${entry.status ?? '?'}) `, e('span', { class: `badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}` }, d.status), ` ${d.attempts} attempt(s)`, d.last_error ? e('span', { class: 'muted', title: d.last_error }, ` — ${errorClass(d.last_error)}`) : null, next ? e('span', { class: 'muted next-try' }, ` · ${next}`) : null];
+      return [
+        `webhook (${entry.status ?? '?'}) `,
+        e(
+          'span',
+          { class: `badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}` },
+          d.status,
+        ),
+        ` ${d.attempts} attempt(s)`,
+        d.last_error ? e('span', { class: 'muted', title: d.last_error }, ` — ${errorClass(d.last_error)}`) : null,
+        next ? e('span', { class: 'muted next-try' }, ` · ${next}`) : null,
+      ];
     }
     default:
       return [entry.kind];
@@ -44,7 +84,13 @@ function onChain(kind: 'replace' | 'cancel', tx: Tx) {
 
 /** Replace body: the same transaction at the fastest speed; the value's digits kept exact (a u128 is no JS number). */
 function replaceBody(tx: Tx): string {
-  const body: Record<string, unknown> = { to: tx.to ?? undefined, data: tx.data ?? undefined, gas_limit: tx.gas_limit ?? undefined, speed: 'fastest', value: '__VALUE__' };
+  const body: Record<string, unknown> = {
+    to: tx.to ?? undefined,
+    data: tx.data ?? undefined,
+    gas_limit: tx.gas_limit ?? undefined,
+    speed: 'fastest',
+    value: '__VALUE__',
+  };
   return JSON.stringify(body).replace('"__VALUE__"', /^\d+$/.test(String(tx.value)) ? String(tx.value) : '0');
 }
 
@@ -67,7 +113,14 @@ export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; t
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [unit, setUnit] = useState('wei');
-  useEffect(() => void api<{ network_type: string }>(`/relayers/${enc(relayerId)}`).then((a) => setUnit(UNIT_OF[a.data.network_type] ?? 'wei'), () => {}), [relayerId]);
+  useEffect(
+    () =>
+      void api<{ network_type: string }>(`/relayers/${enc(relayerId)}`).then(
+        (a) => setUnit(UNIT_OF[a.data.network_type] ?? 'wei'),
+        () => {},
+      ),
+    [relayerId],
+  );
   // A transaction that became final under an open dialog: the dialog goes, and says why (nothing was sent).
   const current = data?.transaction.status;
   useEffect(() => {
@@ -77,7 +130,8 @@ export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; t
     }
   }, [current, asking, busy]);
   const path = `/relayers/${enc(relayerId)}/transactions/${enc(txId)}`;
-  const load = () => api<{ transaction: Tx; entries: Entry[] }>(`${path}/timeline`).then((a) => setData(a.data), setError);
+  const load = () =>
+    api<{ transaction: Tx; entries: Entry[] }>(`${path}/timeline`).then((a) => setData(a.data), setError);
   useEffect(() => {
     void load();
     return streamEvents(relayerId, ({ transaction }) => transaction.id === txId && void load());
@@ -101,13 +155,37 @@ export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; t
   return e(
     'div',
     { class: 'timeline-page' },
-    e('h2', null, 'Transaction ', e('span', { class: 'mono' }, tx.id), ' ', e('span', { class: `status s-${tx.status}`, 'data-current-status': tx.status }, tx.status)),
+    e(
+      'h2',
+      null,
+      'Transaction ',
+      e('span', { class: 'mono' }, tx.id),
+      ' ',
+      e('span', { class: `status s-${tx.status}`, 'data-current-status': tx.status }, tx.status),
+    ),
     e(
       'dl',
       { class: 'facts' },
-      ['relayer_id', 'from', 'to', 'value', 'nonce', 'hash', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status_reason', 'created_at', 'sent_at', 'confirmed_at']
+      [
+        'relayer_id',
+        'from',
+        'to',
+        'value',
+        'nonce',
+        'hash',
+        'gas_price',
+        'max_fee_per_gas',
+        'max_priority_fee_per_gas',
+        'status_reason',
+        'created_at',
+        'sent_at',
+        'confirmed_at',
+      ]
         .filter((k) => !FEES.has(k) || (tx[k] !== null && tx[k] !== undefined))
-        .flatMap((k) => [e('dt', null, k), e('dd', { class: TIMES.has(k) ? undefined : 'mono', 'data-fact': k }, fact(tx, k, unit))]),
+        .flatMap((k) => [
+          e('dt', null, k),
+          e('dd', { class: TIMES.has(k) ? undefined : 'mono', 'data-fact': k }, fact(tx, k, unit)),
+        ]),
       e('dt', null, 'data'),
       e('dd', { class: 'mono data', tabIndex: 0 }, tx.data === null || tx.data === undefined ? '—' : String(tx.data)),
     ),
@@ -115,16 +193,52 @@ export function Timeline({ me, relayerId, txId }: { me: Me; relayerId: string; t
       ? e(
           'div',
           { class: 'actions' },
-          e(Action, { name: 'replace', allowed, onClick: () => (setNotice(null), setAsking('replace')) }, 'Replace at fastest speed'),
-          e(Action, { name: 'cancel', class: 'danger', allowed, onClick: () => (setNotice(null), setAsking('cancel')) }, 'Cancel'),
+          e(
+            Action,
+            { name: 'replace', allowed, onClick: () => (setNotice(null), setAsking('replace')) },
+            'Replace at fastest speed',
+          ),
+          e(
+            Action,
+            { name: 'cancel', class: 'danger', allowed, onClick: () => (setNotice(null), setAsking('cancel')) },
+            'Cancel',
+          ),
         )
-      : e('p', { class: 'muted final' }, tx.status === 'mined' ? 'mined: waiting for confirmations; it can no longer be replaced or canceled.' : `${tx.status}: final, nothing more can be done to it.`),
+      : e(
+          'p',
+          { class: 'muted final' },
+          tx.status === 'mined'
+            ? 'mined: waiting for confirmations; it can no longer be replaced or canceled.'
+            : `${tx.status}: final, nothing more can be done to it.`,
+        ),
     notice ? e('p', { class: 'notice', role: 'status' }, notice) : null,
     e(ErrorLine, { error }),
     e('h3', null, 'Timeline'),
-    e('ol', { class: 'timeline' }, data.entries.map((entry) => e('li', { class: `entry k-${entry.kind}`, 'data-kind': entry.kind }, e(When, { at: entry.at, precise: true }), ' ', describe(entry)))),
+    e(
+      'ol',
+      { class: 'timeline' },
+      data.entries.map((entry) =>
+        e(
+          'li',
+          { class: `entry k-${entry.kind}`, 'data-kind': entry.kind },
+          e(When, { at: entry.at, precise: true }),
+          ' ',
+          describe(entry),
+        ),
+      ),
+    ),
     asking
-      ? e(Confirm, { title: asking === 'replace' ? 'Replace this transaction?' : 'Cancel this transaction?', confirm: asking === 'replace' ? 'Replace' : 'Cancel it', busy, onConfirm: () => void act(), onCancel: () => setAsking(null) }, e('p', null, onChain(asking, tx)))
+      ? e(
+          Confirm,
+          {
+            title: asking === 'replace' ? 'Replace this transaction?' : 'Cancel this transaction?',
+            confirm: asking === 'replace' ? 'Replace' : 'Cancel it',
+            busy,
+            onConfirm: () => void act(),
+            onCancel: () => setAsking(null),
+          },
+          e('p', null, onChain(asking, tx)),
+        )
       : null,
   );
 }

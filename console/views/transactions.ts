@@ -10,7 +10,9 @@ const STATUSES = ['', 'pending', 'sent', 'submitted', 'mined', 'confirmed', 'fai
 function matches(tx: Tx, search: string): boolean {
   if (!search) return true;
   const s = search.toLowerCase();
-  const hashes = [tx.hash, ...((tx.hashes as unknown[] | undefined) ?? [])].filter((h): h is string => typeof h === 'string');
+  const hashes = [tx.hash, ...((tx.hashes as unknown[] | undefined) ?? [])].filter(
+    (h): h is string => typeof h === 'string',
+  );
   return tx.id.toLowerCase().includes(s) || hashes.some((h) => h.toLowerCase().includes(s));
 }
 
@@ -29,7 +31,10 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
   useEffect(() => {
     if (!relayerId) return;
     setTxs([]);
-    api<Tx[]>(`/relayers/${enc(relayerId)}/transactions?per_page=100${status ? `&status=${status}` : ''}`).then((a) => setTxs(a.data), setError);
+    api<Tx[]>(`/relayers/${enc(relayerId)}/transactions?per_page=100${status ? `&status=${status}` : ''}`).then(
+      (a) => setTxs(a.data),
+      setError,
+    );
     // Live: a change replaces its row, a new transaction comes on top.
     return streamEvents(relayerId, ({ transaction }) => {
       const tx = transaction as Tx;
@@ -59,16 +64,57 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
     e(
       'div',
       { class: 'toolbar' },
-      e('label', null, 'relayer ', e('select', { name: 'relayer', value: relayerId ?? '', onChange: (ev: Event) => go(`#/transactions/${enc((ev.target as HTMLSelectElement).value)}`) }, relayers.map((r) => e('option', { value: r.id }, r.id)))),
-      e('label', null, 'status ', e('select', { name: 'status', value: status, onChange: (ev: Event) => setStatus((ev.target as HTMLSelectElement).value) }, STATUSES.map((s) => e('option', { value: s }, s || 'any')))),
-      e('label', null, 'id or hash ', e('input', { name: 'search', value: search, placeholder: 'id or 0x...', onInput: (ev: Event) => setSearch((ev.target as HTMLInputElement).value.trim()), onKeyDown: (ev: KeyboardEvent) => ev.key === 'Enter' && void lookup() })),
+      e(
+        'label',
+        null,
+        'relayer ',
+        e(
+          'select',
+          {
+            name: 'relayer',
+            value: relayerId ?? '',
+            onChange: (ev: Event) => go(`#/transactions/${enc((ev.target as HTMLSelectElement).value)}`),
+          },
+          relayers.map((r) => e('option', { value: r.id }, r.id)),
+        ),
+      ),
+      e(
+        'label',
+        null,
+        'status ',
+        e(
+          'select',
+          { name: 'status', value: status, onChange: (ev: Event) => setStatus((ev.target as HTMLSelectElement).value) },
+          STATUSES.map((s) => e('option', { value: s }, s || 'any')),
+        ),
+      ),
+      e(
+        'label',
+        null,
+        'id or hash ',
+        e('input', {
+          name: 'search',
+          value: search,
+          placeholder: 'id or 0x...',
+          onInput: (ev: Event) => setSearch((ev.target as HTMLInputElement).value.trim()),
+          onKeyDown: (ev: KeyboardEvent) => ev.key === 'Enter' && void lookup(),
+        }),
+      ),
       e('span', { class: 'muted live' }, 'live'),
     ),
     e(ErrorLine, { error }),
     e(
       'table',
       { class: 'txs' },
-      e('thead', null, e('tr', null, ['id', 'status', 'hash', 'to', 'value', 'nonce', 'created'].map((t) => e('th', { scope: 'col' }, t)))),
+      e(
+        'thead',
+        null,
+        e(
+          'tr',
+          null,
+          ['id', 'status', 'hash', 'to', 'value', 'nonce', 'created'].map((t) => e('th', { scope: 'col' }, t)),
+        ),
+      ),
       e(
         'tbody',
         null,
@@ -76,7 +122,15 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
           e(
             'tr',
             { key: tx.id, 'data-tx': tx.id, 'data-status': tx.status },
-            e('td', null, e('a', { href: `#/tx/${enc(String(tx.relayer_id ?? relayerId))}/${enc(tx.id)}`, class: 'mono' }, shortId(tx.id))),
+            e(
+              'td',
+              null,
+              e(
+                'a',
+                { href: `#/tx/${enc(String(tx.relayer_id ?? relayerId))}/${enc(tx.id)}`, class: 'mono' },
+                shortId(tx.id),
+              ),
+            ),
             e('td', null, e('span', { class: `status s-${tx.status}` }, tx.status)),
             e('td', { class: 'mono' }, shortId(tx.hash)),
             e('td', { class: 'mono' }, shortId(tx.to)),

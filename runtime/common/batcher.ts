@@ -5,7 +5,9 @@
  * Coalesces the messages sent during one event-loop turn into one IPC write: under load each write is a
  * syscall on both sides, and they dominated the HTTP process's profile.
  */
-export function createBatcher<M extends { t: string }>(write: (msg: M | { t: 'batch'; msgs: M[] }) => void): (msg: M) => void {
+export function createBatcher<M extends { t: string }>(
+  write: (msg: M | { t: 'batch'; msgs: M[] }) => void,
+): (msg: M) => void {
   let queue: M[] = [];
   const flush = () => {
     const msgs = queue;

@@ -32,7 +32,9 @@ async function collectGarbage(): Promise<void> {
  * last one (a collection of a 25 MiB heap is ~15-25 ms of CPU, measured in a bare thread). One per thread: each keeps
  * the heap size its last collection left. Resolves to the heap before and after, in bytes (the same when not collected).
  */
-export function createHeapRelease(minGrowth = 2 * 1024 * 1024): () => Promise<{ heapBefore: number; heapAfter: number }> {
+export function createHeapRelease(
+  minGrowth = 2 * 1024 * 1024,
+): () => Promise<{ heapBefore: number; heapAfter: number }> {
   let heapAfterCollect = 0;
   return async () => {
     const heapBefore = getHeapStatistics().total_heap_size;

@@ -29,7 +29,12 @@ export const OPERATOR_SETTING_PROPERTIES = {
   max_concurrent_calls: { type: 'integer', minimum: 1, maximum: 100000, 'x-expect': 'an integer in [1, 100000]' },
   max_queued_calls: { type: 'integer', minimum: 0, maximum: 1000000, 'x-expect': 'an integer in [0, 1000000]' },
   kv_max_keys: { type: 'integer', minimum: 1, maximum: 100000000, 'x-expect': 'an integer in [1, 100000000]' },
-  kv_max_bytes: { type: 'integer', minimum: 1024, maximum: 1099511627776, 'x-expect': 'an integer in [1024, 1099511627776] (bytes)' },
+  kv_max_bytes: {
+    type: 'integer',
+    minimum: 1024,
+    maximum: 1099511627776,
+    'x-expect': 'an integer in [1024, 1099511627776] (bytes)',
+  },
   // The plugin's egress policy: origins its fetch may reach.
   allowed_origins: {
     type: 'array',
@@ -53,4 +58,3 @@ export const OPERATOR_SETTING_PROPERTIES = {
     'x-expect': 'an array of at most 256 distinct variable names (letters, digits, underscores)',
   },
 } as const;
-

@@ -24,7 +24,9 @@ const PROCESS = path.join(HERE, '..', 'isolate', 'sdk', 'process.ts');
 /** The reference's `plugins/lib/plugin` module, imported by its legacy examples as "../lib/plugin". */
 const LEGACY_LIB = /(^|\/)lib\/plugin(\.[cm]?[jt]s)?$/;
 
-export type BundleOutcome = { ok: true; code: string; hash: string; inputs: Array<[string, string]> } | { ok: false; message: string };
+export type BundleOutcome =
+  | { ok: true; code: string; hash: string; inputs: Array<[string, string]> }
+  | { ok: false; message: string };
 
 /** What a file looks like now (size and modification time), or '' when it is gone. */
 function stamp(file: string): string {
@@ -80,7 +82,9 @@ function injectionsFor(text: string): string[] {
 }
 
 const legacyLibMissing = (args: { path: string; resolveDir: string }) =>
-  args.path.startsWith('.') && LEGACY_LIB.test(args.path) && !['', '.ts', '.js', '.mts', '.mjs', '.cjs'].some((ext) => existsSync(path.resolve(args.resolveDir, args.path + ext)));
+  args.path.startsWith('.') &&
+  LEGACY_LIB.test(args.path) &&
+  !['', '.ts', '.js', '.mts', '.mjs', '.cjs'].some((ext) => existsSync(path.resolve(args.resolveDir, args.path + ext)));
 
 /**
  * `@openzeppelin/relayer-sdk` → the real package (one copy, ours, whatever version a plugin's own node_modules holds);
@@ -95,15 +99,27 @@ const sandboxResolver: Plugin = {
       if (args.path === '@openzeppelin/relayer-sdk') return { path: REAL_SDK, sideEffects: false };
       if (args.path === '@relaybox/plugin-sdk' || legacyLibMissing(args)) return { path: COMPAT_SDK };
       // The SDK's generated API clients and axios, and the injected globals, are kept only if the plugin uses them.
-      if ((args.importer.startsWith(REAL_SDK_DIR) && !isBuiltin(args.path)) || (args.importer === GLOBALS && args.path === 'whatwg-url')) {
-        const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+      if (
+        (args.importer.startsWith(REAL_SDK_DIR) && !isBuiltin(args.path)) ||
+        (args.importer === GLOBALS && args.path === 'whatwg-url')
+      ) {
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'inner',
+        });
         return r.errors.length ? undefined : { path: r.path, sideEffects: false };
       }
       if (args.kind === 'entry-point' || !(args.path.startsWith('node:') || isBuiltin(args.path))) return undefined;
       const target = BUILTINS[args.path.replace(/^node:/, '')];
       if (target) return { path: target, sideEffects: args.importer !== GLOBALS };
       return {
-        errors: [{ text: `"${args.path}" is a Node.js built-in module; plugins run in a sandbox without Node APIs (use the context's api and kv, fetch, crypto; "crypto" and "buffer" are provided)` }],
+        errors: [
+          {
+            text: `"${args.path}" is a Node.js built-in module; plugins run in a sandbox without Node APIs (use the context's api and kv, fetch, crypto; "crypto" and "buffer" are provided)`,
+          },
+        ],
       };
     });
   },
@@ -156,7 +172,14 @@ export async function bundlePlugin(entry: string, pluginsDir: string): Promise<B
     return { ok: true, code, hash: createHash('sha256').update(code).digest('hex').slice(0, 32), inputs };
   } catch (err) {
     const errors = (err as { errors?: Message[] }).errors;
-    if (errors?.length) return { ok: false, message: errors.slice(0, 5).map((m) => formatMessage(m, pluginsDir)).join('\n') };
+    if (errors?.length)
+      return {
+        ok: false,
+        message: errors
+          .slice(0, 5)
+          .map((m) => formatMessage(m, pluginsDir))
+          .join('\n'),
+      };
     return { ok: false, message: (err as Error).message };
   } finally {
     buildEnded();

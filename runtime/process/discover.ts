@@ -31,13 +31,17 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
       file = path.join(dir, entry.name);
     }
     if (!PLUGIN_ID.test(id)) {
-      if (!warned.has(entry.name)) log('warn', `ignoring '${entry.name}' in the plugins directory: a plugin id must match [A-Za-z0-9_-]{1,64}`, { name: entry.name });
+      if (!warned.has(entry.name))
+        log('warn', `ignoring '${entry.name}' in the plugins directory: a plugin id must match [A-Za-z0-9_-]{1,64}`, {
+          name: entry.name,
+        });
       warned.add(entry.name);
       continue;
     }
     // `.ts` wins over `.js` for the same id (the first extension in ENTRY_EXTENSIONS order).
     const existing = found.get(id);
-    if (existing && ENTRY_EXTENSIONS.indexOf(path.extname(existing)) <= ENTRY_EXTENSIONS.indexOf(path.extname(file))) continue;
+    if (existing && ENTRY_EXTENSIONS.indexOf(path.extname(existing)) <= ENTRY_EXTENSIONS.indexOf(path.extname(file)))
+      continue;
     found.set(id, file);
   }
   return found;
@@ -48,7 +52,11 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
  * own: the reference's examples configure `channel/index.ts` as `channels`, and the folder `channel` must not be
  * listed as a second plugin. A configured id is always kept.
  */
-function withoutClaimed(found: Map<string, string>, dir: string, configured: Iterable<ConfiguredPlugin>): Map<string, string> {
+function withoutClaimed(
+  found: Map<string, string>,
+  dir: string,
+  configured: Iterable<ConfiguredPlugin>,
+): Map<string, string> {
   const root = path.resolve(dir);
   const claimed: string[] = [];
   const ids = new Set<string>();
@@ -65,7 +73,12 @@ function withoutClaimed(found: Map<string, string>, dir: string, configured: Ite
 }
 
 /** Every plugin to load, by id: those discovered in `dir`, then each configured entry with a `path` (which wins). */
-export function pluginFiles(dir: string, configured: Map<string, ConfiguredPlugin>, warned: Set<string>, log: LoaderDeps['log']): Map<string, string> {
+export function pluginFiles(
+  dir: string,
+  configured: Map<string, ConfiguredPlugin>,
+  warned: Set<string>,
+  log: LoaderDeps['log'],
+): Map<string, string> {
   const files = withoutClaimed(discover(dir, warned, log), dir, configured.values());
   for (const entry of configured.values()) {
     if (entry.path) files.set(entry.id, path.resolve(dir, entry.path));

@@ -14,8 +14,16 @@ export async function loadPlugin(reg: Registry, id: string, file: string): Promi
   if (previous?.path === file && previous.inputs && unchanged(previous.inputs)) return previous;
   const seed = reg.seeds.get(id);
   reg.seeds.delete(id);
-  if (seed && seed.path === file && codes.has(seed.hash) && unchanged(seed.inputs)) return settle(reg, id, file, seed.hash, seed.inputs, seed.fileSettings);
-  const fail = (error: ErrorData, settings = fallbackSettings(reg, id)): LoadedPlugin => ({ id, path: file, state: 'error', error, settings, configJson: JSON.stringify(settings.config) });
+  if (seed && seed.path === file && codes.has(seed.hash) && unchanged(seed.inputs))
+    return settle(reg, id, file, seed.hash, seed.inputs, seed.fileSettings);
+  const fail = (error: ErrorData, settings = fallbackSettings(reg, id)): LoadedPlugin => ({
+    id,
+    path: file,
+    state: 'error',
+    error,
+    settings,
+    configJson: JSON.stringify(settings.config),
+  });
   const bundled = await bundlePlugin(file, deps.pluginsDir);
   if (!bundled.ok) return fail(runtimeError('compileError', { reason: bundled.message }));
   if (previous?.hash === bundled.hash && previous.fileSettings !== undefined) {
@@ -27,7 +35,10 @@ export async function loadPlugin(reg: Registry, id: string, file: string): Promi
   try {
     overrides = configOverrides(reg, id);
   } catch (err) {
-    return fail(runtimeError('invalidSettings', { reason: (err as Error).message }), { ...DEFAULT_SETTINGS, ...deps.defaults });
+    return fail(runtimeError('invalidSettings', { reason: (err as Error).message }), {
+      ...DEFAULT_SETTINGS,
+      ...deps.defaults,
+    });
   }
   if (deps.quarantine[id]?.hash === bundled.hash) return settle(reg, id, file, bundled.hash, bundled.inputs, 'null');
   const inspected = await deps.inspect({
@@ -38,6 +49,11 @@ export async function loadPlugin(reg: Registry, id: string, file: string): Promi
     timeoutMs: INSPECT_TIMEOUT_MS,
   });
   if (!inspected.ok) return fail(inspected.error);
-  if (!inspected.hasHandler) return fail({ code: 'LOAD_ERROR', message: 'Plugin does not export a handler function (export async function handler(context) { … })', status: 500 });
+  if (!inspected.hasHandler)
+    return fail({
+      code: 'LOAD_ERROR',
+      message: 'Plugin does not export a handler function (export async function handler(context) { … })',
+      status: 500,
+    });
   return settle(reg, id, file, bundled.hash, bundled.inputs, inspected.settings);
 }

@@ -25,7 +25,12 @@ function envNamesIn(code: string): Set<string> {
  * The plugin's `process.env` as JSON, and the service's variables in it (names only, for the start log): of
  * `service` (the environment without credentials), the names the code names or the operator listed.
  */
-export function pluginEnvJson(service: Record<string, string>, code: string | undefined, listed: readonly string[], own: Record<string, string>): { json: string; received: string[] } {
+export function pluginEnvJson(
+  service: Record<string, string>,
+  code: string | undefined,
+  listed: readonly string[],
+  own: Record<string, string>,
+): { json: string; received: string[] } {
   const wanted = code === undefined ? new Set<string>() : envNamesIn(code);
   for (const name of listed) wanted.add(name);
   const picked: Record<string, string> = {};

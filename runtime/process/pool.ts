@@ -17,7 +17,12 @@ export interface SandboxPool {
 }
 
 export function createPool(options: RuntimeOptions): SandboxPool {
-  const workerData: WorkerData = { contextMode: options.contextMode, concurrency: options.concurrency, limits: options.limits, faults: options.faults };
+  const workerData: WorkerData = {
+    contextMode: options.contextMode,
+    concurrency: options.concurrency,
+    limits: options.limits,
+    faults: options.faults,
+  };
   const pool = new Piscina({
     // A CommonJS entry: see worker-entry.cjs for why Piscina must not require() worker.ts itself.
     filename: new URL('../worker/worker-entry.cjs', import.meta.url).href,

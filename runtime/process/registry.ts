@@ -76,10 +76,21 @@ export function configOverrides(reg: Registry, id: string): Partial<PluginSettin
   return checkSettings(rest, `plugins[${id}]`, true);
 }
 
-export const fallbackSettings = (reg: Registry, id: string): PluginSettings => ({ ...DEFAULT_SETTINGS, ...reg.deps.defaults, ...safe(() => configOverrides(reg, id)) });
+export const fallbackSettings = (reg: Registry, id: string): PluginSettings => ({
+  ...DEFAULT_SETTINGS,
+  ...reg.deps.defaults,
+  ...safe(() => configOverrides(reg, id)),
+});
 
 /** A bundle that loaded (or was refused) on its own merits: its effective settings, quarantine and state. */
-export function settle(reg: Registry, id: string, file: string, hash: string, inputs: Array<[string, string]>, fileSettings: string): LoadedPlugin {
+export function settle(
+  reg: Registry,
+  id: string,
+  file: string,
+  hash: string,
+  inputs: Array<[string, string]>,
+  fileSettings: string,
+): LoadedPlugin {
   const { deps } = reg;
   const base = { id, path: file, hash, inputs, fileSettings };
   let settings: PluginSettings;
@@ -87,17 +98,39 @@ export function settle(reg: Registry, id: string, file: string, hash: string, in
     const overrides = configOverrides(reg, id);
     const own = checkSettings(JSON.parse(fileSettings), 'settings');
     for (const key of [...OPERATOR_SETTINGS, 'allowed_origins', 'env', 'service_env'] as const) {
-      const set = key === 'allowed_origins' || key === 'env' || key === 'service_env' ? (JSON.parse(fileSettings) as Record<string, unknown> | null)?.[key] : own[key];
-      if (set !== undefined) deps.log('warn', `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`, { plugin: id });
+      const set =
+        key === 'allowed_origins' || key === 'env' || key === 'service_env'
+          ? (JSON.parse(fileSettings) as Record<string, unknown> | null)?.[key]
+          : own[key];
+      if (set !== undefined)
+        deps.log(
+          'warn',
+          `plugin '${id}': settings.${key} is set by the operator (config file or environment), not by the plugin; ignored`,
+          { plugin: id },
+        );
       delete own[key];
     }
     settings = { ...DEFAULT_SETTINGS, ...deps.defaults, ...own, ...overrides };
   } catch (err) {
-    return { ...base, hash: undefined, state: 'error', error: runtimeError('invalidSettings', { reason: (err as Error).message }), settings: fallbackSettings(reg, id), configJson: '{}' };
+    return {
+      ...base,
+      hash: undefined,
+      state: 'error',
+      error: runtimeError('invalidSettings', { reason: (err as Error).message }),
+      settings: fallbackSettings(reg, id),
+      configJson: '{}',
+    };
   }
   const quarantined = deps.quarantine[id];
   if (quarantined?.hash === hash) {
-    return { ...base, hash: undefined, state: 'error', error: runtimeError('quarantined', { reason: quarantined.reason }), settings, configJson: '{}' };
+    return {
+      ...base,
+      hash: undefined,
+      state: 'error',
+      error: runtimeError('quarantined', { reason: quarantined.reason }),
+      settings,
+      configJson: '{}',
+    };
   }
   if (!reg.sent.has(hash)) {
     reg.sent.add(hash);
@@ -105,7 +138,11 @@ export function settle(reg: Registry, id: string, file: string, hash: string, in
   } else reg.fresh.push({ id, path: file, hash, inputs, fileSettings });
   const env = pluginEnvJson(deps.serviceEnv, reg.codes.get(hash), settings.service_env, settings.env);
   // Names only: which of the service's variables this plugin sees (its operator's own `env` besides).
-  deps.log('info', `plugin '${id}' receives ${env.received.length ? `these variables of the service's environment: ${env.received.join(', ')}` : "no variable of the service's environment"}`, { plugin: id, env: env.received, own_env: Object.keys(settings.env) });
+  deps.log(
+    'info',
+    `plugin '${id}' receives ${env.received.length ? `these variables of the service's environment: ${env.received.join(', ')}` : "no variable of the service's environment"}`,
+    { plugin: id, env: env.received, own_env: Object.keys(settings.env) },
+  );
   return { ...base, state: 'ready', settings, configJson: JSON.stringify(settings.config), envJson: env.json };
 }
 
@@ -114,13 +151,16 @@ export function resettle(reg: Registry, entries: ConfiguredPlugin[]): void {
   reg.configured.clear();
   for (const e of entries) reg.configured.set(e.id, e);
   for (const [id, p] of reg.plugins) {
-    if (p.hash && p.inputs && p.fileSettings !== undefined) reg.plugins.set(id, settle(reg, id, p.path, p.hash, p.inputs, p.fileSettings));
+    if (p.hash && p.inputs && p.fileSettings !== undefined)
+      reg.plugins.set(id, settle(reg, id, p.path, p.hash, p.inputs, p.fileSettings));
   }
   reg.fresh = [];
 }
 
 export function listPlugins(reg: Registry): PluginInfo[] {
-  return [...reg.plugins.values()].map(({ configJson: _j, envJson: _e, inputs: _i, fileSettings: _f, ...info }) => info);
+  return [...reg.plugins.values()].map(
+    ({ configJson: _j, envJson: _e, inputs: _i, fileSettings: _f, ...info }) => info,
+  );
 }
 
 function safe<T>(fn: () => T): T | Record<string, never> {

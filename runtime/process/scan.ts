@@ -28,7 +28,8 @@ async function scanOnce(reg: Registry, warned: Set<string>): Promise<void> {
     const before = plugins.get(id);
     if (before !== p) {
       changed = true;
-      if (p.state === 'error') deps.log('warn', `plugin '${id}' is not callable: ${p.error?.message}`, { plugin: id, code: p.error?.code });
+      if (p.state === 'error')
+        deps.log('warn', `plugin '${id}' is not callable: ${p.error?.message}`, { plugin: id, code: p.error?.code });
       else deps.log('info', `plugin '${id}' loaded`, { plugin: id, hash: p.hash, path: p.path });
     }
   }

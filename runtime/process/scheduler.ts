@@ -101,14 +101,17 @@ export function createScheduler(options: { capacity: number; maxQueue: number })
       }
       const entry: Waiting = {
         job,
-        timer: setTimeout(() => {
-          const at = q.waiting.indexOf(entry);
-          if (at < 0) return;
-          q.waiting.splice(at, 1);
-          queued--;
-          cleanup();
-          job.expire();
-        }, Math.max(0, job.deadline - Date.now())),
+        timer: setTimeout(
+          () => {
+            const at = q.waiting.indexOf(entry);
+            if (at < 0) return;
+            q.waiting.splice(at, 1);
+            queued--;
+            cleanup();
+            job.expire();
+          },
+          Math.max(0, job.deadline - Date.now()),
+        ),
       };
       q.waiting.push(entry);
       queued++;

@@ -61,7 +61,10 @@ fromWorkers.onmessage = (event) => {
   const msg = (event as unknown as { data: WorkerHostRequest }).data;
   switch (msg.t) {
     case 'code':
-      toWorker(msg.worker, { id: msg.id, reply: loader?.code(msg.hash) ?? '(function () { throw new Error("plugin code is no longer available"); })' });
+      toWorker(msg.worker, {
+        id: msg.id,
+        reply: loader?.code(msg.hash) ?? '(function () { throw new Error("plugin code is no longer available"); })',
+      });
       return;
     case 'pong':
       watchdog?.pong(msg.worker);
@@ -105,7 +108,12 @@ releaseChannel.onmessage = (event) => {
   const msg = (event as unknown as { data: WorkerRelease }).data;
   if (msg?.t !== 'released') return;
   // Said by a worker: only numbers go on into the log.
-  log('debug', IDLE_LOG, { thread: `worker ${Number(msg.worker)}`, heapBefore: Number(msg.heapBefore), heapAfter: Number(msg.heapAfter), isolates: Number(msg.isolates) });
+  log('debug', IDLE_LOG, {
+    thread: `worker ${Number(msg.worker)}`,
+    heapBefore: Number(msg.heapBefore),
+    heapAfter: Number(msg.heapAfter),
+    isolates: Number(msg.isolates),
+  });
 };
 
 /** Watches the pool's completed count; after a quiet IDLE_RELEASE_MS, the release above, once per idle spell. */
@@ -186,7 +194,8 @@ function start(options: RuntimeOptions): void {
 /** forward_logs: each console line of the call in the service log, levels mapped as the reference maps them. */
 function forwardLogs(plugin: string, requestId: string, lines: LogEntry[]): void {
   for (const line of lines) {
-    const level = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : line.level === 'debug' ? 'debug' : 'info';
+    const level =
+      line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : line.level === 'debug' ? 'debug' : 'info';
     log(level, line.message, { plugin, requestId, source: 'plugin' });
   }
 }
@@ -200,10 +209,14 @@ const fail = (id: number, error: ErrorData, answer: Answer = send) => answer({ t
 function traced(msg: CallMessage): void {
   const trace: RuntimeCallContext = { id: msg.id, plugin: msg.plugin, requestId: msg.requestId };
   runtimeCallChannel.start.publish(trace);
-  call(msg, (result) => {
-    send(result);
-    runtimeCallChannel.asyncEnd.publish(trace);
-  }, trace);
+  call(
+    msg,
+    (result) => {
+      send(result);
+      runtimeCallChannel.asyncEnd.publish(trace);
+    },
+    trace,
+  );
 }
 
 /** Sends the call's result through `answer` (`send`, or traced's). `trace`: only while someone subscribes. */
@@ -217,38 +230,63 @@ function call(msg: CallMessage, answer: Answer = send, trace?: RuntimeCallContex
   const timeoutMs = Math.max(1, Math.round(s.timeout * 1000));
   const p = pool;
   const hash = plugin.hash;
-  const admission = scheduler.submit(plugin.id, { maxConcurrent: s.max_concurrent_calls, maxQueued: s.max_queued_calls }, {
-    deadline: receivedAt + timeoutMs,
-    expire: () =>
-      fail(msg.id, runtimeError('timeoutQueued', { timeout: s.timeout, running: s.max_concurrent_calls }, { timeout: s.timeout, queued: true }), answer),
-    run: async () => {
-      const task: CallTask = {
-        kind: 'call',
-        callId: msg.id,
-        plugin: plugin.id,
-        hash,
-        input: msg.input,
-        config: plugin.configJson,
-        requestId: msg.requestId,
-        // The deadline counts from arrival: time spent waiting for a slot is part of the call's timeout.
-        timeoutMs: Math.max(1, receivedAt + timeoutMs - Date.now()),
-        memoryMb: s.memory_mb,
-        // forward_logs needs the lines even when the client does not get them.
-        emitLogs: s.emit_logs || s.forward_logs,
-        emitTraces: s.emit_traces,
-        allowedOrigins: s.allowed_origins,
-        // Made once per load (runtime/process/plugin-env.ts): what of the service's environment this plugin receives.
-        env: plugin.envJson ?? '{}',
-      };
-      const result = await (trace ? poolTaskChannel.tracePromise(p.call, trace, p, task) : p.call(task));
-      if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
-      const logs = s.emit_logs ? result.logs : undefined;
-      if (result.ok) answer({ t: 'result', id: msg.id, ok: true, result: result.result, raw: s.raw_response, logs, traces: result.traces });
-      else answer({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
+  const admission = scheduler.submit(
+    plugin.id,
+    { maxConcurrent: s.max_concurrent_calls, maxQueued: s.max_queued_calls },
+    {
+      deadline: receivedAt + timeoutMs,
+      expire: () =>
+        fail(
+          msg.id,
+          runtimeError(
+            'timeoutQueued',
+            { timeout: s.timeout, running: s.max_concurrent_calls },
+            { timeout: s.timeout, queued: true },
+          ),
+          answer,
+        ),
+      run: async () => {
+        const task: CallTask = {
+          kind: 'call',
+          callId: msg.id,
+          plugin: plugin.id,
+          hash,
+          input: msg.input,
+          config: plugin.configJson,
+          requestId: msg.requestId,
+          // The deadline counts from arrival: time spent waiting for a slot is part of the call's timeout.
+          timeoutMs: Math.max(1, receivedAt + timeoutMs - Date.now()),
+          memoryMb: s.memory_mb,
+          // forward_logs needs the lines even when the client does not get them.
+          emitLogs: s.emit_logs || s.forward_logs,
+          emitTraces: s.emit_traces,
+          allowedOrigins: s.allowed_origins,
+          // Made once per load (runtime/process/plugin-env.ts): what of the service's environment this plugin receives.
+          env: plugin.envJson ?? '{}',
+        };
+        const result = await (trace ? poolTaskChannel.tracePromise(p.call, trace, p, task) : p.call(task));
+        if (s.forward_logs && result.logs) forwardLogs(plugin.id, msg.requestId, result.logs);
+        const logs = s.emit_logs ? result.logs : undefined;
+        if (result.ok)
+          answer({
+            t: 'result',
+            id: msg.id,
+            ok: true,
+            result: result.result,
+            raw: s.raw_response,
+            logs,
+            traces: result.traces,
+          });
+        else answer({ t: 'result', id: msg.id, ok: false, error: result.error, logs, traces: result.traces });
+      },
     },
-  });
+  );
   if (admission === 'plugin-busy') {
-    fail(msg.id, runtimeError('pluginBusy', { id: plugin.id, running: s.max_concurrent_calls, queued: s.max_queued_calls }), answer);
+    fail(
+      msg.id,
+      runtimeError('pluginBusy', { id: plugin.id, running: s.max_concurrent_calls, queued: s.max_queued_calls }),
+      answer,
+    );
   } else if (admission === 'runtime-busy') {
     fail(msg.id, runtimeError('runtimeBusy'), answer);
   }

@@ -22,7 +22,10 @@ export const DEFAULT_SETTINGS = Object.freeze({
 // a schema does not say (an origin is one; the env's names and total size) is checked after it.
 const ajv = new Ajv({ strict: true, allErrors: false });
 ajv.addVocabulary(['x-expect']);
-const PROPERTIES: Record<string, { 'x-expect': string }> = { ...PLUGIN_SETTING_PROPERTIES, ...OPERATOR_SETTING_PROPERTIES };
+const PROPERTIES: Record<string, { 'x-expect': string }> = {
+  ...PLUGIN_SETTING_PROPERTIES,
+  ...OPERATOR_SETTING_PROPERTIES,
+};
 /** A plugin file's own settings: the operator's are not its to set (the loader ignores them, with a warning). */
 const fileSettings = ajv.compile({ type: 'object', properties: PLUGIN_SETTING_PROPERTIES });
 /** An operator's entry: the plugin's settings and the operator's. */
@@ -43,8 +46,18 @@ function checkOrigins(raw: string[], where: string): string[] {
     } catch {
       u = undefined;
     }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash) {
-      throw new Error(`${where}[${i}] must be an http(s) origin such as "https://api.example.com" (scheme, host and optional port; no path)`);
+    if (
+      !u ||
+      (u.protocol !== 'http:' && u.protocol !== 'https:') ||
+      u.username ||
+      u.password ||
+      (u.pathname !== '/' && u.pathname !== '') ||
+      u.search ||
+      u.hash
+    ) {
+      throw new Error(
+        `${where}[${i}] must be an http(s) origin such as "https://api.example.com" (scheme, host and optional port; no path)`,
+      );
     }
     return u.origin;
   });
@@ -54,7 +67,8 @@ function checkOrigins(raw: string[], where: string): string[] {
 function checkEnv(raw: Record<string, string>, where: string): Record<string, string> {
   if (JSON.stringify(raw).length > 64 * 1024) throw new Error(`${where} must hold at most 256 entries and 64 KiB`);
   for (const k of Object.keys(raw)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(k)) throw new Error(`${where}.${k} must be a string (names: letters, digits, underscores)`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(k))
+      throw new Error(`${where}.${k} must be a string (names: letters, digits, underscores)`);
   }
   return { ...raw };
 }
@@ -69,11 +83,13 @@ export function checkSettings(raw: unknown, where: string, operator = false): Pa
   const out: Partial<PluginSettings> = {};
   if (operator) {
     for (const key of OPERATOR_SETTINGS) if (s[key] !== undefined) out[key] = s[key];
-    if (s.allowed_origins !== undefined) out.allowed_origins = checkOrigins(s.allowed_origins, `${where}.allowed_origins`);
+    if (s.allowed_origins !== undefined)
+      out.allowed_origins = checkOrigins(s.allowed_origins, `${where}.allowed_origins`);
     if (s.env !== undefined) out.env = checkEnv(s.env, `${where}.env`);
     if (s.service_env !== undefined) out.service_env = [...s.service_env];
   }
-  for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response', 'forward_logs'] as const) if (s[key] !== undefined) out[key] = s[key];
+  for (const key of ['emit_logs', 'emit_traces', 'allow_get_invocation', 'raw_response', 'forward_logs'] as const)
+    if (s[key] !== undefined) out[key] = s[key];
   for (const key of ['timeout', 'memory_mb'] as const) if (s[key] !== undefined) out[key] = s[key];
   if (s.config !== undefined) out.config = s.config;
   return out;

@@ -33,7 +33,12 @@ export function dirSignature(pluginsDir: string): string {
  * Calls `onChange` on every change under `dir` outside node_modules, and whenever the poll finds a signature other
  * than the last one (`signature`: the one taken before the first scan).
  */
-export function watchPluginsDir(dir: string, signature: string, onChange: () => void, log: LoaderDeps['log']): { close(): void } {
+export function watchPluginsDir(
+  dir: string,
+  signature: string,
+  onChange: () => void,
+  log: LoaderDeps['log'],
+): { close(): void } {
   let watcher: FSWatcher | undefined;
   try {
     watcher = watch(dir, { recursive: true }, (_event, name) => {

@@ -9,7 +9,17 @@ import { createCallTimers, type CallTimers } from './call-timers.ts';
 import { afterCall, heapNow, retire } from './generations.ts';
 import { createTraceBook, failure, readLogs, readPluginError, readResult, tooLarge } from './outcome.ts';
 import { HOST_OPS, type CallTask, type HostOp, type WorkerData, type WorkerResult } from '../protocol.ts';
-import { createSlot, disposeGeneration, enter, enterFirst, LoadError, randomSeed, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+import {
+  createSlot,
+  disposeGeneration,
+  enter,
+  enterFirst,
+  LoadError,
+  randomSeed,
+  releaseSlot,
+  type Generation,
+  type Slot,
+} from './sandbox.ts';
 import { createLocalOps, startLocal, type LocalOps } from './local-ops.ts';
 import { ask, cancelRequests } from './worker-bridge.ts';
 
@@ -67,8 +77,10 @@ const NONE_GRANTED: ReadonlySet<string> = new Set();
 /** How the host answers a transactionWait past its timeout (src/plugin-host/host-calls.ts): 504 TIMEOUT, as the reference. */
 const WAIT_TIMED_OUT = '{"ok":false,"error":{"code":"TIMEOUT"';
 const remaining = (run: CallRun) => Math.max(1, run.deadline - Date.now());
-const memoryExceeded = (task: { memoryMb: number }) => failure('memory', { memory_mb: task.memoryMb }, { memory_mb: task.memoryMb });
-const timeout = (task: CallTask) => failure('timeout', { timeout: task.timeoutMs / 1000 }, { timeout: task.timeoutMs / 1000 });
+const memoryExceeded = (task: { memoryMb: number }) =>
+  failure('memory', { memory_mb: task.memoryMb }, { memory_mb: task.memoryMb });
+const timeout = (task: CallTask) =>
+  failure('timeout', { timeout: task.timeoutMs / 1000 }, { timeout: task.timeoutMs / 1000 });
 
 /** An entry into the isolate failed: why, as the client should hear it. */
 function classify(err: unknown, gen: Generation, task: CallTask): WorkerResult {
@@ -93,7 +105,9 @@ function verdict(done: Done, task: CallTask, granted: ReadonlySet<string>): Work
     case 'error':
       return { ok: false, error: readPluginError(done.text, limits, granted) };
     case 'invalid':
-      return failure('notSerializable', { reason: typeof done.text === 'string' ? done.text.slice(0, limits.maxErrorMessageChars) : 'unknown reason' });
+      return failure('notSerializable', {
+        reason: typeof done.text === 'string' ? done.text.slice(0, limits.maxErrorMessageChars) : 'unknown reason',
+      });
     case 'too-large':
       return tooLarge(limits);
     case 'memory':
@@ -111,7 +125,12 @@ function conclude(run: CallRun): void {
   clearTimeout(run.timer);
   // Pending timers do not make the context unsafe to reuse: ending the scope clears them, so no reply of theirs
   // can ever arrive. Any other hold (a host call, a fetch) might.
-  const idle = !run.timedOut && run.fault === undefined && scope.entering === 0 && scope.held === run.timers.size && run.replies.length === 0;
+  const idle =
+    !run.timedOut &&
+    run.fault === undefined &&
+    scope.entering === 0 &&
+    scope.held === run.timers.size &&
+    run.replies.length === 0;
   scope.end();
   const heap = heapNow(gen);
   let result: WorkerResult;
@@ -149,9 +168,14 @@ function reply(run: CallRun, id: number, text: string): void {
 
 /** Why a host call may not go out (checked on what arrived, whatever the prelude checked), or undefined. */
 function refusal(run: CallRun, op: unknown, args: unknown): Refusal | undefined {
-  if (typeof op !== 'string' || (!HOST_OPS.has(op) && op !== 'fetch')) return { code: 'VALIDATION_FAILED', message: 'unknown host operation', status: 400 };
+  if (typeof op !== 'string' || (!HOST_OPS.has(op) && op !== 'fetch'))
+    return { code: 'VALIDATION_FAILED', message: 'unknown host operation', status: 400 };
   if (typeof args !== 'string' || Buffer.byteLength(args) > limits.maxHostArgBytes) {
-    return { code: 'VALIDATION_FAILED', message: `api/kv arguments exceed ${limits.maxHostArgBytes} bytes`, status: 400 };
+    return {
+      code: 'VALIDATION_FAILED',
+      message: `api/kv arguments exceed ${limits.maxHostArgBytes} bytes`,
+      status: 400,
+    };
   }
   if (++run.apiCalls > limits.maxApiCalls) return refusedBy('apiCalls', limits.maxApiCalls);
   run.argBytes += args.length;
@@ -185,7 +209,17 @@ function traceOf(traces: ReturnType<typeof createTraceBook>, op: string, args: s
 function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
   if (typeof id !== 'number' || !Number.isSafeInteger(id)) return;
   if (op === 'fetch' || op === 'crypto.subtle') {
-    startLocal((run.local ??= createLocalOps(run.task)), { id, op, args, deadline: run.deadline, scope: run.scope, traces: run.traces, limits, deliver: (text) => run.replies.push(id, text), countApiCall: () => limited(run, refusal(run, 'fetch', args)) });
+    startLocal((run.local ??= createLocalOps(run.task)), {
+      id,
+      op,
+      args,
+      deadline: run.deadline,
+      scope: run.scope,
+      traces: run.traces,
+      limits,
+      deliver: (text) => run.replies.push(id, text),
+      countApiCall: () => limited(run, refusal(run, 'fetch', args)),
+    });
     return;
   }
   const refused = refusal(run, op, args);
@@ -195,7 +229,13 @@ function hostCall(run: CallRun, id: unknown, op: unknown, args: unknown): void {
     return;
   }
   if (run.traces && (op as string).startsWith('relayer.')) traceOf(run.traces, op as string, args as string);
-  const request = ask({ t: 'host', plugin: run.task.plugin, op: op as HostOp, args: args as string, deadline: run.deadline });
+  const request = ask({
+    t: 'host',
+    plugin: run.task.plugin,
+    op: op as HostOp,
+    args: args as string,
+    deadline: run.deadline,
+  });
   const hold = run.scope.hold(() => cancelRequests([request.id]));
   request.reply.then((text) => {
     if (run.scope.ended || !hold) return;
@@ -233,7 +273,8 @@ async function start(run: CallRun): Promise<void> {
     }
     const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
     // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
-    const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
+    const first =
+      gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
     if (first === undefined) run.scope.enter(() => enter(gen, slot.run, args, remaining(run)));
     else if (first !== 'ran' && first !== 'sliced') {
       run.fault ??= first.error;
@@ -272,7 +313,9 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       argBytes: 0,
       granted: undefined,
       timer: undefined,
-      trace: isolateCallChannel.hasSubscribers ? { id: task.callId, plugin: task.plugin, requestId: task.requestId } : undefined,
+      trace: isolateCallChannel.hasSubscribers
+        ? { id: task.callId, plugin: task.plugin, requestId: task.requestId }
+        : undefined,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
       local: undefined,
       resolve,

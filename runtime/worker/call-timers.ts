@@ -36,11 +36,14 @@ class Timers implements CallTimers {
     const hold = this.#scope.hold(() => clearTimeout(handle));
     if (!hold) return;
     const deliver = this.#deliver;
-    const handle = setTimeout(() => {
-      pending.delete(id);
-      deliver(id, TIMER_FIRED);
-      hold.release();
-    }, Math.min(Math.max(1, ms), 2 ** 31 - 1));
+    const handle = setTimeout(
+      () => {
+        pending.delete(id);
+        deliver(id, TIMER_FIRED);
+        hold.release();
+      },
+      Math.min(Math.max(1, ms), 2 ** 31 - 1),
+    );
     pending.set(id, { handle, hold });
   }
   stop(id: unknown): void {
@@ -53,6 +56,10 @@ class Timers implements CallTimers {
 }
 
 /** `deliver(id, reply)` queues a fired timer's reply for the call's next entry. */
-export function createCallTimers(scope: CallScope, maxTimers: number, deliver: (id: number, reply: string) => void): CallTimers {
+export function createCallTimers(
+  scope: CallScope,
+  maxTimers: number,
+  deliver: (id: number, reply: string) => void,
+): CallTimers {
   return new Timers(scope, maxTimers, deliver);
 }

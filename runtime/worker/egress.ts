@@ -21,7 +21,19 @@ export interface EgressOutcome {
 
 const MAX_REDIRECTS = 5;
 /** Set by the transport itself, or ways to reach somewhere else than the URL says. */
-const FORBIDDEN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-authorization', 'proxy-connection']);
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);
 
 export class EgressError extends Error {
   readonly code: string;
@@ -38,10 +50,20 @@ export class EgressError extends Error {
 const traceUrl = (u: URL | undefined, raw: string) => (u ? `${u.origin}${u.pathname}` : raw.slice(0, 200));
 
 function check(url: URL, allowed: ReadonlySet<string>): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EgressError('EGRESS_DENIED', `fetch: only http and https URLs can be fetched from a plugin, not ${url.protocol}`, 403);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new EgressError(
+      'EGRESS_DENIED',
+      `fetch: only http and https URLs can be fetched from a plugin, not ${url.protocol}`,
+      403,
+    );
   if (!allowed.has(url.origin)) {
     const list = allowed.size ? `it may reach only ${[...allowed].join(', ')}` : 'it may reach no origin';
-    throw new EgressError('EGRESS_DENIED', `fetch to ${url.origin} refused by this plugin's egress policy: ${list} (the operator lists origins in the plugin's config entry, "allowed_origins")`, 403, { origin: url.origin, allowed_origins: [...allowed] });
+    throw new EgressError(
+      'EGRESS_DENIED',
+      `fetch to ${url.origin} refused by this plugin's egress policy: ${list} (the operator lists origins in the plugin's config entry, "allowed_origins")`,
+      403,
+      { origin: url.origin, allowed_origins: [...allowed] },
+    );
   }
 }
 
@@ -59,7 +81,10 @@ function headersOf(req: EgressRequest): Headers {
 /** Reads at most `max` bytes of the body; past it, the response is cancelled and refused. */
 async function readCapped(res: Response, max: number, url: URL): Promise<Buffer> {
   const declared = Number(res.headers.get('content-length'));
-  const tooLarge = () => new EgressError('FETCH_RESPONSE_TOO_LARGE', `fetch: the response from ${url.origin} exceeds ${max} bytes`, 502, { limit: max });
+  const tooLarge = () =>
+    new EgressError('FETCH_RESPONSE_TOO_LARGE', `fetch: the response from ${url.origin} exceeds ${max} bytes`, 502, {
+      limit: max,
+    });
   if (Number.isFinite(declared) && declared > max) {
     await res.body?.cancel().catch(() => {});
     throw tooLarge();
@@ -89,12 +114,24 @@ interface Hop {
 }
 
 /** Follows up to MAX_REDIRECTS redirects by hand, each hop checked against the policy. */
-async function follow(first: Hop, allowed: ReadonlySet<string>, signal: AbortSignal): Promise<{ res: Response; url: URL; redirected: boolean }> {
+async function follow(
+  first: Hop,
+  allowed: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<{ res: Response; url: URL; redirected: boolean }> {
   let hop = first;
   for (let i = 0; ; i++) {
-    const res = await fetch(hop.url, { method: hop.method, headers: hop.headers, body: hop.body, redirect: 'manual', signal, credentials: 'omit' } as RequestInit);
+    const res = await fetch(hop.url, {
+      method: hop.method,
+      headers: hop.headers,
+      body: hop.body,
+      redirect: 'manual',
+      signal,
+      credentials: 'omit',
+    } as RequestInit);
     const location = res.headers.get('location');
-    if (res.status < 300 || res.status > 399 || res.status === 304 || !location) return { res, url: hop.url, redirected: i > 0 };
+    if (res.status < 300 || res.status > 399 || res.status === 304 || !location)
+      return { res, url: hop.url, redirected: i > 0 };
     await res.body?.cancel().catch(() => {});
     if (i === MAX_REDIRECTS) throw new EgressError('FETCH_FAILED', `fetch: more than ${MAX_REDIRECTS} redirects`, 502);
     const next = new URL(location, hop.url);
@@ -117,7 +154,14 @@ const FETCH_TIMER_GRACE_MS = 100;
  * One fetch of a plugin call: refused unless the policy allows its origin; bounded by the call's deadline, its
  * lifetime (`signal`), `maxFetchResponseBytes` and what is left of the call's byte budget.
  */
-export async function egressFetch(argsJson: string, allowed: ReadonlySet<string>, deadline: number, signal: AbortSignal, limits: RuntimeLimits, budget: { bytes: number }): Promise<EgressOutcome> {
+export async function egressFetch(
+  argsJson: string,
+  allowed: ReadonlySet<string>,
+  deadline: number,
+  signal: AbortSignal,
+  limits: RuntimeLimits,
+  budget: { bytes: number },
+): Promise<EgressOutcome> {
   let req: EgressRequest;
   let url: URL | undefined;
   let method = 'GET';
@@ -131,7 +175,13 @@ export async function egressFetch(argsJson: string, allowed: ReadonlySet<string>
     }
     check(url, allowed);
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'base64') : undefined;
-    if (body && body.length > limits.maxFetchRequestBytes) throw new EgressError('FETCH_BODY_TOO_LARGE', `fetch: request body exceeds ${limits.maxFetchRequestBytes} bytes`, 413, { limit: limits.maxFetchRequestBytes });
+    if (body && body.length > limits.maxFetchRequestBytes)
+      throw new EgressError(
+        'FETCH_BODY_TOO_LARGE',
+        `fetch: request body exceeds ${limits.maxFetchRequestBytes} bytes`,
+        413,
+        { limit: limits.maxFetchRequestBytes },
+      );
     // The call's end aborts `signal` at its deadline and the call answers TIMEOUT. The fetch's own timer is a safety
     // net set a moment later: at the deadline itself it could fire first, and a plugin that caught its error would
     // answer before the call's timer (seen under load).
@@ -140,18 +190,50 @@ export async function egressFetch(argsJson: string, allowed: ReadonlySet<string>
     let out: Awaited<ReturnType<typeof follow>>;
     let data: Buffer;
     try {
-      out = await follow({ url, method, headers: headersOf(req), body: method === 'GET' || method === 'HEAD' ? undefined : body }, allowed, timed);
+      out = await follow(
+        { url, method, headers: headersOf(req), body: method === 'GET' || method === 'HEAD' ? undefined : body },
+        allowed,
+        timed,
+      );
       data = await readCapped(out.res, Math.min(limits.maxFetchResponseBytes, budget.bytes), out.url);
     } catch (err) {
       if (err instanceof EgressError) throw err;
-      if (timed.aborted && !signal.aborted) throw new EgressError('FETCH_TIMEOUT', `fetch to ${url.origin} did not complete before the plugin call's deadline`, 504);
-      throw new EgressError('FETCH_FAILED', `fetch to ${url.origin} failed: ${(err as Error)?.cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error)?.message}`, 502);
+      if (timed.aborted && !signal.aborted)
+        throw new EgressError(
+          'FETCH_TIMEOUT',
+          `fetch to ${url.origin} did not complete before the plugin call's deadline`,
+          504,
+        );
+      throw new EgressError(
+        'FETCH_FAILED',
+        `fetch to ${url.origin} failed: ${(err as Error)?.cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error)?.message}`,
+        502,
+      );
     }
     budget.bytes -= data.length;
-    const value = { status: out.res.status, statusText: out.res.statusText, url: out.url.href, redirected: out.redirected, headers: [...out.res.headers], body: data.toString('base64') };
-    return { reply: JSON.stringify({ ok: true, value }), trace: { method, url: traceUrl(out.url, ''), status: out.res.status, bytes: data.length } };
+    const value = {
+      status: out.res.status,
+      statusText: out.res.statusText,
+      url: out.url.href,
+      redirected: out.redirected,
+      headers: [...out.res.headers],
+      body: data.toString('base64'),
+    };
+    return {
+      reply: JSON.stringify({ ok: true, value }),
+      trace: { method, url: traceUrl(out.url, ''), status: out.res.status, bytes: data.length },
+    };
   } catch (err) {
-    const e = err instanceof EgressError ? err : new EgressError('FETCH_FAILED', `fetch failed: ${(err as Error)?.message}`, 502);
-    return { reply: JSON.stringify({ ok: false, error: { code: e.code, message: e.message, status: e.status, details: e.details } }), trace: { method, url: traceUrl(url, ''), status: null, bytes: 0, error: e.code } };
+    const e =
+      err instanceof EgressError
+        ? err
+        : new EgressError('FETCH_FAILED', `fetch failed: ${(err as Error)?.message}`, 502);
+    return {
+      reply: JSON.stringify({
+        ok: false,
+        error: { code: e.code, message: e.message, status: e.status, details: e.details },
+      }),
+      trace: { method, url: traceUrl(url, ''), status: null, bytes: 0, error: e.code },
+    };
   }
 }

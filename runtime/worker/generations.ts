@@ -2,7 +2,14 @@
 // and what becomes of a context after its call.
 import { workerData } from 'node:worker_threads';
 import type { CallTask, WorkerData } from '../protocol.ts';
-import { createGeneration, disposeGeneration, ranUnattended, releaseSlot, type Generation, type Slot } from './sandbox.ts';
+import {
+  createGeneration,
+  disposeGeneration,
+  ranUnattended,
+  releaseSlot,
+  type Generation,
+  type Slot,
+} from './sandbox.ts';
 
 const data = workerData as WorkerData;
 /** Fresh mode: contexts made in one isolate before it is retired (released contexts are collected late). */
@@ -41,7 +48,8 @@ setInterval(() => {
 // a collection that an idle isolate never runs).
 setInterval(() => {
   const now = Date.now();
-  for (const gen of generations.values()) if (gen.inFlight.size === 0 && now - gen.lastUsed > IDLE_RETIRE_MS) retire(gen);
+  for (const gen of generations.values())
+    if (gen.inFlight.size === 0 && now - gen.lastUsed > IDLE_RETIRE_MS) retire(gen);
 }, 10_000).unref();
 
 export function retire(gen: Generation): void {
@@ -53,7 +61,13 @@ export function retire(gen: Generation): void {
 /** The plugin's live generation when it runs this task's bundle and limit (the code is then not needed). */
 export function liveGeneration(task: CallTask): Generation | undefined {
   const current = generations.get(task.plugin);
-  return current && current.hash === task.hash && current.memoryMb === task.memoryMb && !current.retired && !current.dead ? current : undefined;
+  return current &&
+    current.hash === task.hash &&
+    current.memoryMb === task.memoryMb &&
+    !current.retired &&
+    !current.dead
+    ? current
+    : undefined;
 }
 
 export function generationFor(task: CallTask, code: string): Generation {
@@ -89,7 +103,13 @@ export function heapNow(gen: Generation): Heap | undefined {
  * context idle may leave a heap full of garbage (a 50 MB result refused, buffers it reserved); V8 keeps those pages
  * while the isolate sits idle. Such an isolate is retired, so the runtime's memory returns to its baseline.
  */
-export function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed: boolean, heap: Heap | undefined): void {
+export function afterCall(
+  gen: Generation,
+  slot: Slot,
+  reusable: boolean,
+  failed: boolean,
+  heap: Heap | undefined,
+): void {
   slot.listener = null;
   if (data.contextMode === 'fresh' && gen.contexts >= FRESH_CONTEXTS_PER_ISOLATE) gen.retired = true;
   if (failed || !reusable) {
@@ -106,6 +126,7 @@ export function afterCall(gen: Generation, slot: Slot, reusable: boolean, failed
   }
   // Kept up to the calls a worker runs at once: a lower cap made contexts churn under load (measured with 2: each call
   // past it built a context, 6x the CPU per call, and the released ones piled up uncollected).
-  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired && gen.free.length < data.concurrency) gen.free.push(slot);
+  if (reusable && data.contextMode === 'warm' && !gen.dead && !gen.retired && gen.free.length < data.concurrency)
+    gen.free.push(slot);
   else releaseSlot(slot);
 }

@@ -48,11 +48,13 @@ export function createLocalOps(task: CallTask): LocalOps {
   };
 }
 
-const refused = (code: string, message: string, status: number) => JSON.stringify({ ok: false, error: { code, message, status, details: {} } });
+const refused = (code: string, message: string, status: number) =>
+  JSON.stringify({ ok: false, error: { code, message, status, details: {} } });
 
 /** Why this request may not run, as the reply the sandbox gets; undefined when it may. */
 function admission(ops: LocalOps, req: LocalRequest): string | undefined {
-  if (typeof req.args !== 'string' || req.args.length > req.limits.maxHostArgBytes) return refused('VALIDATION_FAILED', `arguments exceed ${req.limits.maxHostArgBytes} bytes`, 400);
+  if (typeof req.args !== 'string' || req.args.length > req.limits.maxHostArgBytes)
+    return refused('VALIDATION_FAILED', `arguments exceed ${req.limits.maxHostArgBytes} bytes`, 400);
   if (req.op === 'fetch') {
     const r = req.countApiCall();
     return r ? refused(r.code, r.message, r.status) : undefined;
@@ -65,7 +67,8 @@ function admission(ops: LocalOps, req: LocalRequest): string | undefined {
 }
 
 async function work(ops: LocalOps, req: LocalRequest, signal: AbortSignal): Promise<string> {
-  if (req.op === 'crypto.subtle') return runSubtle(req.args as string).then((value) => `{"ok":true,"value":${value}}`, subtleError);
+  if (req.op === 'crypto.subtle')
+    return runSubtle(req.args as string).then((value) => `{"ok":true,"value":${value}}`, subtleError);
   ops.budget ??= { bytes: req.limits.maxFetchBytesPerCall };
   const out = await egressFetch(req.args as string, ops.allowed, req.deadline, signal, req.limits, ops.budget);
   req.traces?.add('fetch', '', JSON.stringify(out.trace));

@@ -11,7 +11,11 @@ const PLUGIN_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const RESERVED_CODES: ReadonlySet<string> = new Set([...RUNTIME_CODES, 'NOT_READY']);
 
 /** A call's answer with one of the runtime's verdicts. */
-export function failure(verdict: RuntimeVerdict, vars?: Record<string, string | number>, details?: Record<string, unknown>): { ok: false; error: ErrorData } {
+export function failure(
+  verdict: RuntimeVerdict,
+  vars?: Record<string, string | number>,
+  details?: Record<string, unknown>,
+): { ok: false; error: ErrorData } {
   return { ok: false, error: runtimeError(verdict, vars, details) };
 }
 
@@ -26,7 +30,10 @@ function truncate(message: string, max: number): string {
 }
 
 /** A result: JSON text of at most `maxResultBytes` bytes, one JSON value (it is spliced into our envelope). */
-export function readResult(text: unknown, limits: RuntimeLimits): { ok: true; result: string } | { ok: false; error: ErrorData } {
+export function readResult(
+  text: unknown,
+  limits: RuntimeLimits,
+): { ok: true; result: string } | { ok: false; error: ErrorData } {
   if (typeof text !== 'string') return failure('notText');
   if (text.length > limits.maxResultBytes || byteLength(text) > limits.maxResultBytes) return tooLarge(limits);
   try {
@@ -59,11 +66,16 @@ export function readPluginError(text: unknown, limits: RuntimeLimits, granted: R
   let safeCode = typeof code === 'string' && PLUGIN_CODE.test(code) ? code : 'PLUGIN_ERROR';
   if (RESERVED_CODES.has(safeCode) && !granted.has(safeCode)) safeCode = 'PLUGIN_ERROR';
   let safeDetails: Record<string, unknown> = {};
-  if (isPlainObject(details) && byteLength(JSON.stringify(details)) <= limits.maxErrorDetailsBytes) safeDetails = details;
+  if (isPlainObject(details) && byteLength(JSON.stringify(details)) <= limits.maxErrorDetailsBytes)
+    safeDetails = details;
   return {
     code: safeCode,
-    message: typeof message === 'string' && message.trim() ? truncate(message, limits.maxErrorMessageChars) : RUNTIME_ERRORS.pluginFailed.text,
-    status: Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599 ? (status as number) : 500,
+    message:
+      typeof message === 'string' && message.trim()
+        ? truncate(message, limits.maxErrorMessageChars)
+        : RUNTIME_ERRORS.pluginFailed.text,
+    status:
+      Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599 ? (status as number) : 500,
     details: safeDetails,
   };
 }
@@ -73,7 +85,9 @@ export function readLogs(text: unknown, limits: RuntimeLimits): LogEntry[] | und
   if (typeof text !== 'string' || text === '') return undefined;
   // JSON escaping can make a line up to 6x longer than the characters the prelude counted.
   if (text.length > limits.maxLogBytes * 6 + limits.maxLogLines * 64 + 4096) {
-    return [{ level: 'warn', message: `[relaybox] logs dropped: the call's log output exceeded ${limits.maxLogBytes} bytes` }];
+    return [
+      { level: 'warn', message: `[relaybox] logs dropped: the call's log output exceeded ${limits.maxLogBytes} bytes` },
+    ];
   }
   let parsed: unknown;
   try {
@@ -86,7 +100,8 @@ export function readLogs(text: unknown, limits: RuntimeLimits): LogEntry[] | und
   let bytes = 0;
   for (const e of parsed.slice(0, limits.maxLogLines + 1)) {
     const level = isPlainObject(e) && typeof e.level === 'string' && LOG_LEVELS.has(e.level) ? e.level : 'log';
-    const message = isPlainObject(e) && typeof e.message === 'string' ? truncate(e.message, limits.maxLogLineBytes) : '';
+    const message =
+      isPlainObject(e) && typeof e.message === 'string' ? truncate(e.message, limits.maxLogLineBytes) : '';
     bytes += message.length;
     if (bytes > limits.maxLogBytes + limits.maxLogLineBytes) break;
     out.push({ level, message });
@@ -104,13 +119,23 @@ export function createTraceBook(limits: RuntimeLimits, requestId: string) {
     add(method: string, relayerId: unknown, payloadJson: string | undefined, oversize?: number): void {
       const size = oversize ?? (payloadJson === undefined ? 4 : byteLength(payloadJson));
       let payload: unknown = null;
-      if (oversize === undefined && payloadJson !== undefined && size <= limits.maxTraceEntryBytes && bytes + size <= limits.maxTraceBytes) {
+      if (
+        oversize === undefined &&
+        payloadJson !== undefined &&
+        size <= limits.maxTraceEntryBytes &&
+        bytes + size <= limits.maxTraceBytes
+      ) {
         payload = JSON.parse(payloadJson);
         bytes += size;
       } else if (oversize !== undefined || payloadJson !== undefined) {
         payload = { truncated: true, bytes: size };
       }
-      entries.push({ method, relayerId: typeof relayerId === 'string' ? relayerId.slice(0, 128) : String(relayerId ?? '').slice(0, 128), requestId, payload });
+      entries.push({
+        method,
+        relayerId: typeof relayerId === 'string' ? relayerId.slice(0, 128) : String(relayerId ?? '').slice(0, 128),
+        requestId,
+        payload,
+      });
     },
   };
 }

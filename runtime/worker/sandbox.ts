@@ -78,7 +78,13 @@ export function randomSeed(): string {
   return seeds.toString('hex', seedAt - 32, seedAt);
 }
 
-export function createGeneration(plugin: string, hash: string, code: string, memoryMb: number, inspect = false): Generation {
+export function createGeneration(
+  plugin: string,
+  hash: string,
+  code: string,
+  memoryMb: number,
+  inspect = false,
+): Generation {
   const gen = {} as Generation;
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMb,
@@ -146,7 +152,11 @@ export async function enter(gen: Generation, fn: ivm.Reference, args: unknown[],
   gen.running++;
   gen.idleCpu = undefined;
   try {
-    return await fn.apply(undefined, args, { arguments: { copy: true }, result: { copy: true }, timeout: Math.max(1, Math.ceil(timeoutMs)) });
+    return await fn.apply(undefined, args, {
+      arguments: { copy: true },
+      result: { copy: true },
+      timeout: Math.max(1, Math.ceil(timeoutMs)),
+    });
   } finally {
     gen.running--;
     markIdle(gen);
@@ -174,7 +184,10 @@ export function enterFirst(gen: Generation, fn: ivm.Reference, args: unknown[], 
   gen.running++;
   gen.idleCpu = undefined;
   try {
-    fn.applySync(undefined, args, { arguments: { copy: true }, timeout: Math.max(1, Math.ceil(sliced ? SYNC_SLICE_MS : timeoutMs)) });
+    fn.applySync(undefined, args, {
+      arguments: { copy: true },
+      timeout: Math.max(1, Math.ceil(sliced ? SYNC_SLICE_MS : timeoutMs)),
+    });
     return 'ran';
   } catch (error) {
     if (!sliced || gen.dead || !/execution timed out/i.test((error as Error)?.message ?? '')) return { error };
@@ -215,7 +228,12 @@ function hostReference(slot: { listener: SandboxListener | null }): ivm.Referenc
  * synchronously when the isolate is idle, else asynchronously; the module's top-level code always runs in an
  * async entry bounded by `timeoutMs`.
  */
-export async function createSlot(gen: Generation, limits: RuntimeLimits, timeoutMs: number, envJson = '{}'): Promise<{ slot: Slot; info: LoadInfo }> {
+export async function createSlot(
+  gen: Generation,
+  limits: RuntimeLimits,
+  timeoutMs: number,
+  envJson = '{}',
+): Promise<{ slot: Slot; info: LoadInfo }> {
   const script = await gen.script;
   const slot = { gen, listener: null, reservedAtLoad: 0 } as unknown as Slot;
   const args = [hostReference(slot), new ivm.ExternalCopy(limits).copyInto(), gen.memoryMb];
@@ -242,7 +260,9 @@ export async function createSlot(gen: Generation, limits: RuntimeLimits, timeout
       try {
         slot.context = await gen.isolate.createContext();
         gen.contexts++;
-        const exported = (await slot.context.evalClosure(PRELUDE, args, { result: { reference: true } })) as ivm.Reference;
+        const exported = (await slot.context.evalClosure(PRELUDE, args, {
+          result: { reference: true },
+        })) as ivm.Reference;
         init = (await exported.get('init', { reference: true })) as ivm.Reference;
         slot.run = (await exported.get('run', { reference: true })) as ivm.Reference;
         slot.deliver = (await exported.get('deliver', { reference: true })) as ivm.Reference;

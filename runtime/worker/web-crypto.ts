@@ -52,13 +52,19 @@ export async function runSubtle(argsJson: string): Promise<string> {
     }
     case 'generateKey': {
       const made = await subtle.generateKey(alg, true, req.usages);
-      if ('privateKey' in made) return JSON.stringify({ publicKey: await describe(made.publicKey), privateKey: await describe(made.privateKey) });
+      if ('privateKey' in made)
+        return JSON.stringify({
+          publicKey: await describe(made.publicKey),
+          privateKey: await describe(made.privateKey),
+        });
       return JSON.stringify({ secret: await describe(made as webcrypto.CryptoKey) });
     }
     case 'sign':
       return b64(await subtle.sign(alg, await importFor(req.key, ['sign']), bytes(req.data)));
     case 'verify':
-      return JSON.stringify(await subtle.verify(alg, await importFor(req.key, ['verify']), bytes(req.signature), bytes(req.data)));
+      return JSON.stringify(
+        await subtle.verify(alg, await importFor(req.key, ['verify']), bytes(req.signature), bytes(req.data)),
+      );
     case 'encrypt':
       return b64(await subtle.encrypt(alg, await importFor(req.key, ['encrypt']), bytes(req.data)));
     case 'decrypt':
@@ -66,7 +72,10 @@ export async function runSubtle(argsJson: string): Promise<string> {
     case 'deriveBits':
       return b64(await subtle.deriveBits(alg, await importFor(req.key, ['deriveBits']), req.length));
   }
-  throw Object.assign(new Error(`crypto.subtle.${String(req.op).slice(0, 32)} is not supported in the plugin sandbox`), { name: 'NotSupportedError' });
+  throw Object.assign(
+    new Error(`crypto.subtle.${String(req.op).slice(0, 32)} is not supported in the plugin sandbox`),
+    { name: 'NotSupportedError' },
+  );
 }
 
 /** A failed operation as the sandbox's reply: the DOMException name rides in details. */
@@ -74,5 +83,13 @@ export function subtleError(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
   const name = typeof e?.name === 'string' && /^[A-Za-z]{1,40}$/.test(e.name) ? e.name : 'OperationError';
   const message = typeof e?.message === 'string' ? e.message.slice(0, 1000) : 'The operation failed';
-  return JSON.stringify({ ok: false, error: { code: 'CRYPTO_ERROR', message, status: 400, details: { name: name === 'Error' || name === 'TypeError' ? 'OperationError' : name } } });
+  return JSON.stringify({
+    ok: false,
+    error: {
+      code: 'CRYPTO_ERROR',
+      message,
+      status: 400,
+      details: { name: name === 'Error' || name === 'TypeError' ? 'OperationError' : name },
+    },
+  });
 }

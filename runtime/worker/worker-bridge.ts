@@ -37,7 +37,11 @@ fromMain.unref();
 // Said at once, before any task can keep this thread busy: from now on the watchdog holds it to the normal delay.
 toMain.postMessage({ t: 'pong', worker: threadId, seq: 0, tid } satisfies WorkerHostRequest);
 
-type Request = WorkerHostRequest extends infer R ? (R extends { t: 'host' | 'code' } ? Omit<R, 'worker' | 'id'> : never) : never;
+type Request = WorkerHostRequest extends infer R
+  ? R extends { t: 'host' | 'code' }
+    ? Omit<R, 'worker' | 'id'>
+    : never
+  : never;
 
 /** Sends a request to the main thread; `id` names it for `cancelRequests`. */
 export function ask(msg: Request): { id: number; reply: Promise<string> } {

@@ -8,7 +8,16 @@ import { generationFor, liveGeneration, retire } from './generations.ts';
 import { workerTaskChannel } from '../common/diagnostics.ts';
 import { runtimeError } from '../common/errors.ts';
 import { createHeapRelease } from '../common/heap-release.ts';
-import { RELEASE_CHANNEL, type CallTask, type InspectResult, type InspectTask, type WorkerData, type WorkerRelease, type WorkerResult, type WorkerTask } from '../protocol.ts';
+import {
+  RELEASE_CHANNEL,
+  type CallTask,
+  type InspectResult,
+  type InspectTask,
+  type WorkerData,
+  type WorkerRelease,
+  type WorkerResult,
+  type WorkerTask,
+} from '../protocol.ts';
 import { createGeneration, createSlot, disposeGeneration, releaseSlot, type Generation } from './sandbox.ts';
 import { codeFor } from './worker-bridge.ts';
 
@@ -60,7 +69,8 @@ async function inspect(task: InspectTask): Promise<InspectResult> {
     return { ok: true, hasHandler: info.hasHandler, settings: info.settings };
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
-    if (timedOut || /timed out/i.test(message)) return { ok: false, error: runtimeError('loadTimeout', { timeout_ms: task.timeoutMs }) };
+    if (timedOut || /timed out/i.test(message))
+      return { ok: false, error: runtimeError('loadTimeout', { timeout_ms: task.timeoutMs }) };
     if (/memory/i.test(message)) return { ok: false, error: runtimeError('memoryLoading') };
     return { ok: false, error: runtimeError('loadError', { reason: message.slice(0, 2000) }) };
   } finally {
@@ -73,7 +83,12 @@ export default function run(task: WorkerTask): Promise<WorkerResult | InspectRes
   if (task.kind !== 'call') return inspect(task);
   // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
   if (!workerTaskChannel.hasSubscribers) return call(task);
-  return workerTaskChannel.tracePromise(call, { id: task.callId, plugin: task.plugin, requestId: task.requestId }, undefined, task);
+  return workerTaskChannel.tracePromise(
+    call,
+    { id: task.callId, plugin: task.plugin, requestId: task.requestId },
+    undefined,
+    task,
+  );
 }
 
 // ── Memory after a load (runtime/process/server.ts asks, once no call has completed for a few seconds) ──────────
@@ -111,5 +126,7 @@ release.onmessage = (event) => {
   // The channel also carries the other workers' answers.
   if (msg?.t !== 'release') return;
   const isolates = releaseIsolates();
-  void releaseHeap().then(({ heapBefore, heapAfter }) => release.postMessage({ t: 'released', worker: threadId, heapBefore, heapAfter, isolates } satisfies WorkerRelease));
+  void releaseHeap().then(({ heapBefore, heapAfter }) =>
+    release.postMessage({ t: 'released', worker: threadId, heapBefore, heapAfter, isolates } satisfies WorkerRelease),
+  );
 };

@@ -6,7 +6,12 @@ import type { Page, PageRequest } from '../domain/types.ts';
  * `scope` 'all': the full list (`all`). Otherwise each id is fetched (`one`; a missing one is skipped) and the page
  * is cut from them: a permission list holds at most 100 ids, so this stays small.
  */
-export async function scopedPage<T>(scope: 'all' | string[], query: PageRequest, all: () => Promise<Page<T>> | Page<T>, one: (id: string) => Promise<T> | T): Promise<Page<T>> {
+export async function scopedPage<T>(
+  scope: 'all' | string[],
+  query: PageRequest,
+  all: () => Promise<Page<T>> | Page<T>,
+  one: (id: string) => Promise<T> | T,
+): Promise<Page<T>> {
   if (scope === 'all') return all();
   const found: Array<[string, T]> = [];
   for (const id of [...new Set(scope)].sort()) {
@@ -19,5 +24,8 @@ export async function scopedPage<T>(scope: 'all' | string[], query: PageRequest,
     }
   }
   const start = (query.page - 1) * query.per_page;
-  return { items: found.slice(start, start + query.per_page).map(([, item]) => item), pagination: { current_page: query.page, per_page: query.per_page, total_items: found.length } };
+  return {
+    items: found.slice(start, start + query.per_page).map(([, item]) => item),
+    pagination: { current_page: query.page, per_page: query.per_page, total_items: found.length },
+  };
 }

@@ -46,9 +46,16 @@ async function startDevnets(networks: EvmNetworkConfig[], logger: Logger): Promi
     for (const n of networks) {
       if (!n.devnet) continue;
       starting = n.network;
-      const devnet = await startDevnet({ chainId: n.chain_id, blockTimeMs: n.devnet.block_time_ms, port: n.devnet.port });
+      const devnet = await startDevnet({
+        chainId: n.chain_id,
+        blockTimeMs: n.devnet.block_time_ms,
+        port: n.devnet.port,
+      });
       devnets.set(n.network, devnet);
-      logger.info({ network: n.network, url: devnet.url, chainId: n.chain_id, blockTimeMs: n.devnet.block_time_ms ?? 'automine' }, 'devnet started (anvil)');
+      logger.info(
+        { network: n.network, url: devnet.url, chainId: n.chain_id, blockTimeMs: n.devnet.block_time_ms ?? 'automine' },
+        'devnet started (anvil)',
+      );
     }
   } catch (err) {
     await Promise.all([...devnets.values()].map((d) => d.stop()));
@@ -68,10 +75,17 @@ async function checkChainIds(chains: EvmChain[], timeoutMs: number, logger: Logg
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
       try {
         const outcome = await Promise.race([chain.checkChainId(), late]);
-        if (outcome === 'late') logger.warn({ network: chain.network }, 'network RPC did not answer eth_chainId at start; checked again before the first broadcast');
+        if (outcome === 'late')
+          logger.warn(
+            { network: chain.network },
+            'network RPC did not answer eth_chainId at start; checked again before the first broadcast',
+          );
       } catch (err) {
         if (err instanceof ChainIdMismatchError) throw new Error(err.reason, { cause: err });
-        logger.warn({ network: chain.network, reason: (err as { reason?: string }).reason }, 'network RPC unreachable at start; checked again before the first broadcast');
+        logger.warn(
+          { network: chain.network, reason: (err as { reason?: string }).reason },
+          'network RPC unreachable at start; checked again before the first broadcast',
+        );
       } finally {
         clearTimeout(timer);
       }
@@ -84,25 +98,43 @@ async function checkChainIds(chains: EvmChain[], timeoutMs: number, logger: Logg
  * for another passphrase is only invalid there (the passphrase is in its hash), and every submit checks
  * again and refuses on a mismatch, so the start does not wait for remote RPCs.
  */
-function checkPassphrases(chains: StellarChain[], logger: Logger, Mismatch: typeof NetworkPassphraseMismatchError): void {
+function checkPassphrases(
+  chains: StellarChain[],
+  logger: Logger,
+  Mismatch: typeof NetworkPassphraseMismatchError,
+): void {
   for (const chain of chains) {
     chain.checkNetwork().catch((err: unknown) => {
-      if (err instanceof Mismatch) logger.error({ network: chain.network, reason: err.reason }, 'Stellar network passphrase mismatch: submits to this network are refused');
-      else logger.warn({ network: chain.network, reason: (err as { reason?: string }).reason }, 'Stellar RPC unreachable at start; checked again before the first submit');
+      if (err instanceof Mismatch)
+        logger.error(
+          { network: chain.network, reason: err.reason },
+          'Stellar network passphrase mismatch: submits to this network are refused',
+        );
+      else
+        logger.warn(
+          { network: chain.network, reason: (err as { reason?: string }).reason },
+          'Stellar RPC unreachable at start; checked again before the first submit',
+        );
     });
   }
 }
 
 /** The adapter modules of the families the config uses (measured: @solana/kit and its programs are ~3 MiB resident). */
 async function loadFamilies(solana: boolean, stellar: boolean) {
-  const [solanaModule, stellarModule] = await Promise.all([solana ? import('./solana/adapter.ts') : undefined, stellar ? import('./stellar/adapter.ts') : undefined]);
+  const [solanaModule, stellarModule] = await Promise.all([
+    solana ? import('./solana/adapter.ts') : undefined,
+    stellar ? import('./stellar/adapter.ts') : undefined,
+  ]);
   return { solana: solanaModule, stellar: stellarModule };
 }
 
 export async function startChains(file: ConfigFile, options: StartChainsOptions): Promise<ChainRegistry> {
   const evmNetworks = file.networks.filter((n): n is EvmNetworkConfig => n.type === 'evm');
   const devnets = await startDevnets(evmNetworks, options.logger);
-  const policy = createRpcUrlPolicy(options.guard, [...devnets.values()].map((d) => d.url));
+  const policy = createRpcUrlPolicy(
+    options.guard,
+    [...devnets.values()].map((d) => d.url),
+  );
   const close = async () => {
     await Promise.all([...devnets.values()].map((d) => d.stop()));
     await policy.close();
@@ -113,7 +145,9 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
   const custom = new Map<string, EvmChain>();
   for (const n of evmNetworks) {
     const devnet = devnets.get(n.network);
-    const network: EvmNetworkConfig = devnet ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] } : n;
+    const network: EvmNetworkConfig = devnet
+      ? { ...n, rpc_urls: [{ url: devnet.url, weight: DEFAULT_RPC_WEIGHT }] }
+      : n;
     chains.set(n.network, createEvmChain(network, rpc));
   }
   const ofType = (type: NetworkConfig['type']) => file.networks.filter((n) => n.type === type);
@@ -125,10 +159,20 @@ export async function startChains(file: ConfigFile, options: StartChainsOptions)
   const createStellar: typeof createStellarChain = (n, o) => families.stellar!.createStellarChain(n, o);
   const solana = new Map<string, SolanaChain>(ofType('solana').map((n) => [n.network, createSolana(n, solanaOptions)]));
   const stellar = new Map<string, StellarChain>(ofType('stellar').map((n) => [n.network, createStellar(n, rpc)]));
-  const used = (type: NetworkConfig['type']) => new Set(file.relayers.filter((r) => r.network_type === type).map((r) => r.network));
-  if (families.stellar) checkPassphrases([...stellar.values()].filter((c) => used('stellar').has(c.network)), options.logger, families.stellar.NetworkPassphraseMismatchError);
+  const used = (type: NetworkConfig['type']) =>
+    new Set(file.relayers.filter((r) => r.network_type === type).map((r) => r.network));
+  if (families.stellar)
+    checkPassphrases(
+      [...stellar.values()].filter((c) => used('stellar').has(c.network)),
+      options.logger,
+      families.stellar.NetworkPassphraseMismatchError,
+    );
   try {
-    await checkChainIds([...chains.values()].filter((c) => used('evm').has(c.network)), options.checkTimeoutMs ?? 3_000, options.logger);
+    await checkChainIds(
+      [...chains.values()].filter((c) => used('evm').has(c.network)),
+      options.checkTimeoutMs ?? 3_000,
+      options.logger,
+    );
   } catch (err) {
     await close();
     throw err;

@@ -21,7 +21,6 @@ export interface RpcPoolOptions<Req, Res> extends Omit<RpcClientOptions, 'fetchF
   probe?: Req;
 }
 
-
 /** No URL answered: the request may or may not have reached a node. `message` never names a URL. */
 export class RpcUnavailableError extends RpcFailure {
   constructor(message: string) {
@@ -70,17 +69,28 @@ const PLAIN_JSON: JsonCodec = { stringify: (payload) => JSON.stringify(payload),
  * message) or an RpcAttemptError that says what failed (status, connection error): a body that is not JSON-RPC
  * (an error page, another service's answer) is never repeated.
  */
-export async function postJson(url: string, body: string, signal: AbortSignal, options: PostOptions = {}): Promise<JsonRpcResponse> {
+export async function postJson(
+  url: string,
+  body: string,
+  signal: AbortSignal,
+  options: PostOptions = {},
+): Promise<JsonRpcResponse> {
   const send = options.fetch ?? fetch;
   let res: Response;
   try {
-    res = await send(url, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body, signal });
+    res = await send(url, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body,
+      signal,
+    });
   } catch (err) {
     if (signal.aborted) throw err;
     throw new RpcAttemptError(connectionFailure(err), 'network');
   }
   const text = await res.text().catch(() => '');
-  if (HTTP_RETRYABLE(res.status)) throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`, retryAfterMs(res.headers.get('retry-after')));
+  if (HTTP_RETRYABLE(res.status))
+    throw new RpcAttemptError(`HTTP ${res.status}`, `http_${res.status}`, retryAfterMs(res.headers.get('retry-after')));
   let parsed: unknown;
   try {
     parsed = (options.codec ?? PLAIN_JSON).parse(text);
@@ -88,12 +98,18 @@ export async function postJson(url: string, body: string, signal: AbortSignal, o
     parsed = undefined;
   }
   const answer = jsonRpcAnswer(parsed);
-  if (!answer) throw new RpcAttemptError(`HTTP ${res.status}: the answer is not a JSON-RPC response`, `http_${res.status}`);
+  if (!answer)
+    throw new RpcAttemptError(`HTTP ${res.status}: the answer is not a JSON-RPC response`, `http_${res.status}`);
   return answer;
 }
 
 /** Plain JSON-RPC over fetch (Stellar RPC). */
-export function postJsonRpc(url: string, payload: { method: string; params?: unknown }, signal: AbortSignal, fetchFn?: typeof fetch): Promise<JsonRpcResponse> {
+export function postJsonRpc(
+  url: string,
+  payload: { method: string; params?: unknown },
+  signal: AbortSignal,
+  fetchFn?: typeof fetch,
+): Promise<JsonRpcResponse> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: payload.method, params: payload.params ?? {} });
   return postJson(url, body, signal, { fetch: fetchFn });
 }
@@ -132,10 +148,15 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
       : async (s: UrlState) => {
           const timeout = AbortSignal.timeout(options.timeoutMs);
           const response = await options.send(s.url, probeRequest, timeout).catch((err: unknown) => {
-            throw timeout.aborted ? new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout') : err instanceof RpcAttemptError ? err : new RpcAttemptError(connectionFailure(err), 'network');
+            throw timeout.aborted
+              ? new RpcAttemptError(`no answer within ${options.timeoutMs} ms`, 'timeout')
+              : err instanceof RpcAttemptError
+                ? err
+                : new RpcAttemptError(connectionFailure(err), 'network');
           });
           const code = options.errorCode(response);
-          if (code !== undefined && serverSide.has(code)) throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
+          if (code !== undefined && serverSide.has(code))
+            throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
         };
   const { states, skip, answered, failed, health } = createUrlHealth({ ...options, probe });
 
@@ -156,9 +177,16 @@ export function createRpcPool<Req, Res>(options: RpcPoolOptions<Req, Res>): RpcP
         throw err instanceof RpcAttemptError ? err : new RpcAttemptError(connectionFailure(err), 'network');
       }
       const code = options.errorCode(response);
-      if (code !== undefined && serverSide.has(code)) throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
+      if (code !== undefined && serverSide.has(code))
+        throw new RpcAttemptError(`the node answered code ${code} (cannot serve now)`, String(code));
       answered(s, performance.now() - started);
-      observer?.rpcRequest({ network, url: s.label, method, seconds: seconds(), ...(code !== undefined ? { error: String(code) } : {}) });
+      observer?.rpcRequest({
+        network,
+        url: s.label,
+        method,
+        seconds: seconds(),
+        ...(code !== undefined ? { error: String(code) } : {}),
+      });
       return response;
     } catch (err) {
       if (err instanceof UrlSkipped) throw err;

@@ -63,7 +63,8 @@ export class RpcUrlRefusedError extends RpcFailure {
 /** Follows `cause` links (fetch's TypeError holds the socket's error). */
 function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let e = err; e !== null && typeof e === 'object' && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  for (let e = err; e !== null && typeof e === 'object' && chain.length < 8; e = (e as { cause?: unknown }).cause)
+    chain.push(e);
   return chain;
 }
 
@@ -75,7 +76,9 @@ export function connectionFailure(err: unknown): string {
   const chain = causes(err);
   const refused = chain.find((e): e is RpcUrlRefusedError => e instanceof RpcUrlRefusedError);
   if (refused) return `refused: ${refused.message}`;
-  const code = chain.map((e) => (e as { code?: unknown }).code).find((c) => typeof c === 'string' && /^[A-Z_0-9]+$/.test(c));
+  const code = chain
+    .map((e) => (e as { code?: unknown }).code)
+    .find((c) => typeof c === 'string' && /^[A-Z_0-9]+$/.test(c));
   if (code) return `fetch failed: ${code as string}`;
   const innermost = chain.at(-1);
   const text = innermost instanceof Error && innermost !== err ? innermost.message.slice(0, 80) : '';

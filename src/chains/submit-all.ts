@@ -31,7 +31,11 @@ export function createSubmitter<U extends SubmitUrl>(urls: readonly U[]) {
    * `via(url)` submits through one URL; `via(undefined)` through the failover (its rounds and backoff), used when the
    * network has one URL, none takes submissions now, or none answered on its own.
    */
-  async function submit<O>(id: string, via: (url: U | undefined) => Promise<O>, kind: (answer: O) => AnswerKind): Promise<O> {
+  async function submit<O>(
+    id: string,
+    via: (url: U | undefined) => Promise<O>,
+    kind: (answer: O) => AnswerKind,
+  ): Promise<O> {
     const open = urls.filter((u) => u.takesSubmissions());
     if (urls.length < 2 || open.length === 0) {
       const answer = await via(undefined);

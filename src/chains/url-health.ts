@@ -75,7 +75,21 @@ export function createUrlHealth(options: UrlHealthOptions) {
   // Highest weight first; equal weights keep the configured order (Array.prototype.sort is stable).
   const states: UrlState[] = [...options.urls]
     .sort((a, b) => b.weight - a.weight)
-    .map((u) => ({ url: u.url, label: maskUrl(u.url), up: true, failures: 0, retryAt: 0, rateLimitedUntil: 0, lastError: null, latencyMs: null, checkedAt: null, probing: false, inFlight: new AbortController(), broadcastsDownUntil: 0, broadcastError: null }));
+    .map((u) => ({
+      url: u.url,
+      label: maskUrl(u.url),
+      up: true,
+      failures: 0,
+      retryAt: 0,
+      rateLimitedUntil: 0,
+      lastError: null,
+      latencyMs: null,
+      checkedAt: null,
+      probing: false,
+      inFlight: new AbortController(),
+      broadcastsDownUntil: 0,
+      broadcastError: null,
+    }));
   for (const s of states) observer?.rpcUrlHealth(network, s.label, true);
   const ceilingMs = options.cooldownMs * MAX_BACKOFF_FACTOR;
 
@@ -126,7 +140,8 @@ export function createUrlHealth(options: UrlHealthOptions) {
   }
 
   /** A URL that calls may go to now, without waiting on another's fault. */
-  const usable = (s: UrlState, now: number) => s.up || (!options.probe && now >= s.retryAt && now >= s.rateLimitedUntil);
+  const usable = (s: UrlState, now: number) =>
+    s.up || (!options.probe && now >= s.retryAt && now >= s.rateLimitedUntil);
 
   return {
     states,

@@ -33,12 +33,21 @@ function configuredUrls(file: RpcUrlGuardOptions['configFile']): Set<string> {
 }
 
 /** Without options nothing is guarded (adapters built directly, as in the chain tests). */
-export function createRpcUrlPolicy(options: RpcUrlGuardOptions | undefined, devnetUrls: Iterable<string>): RpcUrlPolicy {
+export function createRpcUrlPolicy(
+  options: RpcUrlGuardOptions | undefined,
+  devnetUrls: Iterable<string>,
+): RpcUrlPolicy {
   if (!options) return { fetchFor: () => undefined, checkRpcUrls: async () => {}, close: async () => {} };
   const trusted = configuredUrls(options.configFile);
   for (const url of devnetUrls) trusted.add(url);
   // The chains' own refusal error: their failure texts (connectionFailure) recognise it and say `refused: …`.
-  const policy = createUrlPolicy({ settings: options.settings, trusted, what: 'RPC URL', resolve: options.resolve, refused: (m) => new RpcUrlRefusedError(m) });
+  const policy = createUrlPolicy({
+    settings: options.settings,
+    trusted,
+    what: 'RPC URL',
+    resolve: options.resolve,
+    refused: (m) => new RpcUrlRefusedError(m),
+  });
   return {
     fetchFor: policy.fetchFor,
     async checkRpcUrls(urls, field) {

@@ -66,7 +66,10 @@ function keystoreCommand(argv: string[]): Command {
   const { values, positionals } = parse(argv, KEYSTORE_CREATE);
   if (values.help) return { name: 'help' };
   const [sub, ...rest] = positionals;
-  if (sub !== 'create') throw new UsageError(sub === undefined ? "'keystore' needs a subcommand: create" : `unknown keystore subcommand '${sub}'`);
+  if (sub !== 'create')
+    throw new UsageError(
+      sub === undefined ? "'keystore' needs a subcommand: create" : `unknown keystore subcommand '${sub}'`,
+    );
   refuseExtra(rest, 'keystore create');
   return {
     name: 'keystore-create',

@@ -54,7 +54,10 @@ function describe(config: Config, envFile: EnvFileResult): string[] {
   const f = config.file;
   const devnets = f.networks.filter((n) => n.devnet !== undefined).map((n) => n.network);
   const byType = (type: string) => f.networks.filter((n) => n.type === type).length;
-  const metrics = config.metricsPort === undefined ? 'not served on a port of its own (GET /metrics behind the API key)' : `http://${config.metricsHost}:${config.metricsPort}/metrics (no key)`;
+  const metrics =
+    config.metricsPort === undefined
+      ? 'not served on a port of its own (GET /metrics behind the API key)'
+      : `http://${config.metricsHost}:${config.metricsPort}/metrics (no key)`;
   const lines = [
     `env file     ${envFile.file ?? 'none (no .env in the working directory or a parent)'}${envFile.file ? ` (${envFile.set.length} set, ${envFile.kept.length} kept from the environment)` : ''}`,
     `config       ${config.configPath} (found by ${config.configLocation.source})`,
@@ -74,7 +77,11 @@ function describe(config: Config, envFile: EnvFileResult): string[] {
 }
 
 /** Prints the report on `out`; the exit status: 0 when the start would go ahead, 1 when a problem was found. */
-export async function runCheck(env: NodeJS.ProcessEnv, envFile: EnvFileResult, out: (line: string) => void): Promise<number> {
+export async function runCheck(
+  env: NodeJS.ProcessEnv,
+  envFile: EnvFileResult,
+  out: (line: string) => void,
+): Promise<number> {
   const { config, problems } = collectProblems(env);
   if (config) problems.push(...(await portProblems(config)));
   const refused = problems.length > 0;

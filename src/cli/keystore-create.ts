@@ -14,7 +14,8 @@ function passwordProblem(password: string): string | undefined {
   const lower = /\p{Ll}/u.test(password);
   const digit = /[0-9]/.test(password);
   const special = /[^\p{L}\p{N}]/u.test(password);
-  if (!upper || !lower || !digit || !special) return 'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character';
+  if (!upper || !lower || !digit || !special)
+    return 'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character';
   return undefined;
 }
 
@@ -51,20 +52,29 @@ function encryptKeystore(secret: Buffer, password: string, address?: string): ob
 }
 
 /** Writes the keystore; the file and the EVM address of its key. Throws one sentence (never the password). */
-export function createKeystore(options: KeystoreCreateOptions, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): { file: string; address: string } {
+export function createKeystore(
+  options: KeystoreCreateOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+): { file: string; address: string } {
   const password = options.password ?? env.KEYSTORE_PASSPHRASE;
-  if (password === undefined || password === '') throw new Error('a password is needed: give --password, or set KEYSTORE_PASSPHRASE (in the environment or .env)');
+  if (password === undefined || password === '')
+    throw new Error('a password is needed: give --password, or set KEYSTORE_PASSPHRASE (in the environment or .env)');
   if (!options.disablePasswordCheck) {
     const problem = passwordProblem(password);
     if (problem) throw new Error(`Invalid password: ${problem}`);
   }
   const filename = options.filename ?? defaultFilename();
-  if (filename === '' || path.basename(filename) !== filename) throw new Error(`--filename must be a file name, not a path: '${filename}' (give the folder with --output-dir)`);
+  if (filename === '' || path.basename(filename) !== filename)
+    throw new Error(`--filename must be a file name, not a path: '${filename}' (give the folder with --output-dir)`);
   const dir = path.resolve(cwd, options.outputDir);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new Error(`Failed to create directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new Error(
+      `Failed to create directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { cause: err },
+    );
   }
   const file = path.join(dir, filename);
   if (existsSync(file) && !options.force) throw new Error(`File ${file} already exists. Use --force to overwrite`);
@@ -75,7 +85,9 @@ export function createKeystore(options: KeystoreCreateOptions, env: NodeJS.Proce
     // Only its owner reads it: the passphrase is all that stands between a reader and the key.
     writeFileSync(file, body, { mode: 0o600, flag: options.force ? 'w' : 'wx' });
   } catch (err) {
-    throw new Error(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new Error(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      cause: err,
+    });
   }
   return { file, address };
 }

@@ -14,7 +14,18 @@ export type { DevnetConfig, EvmNetworkConfig, NetworkConfig, NetworkType, RpcUrl
 export type { ConfigLocation } from './locate.ts';
 export type { SecretRef, SignerFileConfigs, SignerType } from './signer-schemas.ts';
 export type { LogFormat, LogOutput, RedisOptions, ReferenceNotice, RpcEnvSettings } from './reference-env.ts';
-export type { Config, ConfigFile, NotificationConfig, PluginConfig, PluginRuntimeConfig, RelayerConfig, SignerConfig, SignerConfigOf, SignerSettings, WebhookSettings } from './types.ts';
+export type {
+  Config,
+  ConfigFile,
+  NotificationConfig,
+  PluginConfig,
+  PluginRuntimeConfig,
+  RelayerConfig,
+  SignerConfig,
+  SignerConfigOf,
+  SignerSettings,
+  WebhookSettings,
+} from './types.ts';
 export { loadConfigFile, type ConfigPlaces } from './file.ts';
 export { resolveSecret } from './secrets.ts';
 export { DEFAULT_SIGNER_TIMEOUT_MS } from './env.ts';
@@ -70,13 +81,24 @@ function defaultDir(location: ConfigLocation, name: string): string {
 }
 
 /** Several instances sharing state (the reference's Redis storage, its distributed mode): only PostgreSQL holds that here. */
-function checkSharedState(reason: string | undefined, databaseUrl: string | undefined, dataDir: string, notices: ReferenceNotice[]): void {
+function checkSharedState(
+  reason: string | undefined,
+  databaseUrl: string | undefined,
+  dataDir: string,
+  notices: ReferenceNotice[],
+): void {
   if (reason === undefined) return;
   const variable = reason.slice(0, reason.indexOf('='));
   if (databaseUrl === undefined) {
-    throw new Error(`${reason} says several instances share state, which Relaybox keeps only in PostgreSQL: set DATABASE_URL (postgres://…), or remove ${variable} to keep this one instance's state in SQLite in ${dataDir}`);
+    throw new Error(
+      `${reason} says several instances share state, which Relaybox keeps only in PostgreSQL: set DATABASE_URL (postgres://…), or remove ${variable} to keep this one instance's state in SQLite in ${dataDir}`,
+    );
   }
-  notices.push({ variable, level: 'info', message: `${reason}: state is shared through PostgreSQL (DATABASE_URL), not Redis` });
+  notices.push({
+    variable,
+    level: 'info',
+    message: `${reason}: state is shared through PostgreSQL (DATABASE_URL), not Redis`,
+  });
 }
 
 /** METRICS_ENABLED, when set, decides as in the reference (true: METRICS_PORT, default 8081); unset: METRICS_PORT alone. */
@@ -91,13 +113,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = processEnv()): Config {
   const e = readEnv(env);
   const location = locateConfig(env, { defaultFile: DEFAULT_CONFIG_PATH, cwd: process.cwd() });
   const configPath = location.file;
-  const reference = readReferenceEnv(env, { root: location.referenceRoot ?? process.cwd(), referenceLayout: location.referenceRoot !== undefined });
+  const reference = readReferenceEnv(env, {
+    root: location.referenceRoot ?? process.cwd(),
+    referenceLayout: location.referenceRoot !== undefined,
+  });
   const dataDir = e.DATA_DIR ?? defaultDir(location, 'data');
   let apiKey = e.API_KEY;
   let apiKeyGenerated = false;
   const databaseUrl = e.DATABASE_URL;
   // Several instances share one database: a key generated per process would differ on each of them.
-  if (apiKey === '' && databaseUrl !== undefined) throw new Error('API_KEY is required when DATABASE_URL is set (every instance must use the same key)');
+  if (apiKey === '' && databaseUrl !== undefined)
+    throw new Error('API_KEY is required when DATABASE_URL is set (every instance must use the same key)');
   if (apiKey === '') {
     apiKey = randomBytes(24).toString('base64url');
     apiKeyGenerated = true;

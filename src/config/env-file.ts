@@ -43,7 +43,10 @@ export function loadEnvFile(cwd: string = process.cwd()): EnvFileResult {
     kept = names.filter((name) => process.env[name] !== undefined);
     process.loadEnvFile(file);
   } catch (err) {
-    throw new Error(`cannot read the environment file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new Error(
+      `cannot read the environment file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { cause: err },
+    );
   }
   return { file, set: names.filter((name) => !kept.includes(name)), kept };
 }

@@ -32,17 +32,24 @@ function int(name: string, min: number, fallback?: number | (() => number)) {
 }
 
 /** Ours: 0, 1, true or false, nothing else. */
-const flag = (name: string, fallback: boolean) => (raw: string | undefined): boolean => {
-  if (!present(raw)) return fallback;
-  if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') throw new Error(`${name} must be 0, 1, true or false, got '${raw}'`);
-  return raw === '1' || raw === 'true';
-};
+const flag =
+  (name: string, fallback: boolean) =>
+  (raw: string | undefined): boolean => {
+    if (!present(raw)) return fallback;
+    if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false')
+      throw new Error(`${name} must be 0, 1, true or false, got '${raw}'`);
+    return raw === '1' || raw === 'true';
+  };
 
 /** The reference's booleans: `true` in any case is true, anything else false; unset: undefined. */
-const referenceFlag = (raw: string | undefined): boolean | undefined => (present(raw) ? raw.toLowerCase() === 'true' : undefined);
+const referenceFlag = (raw: string | undefined): boolean | undefined =>
+  present(raw) ? raw.toLowerCase() === 'true' : undefined;
 
 const text = (raw: string | undefined): string | undefined => (present(raw) ? raw : undefined);
-const textOr = (fallback: string) => (raw: string | undefined): string => (present(raw) ? raw : fallback);
+const textOr =
+  (fallback: string) =>
+  (raw: string | undefined): string =>
+    present(raw) ? raw : fallback;
 const folder = (raw: string | undefined): string | undefined => (present(raw) ? path.resolve(raw) : undefined);
 
 function httpUrl(name: string, fallback: string) {
@@ -54,7 +61,8 @@ function httpUrl(name: string, fallback: string) {
     } catch {
       throw new Error(`${name} must be an http(s) URL, got '${value}'`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, got '${value}'`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`${name} must be an http(s) URL, got '${value}'`);
     return value;
   };
 }
@@ -75,20 +83,38 @@ export const DEFAULT_SIGNER_TIMEOUT_MS = 10_000;
 export const DEFAULT_TURNKEY_API_BASE_URL = 'https://api.turnkey.com';
 export const DEFAULT_CDP_API_BASE_URL = 'https://api.cdp.coinbase.com/platform';
 
-const v = <T>(name: string, parse: (name: string) => (raw: string | undefined) => T, byDefault: string, doc = ENV_TABLE): EnvVariable<T> => ({ name, parse: parse(name), default: byDefault, doc });
+const v = <T>(
+  name: string,
+  parse: (name: string) => (raw: string | undefined) => T,
+  byDefault: string,
+  doc = ENV_TABLE,
+): EnvVariable<T> => ({ name, parse: parse(name), default: byDefault, doc });
 
 /** Every variable of ours, in the table's order (docs/operating.md). */
 export const ENV = {
   PORT: v('PORT', (n) => int(n, 0), '`8080`'),
   HOST: v('HOST', () => textOr('127.0.0.1'), '`127.0.0.1`'),
   API_KEY: v('API_KEY', () => (raw) => raw ?? '', 'generated per start'),
-  DATABASE_URL: v('DATABASE_URL', () => (raw) => {
-    if (!present(raw)) return undefined;
-    if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database)');
-    return raw;
-  }, 'unset (SQLite in `DATA_DIR`)'),
+  DATABASE_URL: v(
+    'DATABASE_URL',
+    () => (raw) => {
+      if (!present(raw)) return undefined;
+      if (!/^postgres(ql)?:\/\//.test(raw))
+        throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database)');
+      return raw;
+    },
+    'unset (SQLite in `DATA_DIR`)',
+  ),
   REDIS_URL: v('REDIS_URL', () => text, 'unset'),
-  RPC_ALLOWED_HOSTS: v('RPC_ALLOWED_HOSTS', () => (raw) => (raw ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''), 'unset'),
+  RPC_ALLOWED_HOSTS: v(
+    'RPC_ALLOWED_HOSTS',
+    () => (raw) =>
+      (raw ?? '')
+        .split(',')
+        .map((h) => h.trim())
+        .filter((h) => h !== ''),
+    'unset',
+  ),
   // On by default, unlike the reference (off): a key that may manage relayers must not reach internal services.
   RPC_BLOCK_PRIVATE_IPS: v('RPC_BLOCK_PRIVATE_IPS', (n) => flag(n, true), '`true`'),
   CONFIG_PATH: v('CONFIG_PATH', () => text, '`config.example.json`'),
@@ -97,9 +123,26 @@ export const ENV = {
   CONFIG_DIR: v('CONFIG_DIR', () => text, 'unset'),
   CONFIG_FILE_NAME: v('CONFIG_FILE_NAME', () => text, '`config.json`'),
   IN_DOCKER: v('IN_DOCKER', () => (raw) => raw === 'true', 'unset'),
-  LOG_LEVEL: v('LOG_LEVEL', () => oneOf(LOG_LEVELS, 'info', (raw) => `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`), '`info`'),
-  LOG_FORMAT: v('LOG_FORMAT', () => oneOf<LogFormat>(['compact', 'pretty', 'json'], 'compact', (raw) => `LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`), '`compact`'),
-  LOG_MODE: v('LOG_MODE', () => oneOf(['stdout', 'file'] as const, 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`), '`stdout`'),
+  LOG_LEVEL: v(
+    'LOG_LEVEL',
+    () => oneOf(LOG_LEVELS, 'info', (raw) => `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`),
+    '`info`',
+  ),
+  LOG_FORMAT: v(
+    'LOG_FORMAT',
+    () =>
+      oneOf<LogFormat>(
+        ['compact', 'pretty', 'json'],
+        'compact',
+        (raw) => `LOG_FORMAT must be 'compact', 'pretty' or 'json', got '${raw}'`,
+      ),
+    '`compact`',
+  ),
+  LOG_MODE: v(
+    'LOG_MODE',
+    () => oneOf(['stdout', 'file'] as const, 'stdout', (raw) => `LOG_MODE must be 'stdout' or 'file', got '${raw}'`),
+    '`stdout`',
+  ),
   LOG_DATA_DIR: v('LOG_DATA_DIR', () => textOr('./logs'), '`./logs`'),
   LOG_MAX_SIZE: v('LOG_MAX_SIZE', (n) => int(n, 1, 1_073_741_824), '1 GiB'),
   RATE_LIMIT_RPS: v('RATE_LIMIT_RPS', (n) => int(n, 1), '`100`'),
@@ -120,12 +163,21 @@ export const ENV = {
   WEBHOOK_CONCURRENCY: v('WEBHOOK_CONCURRENCY', (n) => int(n, 1, 16), '`16`'),
   WEBHOOK_POLL_INTERVAL_MS: v('WEBHOOK_POLL_INTERVAL_MS', (n) => int(n, 1, 1_000), '`1000`'),
   WEBHOOK_BLOCK_PRIVATE_IPS: v('WEBHOOK_BLOCK_PRIVATE_IPS', (n) => flag(n, false), '`false`'),
-  PLUGIN_CONTEXT_MODE: v('PLUGIN_CONTEXT_MODE', () => (raw) => {
-    const mode = present(raw) ? raw : 'warm';
-    if (mode !== 'warm' && mode !== 'fresh') throw new Error(`PLUGIN_CONTEXT_MODE must be 'warm' or 'fresh', got '${mode}'`);
-    return mode;
-  }, '`warm`'),
-  PLUGIN_THREADS: v('PLUGIN_THREADS', (n) => int(n, 1, () => Math.max(1, Math.min(availableParallelism(), 4))), 'min(CPUs, 4)'),
+  PLUGIN_CONTEXT_MODE: v(
+    'PLUGIN_CONTEXT_MODE',
+    () => (raw) => {
+      const mode = present(raw) ? raw : 'warm';
+      if (mode !== 'warm' && mode !== 'fresh')
+        throw new Error(`PLUGIN_CONTEXT_MODE must be 'warm' or 'fresh', got '${mode}'`);
+      return mode;
+    },
+    '`warm`',
+  ),
+  PLUGIN_THREADS: v(
+    'PLUGIN_THREADS',
+    (n) => int(n, 1, () => Math.max(1, Math.min(availableParallelism(), 4))),
+    'min(CPUs, 4)',
+  ),
   // Calls interleave while they await the host; isolate CPU is serialized per plugin, so slots are cheap, and
   // plenty of them keep idle calls (awaiting the host, or hanging) from starving other plugins.
   PLUGIN_CONCURRENCY: v('PLUGIN_CONCURRENCY', (n) => int(n, 1, 32), '`32`'),
@@ -145,8 +197,18 @@ export const ENV = {
   // Below Kubernetes' default 30 s before SIGKILL (systemd waits 90 s).
   SHUTDOWN_GRACE_MS: v('SHUTDOWN_GRACE_MS', (n) => int(n, 0, 25_000), '`25000`'),
   // The signers' endpoints (docs/signers.md). A URL is checked when a signer of that type is built, naming the signer.
-  TURNKEY_API_BASE_URL: v('TURNKEY_API_BASE_URL', () => textOr(DEFAULT_TURNKEY_API_BASE_URL), `\`${DEFAULT_TURNKEY_API_BASE_URL}\``, 'docs/signers.md'),
-  CDP_API_BASE_URL: v('CDP_API_BASE_URL', () => textOr(DEFAULT_CDP_API_BASE_URL), `\`${DEFAULT_CDP_API_BASE_URL}\``, 'docs/signers.md'),
+  TURNKEY_API_BASE_URL: v(
+    'TURNKEY_API_BASE_URL',
+    () => textOr(DEFAULT_TURNKEY_API_BASE_URL),
+    `\`${DEFAULT_TURNKEY_API_BASE_URL}\``,
+    'docs/signers.md',
+  ),
+  CDP_API_BASE_URL: v(
+    'CDP_API_BASE_URL',
+    () => textOr(DEFAULT_CDP_API_BASE_URL),
+    `\`${DEFAULT_CDP_API_BASE_URL}\``,
+    'docs/signers.md',
+  ),
   GOOGLE_CLOUD_KMS_ENDPOINT: v('GOOGLE_CLOUD_KMS_ENDPOINT', () => text, 'unset', 'docs/signers.md'),
   AZURE_AUTHORITY_HOST: v('AZURE_AUTHORITY_HOST', () => text, 'unset', 'docs/signers.md'),
   AZURE_FEDERATED_TOKEN_FILE: v('AZURE_FEDERATED_TOKEN_FILE', () => text, 'unset', 'docs/signers.md'),

@@ -18,13 +18,19 @@ const validateFile = compile<ConfigFile>(configFileSchema, 'config');
 export type ConfigPlaces = Pick<ConfigLocation, 'bases' | 'referenceRoot'>;
 
 /** Reads and validates the config file; throws an Error naming the bad field. */
-export function loadConfigFile(configPath: string, places: ConfigPlaces = { bases: [path.dirname(configPath), process.cwd()], referenceRoot: undefined }): ConfigFile {
+export function loadConfigFile(
+  configPath: string,
+  places: ConfigPlaces = { bases: [path.dirname(configPath), process.cwd()], referenceRoot: undefined },
+): ConfigFile {
   // The reason names the path and what is wrong, never the file's text.
   const parsed = readJsonFile(configPath, CONFIG_FILE_MAX_BYTES, 'config file');
   try {
     checkSignerTypes(parsed);
     const file = validateFile(parsed);
-    file.networks = file.networks === undefined ? defaultNetworks(file, configPath, places) : loadNetworks(file.networks, places.bases);
+    file.networks =
+      file.networks === undefined
+        ? defaultNetworks(file, configPath, places)
+        : loadNetworks(file.networks, places.bases);
     file.notifications ??= [];
     file.plugins ??= [];
     for (const s of file.signers) if (s.config) applyDefaults(SIGNER_SCHEMAS[s.type].schema, s.config);
@@ -43,11 +49,18 @@ export function loadConfigFile(configPath: string, places: ConfigPlaces = { base
  * which suits a config without relayers; one with relayers is refused, naming where we looked.
  */
 function defaultNetworks(file: ConfigFile, configPath: string, places: ConfigPlaces): NetworkConfig[] {
-  const candidates = [...new Set([...(places.referenceRoot ? [path.join(places.referenceRoot, 'config', 'networks')] : []), path.join(path.dirname(configPath), 'networks')])];
+  const candidates = [
+    ...new Set([
+      ...(places.referenceRoot ? [path.join(places.referenceRoot, 'config', 'networks')] : []),
+      path.join(path.dirname(configPath), 'networks'),
+    ]),
+  ];
   const found = candidates.find((dir) => existsSync(dir));
   if (found) return loadNetworks(found, []);
   if (file.relayers.length === 0) return [];
-  throw new Error(`networks: not given, and no default networks directory was found (looked in ${listLooked(candidates)}): give "networks" (a list, or a directory such as the reference's config/networks)`);
+  throw new Error(
+    `networks: not given, and no default networks directory was found (looked in ${listLooked(candidates)}): give "networks" (a list, or a directory such as the reference's config/networks)`,
+  );
 }
 
 /**
@@ -57,9 +70,13 @@ function defaultNetworks(file: ConfigFile, configPath: string, places: ConfigPla
 function resolveKeystorePaths(file: ConfigFile, bases: readonly string[]): void {
   file.signers.forEach((s, i) => {
     if (s.type !== 'local' || !s.config) return;
-    if (s.private_key !== undefined || s.private_key_env !== undefined) throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
+    if (s.private_key !== undefined || s.private_key_env !== undefined)
+      throw new Error(`signers.${i}: give either 'config' (a keystore) or 'private_key'/'private_key_env', not both`);
     const { found, looked } = findRelative(s.config.path, bases);
-    if (!found) throw new Error(`signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${listLooked(looked)})`);
+    if (!found)
+      throw new Error(
+        `signers.${i}.config.path: keystore '${s.config.path}' not found (looked in ${listLooked(looked)})`,
+      );
     // Refused here, at load, rather than when the signer is first used: a FIFO or a device fails the start at once.
     checkRegularFile(found, KEYSTORE_MAX_BYTES, `signers.${i}.config.path: keystore`);
     s.config.path = found;
@@ -75,10 +92,22 @@ function checkReferences(file: ConfigFile): void {
     }
     return seen;
   };
-  const signers = unique('signer', file.signers.map((s) => s.id));
-  const notifications = unique('notification', file.notifications.map((n) => n.id));
-  unique('relayer', file.relayers.map((r) => r.id));
-  unique('plugin', file.plugins.map((p) => p.id));
+  const signers = unique(
+    'signer',
+    file.signers.map((s) => s.id),
+  );
+  const notifications = unique(
+    'notification',
+    file.notifications.map((n) => n.id),
+  );
+  unique(
+    'relayer',
+    file.relayers.map((r) => r.id),
+  );
+  unique(
+    'plugin',
+    file.plugins.map((p) => p.id),
+  );
   file.relayers.forEach((r, i) => {
     r.network_type = findNetwork(file.networks, r.network, r.network_type, `relayers.${i}`).type;
     checkRelayerSigners(r, i, signers);
@@ -89,7 +118,9 @@ function checkReferences(file: ConfigFile): void {
       try {
         r.policies = parsePolicies(r.network_type, r.policies);
       } catch (err) {
-        throw new Error(`relayers.${i}: ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
+        throw new Error(`relayers.${i}: ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
+          cause: err,
+        });
       }
     }
   });

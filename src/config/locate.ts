@@ -26,12 +26,16 @@ export interface LocateDefaults {
 
 const DEFAULT_REFERENCE_FILE_NAME = 'config.json';
 
-function referenceFile(env: NodeJS.ProcessEnv, cwd: string): { file: string; source: 'CONFIG_DIR' | 'IN_DOCKER' } | undefined {
+function referenceFile(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { file: string; source: 'CONFIG_DIR' | 'IN_DOCKER' } | undefined {
   const e = readEnv(env);
   const name = e.CONFIG_FILE_NAME ?? DEFAULT_REFERENCE_FILE_NAME;
   // The reference: IN_DOCKER=true means `config/` under the working directory, whatever CONFIG_DIR says.
   if (e.IN_DOCKER) return { file: path.resolve(cwd, 'config', name), source: 'IN_DOCKER' };
-  if (e.CONFIG_DIR !== undefined || e.CONFIG_FILE_NAME !== undefined) return { file: path.resolve(cwd, e.CONFIG_DIR ?? './config', name), source: 'CONFIG_DIR' };
+  if (e.CONFIG_DIR !== undefined || e.CONFIG_FILE_NAME !== undefined)
+    return { file: path.resolve(cwd, e.CONFIG_DIR ?? './config', name), source: 'CONFIG_DIR' };
   return undefined;
 }
 
@@ -42,7 +46,9 @@ export function locateConfig(env: NodeJS.ProcessEnv, defaults: LocateDefaults): 
   const configPath = readEnv(env).CONFIG_PATH;
   const ours = configPath !== undefined ? path.resolve(cwd, configPath) : undefined;
   if (ours && reference && ours !== reference.file) {
-    throw new Error(`CONFIG_PATH names ${ours} but ${reference.source === 'IN_DOCKER' ? 'IN_DOCKER=true' : 'CONFIG_DIR/CONFIG_FILE_NAME'} names ${reference.file}: set only one of them`);
+    throw new Error(
+      `CONFIG_PATH names ${ours} but ${reference.source === 'IN_DOCKER' ? 'IN_DOCKER=true' : 'CONFIG_DIR/CONFIG_FILE_NAME'} names ${reference.file}: set only one of them`,
+    );
   }
   const file = ours ?? reference?.file ?? path.resolve(cwd, defaults.defaultFile);
   const source = ours ? 'CONFIG_PATH' : reference ? reference.source : 'default';
@@ -53,7 +59,10 @@ export function locateConfig(env: NodeJS.ProcessEnv, defaults: LocateDefaults): 
 }
 
 /** The first of `bases` where `relative` exists (an absolute path is itself), and every place looked. */
-export function findRelative(relative: string, bases: readonly string[]): { found: string | undefined; looked: string[] } {
+export function findRelative(
+  relative: string,
+  bases: readonly string[],
+): { found: string | undefined; looked: string[] } {
   const looked = path.isAbsolute(relative) ? [relative] : [...new Set(bases.map((b) => path.resolve(b, relative)))];
   return { found: looked.find((p) => existsSync(p)), looked };
 }

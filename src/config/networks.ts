@@ -50,7 +50,13 @@ export interface NetworkConfig {
   horizon_url?: string;
 }
 
-export type EvmNetworkConfig = NetworkConfig & { type: 'evm'; chain_id: number; required_confirmations: number; symbol: string; average_blocktime_ms: number };
+export type EvmNetworkConfig = NetworkConfig & {
+  type: 'evm';
+  chain_id: number;
+  required_confirmations: number;
+  symbol: string;
+  average_blocktime_ms: number;
+};
 
 /** A network as written: `rpc_urls` entries may be strings, and `from` may leave any field to its parent. */
 type RawNetwork = Omit<NetworkConfig, 'rpc_urls'> & { from?: string; rpc_urls?: Array<string | RpcUrlConfig> };
@@ -109,13 +115,19 @@ function loadDirectory(dir: string): Sourced[] {
     .filter((name) => name.toLowerCase().endsWith('.json'))
     .sort();
   if (files.length === 0) throw new Error(`networks: directory '${dir}' holds no JSON network files`);
-  return files.flatMap((name) => validateEntries(readJsonFile(path.join(dir, name), CONFIG_FILE_MAX_BYTES, 'networks: network file'), `networks/${name}: `));
+  return files.flatMap((name) =>
+    validateEntries(
+      readJsonFile(path.join(dir, name), CONFIG_FILE_MAX_BYTES, 'networks: network file'),
+      `networks/${name}: `,
+    ),
+  );
 }
 
 const key = (type: string, name: string) => `${type}:${name}`;
 
 /** Union of two lists, parent entries first (the reference merges `tags` and `features` this way). */
-const union = (child?: string[], parent?: string[]) => (child || parent ? [...new Set([...(parent ?? []), ...(child ?? [])])] : undefined);
+const union = (child?: string[], parent?: string[]) =>
+  child || parent ? [...new Set([...(parent ?? []), ...(child ?? [])])] : undefined;
 
 /** Child fields win; lists of tags and features are merged; `devnet` is never inherited (it is one process). */
 function merge(child: RawNetwork, parent: RawNetwork): RawNetwork {
@@ -134,8 +146,12 @@ function resolveOne(entry: Sourced, byKey: Map<string, Sourced>): RawNetwork {
   let current = entry.raw;
   while (current.from !== undefined) {
     const parent = byKey.get(key(current.type, current.from));
-    if (!parent) throw new Error(`${entry.at}.from: ${current.type} network '${current.network}' inherits from unknown ${current.type} network '${current.from}'`);
-    if (trail.includes(parent.raw.network)) throw new Error(`${entry.at}.from: inheritance cycle: ${[...trail, parent.raw.network].join(' -> ')}`);
+    if (!parent)
+      throw new Error(
+        `${entry.at}.from: ${current.type} network '${current.network}' inherits from unknown ${current.type} network '${current.from}'`,
+      );
+    if (trail.includes(parent.raw.network))
+      throw new Error(`${entry.at}.from: inheritance cycle: ${[...trail, parent.raw.network].join(' -> ')}`);
     trail.push(parent.raw.network);
     resolved = merge(resolved, parent.raw);
     current = parent.raw;
@@ -153,11 +169,20 @@ function finish(raw: RawNetwork, at: string): NetworkConfig {
   const { from: _from, rpc_urls, ...rest } = raw;
   const what = `${at}: ${raw.type} network '${raw.network}'`;
   for (const field of REQUIRED[raw.type]) {
-    if ((raw as unknown as Record<string, unknown>)[field] === undefined) throw new Error(`${what} needs '${field}' (its own or inherited through 'from')`);
+    if ((raw as unknown as Record<string, unknown>)[field] === undefined)
+      throw new Error(`${what} needs '${field}' (its own or inherited through 'from')`);
   }
-  if (raw.devnet && rpc_urls?.length) throw new Error(`${what}: a 'devnet' network gets its RPC URL from the devnet; remove 'rpc_urls' (or 'devnet' to use a running node)`);
-  if (!raw.devnet && !rpc_urls?.length) throw new Error(`${what} needs 'rpc_urls' (its own or inherited through 'from')`);
-  const urls = (rpc_urls ?? []).map((u) => (typeof u === 'string' ? { url: u, weight: DEFAULT_RPC_WEIGHT } : { url: u.url, weight: u.weight ?? DEFAULT_RPC_WEIGHT }));
+  if (raw.devnet && rpc_urls?.length)
+    throw new Error(
+      `${what}: a 'devnet' network gets its RPC URL from the devnet; remove 'rpc_urls' (or 'devnet' to use a running node)`,
+    );
+  if (!raw.devnet && !rpc_urls?.length)
+    throw new Error(`${what} needs 'rpc_urls' (its own or inherited through 'from')`);
+  const urls = (rpc_urls ?? []).map((u) =>
+    typeof u === 'string'
+      ? { url: u, weight: DEFAULT_RPC_WEIGHT }
+      : { url: u.url, weight: u.weight ?? DEFAULT_RPC_WEIGHT },
+  );
   return { ...rest, rpc_urls: urls };
 }
 
@@ -167,21 +192,32 @@ function finish(raw: RawNetwork, at: string): NetworkConfig {
  * Throws an Error naming the entry and the field.
  */
 export function loadNetworks(source: unknown, bases: readonly string[]): NetworkConfig[] {
-  const entries = typeof source === 'string' ? loadDirectory(findDirectory(source, bases)) : validateEntries(source, '');
+  const entries =
+    typeof source === 'string' ? loadDirectory(findDirectory(source, bases)) : validateEntries(source, '');
   const byKey = new Map<string, Sourced>();
   for (const entry of entries) {
     const k = key(entry.raw.type, entry.raw.network);
     const first = byKey.get(k);
-    if (first) throw new Error(`${entry.at}.network: duplicate ${entry.raw.type} network '${entry.raw.network}' (also ${first.at})`);
+    if (first)
+      throw new Error(
+        `${entry.at}.network: duplicate ${entry.raw.type} network '${entry.raw.network}' (also ${first.at})`,
+      );
     byKey.set(k, entry);
   }
   return entries.map((entry) => finish(resolveOne(entry, byKey), entry.at));
 }
 
 /** The network a relayer names: by `network` and `network_type`, or by name alone when only one type has it. */
-export function findNetwork(networks: readonly NetworkConfig[], name: string, type: NetworkType | undefined, at: string): NetworkConfig {
+export function findNetwork(
+  networks: readonly NetworkConfig[],
+  name: string,
+  type: NetworkType | undefined,
+  at: string,
+): NetworkConfig {
   const matches = networks.filter((n) => n.network === name && (type === undefined || n.type === type));
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new Error(`${at}.network: unknown ${type ? `${type} ` : ''}network '${name}'`);
-  throw new Error(`${at}.network_type: required, network '${name}' exists as ${matches.map((n) => n.type).join(' and ')}`);
+  throw new Error(
+    `${at}.network_type: required, network '${name}' exists as ${matches.map((n) => n.type).join(' and ')}`,
+  );
 }

@@ -29,7 +29,12 @@ function refuseUnlessRegular(stats: Stats, file: string, what: string, maxBytes:
 /** Why a path cannot be opened, from its error code only (the system message may vary; it never holds content). */
 function unreadable(err: unknown, file: string, what: string): Error {
   const code = (err as NodeJS.ErrnoException).code;
-  const reason = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? 'is not readable (permission denied)' : `cannot be opened (${code ?? 'error'})`;
+  const reason =
+    code === 'ENOENT'
+      ? 'does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'is not readable (permission denied)'
+        : `cannot be opened (${code ?? 'error'})`;
   return new Error(`${what} ${file} ${reason}`, { cause: err });
 }
 
@@ -64,7 +69,8 @@ export function readRegularFile(file: string, maxBytes: number, what: string): s
     refuseUnlessRegular(fstatSync(fd), file, what, maxBytes);
     const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
-    for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
     if (length > maxBytes) throw new Error(`${what} ${file} is over the ${maxBytes}-byte limit`);
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));

@@ -94,16 +94,37 @@ function redisOptions(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: Re
   if (caFile !== undefined && tls) {
     options.caFile = path.resolve(ctx.root, caFile);
     options.ca = readRegularFile(options.caFile, CA_BUNDLE_MAX_BYTES, 'SSL_CERT_FILE: CA bundle');
-    if (!options.ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`SSL_CERT_FILE: ${options.caFile} holds no PEM certificate`);
+    if (!options.ca.includes('-----BEGIN CERTIFICATE-----'))
+      throw new Error(`SSL_CERT_FILE: ${options.caFile} holds no PEM certificate`);
   } else if (caFile !== undefined) {
-    notices.push({ variable: 'SSL_CERT_FILE', level: 'info', message: 'SSL_CERT_FILE is used only for a rediss:// REDIS_URL; other TLS connections (RPC nodes, webhooks) trust Node\'s CAs and NODE_EXTRA_CA_CERTS' });
+    notices.push({
+      variable: 'SSL_CERT_FILE',
+      level: 'info',
+      message:
+        "SSL_CERT_FILE is used only for a rediss:// REDIS_URL; other TLS connections (RPC nodes, webhooks) trust Node's CAs and NODE_EXTRA_CA_CERTS",
+    });
   }
   if (e.REDIS_KEY_PREFIX !== undefined) options.keyPrefix = `${e.REDIS_KEY_PREFIX}:`;
   const timeout = e.REDIS_CONNECTION_TIMEOUT_MS;
   if (timeout !== undefined) options.connectTimeoutMs = timeout;
-  if (set(env, 'REDIS_READER_URL')) notices.push({ variable: 'REDIS_READER_URL', level: 'warn', message: 'REDIS_READER_URL is not used: reads and writes both go to REDIS_URL' });
-  for (const name of ['REDIS_POOL_MAX_SIZE', 'REDIS_READER_POOL_MAX_SIZE', 'REDIS_POOL_TIMEOUT_MS', 'REDIS_CONNECTION_MAX_AGE_MS']) {
-    if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: each instance keeps one Redis connection and reconnects on its own` });
+  if (set(env, 'REDIS_READER_URL'))
+    notices.push({
+      variable: 'REDIS_READER_URL',
+      level: 'warn',
+      message: 'REDIS_READER_URL is not used: reads and writes both go to REDIS_URL',
+    });
+  for (const name of [
+    'REDIS_POOL_MAX_SIZE',
+    'REDIS_READER_POOL_MAX_SIZE',
+    'REDIS_POOL_TIMEOUT_MS',
+    'REDIS_CONNECTION_MAX_AGE_MS',
+  ]) {
+    if (set(env, name))
+      notices.push({
+        variable: name,
+        level: 'info',
+        message: `${name} is not used: each instance keeps one Redis connection and reconnects on its own`,
+      });
   }
   return options;
 }
@@ -118,42 +139,76 @@ function rpcSettings(env: NodeJS.ProcessEnv, notices: ReferenceNotice[]): RpcEnv
   const retries = e.PROVIDER_MAX_RETRIES;
   if (retries !== undefined) {
     rpc.retryCount = retries;
-    notices.push({ variable: 'PROVIDER_MAX_RETRIES', level: 'info', message: `PROVIDER_MAX_RETRIES=${retries} is read as whole rounds over every RPC URL of the network after the first (the reference retries each URL, then fails over)` });
+    notices.push({
+      variable: 'PROVIDER_MAX_RETRIES',
+      level: 'info',
+      message: `PROVIDER_MAX_RETRIES=${retries} is read as whole rounds over every RPC URL of the network after the first (the reference retries each URL, then fails over)`,
+    });
   }
   // RPC_PAUSE_DURATION_SECS: the reference's older name, read when ours is unset.
-  const pauseName = set(env, 'PROVIDER_PAUSE_DURATION_SECS') ? 'PROVIDER_PAUSE_DURATION_SECS' : 'RPC_PAUSE_DURATION_SECS';
+  const pauseName = set(env, 'PROVIDER_PAUSE_DURATION_SECS')
+    ? 'PROVIDER_PAUSE_DURATION_SECS'
+    : 'RPC_PAUSE_DURATION_SECS';
   const pause = pauseName === 'PROVIDER_PAUSE_DURATION_SECS' ? e.PROVIDER_PAUSE_DURATION_SECS : uint(env, pauseName, 1);
   if (pause !== undefined) {
     rpc.cooldownMs = pause * 1000;
-    notices.push({ variable: pauseName, level: 'info', message: `${pauseName}=${pause} is read as the first pause of a failed RPC URL, after one failure, doubling per consecutive failure up to 30 times` });
+    notices.push({
+      variable: pauseName,
+      level: 'info',
+      message: `${pauseName}=${pause} is read as the first pause of a failed RPC URL, after one failure, doubling per consecutive failure up to 30 times`,
+    });
   }
   const unused: Record<string, string> = {
     PROVIDER_RETRY_MAX_DELAY_MS: 'retry delays double from PROVIDER_RETRY_BASE_DELAY_MS without a cap',
     PROVIDER_MAX_FAILOVERS: 'every RPC URL of the network is tried in each round',
     PROVIDER_FAILURE_THRESHOLD: 'a URL is paused after one failure',
     RPC_FAILURE_THRESHOLD: 'a URL is paused after one failure',
-    PROVIDER_FAILURE_EXPIRATION_SECS: 'a URL is tried again when its pause ends, and its failures reset when it answers',
+    PROVIDER_FAILURE_EXPIRATION_SECS:
+      'a URL is tried again when its pause ends, and its failures reset when it answers',
   };
-  for (const [name, instead] of Object.entries(unused)) if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: ${instead}` });
+  for (const [name, instead] of Object.entries(unused))
+    if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: ${instead}` });
   return rpc;
 }
 
 /** REPOSITORY_STORAGE_TYPE, DISTRIBUTED_MODE, RESET_STORAGE_ON_START, QUEUE_BACKEND, TRANSACTION_EXPIRATION_HOURS. */
 function storage(env: NodeJS.ProcessEnv, notices: ReferenceNotice[]): string | undefined {
   const type = env.REPOSITORY_STORAGE_TYPE?.toLowerCase();
-  if (type && !['redis', 'in_memory', 'inmemory'].includes(type)) throw new Error(`REPOSITORY_STORAGE_TYPE must be 'in_memory' or 'redis', got '${env.REPOSITORY_STORAGE_TYPE}'`);
+  if (type && !['redis', 'in_memory', 'inmemory'].includes(type))
+    throw new Error(`REPOSITORY_STORAGE_TYPE must be 'in_memory' or 'redis', got '${env.REPOSITORY_STORAGE_TYPE}'`);
   if (bool(env, 'RESET_STORAGE_ON_START')) {
-    notices.push({ variable: 'RESET_STORAGE_ON_START', level: 'warn', message: 'RESET_STORAGE_ON_START=true is not honoured: the store is never wiped at start (nonces and transactions are kept); the config file seeds it and each difference is logged as config drift. To start empty, use an empty DATA_DIR or a new database' });
+    notices.push({
+      variable: 'RESET_STORAGE_ON_START',
+      level: 'warn',
+      message:
+        'RESET_STORAGE_ON_START=true is not honoured: the store is never wiped at start (nonces and transactions are kept); the config file seeds it and each difference is logged as config drift. To start empty, use an empty DATA_DIR or a new database',
+    });
   }
   const queue = env.QUEUE_BACKEND?.toLowerCase();
-  if (queue && !['redis', 'sqs', 'pubsub', 'rabbitmq'].includes(queue)) throw new Error(`QUEUE_BACKEND must be redis, sqs, pubsub or rabbitmq, got '${env.QUEUE_BACKEND}'`);
-  if (queue) notices.push({ variable: 'QUEUE_BACKEND', level: 'info', message: `QUEUE_BACKEND=${queue}: no queue broker is used; jobs live in the store, so ${queue === 'redis' ? 'Redis' : queue} needs no set-up for Relaybox` });
+  if (queue && !['redis', 'sqs', 'pubsub', 'rabbitmq'].includes(queue))
+    throw new Error(`QUEUE_BACKEND must be redis, sqs, pubsub or rabbitmq, got '${env.QUEUE_BACKEND}'`);
+  if (queue)
+    notices.push({
+      variable: 'QUEUE_BACKEND',
+      level: 'info',
+      message: `QUEUE_BACKEND=${queue}: no queue broker is used; jobs live in the store, so ${queue === 'redis' ? 'Redis' : queue} needs no set-up for Relaybox`,
+    });
   if (set(env, 'TRANSACTION_EXPIRATION_HOURS')) {
-    notices.push({ variable: 'TRANSACTION_EXPIRATION_HOURS', level: 'info', message: 'TRANSACTION_EXPIRATION_HOURS is not used: transactions in a final state are kept, not deleted after that many hours (in the reference it sets no valid_until either: an EVM transaction sent without one expires 8 hours after its creation, in both)' });
+    notices.push({
+      variable: 'TRANSACTION_EXPIRATION_HOURS',
+      level: 'info',
+      message:
+        'TRANSACTION_EXPIRATION_HOURS is not used: transactions in a final state are kept, not deleted after that many hours (in the reference it sets no valid_until either: an EVM transaction sent without one expires 8 hours after its creation, in both)',
+    });
   }
   if (type === 'redis') return 'REPOSITORY_STORAGE_TYPE=redis';
   if (bool(env, 'DISTRIBUTED_MODE', true)) return 'DISTRIBUTED_MODE=true';
-  if (type) notices.push({ variable: 'REPOSITORY_STORAGE_TYPE', level: 'warn', message: `REPOSITORY_STORAGE_TYPE=${env.REPOSITORY_STORAGE_TYPE}: state is kept in a SQLite file in DATA_DIR and survives restarts (the reference's in-memory state does not)` });
+  if (type)
+    notices.push({
+      variable: 'REPOSITORY_STORAGE_TYPE',
+      level: 'warn',
+      message: `REPOSITORY_STORAGE_TYPE=${env.REPOSITORY_STORAGE_TYPE}: state is kept in a SQLite file in DATA_DIR and survives restarts (the reference's in-memory state does not)`,
+    });
   return undefined;
 }
 
@@ -163,20 +218,41 @@ function serverNotices(env: NodeJS.ProcessEnv, ctx: ReferenceContext, notices: R
     ENABLE_SWAGGER: 'the interactive docs are always served at /docs',
     MAX_CONNECTIONS: 'connections are not capped by the service (put a reverse proxy in front to cap them)',
     CONNECTION_BACKLOG: "Node's default listen backlog (511) applies",
-    REQUEST_TIMEOUT_SECONDS: 'requests are bounded by their own deadlines (RPC, plugin timeouts), and SHUTDOWN_GRACE_MS on stop',
+    REQUEST_TIMEOUT_SECONDS:
+      'requests are bounded by their own deadlines (RPC, plugin timeouts), and SHUTDOWN_GRACE_MS on stop',
     RELAYER_CONCURRENCY_LIMIT: 'the relayer routes are bounded by the per-key rate limit',
     RUST_LOG: 'LOG_LEVEL sets the level',
   };
-  for (const [name, instead] of Object.entries(unused)) if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: ${instead}` });
-  const pairs: Array<[string, string]> = [['PORT', 'APP_PORT'], ['RATE_LIMIT_RPS', 'RATE_LIMIT_REQUESTS_PER_SECOND'], ['RATE_LIMIT_BURST', 'RATE_LIMIT_BURST_SIZE']];
+  for (const [name, instead] of Object.entries(unused))
+    if (set(env, name)) notices.push({ variable: name, level: 'info', message: `${name} is not used: ${instead}` });
+  const pairs: Array<[string, string]> = [
+    ['PORT', 'APP_PORT'],
+    ['RATE_LIMIT_RPS', 'RATE_LIMIT_REQUESTS_PER_SECOND'],
+    ['RATE_LIMIT_BURST', 'RATE_LIMIT_BURST_SIZE'],
+  ];
   for (const [ours, theirs] of pairs) {
-    if (set(env, ours) && set(env, theirs) && env[ours] !== env[theirs]) notices.push({ variable: theirs, level: 'warn', message: `${theirs}=${env[theirs]} is not used: ${ours}=${env[ours]} is set and wins` });
+    if (set(env, ours) && set(env, theirs) && env[ours] !== env[theirs])
+      notices.push({
+        variable: theirs,
+        level: 'warn',
+        message: `${theirs}=${env[theirs]} is not used: ${ours}=${env[ours]} is set and wins`,
+      });
   }
   if (ctx.referenceLayout && !set(env, 'HOST')) {
-    notices.push({ variable: 'HOST', level: 'info', message: 'HOST is not set: listening on 127.0.0.1 only (the reference listens on 0.0.0.0); set HOST=0.0.0.0 to be reached from other hosts or containers' });
+    notices.push({
+      variable: 'HOST',
+      level: 'info',
+      message:
+        'HOST is not set: listening on 127.0.0.1 only (the reference listens on 0.0.0.0); set HOST=0.0.0.0 to be reached from other hosts or containers',
+    });
   }
   if (ctx.referenceLayout && env.METRICS_ENABLED === undefined && set(env, 'METRICS_PORT')) {
-    notices.push({ variable: 'METRICS_PORT', level: 'info', message: 'METRICS_PORT is set without METRICS_ENABLED: metrics are served on it (the reference also needs METRICS_ENABLED=true)' });
+    notices.push({
+      variable: 'METRICS_PORT',
+      level: 'info',
+      message:
+        'METRICS_PORT is set without METRICS_ENABLED: metrics are served on it (the reference also needs METRICS_ENABLED=true)',
+    });
   }
 }
 

@@ -29,13 +29,25 @@ export function parsePolicies(networkType: NetworkType, raw: unknown): RelayerPo
   }
   const kept = Object.fromEntries(Object.entries(policies).filter(([, v]) => v !== null));
   if (kept.private_transactions === true) {
-    throw new ValidationError("'policies.private_transactions' cannot be true: Relaybox has no private transaction relay; set it to false or remove it");
+    throw new ValidationError(
+      "'policies.private_transactions' cannot be true: Relaybox has no private transaction relay; set it to false or remove it",
+    );
   }
-  if (networkType === 'solana' && (kept.swap_config as { strategy?: string } | undefined)?.strategy === 'jupiter-ultra') {
-    throw new ValidationError("'policies.swap_config.strategy' cannot be 'jupiter-ultra': Relaybox swaps through Jupiter's Swap API only ('jupiter-swap', the same routes); its Ultra API submits transactions itself and is not offered");
+  if (
+    networkType === 'solana' &&
+    (kept.swap_config as { strategy?: string } | undefined)?.strategy === 'jupiter-ultra'
+  ) {
+    throw new ValidationError(
+      "'policies.swap_config.strategy' cannot be 'jupiter-ultra': Relaybox swaps through Jupiter's Swap API only ('jupiter-swap', the same routes); its Ultra API submits transactions itself and is not offered",
+    );
   }
-  if (networkType === 'stellar' && (kept.swap_config as { strategies?: string[] } | undefined)?.strategies?.includes('soroswap')) {
-    throw new ValidationError("'policies.swap_config.strategies' cannot include 'soroswap': Soroban token swaps (Soroswap) are not offered by Relaybox, they cannot be tested without a Soroban VM; use 'order-book'");
+  if (
+    networkType === 'stellar' &&
+    (kept.swap_config as { strategies?: string[] } | undefined)?.strategies?.includes('soroswap')
+  ) {
+    throw new ValidationError(
+      "'policies.swap_config.strategies' cannot include 'soroswap': Soroban token swaps (Soroswap) are not offered by Relaybox, they cannot be tested without a Soroban VM; use 'order-book'",
+    );
   }
   return kept;
 }

@@ -15,30 +15,49 @@ export interface PoolDeclaration {
 export function signersOf(d: PoolDeclaration, networkType: NetworkType | undefined, where = ''): string[] {
   const field = (name: string) => `${where}${name}`;
   if (d.signer_ids === undefined) {
-    if (d.signer_id === undefined) throw new ValidationError(`missing required field '${field('signer_id')}' (or '${field('signer_ids')}' for a key pool)`);
-    if (d.max_pending_per_key !== undefined) throw new ValidationError(`'${field('max_pending_per_key')}' applies to key pools only: give 'signer_ids' with two signers or more`);
+    if (d.signer_id === undefined)
+      throw new ValidationError(
+        `missing required field '${field('signer_id')}' (or '${field('signer_ids')}' for a key pool)`,
+      );
+    if (d.max_pending_per_key !== undefined)
+      throw new ValidationError(
+        `'${field('max_pending_per_key')}' applies to key pools only: give 'signer_ids' with two signers or more`,
+      );
     return [d.signer_id];
   }
   const ids = d.signer_ids;
   if (ids.length === 0) throw new ValidationError(`'${field('signer_ids')}' must name at least one signer`);
   const seen = new Set<string>();
   ids.forEach((id, k) => {
-    if (seen.has(id)) throw new ValidationError(`'${field(`signer_ids.${k}`)}': signer '${id}' is named twice; each key of a pool is named once`);
+    if (seen.has(id))
+      throw new ValidationError(
+        `'${field(`signer_ids.${k}`)}': signer '${id}' is named twice; each key of a pool is named once`,
+      );
     seen.add(id);
   });
   if (d.signer_id !== undefined && d.signer_id !== ids[0]) {
-    throw new ValidationError(`'${field('signer_id')}' ('${d.signer_id}') must be the first of '${field('signer_ids')}' ('${ids[0]}') when both are given`);
+    throw new ValidationError(
+      `'${field('signer_id')}' ('${d.signer_id}') must be the first of '${field('signer_ids')}' ('${ids[0]}') when both are given`,
+    );
   }
-  if (ids.length === 1 && d.max_pending_per_key !== undefined) throw new ValidationError(`'${field('max_pending_per_key')}' applies to key pools only: give 'signer_ids' with two signers or more`);
+  if (ids.length === 1 && d.max_pending_per_key !== undefined)
+    throw new ValidationError(
+      `'${field('max_pending_per_key')}' applies to key pools only: give 'signer_ids' with two signers or more`,
+    );
   if (ids.length > 1 && networkType !== undefined && networkType !== 'evm') {
-    throw new ValidationError(`'${field('signer_ids')}': key pools are supported on EVM relayers only (this relayer is ${networkType}); give one signer`);
+    throw new ValidationError(
+      `'${field('signer_ids')}': key pools are supported on EVM relayers only (this relayer is ${networkType}); give one signer`,
+    );
   }
   return ids;
 }
 
-
 /** The config file's relayer entry `i`: its signers named by the rules above and known; `signer_id` filled in. */
-export function checkRelayerSigners(r: PoolDeclaration & { signer_id?: string; network_type?: NetworkType }, i: number, known: ReadonlySet<string>): void {
+export function checkRelayerSigners(
+  r: PoolDeclaration & { signer_id?: string; network_type?: NetworkType },
+  i: number,
+  known: ReadonlySet<string>,
+): void {
   let ids: string[];
   try {
     ids = signersOf(r, r.network_type, `relayers.${i}.`);
@@ -46,7 +65,8 @@ export function checkRelayerSigners(r: PoolDeclaration & { signer_id?: string; n
     throw new Error((err as { reason?: string }).reason ?? (err as Error).message, { cause: err });
   }
   ids.forEach((id, k) => {
-    if (!known.has(id)) throw new Error(`relayers.${i}.${r.signer_ids ? `signer_ids.${k}` : 'signer_id'}: unknown signer '${id}'`);
+    if (!known.has(id))
+      throw new Error(`relayers.${i}.${r.signer_ids ? `signer_ids.${k}` : 'signer_id'}: unknown signer '${id}'`);
   });
   r.signer_id = ids[0]!;
 }

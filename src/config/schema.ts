@@ -9,7 +9,15 @@ const strings = { type: 'array', items: { type: 'string', minLength: 1 } } as co
 /** `rpc_urls` entries: a URL, or `{ url, weight }` (weight 0-100, default 100; highest is tried first). */
 const rpcUrl = {
   'x-expect': 'an http(s) URL string, or { "url", "weight" } with weight 0-100',
-  anyOf: [httpUrl, { type: 'object', additionalProperties: false, required: ['url'], properties: { url: httpUrl, weight: { type: 'integer', minimum: 0, maximum: 100 } } }],
+  anyOf: [
+    httpUrl,
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: { url: httpUrl, weight: { type: 'integer', minimum: 0, maximum: 100 } },
+    },
+  ],
 } as const;
 
 /** Fields every network type has (the OpenZeppelin Relayer's shape); `from` names a parent of the same type. */
@@ -35,7 +43,11 @@ const evmNetwork = {
   gas_price_cache: {
     type: 'object',
     additionalProperties: false,
-    properties: { enabled: { type: 'boolean' }, stale_after_ms: { type: 'integer', minimum: 1 }, expire_after_ms: { type: 'integer', minimum: 1 } },
+    properties: {
+      enabled: { type: 'boolean' },
+      stale_after_ms: { type: 'integer', minimum: 1 },
+      expire_after_ms: { type: 'integer', minimum: 1 },
+    },
   },
   // Extension: how long a submitted transaction may stay unmined before it is re-priced and re-sent.
   resubmit_timeout_ms: { type: 'integer', minimum: 1 },
@@ -47,11 +59,18 @@ const evmNetwork = {
   devnet: {
     type: 'object',
     additionalProperties: false,
-    properties: { block_time_ms: { type: 'integer', minimum: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+    properties: {
+      block_time_ms: { type: 'integer', minimum: 1 },
+      port: { type: 'integer', minimum: 0, maximum: 65535 },
+    },
   },
 } as const;
 
-const stellarNetwork = { ...commonNetwork, passphrase: { type: 'string', minLength: 1 }, horizon_url: httpUrl } as const;
+const stellarNetwork = {
+  ...commonNetwork,
+  passphrase: { type: 'string', minLength: 1 },
+  horizon_url: httpUrl,
+} as const;
 
 const networkOfType = (type: string, properties: object) => ({
   if: { required: ['type'], properties: { type: { const: type } } },
@@ -63,7 +82,11 @@ export const networkSchema = {
   type: 'object',
   required: ['type', 'network'],
   properties: { type: commonNetwork.type },
-  allOf: [networkOfType('evm', evmNetwork), networkOfType('solana', commonNetwork), networkOfType('stellar', stellarNetwork)],
+  allOf: [
+    networkOfType('evm', evmNetwork),
+    networkOfType('solana', commonNetwork),
+    networkOfType('stellar', stellarNetwork),
+  ],
 } as const;
 
 /** A file of a networks directory (the reference's layout), and the inline array checked the same way. */
@@ -76,17 +99,31 @@ export const networkFileSchema = {
 
 export { secretRef };
 
-const nullable = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const nullable = (schema: object, expect: string) => ({
+  'x-expect': `${expect}, or null`,
+  anyOf: [schema, { type: 'null' }],
+});
 const u64 = { type: 'integer', minimum: 0 } as const;
 /**
  * An amount in the chain's smallest unit (wei, lamports, stroops, token units), read exactly (issue 39): a JSON number
  * or a decimal string. Numbers past 2^53 arrive as their decimal text (src/validation/exact-json.ts) and are bounded
  * by the format, as the reference types them (u128 for EVM, u64 elsewhere); `1e16` or `7.0` are refused.
  */
-const amountPieces = (format: 'u128' | 'u64') => [{ type: 'integer', minimum: 0, 'x-plain-integer': true }, { type: 'string', format }] as const;
-const amountExpect = (format: 'u128' | 'u64', unit: string) => `a non-negative integer (${unit}, at most ${format === 'u128' ? '2^128' : '2^64'} - 1), as a JSON number or a decimal string`;
-const amount = (format: 'u128' | 'u64', unit: string) => ({ 'x-expect': amountExpect(format, unit), anyOf: amountPieces(format) });
-const amountOrNull = (format: 'u128' | 'u64', unit: string) => ({ 'x-expect': `${amountExpect(format, unit)}, or null`, anyOf: [...amountPieces(format), { type: 'null' }] });
+const amountPieces = (format: 'u128' | 'u64') =>
+  [
+    { type: 'integer', minimum: 0, 'x-plain-integer': true },
+    { type: 'string', format },
+  ] as const;
+const amountExpect = (format: 'u128' | 'u64', unit: string) =>
+  `a non-negative integer (${unit}, at most ${format === 'u128' ? '2^128' : '2^64'} - 1), as a JSON number or a decimal string`;
+const amount = (format: 'u128' | 'u64', unit: string) => ({
+  'x-expect': amountExpect(format, unit),
+  anyOf: amountPieces(format),
+});
+const amountOrNull = (format: 'u128' | 'u64', unit: string) => ({
+  'x-expect': `${amountExpect(format, unit)}, or null`,
+  anyOf: [...amountPieces(format), { type: 'null' }],
+});
 const lamports = amount('u64', 'lamports');
 const tokenUnits = amount('u64', 'token units');
 const stroops = amount('u64', 'stroops');
@@ -102,7 +139,10 @@ export const evmPolicySchema = {
     min_balance: amountOrNull('u128', 'wei'),
     gas_price_cap: amountOrNull('u128', 'wei'),
     gas_limit_estimation: nullable({ type: 'boolean' }, 'a boolean'),
-    whitelist_receivers: nullable({ type: 'array', items: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } }, 'an array of 0x-prefixed 20-byte hex addresses'),
+    whitelist_receivers: nullable(
+      { type: 'array', items: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } },
+      'an array of 0x-prefixed 20-byte hex addresses',
+    ),
     eip1559_pricing: nullable({ type: 'boolean' }, 'a boolean'),
     private_transactions: nullable({ type: 'boolean' }, 'a boolean'),
     include_revert_data: nullable({ type: 'boolean' }, 'a boolean'),
@@ -119,10 +159,16 @@ const strategy = nullable({ enum: ['relayer', 'user'] }, "'relayer' or 'user'");
 const solanaTokenSwap = {
   type: 'object',
   additionalProperties: false,
-  properties: { slippage_percentage: { type: 'number', minimum: 0, maximum: 100 }, min_amount: tokenUnits, max_amount: tokenUnits, retain_min_amount: tokenUnits },
+  properties: {
+    slippage_percentage: { type: 'number', minimum: 0, maximum: 100 },
+    min_amount: tokenUnits,
+    max_amount: tokenUnits,
+    retain_min_amount: tokenUnits,
+  },
 } as const;
 /** A cron field: `*`, a value or range within its bounds, an optional step, comma lists of those. */
-const cronField = (n: string) => `(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?(?:,(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?)*`;
+const cronField = (n: string) =>
+  `(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?(?:,(?:\\*|(?:${n})(?:-(?:${n}))?)(?:/[1-9][0-9]*)?)*`;
 /** `cron_schedule` of a swap_config: UTC, five fields (minute hour day month weekday) or six with seconds first, each in range. */
 const cronSchedule = {
   type: 'string',
@@ -141,7 +187,11 @@ const solanaSwapConfig = {
     jupiter_swap_options: {
       type: 'object',
       additionalProperties: false,
-      properties: { priority_fee_max_lamports: lamports, priority_level: { type: 'string' }, dynamic_compute_unit_limit: { type: 'boolean' } },
+      properties: {
+        priority_fee_max_lamports: lamports,
+        priority_level: { type: 'string' },
+        dynamic_compute_unit_limit: { type: 'boolean' },
+      },
     },
   },
 } as const;
@@ -153,22 +203,34 @@ export const solanaPolicySchema = {
     allowed_accounts: stringsOrNull,
     allowed_programs: stringsOrNull,
     disallowed_accounts: stringsOrNull,
-    allowed_tokens: nullable({
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['mint'],
-        properties: { mint: { type: 'string', minLength: 1 }, decimals: u64, symbol: { type: 'string' }, max_allowed_fee: tokenUnits, swap_config: solanaTokenSwap },
+    allowed_tokens: nullable(
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['mint'],
+          properties: {
+            mint: { type: 'string', minLength: 1 },
+            decimals: u64,
+            symbol: { type: 'string' },
+            max_allowed_fee: tokenUnits,
+            swap_config: solanaTokenSwap,
+          },
+        },
       },
-    }, 'an array of { "mint", … }'),
+      'an array of { "mint", … }',
+    ),
     fee_margin_percentage: numberOrNull,
     fee_payment_strategy: strategy,
     max_allowed_fee_lamports: amountOrNull('u64', 'lamports'),
     max_signatures: intOrNull,
     max_tx_data_size: intOrNull,
     min_balance: amountOrNull('u64', 'lamports'),
-    swap_config: nullable(solanaSwapConfig, 'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }'),
+    swap_config: nullable(
+      solanaSwapConfig,
+      'an object { "strategy": "jupiter-swap", "cron_schedule", "min_balance_threshold", "jupiter_swap_options" }',
+    ),
   },
 } as const;
 
@@ -180,11 +242,19 @@ const stellarFeeToken = {
 } as const;
 const percentage = { type: 'number', minimum: 0, maximum: 100 } as const;
 /** The reference's StellarTokenMetadata: `decimals` sets how the fee reads in the token's units (default 7). */
-const stellarTokenMetadata = { type: 'object', properties: { decimals: { type: 'integer', minimum: 0, maximum: 18 } } } as const;
+const stellarTokenMetadata = {
+  type: 'object',
+  properties: { decimals: { type: 'integer', minimum: 0, maximum: 18 } },
+} as const;
 const stellarTokenSwap = {
   type: 'object',
   additionalProperties: false,
-  properties: { slippage_percentage: percentage, min_amount: tokenUnits, max_amount: tokenUnits, retain_min_amount: tokenUnits },
+  properties: {
+    slippage_percentage: percentage,
+    min_amount: tokenUnits,
+    max_amount: tokenUnits,
+    retain_min_amount: tokenUnits,
+  },
 } as const;
 /** The reference's RelayerStellarSwapConfig; `cron_schedule` in UTC, five fields or six with seconds first. */
 const stellarSwapConfig = {
@@ -201,22 +271,33 @@ export const stellarPolicySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    allowed_tokens: nullable({
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['asset'],
-        properties: { asset: stellarFeeToken, max_allowed_fee: tokenUnits, metadata: stellarTokenMetadata, swap_config: stellarTokenSwap },
+    allowed_tokens: nullable(
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['asset'],
+          properties: {
+            asset: stellarFeeToken,
+            max_allowed_fee: tokenUnits,
+            metadata: stellarTokenMetadata,
+            swap_config: stellarTokenSwap,
+          },
+        },
       },
-    }, 'an array of { "asset", … }'),
+      'an array of { "asset", … }',
+    ),
     concurrent_transactions: boolOrNull,
     fee_margin_percentage: nullable({ type: 'number', minimum: 0, maximum: 1000 }, 'a percentage from 0 to 1000'),
     fee_payment_strategy: strategy,
     max_fee: amountOrNull('u64', 'stroops'),
     min_balance: amountOrNull('u64', 'stroops'),
     slippage_percentage: nullable(percentage, 'a percentage from 0 to 100'),
-    swap_config: nullable(stellarSwapConfig, 'an object { "strategies": ["order-book"], "cron_schedule", "min_balance_threshold" }'),
+    swap_config: nullable(
+      stellarSwapConfig,
+      'an object { "strategies": ["order-book"], "cron_schedule", "min_balance_threshold" }',
+    ),
     timeout_seconds: intOrNull,
   },
 } as const;
@@ -306,7 +387,10 @@ export const configFileSchema = {
           id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' },
           type: { const: 'webhook' },
           url: webhookUrl,
-          signing_key: { 'x-expect': 'a string of at least 32 characters, or { "type": "env" | "plain", "value" }', anyOf: [{ type: 'string', minLength: 32 }, secretRef] },
+          signing_key: {
+            'x-expect': 'a string of at least 32 characters, or { "type": "env" | "plain", "value" }',
+            anyOf: [{ type: 'string', minLength: 32 }, secretRef],
+          },
           signing_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
         },
         not: { required: ['signing_key', 'signing_key_env'] },

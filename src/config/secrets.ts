@@ -17,11 +17,14 @@ export function resolveNotificationKeys(file: ConfigFile, env: NodeJS.ProcessEnv
     const given = written as string | SecretRef | undefined;
     let key: string | undefined;
     if (name) key = resolveSecret({ type: 'env', value: name }, env, `notifications.${i}.signing_key_env`);
-    else if (given !== undefined && typeof given === 'object') key = resolveSecret(given, env, `notifications.${i}.signing_key`);
+    else if (given !== undefined && typeof given === 'object')
+      key = resolveSecret(given, env, `notifications.${i}.signing_key`);
     else key = given;
     if (key !== undefined && key.length < 32) {
       const source = name ?? (typeof given === 'object' && given.type === 'env' ? given.value : undefined);
-      throw new Error(`notifications.${i}.${name ? 'signing_key_env' : 'signing_key'}: ${source ?? 'the key'} must hold at least 32 characters`);
+      throw new Error(
+        `notifications.${i}.${name ? 'signing_key_env' : 'signing_key'}: ${source ?? 'the key'} must hold at least 32 characters`,
+      );
     }
     // The resolved entry carries the key itself, so it passes the file schema again (test helper).
     return key === undefined ? entry : { ...entry, signing_key: key };
@@ -53,11 +56,21 @@ export function resolveSignerSecrets(file: ConfigFile, env: NodeJS.ProcessEnv): 
 }
 
 /** STORAGE_ENCRYPTION_KEY, and STORAGE_ENCRYPTION_KEY_PREVIOUS during a rotation (docs/security.md). Never echoed. */
-export function storageKeys(encryptionKey: string | undefined, previousKey: string | undefined): { encryptionKey: string | undefined; previousKey: string | undefined } {
-  if (encryptionKey !== undefined && encryptionKey.length < 32) throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
+export function storageKeys(
+  encryptionKey: string | undefined,
+  previousKey: string | undefined,
+): { encryptionKey: string | undefined; previousKey: string | undefined } {
+  if (encryptionKey !== undefined && encryptionKey.length < 32)
+    throw new Error('STORAGE_ENCRYPTION_KEY must be at least 32 characters');
   if (previousKey === undefined) return { encryptionKey, previousKey };
-  if (encryptionKey === undefined) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY: a rotation needs the new key too');
+  if (encryptionKey === undefined)
+    throw new Error(
+      'STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY: a rotation needs the new key too',
+    );
   if (previousKey.length < 32) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS must be at least 32 characters');
-  if (previousKey === encryptionKey) throw new Error('STORAGE_ENCRYPTION_KEY_PREVIOUS is the same as STORAGE_ENCRYPTION_KEY: give the old key there, or unset it');
+  if (previousKey === encryptionKey)
+    throw new Error(
+      'STORAGE_ENCRYPTION_KEY_PREVIOUS is the same as STORAGE_ENCRYPTION_KEY: give the old key there, or unset it',
+    );
   return { encryptionKey, previousKey };
 }

@@ -20,20 +20,35 @@ export interface SecretRef {
 // As the reference's serde reads the file: a `String` may be empty (its examples leave placeholders empty; an adapter
 // refuses an empty field it needs, naming the signer and the field), an `Option` may be null or absent.
 const text = { type: 'string' } as const;
-const optional = (schema: object, expect: string) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const optional = (schema: object, expect: string) => ({
+  'x-expect': `${expect}, or null`,
+  anyOf: [schema, { type: 'null' }],
+});
 const optText = optional(text, 'a string');
 const optSecret = optional(secretRef, '{ "type": "env" | "plain", "value" }');
 const withDefault = (value: string) => ({ type: 'string', default: value }) as const;
 const nonEmpty = { type: 'string', minLength: 1 } as const;
 
 /** One object schema: these fields, only these, the required ones present. */
-const object = (properties: Record<string, object>, required: string[], extra: object = {}) => ({ type: 'object', additionalProperties: false, required, properties, ...extra });
+const object = (properties: Record<string, object>, required: string[], extra: object = {}) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties,
+  ...extra,
+});
 
 /** Exactly one of two fields (pkcs11's token and key selectors). */
-const oneOfFields = (a: string, b: string) => ({ 'x-expect': `an object with exactly one of '${a}' or '${b}'`, oneOf: [{ required: [a] }, { required: [b] }] });
+const oneOfFields = (a: string, b: string) => ({
+  'x-expect': `an object with exactly one of '${a}' or '${b}'`,
+  oneOf: [{ required: [a] }, { required: [b] }],
+});
 
 /** These secret fields present and not null. */
-const needs = (fields: string[]) => ({ required: fields, properties: Object.fromEntries(fields.map((f) => [f, secretRef])) });
+const needs = (fields: string[]) => ({
+  required: fields,
+  properties: Object.fromEntries(fields.map((f) => [f, secretRef])),
+});
 
 const local = object({ path: nonEmpty, passphrase: secretRef }, ['path', 'passphrase']);
 
@@ -54,8 +69,14 @@ const azureKeyVault = object(
   ['vault_url', 'key_name'],
   {
     allOf: [
-      { if: { properties: { auth_type: { enum: ['client_secret', null] } } }, then: needs(['tenant_id', 'client_id', 'client_secret']) },
-      { if: { required: ['auth_type'], properties: { auth_type: { const: 'workload_identity' } } }, then: needs(['tenant_id', 'client_id']) },
+      {
+        if: { properties: { auth_type: { enum: ['client_secret', null] } } },
+        then: needs(['tenant_id', 'client_id', 'client_secret']),
+      },
+      {
+        if: { required: ['auth_type'], properties: { auth_type: { const: 'workload_identity' } } },
+        then: needs(['tenant_id', 'client_id']),
+      },
     ],
   },
 );
@@ -65,7 +86,12 @@ const turnkey = object(
   ['api_public_key', 'api_private_key', 'organization_id', 'private_key_id', 'public_key'],
 );
 
-const cdp = object({ api_key_id: text, api_key_secret: secretRef, wallet_secret: secretRef, account_address: text }, ['api_key_id', 'api_key_secret', 'wallet_secret', 'account_address']);
+const cdp = object({ api_key_id: text, api_key_secret: secretRef, wallet_secret: secretRef, account_address: text }, [
+  'api_key_id',
+  'api_key_secret',
+  'wallet_secret',
+  'account_address',
+]);
 
 // mount_point absent: the adapter uses Vault's `secret` (KV v2) or `transit`, as the reference's services do.
 const vault = object(
@@ -74,7 +100,15 @@ const vault = object(
 );
 
 const vaultTransit = object(
-  { key_name: text, address: text, role_id: secretRef, secret_id: secretRef, pubkey: text, mount_point: optText, namespace: optText },
+  {
+    key_name: text,
+    address: text,
+    role_id: secretRef,
+    secret_id: secretRef,
+    pubkey: text,
+    mount_point: optText,
+    namespace: optText,
+  },
   ['key_name', 'address', 'role_id', 'secret_id', 'pubkey'],
 );
 
@@ -91,13 +125,20 @@ const googleCloudKms = object(
         token_uri: withDefault('https://oauth2.googleapis.com/token'),
         auth_provider_x509_cert_url: withDefault('https://www.googleapis.com/oauth2/v1/certs'),
         // The reference's default, a placeholder naming one of its own service accounts; kept for identical loading.
-        client_x509_cert_url: withDefault('https://www.googleapis.com/robot/v1/metadata/x509/solana-signer%40forward-emitter-459820-r7.iam.gserviceaccount.com'),
+        client_x509_cert_url: withDefault(
+          'https://www.googleapis.com/robot/v1/metadata/x509/solana-signer%40forward-emitter-459820-r7.iam.gserviceaccount.com',
+        ),
         universe_domain: withDefault('googleapis.com'),
       },
       ['project_id', 'private_key_id', 'private_key', 'client_email', 'client_id'],
     ),
     key: object(
-      { location: withDefault('global'), key_ring_id: text, key_id: text, key_version: { type: 'integer', minimum: 0, default: 1 } },
+      {
+        location: withDefault('global'),
+        key_ring_id: text,
+        key_id: text,
+        key_version: { type: 'integer', minimum: 0, default: 1 },
+      },
       ['key_ring_id', 'key_id'],
     ),
   },
@@ -134,9 +175,29 @@ export interface SignerTypeSchema {
  * `{type: env}`, which the config lists itself): the log scrubber hides their values wherever they appear.
  */
 export const SIGNER_CREDENTIAL_VARIABLES: Record<string, readonly string[]> = {
-  aws_kms: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SECURITY_TOKEN', 'AWS_CONTAINER_AUTHORIZATION_TOKEN'],
-  google_cloud_kms: ['GOOGLE_PRIVATE_KEY', 'GOOGLE_PRIVATE_KEY_ID', 'GOOGLE_CLIENT_EMAIL', 'GOOGLE_API_KEY', 'GCP_PRIVATE_KEY', 'GCP_PRIVATE_KEY_ID', 'GCP_CLIENT_EMAIL'],
-  azure_key_vault: ['AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_PASSWORD', 'AZURE_PASSWORD', 'IDENTITY_HEADER', 'MSI_SECRET'],
+  aws_kms: [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_SECURITY_TOKEN',
+    'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  ],
+  google_cloud_kms: [
+    'GOOGLE_PRIVATE_KEY',
+    'GOOGLE_PRIVATE_KEY_ID',
+    'GOOGLE_CLIENT_EMAIL',
+    'GOOGLE_API_KEY',
+    'GCP_PRIVATE_KEY',
+    'GCP_PRIVATE_KEY_ID',
+    'GCP_CLIENT_EMAIL',
+  ],
+  azure_key_vault: [
+    'AZURE_CLIENT_SECRET',
+    'AZURE_CLIENT_CERTIFICATE_PASSWORD',
+    'AZURE_PASSWORD',
+    'IDENTITY_HEADER',
+    'MSI_SECRET',
+  ],
   vault: ['VAULT_TOKEN', 'VAULT_ROLE_ID', 'VAULT_SECRET_ID'],
   vault_transit: ['VAULT_TOKEN', 'VAULT_ROLE_ID', 'VAULT_SECRET_ID'],
   turnkey: ['TURNKEY_API_PRIVATE_KEY', 'TURNKEY_API_PUBLIC_KEY'],
@@ -146,7 +207,8 @@ export const SIGNER_CREDENTIAL_VARIABLES: Record<string, readonly string[]> = {
 
 // A variable of a signer client's family whose name says it holds a secret (AWS_…_TOKEN, AZURE_…_SECRET, …).
 const CREDENTIAL_FAMILIES = /^(AWS|AMAZON|GOOGLE|GCP|GCLOUD|AZURE|MSI|IDENTITY|VAULT|BAO|TURNKEY|CDP|PKCS11|HSM)_/;
-const CREDENTIAL_WORDS = /(SECRET|TOKEN|PASSWORD|PASSPHRASE|PRIVATE|ACCESS_KEY|API_KEY|CREDENTIAL|(^|_)PIN($|_)|HEADER)/;
+const CREDENTIAL_WORDS =
+  /(SECRET|TOKEN|PASSWORD|PASSPHRASE|PRIVATE|ACCESS_KEY|API_KEY|CREDENTIAL|(^|_)PIN($|_)|HEADER)/;
 // Where a credential is, not what it is: a path or an address (AZURE_FEDERATED_TOKEN_FILE, …_ENDPOINT).
 const LOCATION = /_(FILE|PATH|URL|URI|ENDPOINT|HOST|REGION)$/;
 
@@ -154,19 +216,29 @@ const LOCATION = /_(FILE|PATH|URL|URI|ENDPOINT|HOST|REGION)$/;
 export function isSignerCredentialVariable(name: string): boolean {
   const upper = name.toUpperCase();
   if (Object.values(SIGNER_CREDENTIAL_VARIABLES).some((names) => names.includes(upper))) return true;
-  return CREDENTIAL_FAMILIES.test(upper) && !LOCATION.test(upper) && CREDENTIAL_WORDS.test(upper.replace(CREDENTIAL_FAMILIES, ''));
+  return (
+    CREDENTIAL_FAMILIES.test(upper) &&
+    !LOCATION.test(upper) &&
+    CREDENTIAL_WORDS.test(upper.replace(CREDENTIAL_FAMILIES, ''))
+  );
 }
 
 /** Every signer type the reference has, plus pkcs11. */
 export const SIGNER_SCHEMAS = {
   local: { schema: local, secretFields: ['passphrase'] },
   aws_kms: { schema: awsKms, secretFields: [] },
-  azure_key_vault: { schema: azureKeyVault, secretFields: ['tenant_id', 'client_id', 'client_secret', 'federated_token_file'] },
+  azure_key_vault: {
+    schema: azureKeyVault,
+    secretFields: ['tenant_id', 'client_id', 'client_secret', 'federated_token_file'],
+  },
   turnkey: { schema: turnkey, secretFields: ['api_private_key'] },
   cdp: { schema: cdp, secretFields: ['api_key_secret', 'wallet_secret'] },
   vault: { schema: vault, secretFields: ['role_id', 'secret_id'] },
   vault_transit: { schema: vaultTransit, secretFields: ['role_id', 'secret_id'] },
-  google_cloud_kms: { schema: googleCloudKms, secretFields: ['service_account.private_key_id', 'service_account.private_key', 'service_account.client_email'] },
+  google_cloud_kms: {
+    schema: googleCloudKms,
+    secretFields: ['service_account.private_key_id', 'service_account.private_key', 'service_account.client_email'],
+  },
   pkcs11: { schema: pkcs11, secretFields: ['pin'] },
 } as const satisfies Record<string, SignerTypeSchema>;
 
@@ -192,8 +264,14 @@ export type SignerType = keyof typeof SIGNER_SCHEMAS;
 export const ALL_SIGNER_TYPES = Object.keys(SIGNER_SCHEMAS) as SignerType[];
 
 // The config objects as loaded: defaults filled in, every secret `{ type: 'plain', value }`.
-export interface LocalSignerFileConfig { path: string; passphrase: SecretRef }
-export interface AwsKmsSignerFileConfig { region: string; key_id: string }
+export interface LocalSignerFileConfig {
+  path: string;
+  passphrase: SecretRef;
+}
+export interface AwsKmsSignerFileConfig {
+  region: string;
+  key_id: string;
+}
 export interface AzureKeyVaultSignerFileConfig {
   auth_type?: 'client_secret' | 'managed_identity' | 'workload_identity' | null;
   tenant_id?: SecretRef | null;
@@ -204,10 +282,36 @@ export interface AzureKeyVaultSignerFileConfig {
   key_name: string;
   key_version?: string | null;
 }
-export interface TurnkeySignerFileConfig { api_public_key: string; api_private_key: SecretRef; organization_id: string; private_key_id: string; public_key: string }
-export interface CdpSignerFileConfig { api_key_id: string; api_key_secret: SecretRef; wallet_secret: SecretRef; account_address: string }
-export interface VaultSignerFileConfig { address: string; namespace?: string | null; role_id: SecretRef; secret_id: SecretRef; key_name: string; mount_point?: string | null }
-export interface VaultTransitSignerFileConfig { key_name: string; address: string; role_id: SecretRef; secret_id: SecretRef; pubkey: string; mount_point?: string | null; namespace?: string | null }
+export interface TurnkeySignerFileConfig {
+  api_public_key: string;
+  api_private_key: SecretRef;
+  organization_id: string;
+  private_key_id: string;
+  public_key: string;
+}
+export interface CdpSignerFileConfig {
+  api_key_id: string;
+  api_key_secret: SecretRef;
+  wallet_secret: SecretRef;
+  account_address: string;
+}
+export interface VaultSignerFileConfig {
+  address: string;
+  namespace?: string | null;
+  role_id: SecretRef;
+  secret_id: SecretRef;
+  key_name: string;
+  mount_point?: string | null;
+}
+export interface VaultTransitSignerFileConfig {
+  key_name: string;
+  address: string;
+  role_id: SecretRef;
+  secret_id: SecretRef;
+  pubkey: string;
+  mount_point?: string | null;
+  namespace?: string | null;
+}
 export interface GoogleCloudKmsSignerFileConfig {
   service_account: {
     project_id: string;
@@ -223,7 +327,14 @@ export interface GoogleCloudKmsSignerFileConfig {
   };
   key: { location: string; key_ring_id: string; key_id: string; key_version: number };
 }
-export interface Pkcs11SignerFileConfig { module_path: string; token_label?: string; slot?: number; pin: SecretRef; key_label?: string; key_id?: string }
+export interface Pkcs11SignerFileConfig {
+  module_path: string;
+  token_label?: string;
+  slot?: number;
+  pin: SecretRef;
+  key_label?: string;
+  key_id?: string;
+}
 
 export interface SignerFileConfigs {
   local: LocalSignerFileConfig;
@@ -271,7 +382,8 @@ export function deletePath(value: object, dotted: string): void {
 /** Fills the schema's `default`s into a validated config object, in place (the file validator injects none). */
 export function applyDefaults(schema: object, value: unknown): void {
   if (value === null || typeof value !== 'object') return;
-  const properties = (schema as { properties?: Record<string, { default?: unknown; properties?: object }> }).properties ?? {};
+  const properties =
+    (schema as { properties?: Record<string, { default?: unknown; properties?: object }> }).properties ?? {};
   const target = value as Record<string, unknown>;
   for (const [key, sub] of Object.entries(properties)) {
     if (target[key] === undefined && sub.default !== undefined) target[key] = sub.default;

@@ -4,7 +4,17 @@ import type { SignerType } from './signer-schemas.ts';
 
 export type { SignerType } from './signer-schemas.ts';
 
-export const SUPPORTED_SIGNER_TYPES: readonly SignerType[] = ['local', 'aws_kms', 'google_cloud_kms', 'azure_key_vault', 'pkcs11', 'vault', 'vault_transit', 'turnkey', 'cdp'];
+export const SUPPORTED_SIGNER_TYPES: readonly SignerType[] = [
+  'local',
+  'aws_kms',
+  'google_cloud_kms',
+  'azure_key_vault',
+  'pkcs11',
+  'vault',
+  'vault_transit',
+  'turnkey',
+  'cdp',
+];
 
 /**
  * Refuses, before the schema sees them, signers of a type we do not have (yet): one sentence naming the signer, its
@@ -18,6 +28,8 @@ export function checkSignerTypes(file: unknown): void {
     const { id, type } = s as { id?: unknown; type?: unknown };
     if (typeof type !== 'string' || (SUPPORTED_SIGNER_TYPES as readonly string[]).includes(type)) continue;
     const name = typeof id === 'string' ? id : '?';
-    throw new Error(`signer '${name}': type '${type}' is not supported (supported: ${SUPPORTED_SIGNER_TYPES.join(', ')})`);
+    throw new Error(
+      `signer '${name}': type '${type}' is not supported (supported: ${SUPPORTED_SIGNER_TYPES.join(', ')})`,
+    );
   }
 }

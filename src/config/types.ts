@@ -23,7 +23,9 @@ interface SignerConfigBase {
  * src/config/locate.ts says), or none when our `private_key`/`private_key_env` is given.
  */
 export type SignerConfig = {
-  [T in SignerType]: SignerConfigBase & { type: T } & (T extends 'local' ? { config?: SignerFileConfigs[T] } : { config: SignerFileConfigs[T] });
+  [T in SignerType]: SignerConfigBase & { type: T } & (T extends 'local'
+      ? { config?: SignerFileConfigs[T] }
+      : { config: SignerFileConfigs[T] });
 }[SignerType];
 
 /** The entry of one signer type (an adapter narrows to its own). */

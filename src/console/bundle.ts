@@ -42,10 +42,15 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     const assets = new Map<string, ConsoleAsset>();
     for (const file of result.outputFiles) {
       const name = path.basename(file.path);
-      assets.set(name, { body: Buffer.from(file.contents), type: TYPES[path.extname(name)] ?? 'application/octet-stream' });
+      assets.set(name, {
+        body: Buffer.from(file.contents),
+        type: TYPES[path.extname(name)] ?? 'application/octet-stream',
+      });
     }
     const named = (ext: string) => [...assets.keys()].find((n) => n.endsWith(ext));
-    const html = readFileSync(path.join(SOURCE, 'index.html'), 'utf8').replace('{{script}}', named('.js') ?? '').replace('{{style}}', named('.css') ?? '');
+    const html = readFileSync(path.join(SOURCE, 'index.html'), 'utf8')
+      .replace('{{script}}', named('.js') ?? '')
+      .replace('{{style}}', named('.css') ?? '');
     let bytes = Buffer.byteLength(html);
     for (const asset of assets.values()) bytes += asset.body.length;
     return { html, assets, bytes };

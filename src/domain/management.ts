@@ -29,7 +29,12 @@ export async function createManagementServices(deps: {
   const { repos } = deps.store;
   // Before anything opens a stored secret: all of them sealed under the current storage key (or the start refused).
   await sealSecretsAtRest({ store: deps.store, secrets: deps.secrets, logger: deps.logger });
-  const networks = createNetworkService({ networks: deps.networks, repo: repos.networkOverrides, chains: deps.chains, logger: deps.logger });
+  const networks = createNetworkService({
+    networks: deps.networks,
+    repo: repos.networkOverrides,
+    chains: deps.chains,
+    logger: deps.logger,
+  });
   const signers = await createSignerService({
     repo: repos.signers,
     relayers: repos.relayers,

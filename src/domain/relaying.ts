@@ -9,7 +9,11 @@ import type { TransactionEvents } from './transactions/ports.ts';
 import type { AllChains } from './chains/reads.ts';
 import { balanceOf, rpcOf } from './chains/reads.ts';
 import { rpcOutages } from './chains/rpc-availability.ts';
-import { createRelayerChainService, relayerChainsOf, type RelayerChainService } from './chains/relayer-chain-service.ts';
+import {
+  createRelayerChainService,
+  relayerChainsOf,
+  type RelayerChainService,
+} from './chains/relayer-chain-service.ts';
 import { createSolanaSponsored } from './chains/solana/sponsored.ts';
 import type { SponsoredFamily } from './sponsored/ports.ts';
 import { createKeyedLock } from './relayers/keyed-lock.ts';
@@ -71,7 +75,14 @@ export interface Relaying {
 /** Builds the relaying services and seeds the configured relayers into the store. Registers no job (jobs/kinds.ts does). */
 export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
   const { store, config, events, logger } = deps;
-  const relayers = await createRelayerService({ repo: store.repos.relayers, config, chains: deps.chains, networks: deps.networks, signers: deps.signers, logger });
+  const relayers = await createRelayerService({
+    repo: store.repos.relayers,
+    config,
+    chains: deps.chains,
+    networks: deps.networks,
+    signers: deps.signers,
+    logger,
+  });
   const relayerChains = relayerChainsOf(relayers, deps.chains);
   const balanceWatch = createBalanceWatch({
     store,
@@ -80,17 +91,52 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
     balanceOf: (r) => balanceOf(relayerChains, r),
     fees: (r) => relayers.chain(r).fees(),
   });
-  const watched = watchTransactions({ observer: deps.observer, stages: deps.stages, balanceWatch, relayers: store.repos.relayers });
+  const watched = watchTransactions({
+    observer: deps.observer,
+    stages: deps.stages,
+    balanceWatch,
+    relayers: store.repos.relayers,
+  });
   // EVM sends hold their worst case of the relayer's funds until mined (the ledger, transactions/evm/funds.ts).
-  const writer = createRecordWriter({ events, observer: watched.observer, onBroadcast: watched.broadcast, worstCase: { evm: worstCaseOf }, fundsKey: (r) => relayers.laneKeyOf(r.relayer_id, r.from) });
+  const writer = createRecordWriter({
+    events,
+    observer: watched.observer,
+    onBroadcast: watched.broadcast,
+    worstCase: { evm: worstCaseOf },
+    fundsKey: (r) => relayers.laneKeyOf(r.relayer_id, r.from),
+  });
   // The Stellar parts load @stellar/stellar-base (~9 MiB): only a config with a Stellar network loads them (networks
   // come from the config alone, so none can appear later).
-  const stellar = config.file.networks.some((n) => n.type === 'stellar') ? await import('./transactions/stellar/parts.ts') : undefined;
+  const stellar = config.file.networks.some((n) => n.type === 'stellar')
+    ? await import('./transactions/stellar/parts.ts')
+    : undefined;
   const families = createFamilies(deps, relayers, writer, stellar);
-  const transactions = createTransactionService({ relayers, store, writer, families, lock: createKeyedLock(), logger, laneSent: deps.lanes?.laneSent });
-  const send = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) => (await transactions.send(r, body)).record.id;
-  const swapDeps = { chains: deps.chains, relayers: store.repos.relayers, jobs: store.repos.jobs, transactions: store.repos.transactions, send, logger };
-  const chain = createRelayerChainService({ relayers, chains: deps.chains, transactions: store.repos.transactions, lastBalanceCheck: balanceWatch.view, send: async (relayer, body) => (await transactions.send(relayer, body)).record });
+  const transactions = createTransactionService({
+    relayers,
+    store,
+    writer,
+    families,
+    lock: createKeyedLock(),
+    logger,
+    laneSent: deps.lanes?.laneSent,
+  });
+  const send = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) =>
+    (await transactions.send(r, body)).record.id;
+  const swapDeps = {
+    chains: deps.chains,
+    relayers: store.repos.relayers,
+    jobs: store.repos.jobs,
+    transactions: store.repos.transactions,
+    send,
+    logger,
+  };
+  const chain = createRelayerChainService({
+    relayers,
+    chains: deps.chains,
+    transactions: store.repos.transactions,
+    lastBalanceCheck: balanceWatch.view,
+    send: async (relayer, body) => (await transactions.send(relayer, body)).record,
+  });
   return {
     relayers,
     transactions,
@@ -101,7 +147,10 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
       stellar: stellar && { kind: stellar.STELLAR_SWAP_JOB, ...stellar.createStellarSwaps(swapDeps) },
       solana: { kind: SOLANA_SWAP_JOB, ...createSolanaSwaps(swapDeps) },
     },
-    sponsored: { stellar: stellar?.createStellarSponsored({ chains: deps.chains }), solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }) },
+    sponsored: {
+      stellar: stellar?.createStellarSponsored({ chains: deps.chains }),
+      solana: createSolanaSponsored({ chains: deps.chains, signer: (id) => relayers.signer(id).ed25519 }),
+    },
     balanceWatch,
     rpcOutages: () => rpcOutages(store.repos.relayers, (r) => rpcOf(relayerChains, r)),
   };
@@ -109,11 +158,30 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
 
 type StellarParts = typeof import('./transactions/stellar/parts.ts');
 
-function createFamilies(deps: RelayingDeps, relayers: RelayerService, writer: RecordWriter, stellar: StellarParts | undefined): Record<NetworkType, RelayFamily> {
+function createFamilies(
+  deps: RelayingDeps,
+  relayers: RelayerService,
+  writer: RecordWriter,
+  stellar: StellarParts | undefined,
+): Record<NetworkType, RelayFamily> {
   const { store, logger } = deps;
-  const ed25519 = { signer: (id: string) => relayers.signer(id).ed25519, network: relayers.network, store, writer, logger };
+  const ed25519 = {
+    signer: (id: string) => relayers.signer(id).ed25519,
+    network: relayers.network,
+    store,
+    writer,
+    logger,
+  };
   return {
-    evm: createEvmFamily({ relayers, store, writer, logger, observer: deps.observer, relayerEvents: deps.relayerEvents, lanes: deps.lanes }),
+    evm: createEvmFamily({
+      relayers,
+      store,
+      writer,
+      logger,
+      observer: deps.observer,
+      relayerEvents: deps.relayerEvents,
+      lanes: deps.lanes,
+    }),
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
     stellar: stellar ? stellar.createStellarFamily({ ...ed25519, chains: deps.chains }) : unconfiguredFamily('stellar'),
   };

@@ -54,7 +54,10 @@ export function createSecretBox(storageKey: string | undefined, previousKey?: st
     if (!isSealed(stored)) return stored;
     if (!key) throw new Error('the signing key is stored encrypted but STORAGE_ENCRYPTION_KEY is not set');
     const plain = openWith(key, stored, owner) ?? (previous && openWith(previous, stored, owner));
-    if (plain === undefined) throw new Error('the stored signing key cannot be decrypted: STORAGE_ENCRYPTION_KEY differs from the one it was stored with');
+    if (plain === undefined)
+      throw new Error(
+        'the stored signing key cannot be decrypted: STORAGE_ENCRYPTION_KEY differs from the one it was stored with',
+      );
     return plain;
   };
   return {

@@ -73,6 +73,9 @@ export async function sealSecretsAtRest(deps: { store: Store; secrets: SecretBox
     return { sealed, resealed };
   });
   if (counts.sealed + counts.resealed > 0) {
-    logger.info(counts, 'stored secrets sealed under STORAGE_ENCRYPTION_KEY (sealed: were plain; resealed: were under STORAGE_ENCRYPTION_KEY_PREVIOUS)');
+    logger.info(
+      counts,
+      'stored secrets sealed under STORAGE_ENCRYPTION_KEY (sealed: were plain; resealed: were under STORAGE_ENCRYPTION_KEY_PREVIOUS)',
+    );
   }
 }

@@ -4,7 +4,15 @@ import type { RelayerChainOperations } from './chains/views.ts';
 
 export type NetworkType = 'evm' | 'solana' | 'stellar';
 
-export type TransactionStatus = 'pending' | 'sent' | 'submitted' | 'mined' | 'confirmed' | 'failed' | 'expired' | 'canceled';
+export type TransactionStatus =
+  | 'pending'
+  | 'sent'
+  | 'submitted'
+  | 'mined'
+  | 'confirmed'
+  | 'failed'
+  | 'expired'
+  | 'canceled';
 
 export const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['confirmed', 'failed', 'expired', 'canceled']);
 
@@ -31,7 +39,15 @@ export interface RelayerView {
   system_disabled: boolean;
   disabled_reason: { type: string; details: string | string[] } | null;
   /** Our extension, only for a key pool (relayers/pool-view.ts): every lane's address, balance, pending and state. */
-  lanes?: Array<{ address: string; signer_id: string; balance: string | null; pending: number; max_pending: number; state: string; state_reason: string | null }>;
+  lanes?: Array<{
+    address: string;
+    signer_id: string;
+    balance: string | null;
+    pending: number;
+    max_pending: number;
+    state: string;
+    state_reason: string | null;
+  }>;
 }
 
 /**

@@ -7,7 +7,14 @@ import { AppError, AuthError } from '../errors.ts';
 import { boundedMemo } from './bounded-memo.ts';
 import { describeNeed, needOf, type Area, type Need } from '../domain/api-keys/permissions.ts';
 import type { ApiKeyRow } from '../domain/api-keys/ports.ts';
-import { ADMIN, principalAllows, principalName, principalOfKey, principalReadable, type Principal } from '../domain/api-keys/principal.ts';
+import {
+  ADMIN,
+  principalAllows,
+  principalName,
+  principalOfKey,
+  principalReadable,
+  type Principal,
+} from '../domain/api-keys/principal.ts';
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
@@ -49,11 +56,13 @@ export function credentialStillValid(res: Response): Promise<boolean> {
 /** Throws 403 (FORBIDDEN) unless the caller may do `need`. */
 export function authorize(res: Response, need: Need): void {
   const p = principalOf(res);
-  if (!principalAllows(p, need)) throw new AppError('FORBIDDEN', { reason: `${principalName(p)} has no permission to ${describeNeed(need)}` });
+  if (!principalAllows(p, need))
+    throw new AppError('FORBIDDEN', { reason: `${principalName(p)} has no permission to ${describeNeed(need)}` });
 }
 
 /** Using a signer (naming it for a relayer, or having it sign outside a transaction) is a right of its own. */
-export const authorizeSignerUse = (res: Response, signerId: string): void => authorize(res, { area: 'signer', id: signerId, action: 'execute' });
+export const authorizeSignerUse = (res: Response, signerId: string): void =>
+  authorize(res, { area: 'signer', id: signerId, action: 'execute' });
 
 /** The ids of `area` a list route may answer with: 'all', or the ids the key may read. */
 export function listScope(res: Response, area: Area): 'all' | string[] {
@@ -86,7 +95,9 @@ export function requireApiKey(apiKey: string, stored?: StoredKeyLookup): Request
         const need = needOf(req.method, req.path);
         if (!need || !principalAllows(principal, need)) {
           const what = need ? describeNeed(need) : `${req.method} ${req.path}`;
-          return next(new AppError('FORBIDDEN', { reason: `${principalName(principal)} has no permission to ${what}` }));
+          return next(
+            new AppError('FORBIDDEN', { reason: `${principalName(principal)} has no permission to ${what}` }),
+          );
         }
         res.locals.principal = principal;
         res.locals.recheckCredential = async () => (await stored(token))?.id === key.id;

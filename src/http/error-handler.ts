@@ -2,14 +2,21 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, PluginError } from '../errors.ts';
-import { pluginFailure, pluginRouteFailure, recordFailure, unauthorizedFailure, unauthorizedHeader } from './envelope.ts';
+import {
+  pluginFailure,
+  pluginRouteFailure,
+  recordFailure,
+  unauthorizedFailure,
+  unauthorizedHeader,
+} from './envelope.ts';
 
 /** Maps anything thrown to an AppError; unknown errors become a generic 500. */
 function normalize(err: unknown): AppError | PluginError {
   if (err instanceof AppError || err instanceof PluginError) return err;
   const e = err as { type?: string; status?: number; message?: string } | undefined;
   // body-parser (express.raw) reports its failures with a `type`.
-  if (e?.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', { reason: 'request body exceeds 1 MiB', cause: err });
+  if (e?.type === 'entity.too.large')
+    return new AppError('PAYLOAD_TOO_LARGE', { reason: 'request body exceeds 1 MiB', cause: err });
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new AppError('UNSUPPORTED_MEDIA_TYPE', { reason: e.message ?? 'unsupported body encoding', cause: err });
   }
@@ -31,8 +38,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const err = normalize(thrown);
     const reqId = res.locals.requestId as string | undefined;
     // A signer that did not sign is said in one line (its reason names the signer and the cause), never a stack trace.
-    if (err.code === 'SIGNER_UNAVAILABLE') logger.warn({ reqId, code: err.code, reason: (err as AppError).reason }, 'the signer did not sign');
-    else if (err.status >= 500 && !(err instanceof PluginError)) logger.error({ reqId, err: (err as AppError).cause ?? err }, err.message);
+    if (err.code === 'SIGNER_UNAVAILABLE')
+      logger.warn({ reqId, code: err.code, reason: (err as AppError).reason }, 'the signer did not sign');
+    else if (err.status >= 500 && !(err instanceof PluginError))
+      logger.error({ reqId, err: (err as AppError).cause ?? err }, err.message);
     else logger.debug({ reqId, code: err.code }, 'request failed');
     if (res.headersSent) {
       res.end();

@@ -20,7 +20,12 @@ export interface EventStream {
 
 export function openEventStream(res: Response, options: EventStreamOptions): EventStream {
   res.status(200);
-  res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.flushHeaders();
   let open = true;
   const close = (reason: 'client' | 'slow' | 'server') => {

@@ -12,10 +12,13 @@ export function closeGracefully(server: Server, deadline: number): Promise<{ cut
   return new Promise((resolve) => {
     let cut = false;
     const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);
-    const force = setTimeout(() => {
-      cut = true;
-      server.closeAllConnections();
-    }, Math.max(0, deadline - Date.now()));
+    const force = setTimeout(
+      () => {
+        cut = true;
+        server.closeAllConnections();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     // The callback also runs (with an error) for a server that was not listening: nothing to wait for then.
     server.close(() => {
       clearInterval(sweep);

@@ -59,7 +59,11 @@ export function jsonBody(options: { untypedIsJson?: (req: Request) => boolean } 
       const type = req.headers['content-type'] ?? '';
       const untyped = type === '' && options.untypedIsJson?.(req) === true;
       if (!untyped && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', { reason: `Content-Type must be application/json, got '${type || 'none'}'` }));
+        return next(
+          new AppError('UNSUPPORTED_MEDIA_TYPE', {
+            reason: `Content-Type must be application/json, got '${type || 'none'}'`,
+          }),
+        );
       }
       let decoded: string;
       try {

@@ -18,7 +18,9 @@ export function prefersJson(accept: string | undefined): boolean {
   });
   const json = entries.find((e) => e.type === 'application/json' && e.q > 0);
   if (!json) return false;
-  const text = entries.filter((e) => e.type === 'text/plain' || e.type === 'text/*' || e.type.startsWith('application/openmetrics-text'));
+  const text = entries.filter(
+    (e) => e.type === 'text/plain' || e.type === 'text/*' || e.type.startsWith('application/openmetrics-text'),
+  );
   return text.every((t) => json.q > t.q || (json.q === t.q && json.index < t.index));
 }
 
@@ -27,9 +29,17 @@ type Answer = { status: number; type: string; body: string };
 /** `names`: when `/metrics` answers the JSON list of names: always (the reference's API scope) or when the client prefers JSON. */
 type NamesMode = 'always' | 'when-asked';
 
-async function answer(metrics: Metrics, path: string, accept: string | undefined, names: NamesMode): Promise<Answer | null> {
+async function answer(
+  metrics: Metrics,
+  path: string,
+  accept: string | undefined,
+  names: NamesMode,
+): Promise<Answer | null> {
   const text = (body: string): Answer => ({ status: 200, type: metrics.contentType, body });
-  if (path === '/metrics') return names === 'always' || prefersJson(accept) ? { status: 200, type: 'application/json', body: JSON.stringify(metrics.names()) } : text(await metrics.render());
+  if (path === '/metrics')
+    return names === 'always' || prefersJson(accept)
+      ? { status: 200, type: 'application/json', body: JSON.stringify(metrics.names()) }
+      : text(await metrics.render());
   if (path === '/debug/metrics/scrape') return text(await metrics.render());
   const one = /^\/metrics\/([A-Za-z_:][A-Za-z0-9_:]*)$/.exec(path);
   if (!one) return null;
@@ -66,7 +76,10 @@ function serveRaw(metrics: Metrics, req: IncomingMessage, res: ServerResponse): 
   }
   answer(metrics, path, req.headers.accept, 'when-asked').then(
     (out) => {
-      if (!out) res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found: GET /metrics, /metrics/{metric_name} and /debug/metrics/scrape are served here\n');
+      if (!out)
+        res
+          .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end('not found: GET /metrics, /metrics/{metric_name} and /debug/metrics/scrape are served here\n');
       else res.writeHead(out.status, { 'Content-Type': out.type }).end(req.method === 'HEAD' ? undefined : out.body);
     },
     () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics could not be collected\n'),

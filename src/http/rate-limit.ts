@@ -3,7 +3,13 @@
 // shared by every instance (RateLimiterRedis); while Redis is down an in-memory limiter stands in.
 import type { RequestHandler } from 'express';
 import { createHash } from 'node:crypto';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { RateLimitError } from '../errors.ts';
 import { principalOf } from './auth.ts';
@@ -15,14 +21,23 @@ function limiter(bucket: Bucket, redis: Redis | undefined): RateLimiterAbstract 
   const memory = new RateLimiterMemory(bucket);
   if (!redis) return memory;
   // Prefixed per purpose so that other data in the same Redis is never touched.
-  return new RateLimiterRedis({ ...bucket, keyPrefix: `relaybox:rl:${bucket.keyPrefix}`, storeClient: redis, insuranceLimiter: memory });
+  return new RateLimiterRedis({
+    ...bucket,
+    keyPrefix: `relaybox:rl:${bucket.keyPrefix}`,
+    storeClient: redis,
+    insuranceLimiter: memory,
+  });
 }
 
 /** A steady bucket and a burst bucket for one limit. The prefix names the limit: a changed limit starts afresh. */
 function burstyFor({ rps, burst }: Limit, redis: Redis | undefined): BurstyRateLimiter {
   const name = `${rps}-${burst}`;
   const steady: Bucket = { keyPrefix: `steady:${name}`, points: rps, duration: 1 };
-  const extra: Bucket = { keyPrefix: `burst:${name}`, points: Math.max(burst - rps, 0) || 1, duration: Math.max(1, Math.ceil(burst / rps)) };
+  const extra: Bucket = {
+    keyPrefix: `burst:${name}`,
+    points: Math.max(burst - rps, 0) || 1,
+    duration: Math.max(1, Math.ceil(burst / rps)),
+  };
   return new BurstyRateLimiter(limiter(steady, redis), limiter(extra, redis));
 }
 
@@ -44,15 +59,17 @@ export function rateLimit(options: Limit & { apiKey: string }, redis?: Redis): R
   let defaults: BurstyRateLimiter | undefined;
   return (_req, res, next) => {
     const who = principalOf(res);
-    const limiter = who.kind === 'key' && who.rate_limit ? limiterOf(who.rate_limit.requests_per_second, who.rate_limit.burst_size) : (defaults ??= limiterOf(options.rps, options.burst));
-    limiter
-      .consume(who.kind === 'admin' ? adminBucket : `key:${who.id}`)
-      .then(
-        () => next(),
-        (rejection: unknown) => {
-          if (rejection instanceof RateLimiterRes) next(new RateLimitError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-          else next(rejection);
-        },
-      );
+    const limiter =
+      who.kind === 'key' && who.rate_limit
+        ? limiterOf(who.rate_limit.requests_per_second, who.rate_limit.burst_size)
+        : (defaults ??= limiterOf(options.rps, options.burst));
+    limiter.consume(who.kind === 'admin' ? adminBucket : `key:${who.id}`).then(
+      () => next(),
+      (rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes)
+          next(new RateLimitError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+        else next(rejection);
+      },
+    );
   };
 }

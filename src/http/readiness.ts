@@ -37,7 +37,8 @@ async function isUp(component: ReadinessComponent): Promise<boolean> {
   }
 }
 
-const own = (probe: Probe | undefined): OwnHealth => (probe === undefined || probe.up ? { status: 'healthy' } : { status: 'unhealthy', error: `${probe.name} is down` });
+const own = (probe: Probe | undefined): OwnHealth =>
+  probe === undefined || probe.up ? { status: 'healthy' } : { status: 'unhealthy', error: `${probe.name} is down` };
 
 /** The reference's `redis` component: our one Redis connection as both pools; without Redis, a healthy `enabled: false`. */
 function redisHealth(probe: Probe | undefined): Record<string, unknown> {
@@ -46,7 +47,12 @@ function redisHealth(probe: Probe | undefined): Record<string, unknown> {
     return { status: 'healthy', enabled: false, primary_pool: none, reader_pool: none };
   }
   const pool = { connected: probe.up, available: probe.up ? 1 : 0, max_size: 1 };
-  return { ...own(probe), ...(probe.up ? {} : { error: 'Redis primary pool: connection failed' }), primary_pool: pool, reader_pool: pool };
+  return {
+    ...own(probe),
+    ...(probe.up ? {} : { error: 'Redis primary pool: connection failed' }),
+    primary_pool: pool,
+    reader_pool: pool,
+  };
 }
 
 /** The reference's four components from ours (the job queue lives in the store; plugins run in the runtime), then ours. */
@@ -69,17 +75,31 @@ function components(probes: Probe[], system: SystemHealth): Record<string, unkno
  * resume by themselves; taking every instance out of a load balancer would not bring a provider back): `degraded`,
  * with the reasons in `reason` and the `rpc` component.
  */
-async function rpcHealth(outages: (() => Promise<string[]>) | undefined): Promise<{ status: ComponentStatus; error?: string } | undefined> {
+async function rpcHealth(
+  outages: (() => Promise<string[]>) | undefined,
+): Promise<{ status: ComponentStatus; error?: string } | undefined> {
   if (!outages) return undefined;
   const reasons = await outages().catch(() => []);
   return reasons.length > 0 ? { status: 'degraded', error: reasons.join('; ') } : { status: 'healthy' };
 }
 
-export function readinessHandler(list: readonly ReadinessComponent[], system: () => Promise<SystemHealth> = systemHealth, outages?: () => Promise<string[]>): RequestHandler {
+export function readinessHandler(
+  list: readonly ReadinessComponent[],
+  system: () => Promise<SystemHealth> = systemHealth,
+  outages?: () => Promise<string[]>,
+): RequestHandler {
   return async (_req, res) => {
-    const [probes, sys, rpc] = await Promise.all([Promise.all(list.map(async (c) => ({ name: c.name, up: await isUp(c) }))), system(), rpcHealth(outages)]);
+    const [probes, sys, rpc] = await Promise.all([
+      Promise.all(list.map(async (c) => ({ name: c.name, up: await isUp(c) }))),
+      system(),
+      rpcHealth(outages),
+    ]);
     const down = probes.filter((p) => !p.up).map((p) => `${p.name} is down`);
-    const reasons = [...(sys.status === 'unhealthy' && sys.error ? [sys.error] : []), ...down, ...(rpc?.error ? [rpc.error] : [])];
+    const reasons = [
+      ...(sys.status === 'unhealthy' && sys.error ? [sys.error] : []),
+      ...down,
+      ...(rpc?.error ? [rpc.error] : []),
+    ];
     const unhealthy = sys.status === 'unhealthy' || down.length > 0;
     const status: ComponentStatus = unhealthy ? 'unhealthy' : rpc?.status === 'degraded' ? 'degraded' : sys.status;
     const ready = status !== 'unhealthy';

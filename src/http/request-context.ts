@@ -12,7 +12,9 @@ function loggableUrl(url: string): string {
   if (q < 0) return url;
   const parts: string[] = [];
   for (const [name, value] of new URLSearchParams(url.slice(q + 1))) {
-    parts.push(`${encodeURIComponent(name)}=${LOGGED_QUERY_VALUES.has(name) ? encodeURIComponent(value) : '[redacted]'}`);
+    parts.push(
+      `${encodeURIComponent(name)}=${LOGGED_QUERY_VALUES.has(name) ? encodeURIComponent(value) : '[redacted]'}`,
+    );
   }
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
@@ -29,7 +31,16 @@ export function requestContext(logger: Logger): RequestHandler {
       res.on('finish', () => {
         const ms = performance.now() - start;
         // The Authorization header and the body are never part of what is logged.
-        logger.info({ reqId: id, method: req.method, url: loggableUrl(req.originalUrl), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+        logger.info(
+          {
+            reqId: id,
+            method: req.method,
+            url: loggableUrl(req.originalUrl),
+            status: res.statusCode,
+            ms: Math.round(ms * 100) / 100,
+          },
+          'request',
+        );
       });
     }
     next();

@@ -14,7 +14,9 @@ export function createRouteMatcher(templates: readonly string[]): (path: string)
   const compiled = [...new Set(templates)]
     .map((template) => {
       const segments = template.split('/');
-      const source = segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/');
+      const source = segments
+        .map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+        .join('/');
       // Literal segments beat parameters when two templates match the same path.
       const params = segments.filter((s) => s.startsWith('{')).length;
       return { template, params, regexp: new RegExp(`^${source}$`) };

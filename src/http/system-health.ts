@@ -45,11 +45,20 @@ export async function systemHealth(): Promise<SystemHealth> {
   const [count, limit, closeWait] = await Promise.all([fdCount(), fdLimit(), closeWaitCount()]);
   const ratio = limit > 0 ? count / limit : 0;
   const errors: string[] = [];
-  if (ratio > MAX_FD_RATIO) errors.push(`File descriptor limit critical: ${count}/${limit} (${(ratio * 100).toFixed(1)}% > ${MAX_FD_RATIO * 100}.0%)`);
+  if (ratio > MAX_FD_RATIO)
+    errors.push(
+      `File descriptor limit critical: ${count}/${limit} (${(ratio * 100).toFixed(1)}% > ${MAX_FD_RATIO * 100}.0%)`,
+    );
   if (closeWait > MAX_CLOSE_WAIT) errors.push(`Too many CLOSE_WAIT sockets: ${closeWait} > ${MAX_CLOSE_WAIT}`);
   const degraded = ratio > WARNING_FD_RATIO || closeWait > WARNING_CLOSE_WAIT;
   const status: ComponentStatus = errors.length > 0 ? 'unhealthy' : degraded ? 'degraded' : 'healthy';
-  const health: SystemHealth = { status, fd_count: count, fd_limit: limit, fd_usage_percent: Math.floor(ratio * 100), close_wait_count: closeWait };
+  const health: SystemHealth = {
+    status,
+    fd_count: count,
+    fd_limit: limit,
+    fd_usage_percent: Math.floor(ratio * 100),
+    close_wait_count: closeWait,
+  };
   if (errors.length > 0) health.error = errors.join('; ');
   return health;
 }

@@ -21,7 +21,9 @@ export interface ValidatedInput<P, Q, B> {
  * @example const input = validator<{ relayer_id: string }, ListQuery, undefined>({ params, query });
  *          router.get('/x/:relayer_id', (req, res) => { const { params, query } = input(req); ... })
  */
-export function validator<P = Record<string, string>, Q = Record<string, unknown>, B = unknown>(schemas: RequestSchemas) {
+export function validator<P = Record<string, string>, Q = Record<string, unknown>, B = unknown>(
+  schemas: RequestSchemas,
+) {
   const params = schemas.params ? compile<P>(schemas.params, 'path', { coerce: true }) : undefined;
   const query = schemas.query ? compile<Q>(schemas.query, 'query', { coerce: true }) : undefined;
   const body = schemas.body ? compile<B>(schemas.body, 'body') : undefined;

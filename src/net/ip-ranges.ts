@@ -21,12 +21,40 @@ function ranges(rule: string, always: boolean, v4: Subnet[], v6: Subnet[]): Addr
 // First match wins: the metadata address is named before the link-local range that holds it.
 const RULES = [
   ranges('an unspecified address (0.0.0.0/8, ::)', true, [['0.0.0.0', 8]], [['::', 128]]),
-  ranges('a cloud metadata address (169.254.169.254, fd00:ec2::254)', true, [['169.254.169.254', 32]], [['fd00:ec2::254', 128]]),
+  ranges(
+    'a cloud metadata address (169.254.169.254, fd00:ec2::254)',
+    true,
+    [['169.254.169.254', 32]],
+    [['fd00:ec2::254', 128]],
+  ),
   ranges('a loopback address (127.0.0.0/8, ::1)', false, [['127.0.0.0', 8]], [['::1', 128]]),
-  ranges('a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10)', false, [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10]], []),
+  ranges(
+    'a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10)',
+    false,
+    [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+      ['100.64.0.0', 10],
+    ],
+    [],
+  ),
   ranges('a unique-local address (fc00::/7)', false, [], [['fc00::', 7]]),
   ranges('a link-local address (169.254.0.0/16, fe80::/10)', false, [['169.254.0.0', 16]], [['fe80::', 10]]),
-  ranges('a reserved, benchmark or multicast address', false, [['192.0.0.0', 24], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]], [['ff00::', 8], ['100::', 64]]),
+  ranges(
+    'a reserved, benchmark or multicast address',
+    false,
+    [
+      ['192.0.0.0', 24],
+      ['198.18.0.0', 15],
+      ['224.0.0.0', 4],
+      ['240.0.0.0', 4],
+    ],
+    [
+      ['ff00::', 8],
+      ['100::', 64],
+    ],
+  ),
 ];
 
 /** The eight 16-bit groups of an IPv6 address ("::ffff:127.0.0.1" included); null when it is not one. */

@@ -42,21 +42,28 @@ const defaultResolve: ResolveHost = (hostname) => dns.lookup(hostname, { all: tr
 /** A name that does not resolve at once is accepted at creation: the connect-time check still holds. */
 const CHECK_LOOKUP_MS = 3_000;
 
-const bare = (host: string) => host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+const bare = (host: string) =>
+  host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
-const whileOn = (settings: UrlGuardSettings) => `refused while ${settings.blockSetting ?? 'RPC_BLOCK_PRIVATE_IPS'} is on`;
+const whileOn = (settings: UrlGuardSettings) =>
+  `refused while ${settings.blockSetting ?? 'RPC_BLOCK_PRIVATE_IPS'} is on`;
 
 function ruleText(host: string, address: string, settings: UrlGuardSettings): string | null {
   const found = addressRule(address, settings.blockPrivateIps);
   if (!found) return null;
-  const what = host === address ? `host '${host}' is ${found.rule}` : `host '${host}' resolves to ${address}, ${found.rule}`;
+  const what =
+    host === address ? `host '${host}' is ${found.rule}` : `host '${host}' resolves to ${address}, ${found.rule}`;
   return `${what}: ${found.always ? 'always refused' : whileOn(settings)}`;
 }
 
 /** What the host itself breaks, before any lookup: the allow-list, an internal name, or an address literal's range. */
 function hostRefusal(hostname: string, settings: UrlGuardSettings): string | null {
   const host = bare(hostname);
-  if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host)) return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
+  if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((a) => bare(a) === host))
+    return `host '${host}' is not in RPC_ALLOWED_HOSTS`;
   if (host === 'metadata.google.internal') return `host '${host}' is a cloud metadata host: always refused`;
   if (settings.blockPrivateIps && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))) {
     return `host '${host}' names an internal host (localhost, *.localhost, *.internal): ${whileOn(settings)}`;
@@ -64,7 +71,11 @@ function hostRefusal(hostname: string, settings: UrlGuardSettings): string | nul
   return isIP(host) ? ruleText(host, host, settings) : null;
 }
 
-function firstRefusedAddress(host: string, addresses: readonly LookupAddress[], settings: UrlGuardSettings): string | null {
+function firstRefusedAddress(
+  host: string,
+  addresses: readonly LookupAddress[],
+  settings: UrlGuardSettings,
+): string | null {
   for (const { address } of addresses) {
     const refusal = ruleText(host, address, settings);
     if (refusal) return refusal;
@@ -92,7 +103,12 @@ function guardedLookup(settings: UrlGuardSettings, resolve: ResolveHost, refused
 }
 
 /** undici's own connector, behind the host rules (also for redirects) and the guarded lookup. */
-function guardedConnector(build: typeof buildConnector, settings: UrlGuardSettings, resolve: ResolveHost, refused: RefusedError): buildConnector.connector {
+function guardedConnector(
+  build: typeof buildConnector,
+  settings: UrlGuardSettings,
+  resolve: ResolveHost,
+  refused: RefusedError,
+): buildConnector.connector {
   const connect = build({ lookup: guardedLookup(settings, resolve, refused) } as buildConnector.BuildOptions);
   return (options, callback) => {
     const refusal = hostRefusal(options.hostname, settings);
@@ -107,14 +123,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-export function createUrlGuard(settings: UrlGuardSettings, options: { resolve?: ResolveHost | undefined; refused?: RefusedError } = {}): UrlGuard {
+export function createUrlGuard(
+  settings: UrlGuardSettings,
+  options: { resolve?: ResolveHost | undefined; refused?: RefusedError } = {},
+): UrlGuard {
   const resolve = options.resolve ?? defaultResolve;
   const refused = options.refused ?? ((message: string) => new UrlRefusedError(message));
   // undici (~7 MiB resident, measured) loads on the first guarded fetch: most instances never fetch a URL given
   // through the API, and checking one needs only DNS.
   let client: Promise<{ agent: Agent; fetch: typeof undiciFetch }> | undefined;
   const connected = () =>
-    (client ??= import('undici').then((undici) => ({ agent: new undici.Agent({ connect: guardedConnector(undici.buildConnector, settings, resolve, refused) }), fetch: undici.fetch })));
+    (client ??= import('undici').then((undici) => ({
+      agent: new undici.Agent({ connect: guardedConnector(undici.buildConnector, settings, resolve, refused) }),
+      fetch: undici.fetch,
+    })));
   const guardedFetch = (async (input: string | URL, init?: RequestInit) => {
     const { agent, fetch } = await connected();
     return fetch(input, { ...(init as object), dispatcher: agent });
@@ -127,7 +149,8 @@ export function createUrlGuard(settings: UrlGuardSettings, options: { resolve?: 
     } catch {
       return 'it is not a URL';
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `scheme '${parsed.protocol.slice(0, -1)}' is not http or https`;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return `scheme '${parsed.protocol.slice(0, -1)}' is not http or https`;
     const host = bare(parsed.hostname);
     const refusal = hostRefusal(parsed.hostname, settings);
     if (refusal || isIP(host)) return refusal;

@@ -24,7 +24,10 @@ export interface UrlPolicy {
 
 export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
   const trusted = new Set(options.trusted);
-  const guard = createUrlGuard(options.settings, { resolve: options.resolve, ...(options.refused ? { refused: options.refused } : {}) });
+  const guard = createUrlGuard(options.settings, {
+    resolve: options.resolve,
+    ...(options.refused ? { refused: options.refused } : {}),
+  });
   return {
     fetchFor: (url) => (trusted.has(url) ? undefined : guard.fetch),
     async check(url, field) {
@@ -40,7 +43,14 @@ export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
  * Webhook URLs: the address rules, switched by WEBHOOK_BLOCK_PRIVATE_IPS (metadata always refused), not RPC_ALLOWED_HOSTS,
  * which lists RPC providers, not receivers. The config file's notifications are the operator's and stay trusted.
  */
-export function createWebhookUrlPolicy(config: { blockPrivateIps: boolean; notifications: ReadonlyArray<{ url: string }> }, resolve?: ResolveHost): UrlPolicy {
-  const settings = { allowedHosts: [], blockPrivateIps: config.blockPrivateIps, blockSetting: 'WEBHOOK_BLOCK_PRIVATE_IPS' };
+export function createWebhookUrlPolicy(
+  config: { blockPrivateIps: boolean; notifications: ReadonlyArray<{ url: string }> },
+  resolve?: ResolveHost,
+): UrlPolicy {
+  const settings = {
+    allowedHosts: [],
+    blockPrivateIps: config.blockPrivateIps,
+    blockSetting: 'WEBHOOK_BLOCK_PRIVATE_IPS',
+  };
   return createUrlPolicy({ settings, trusted: config.notifications.map((n) => n.url), what: 'webhook URL', resolve });
 }

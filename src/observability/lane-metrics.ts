@@ -13,10 +13,30 @@ export interface LaneMetrics {
 
 export function createLaneMetrics(registry: Registry): LaneMetrics {
   const registers = [registry];
-  const pending = new Gauge({ name: 'relaybox_relayer_lane_pending', help: "A key pool lane's non-final transactions, at its last check run", labelNames: ['relayer', 'address'], registers });
-  const state = new Gauge({ name: 'relaybox_relayer_lane_state', help: "A key pool lane's state: 1 for the one it is in (active: in the routing)", labelNames: ['relayer', 'address', 'state'], registers });
-  const balance = new Gauge({ name: 'relaybox_relayer_lane_balance', help: "A key pool lane's balance in the chain's smallest unit (wei), at its last check run", labelNames: ['relayer', 'address'], registers });
-  const sends = new Counter({ name: 'relaybox_relayer_lane_sends_total', help: 'Sends a key pool lane took', labelNames: ['relayer', 'address'], registers });
+  const pending = new Gauge({
+    name: 'relaybox_relayer_lane_pending',
+    help: "A key pool lane's non-final transactions, at its last check run",
+    labelNames: ['relayer', 'address'],
+    registers,
+  });
+  const state = new Gauge({
+    name: 'relaybox_relayer_lane_state',
+    help: "A key pool lane's state: 1 for the one it is in (active: in the routing)",
+    labelNames: ['relayer', 'address', 'state'],
+    registers,
+  });
+  const balance = new Gauge({
+    name: 'relaybox_relayer_lane_balance',
+    help: "A key pool lane's balance in the chain's smallest unit (wei), at its last check run",
+    labelNames: ['relayer', 'address'],
+    registers,
+  });
+  const sends = new Counter({
+    name: 'relaybox_relayer_lane_sends_total',
+    help: 'Sends a key pool lane took',
+    labelNames: ['relayer', 'address'],
+    registers,
+  });
   return {
     lane(relayerId, address, s) {
       const labels = { relayer: relayerId, address };

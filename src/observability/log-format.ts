@@ -12,17 +12,25 @@ interface PrettyOptions {
 }
 type Prettify = (line: string) => string;
 // pino-pretty's formatter, loaded only when a text format is asked for (`json` needs none of it).
-const loadPinoPretty = () => createRequire(import.meta.url)('pino-pretty') as { prettyFactory(options: PrettyOptions): Prettify };
+const loadPinoPretty = () =>
+  createRequire(import.meta.url)('pino-pretty') as { prettyFactory(options: PrettyOptions): Prettify };
 
 function prettifier(format: Exclude<LogFormat, 'json'>, colorize: boolean): Prettify {
   let pretty: ReturnType<typeof loadPinoPretty>;
   try {
     pretty = loadPinoPretty();
   } catch {
-    throw new Error(`LOG_FORMAT=${format} needs the pino-pretty package, which is not installed: install it (npm ci), or set LOG_FORMAT=json`);
+    throw new Error(
+      `LOG_FORMAT=${format} needs the pino-pretty package, which is not installed: install it (npm ci), or set LOG_FORMAT=json`,
+    );
   }
   // The reference's timestamps (UTC, milliseconds); pid and hostname say nothing in a container, `service` is always us.
-  return pretty.prettyFactory({ colorize, singleLine: format === 'compact', translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'", ignore: 'pid,hostname,service' });
+  return pretty.prettyFactory({
+    colorize,
+    singleLine: format === 'compact',
+    translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'",
+    ignore: 'pid,hostname,service',
+  });
 }
 
 /**
@@ -31,7 +39,10 @@ function prettifier(format: Exclude<LogFormat, 'json'>, colorize: boolean): Pret
  * all out, and they keep their order with what is printed on stdout beside them (the generated API key). The secret
  * scrubbing of the logger's streamWrite hook has run on the line before it gets here.
  */
-export function formatDestination(format: LogFormat, destination?: DestinationStream & { flushSync?(): void }): (DestinationStream & { flushSync?(): void }) | undefined {
+export function formatDestination(
+  format: LogFormat,
+  destination?: DestinationStream & { flushSync?(): void },
+): (DestinationStream & { flushSync?(): void }) | undefined {
   if (format === 'json') return destination;
   // Colours only for a person at a terminal: never in a file, a pipe or a container's log.
   const prettify = prettifier(format, destination === undefined && process.stdout.isTTY === true);

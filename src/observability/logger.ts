@@ -17,26 +17,31 @@ interface RollOptions {
 }
 // pino-roll ships no types: its one export, as documented. Required only with LOG_MODE=file: it loads date-fns
 // (~300 modules), resident for the process's life otherwise.
-const loadPinoRoll = () => createRequire(import.meta.url)('pino-roll') as (options: RollOptions) => Promise<DestinationStream & { flushSync?(): void }>;
+const loadPinoRoll = () =>
+  createRequire(import.meta.url)('pino-roll') as (
+    options: RollOptions,
+  ) => Promise<DestinationStream & { flushSync?(): void }>;
 
-export const REDACTED_PATHS = [...new Set([
-  'req.headers.authorization',
-  'headers.authorization',
-  'authorization',
-  'apiKey',
-  'api_key',
-  'signing_key',
-  '*.signing_key',
-  'private_key',
-  '*.private_key',
-  'passphrase',
-  '*.passphrase',
-  'config.key',
-  '*.config.key',
-  'secret',
-  // Every secret field of every signer type's config (role_id, api_key_secret, pin, …), at any of the depths an entry is logged.
-  ...allSecretFieldPaths().flatMap((field) => [field, `*.${field}`, `config.${field}`, `*.config.${field}`]),
-])];
+export const REDACTED_PATHS = [
+  ...new Set([
+    'req.headers.authorization',
+    'headers.authorization',
+    'authorization',
+    'apiKey',
+    'api_key',
+    'signing_key',
+    '*.signing_key',
+    'private_key',
+    '*.private_key',
+    'passphrase',
+    '*.passphrase',
+    'config.key',
+    '*.config.key',
+    'secret',
+    // Every secret field of every signer type's config (role_id, api_key_secret, pin, …), at any of the depths an entry is logged.
+    ...allSecretFieldPaths().flatMap((field) => [field, `*.${field}`, `config.${field}`, `*.config.${field}`]),
+  ]),
+];
 
 const CENSOR = '[redacted]';
 
@@ -46,7 +51,12 @@ const CENSOR = '[redacted]';
  * no secret belongs (a URL path, an error text), so these are also scrubbed from every line.
  */
 export function secretsOf(config: Config, env: NodeJS.ProcessEnv = processEnv()): string[] {
-  const values = [config.apiKey, config.storageEncryptionKey, config.storageEncryptionKeyPrevious, ...[config.databaseUrl, config.redisUrl].map(urlPassword)];
+  const values = [
+    config.apiKey,
+    config.storageEncryptionKey,
+    config.storageEncryptionKeyPrevious,
+    ...[config.databaseUrl, config.redisUrl].map(urlPassword),
+  ];
   for (const s of config.file.signers) {
     values.push(s.private_key, s.private_key_env ? env[s.private_key_env] : undefined);
     for (const field of SIGNER_SCHEMAS[s.type].secretFields) {
@@ -71,9 +81,15 @@ export function secretsOf(config: Config, env: NodeJS.ProcessEnv = processEnv())
 
 export function createLogger(level: string, destination?: DestinationStream, secrets: readonly string[] = []): Logger {
   const hooks = secrets.length
-    ? { streamWrite: (line: string) => secrets.reduce((text, secret) => (text.includes(secret) ? text.replaceAll(secret, CENSOR) : text), line) }
+    ? {
+        streamWrite: (line: string) =>
+          secrets.reduce((text, secret) => (text.includes(secret) ? text.replaceAll(secret, CENSOR) : text), line),
+      }
     : {};
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, base: { service: 'relaybox' }, hooks }, destination);
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, base: { service: 'relaybox' }, hooks },
+    destination,
+  );
 }
 
 /** The base name of LOG_MODE=file's files: `<dir>/relayer.<yyyy-MM-dd>.<n>.log` (the reference writes `relayer-<date>.<n>.log`). */
@@ -87,5 +103,13 @@ export function logFileBase(output: Extract<LogOutput, { mode: 'file' }>): strin
  */
 export async function logDestination(output: LogOutput): Promise<DestinationStream | undefined> {
   if (output.mode === 'stdout') return undefined;
-  return loadPinoRoll()({ file: logFileBase(output), extension: '.log', frequency: 'daily', dateFormat: 'yyyy-MM-dd', size: `${output.maxBytes}b`, mkdir: true, sync: true });
+  return loadPinoRoll()({
+    file: logFileBase(output),
+    extension: '.log',
+    frequency: 'daily',
+    dateFormat: 'yyyy-MM-dd',
+    size: `${output.maxBytes}b`,
+    mkdir: true,
+    sync: true,
+  });
 }

@@ -92,9 +92,23 @@ interface MetricDefinition<K extends Kind = Kind, L extends string = string> {
   collect?: (this: Gauge<L>) => Promise<void>;
 }
 
-const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): MetricDefinition<'counter', L> => ({ kind: 'counter', name, help, labelNames });
-const histogram = <L extends string = never>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): MetricDefinition<'histogram', L> => ({ kind: 'histogram', name, help, labelNames, buckets });
-const gauge = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => Promise<void>): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
+const counter = <L extends string = never>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): MetricDefinition<'counter', L> => ({ kind: 'counter', name, help, labelNames });
+const histogram = <L extends string = never>(
+  name: string,
+  help: string,
+  buckets: number[],
+  labelNames: readonly L[] = [],
+): MetricDefinition<'histogram', L> => ({ kind: 'histogram', name, help, labelNames, buckets });
+const gauge = <L extends string = never>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  collect?: (this: Gauge<L>) => Promise<void>,
+): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
 
 /** What the scrape-time gauges read: the balance watch's last checks and the store's transaction counts. */
 interface ScrapeSources {
@@ -107,54 +121,168 @@ interface ScrapeSources {
 const balanceGauge = (name: string, help: string, sources: ScrapeSources, value: (s: RelayerBalanceSample) => number) =>
   gauge(name, help, ['relayer'] as const, async function () {
     this.reset();
-    for (const sample of await sources.balances().catch(() => [])) this.set({ relayer: sample.relayer_id }, value(sample));
+    for (const sample of await sources.balances().catch(() => []))
+      this.set({ relayer: sample.relayer_id }, value(sample));
   });
 
 /** Every metric of ours, in the order the registry lists them. */
 function definitions(sources: ScrapeSources) {
   return {
-    httpRequests: counter('relaybox_http_requests_total', 'HTTP requests answered, by route pattern, method and status', ['route', 'method', 'status'] as const),
-    httpDuration: histogram('relaybox_http_request_duration_seconds', 'HTTP request latency, from arrival to the last byte written', HTTP_BUCKETS, ['route', 'method', 'status'] as const),
-    pluginCalls: counter('relaybox_plugin_calls_total', 'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)', ['plugin', 'outcome'] as const),
-    pluginDuration: histogram('relaybox_plugin_call_duration_seconds', 'Plugin call duration, by plugin and outcome', SLOW_BUCKETS, ['plugin', 'outcome'] as const),
-    runtimeRestarts: counter('relaybox_runtime_restarts_total', 'Restarts of the plugin runtime process by its supervisor'),
-    runtimeQueue: gauge('relaybox_runtime_queue_depth', 'Plugin calls handed to the runtime and not answered yet (queued or running there)'),
-    workerStalls: counter('relaybox_runtime_worker_stalls_total', 'Sandbox worker threads whose event loop stopped answering, detected and replaced'),
-    quarantines: counter('relaybox_plugin_quarantines_total', 'Plugins quarantined for crashing the plugin runtime, by plugin', ['plugin'] as const),
-    webhookAttempts: counter('relaybox_webhook_deliveries_total', 'Webhook delivery attempts, by outcome (delivered; retry: failed, will retry; failed: given up)', ['outcome'] as const),
-    webhookDuration: histogram('relaybox_webhook_attempt_duration_seconds', 'Duration of one webhook delivery attempt, by outcome', SLOW_BUCKETS, ['outcome'] as const),
-    webhookLatency: histogram('relaybox_webhook_delivery_latency_seconds', 'Time from the change being recorded to its webhook being delivered, retries included', AGE_BUCKETS),
-    rpcDuration: histogram('relaybox_rpc_request_duration_seconds', 'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed', HTTP_BUCKETS, ['network', 'url'] as const),
-    rpcErrors: counter('relaybox_rpc_errors_total', 'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)', ['network', 'url', 'method', 'code'] as const),
-    rpcUp: gauge('relaybox_rpc_url_up', 'RPC URL health: 1 while it answers, 0 while failover skips it', ['network', 'url'] as const),
-    transitions: counter('relaybox_transaction_transitions_total', 'Committed transaction status changes, by network type, previous status (`new` for a new transaction) and status', ['network_type', 'from', 'to'] as const),
-    feeCapWaits: counter('relaybox_transaction_fee_cap_waits_total', "EVM transactions that started waiting at their relayer's gas_price_cap (the network asks more; no more re-pricing until fees fall), by network", ['network'] as const),
-    stages: histogram('relaybox_transaction_stage_seconds', 'Seconds a transaction spent in each stage (created_to_sent, sent_to_submitted, submitted_to_mined from its first submission, mined_to_confirmed), by network', STAGE_BUCKETS, ['network', 'stage'] as const),
-    reprices: histogram('relaybox_transaction_reprices', 'Versions signed after the first (fee bumps, replacements, NOOPs) per transaction, observed when it ends, by network', COUNT_BUCKETS, ['network'] as const),
-    rebroadcasts: histogram('relaybox_transaction_rebroadcasts', 'Broadcasts of a version already broadcast (dropped, evicted, stale) per transaction, observed when it ends, by network', COUNT_BUCKETS, ['network'] as const),
-    stuckEscalations: counter('relaybox_evm_stuck_escalations_total', 'EVM waits on the node that passed their deadline and were acted on, by network and cause (held: in the pool, never included; not_received: a URL accepted it, its node never got it; rebroadcasts: re-broadcasts changed nothing; nonce_taken_held; receipt_missing)', ['network', 'cause'] as const),
-    balance: balanceGauge('relaybox_relayer_balance', "Relayer balance at its last check (every minute and after its transactions move), in its network's smallest unit (wei, lamport, stroop)", sources, (x) => x.balance),
-    lowBalance: balanceGauge('relaybox_relayer_low_balance', 'Relayer balance level at its last check: 0 ok, 1 under the warning threshold (2 × min_balance), 2 under min_balance (relayer disabled)', sources, (x) => x.level),
-    untracked: gauge('relaybox_transactions_untracked', 'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute', ['relayer'] as const),
+    httpRequests: counter(
+      'relaybox_http_requests_total',
+      'HTTP requests answered, by route pattern, method and status',
+      ['route', 'method', 'status'] as const,
+    ),
+    httpDuration: histogram(
+      'relaybox_http_request_duration_seconds',
+      'HTTP request latency, from arrival to the last byte written',
+      HTTP_BUCKETS,
+      ['route', 'method', 'status'] as const,
+    ),
+    pluginCalls: counter(
+      'relaybox_plugin_calls_total',
+      'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)',
+      ['plugin', 'outcome'] as const,
+    ),
+    pluginDuration: histogram(
+      'relaybox_plugin_call_duration_seconds',
+      'Plugin call duration, by plugin and outcome',
+      SLOW_BUCKETS,
+      ['plugin', 'outcome'] as const,
+    ),
+    runtimeRestarts: counter(
+      'relaybox_runtime_restarts_total',
+      'Restarts of the plugin runtime process by its supervisor',
+    ),
+    runtimeQueue: gauge(
+      'relaybox_runtime_queue_depth',
+      'Plugin calls handed to the runtime and not answered yet (queued or running there)',
+    ),
+    workerStalls: counter(
+      'relaybox_runtime_worker_stalls_total',
+      'Sandbox worker threads whose event loop stopped answering, detected and replaced',
+    ),
+    quarantines: counter(
+      'relaybox_plugin_quarantines_total',
+      'Plugins quarantined for crashing the plugin runtime, by plugin',
+      ['plugin'] as const,
+    ),
+    webhookAttempts: counter(
+      'relaybox_webhook_deliveries_total',
+      'Webhook delivery attempts, by outcome (delivered; retry: failed, will retry; failed: given up)',
+      ['outcome'] as const,
+    ),
+    webhookDuration: histogram(
+      'relaybox_webhook_attempt_duration_seconds',
+      'Duration of one webhook delivery attempt, by outcome',
+      SLOW_BUCKETS,
+      ['outcome'] as const,
+    ),
+    webhookLatency: histogram(
+      'relaybox_webhook_delivery_latency_seconds',
+      'Time from the change being recorded to its webhook being delivered, retries included',
+      AGE_BUCKETS,
+    ),
+    rpcDuration: histogram(
+      'relaybox_rpc_request_duration_seconds',
+      'JSON-RPC requests to chain nodes, by network and URL (scheme, host and port only), answered or failed',
+      HTTP_BUCKETS,
+      ['network', 'url'] as const,
+    ),
+    rpcErrors: counter(
+      'relaybox_rpc_errors_total',
+      'Failed JSON-RPC requests, by network, URL, method and code (a JSON-RPC code, http_<status>, timeout or network)',
+      ['network', 'url', 'method', 'code'] as const,
+    ),
+    rpcUp: gauge('relaybox_rpc_url_up', 'RPC URL health: 1 while it answers, 0 while failover skips it', [
+      'network',
+      'url',
+    ] as const),
+    transitions: counter(
+      'relaybox_transaction_transitions_total',
+      'Committed transaction status changes, by network type, previous status (`new` for a new transaction) and status',
+      ['network_type', 'from', 'to'] as const,
+    ),
+    feeCapWaits: counter(
+      'relaybox_transaction_fee_cap_waits_total',
+      "EVM transactions that started waiting at their relayer's gas_price_cap (the network asks more; no more re-pricing until fees fall), by network",
+      ['network'] as const,
+    ),
+    stages: histogram(
+      'relaybox_transaction_stage_seconds',
+      'Seconds a transaction spent in each stage (created_to_sent, sent_to_submitted, submitted_to_mined from its first submission, mined_to_confirmed), by network',
+      STAGE_BUCKETS,
+      ['network', 'stage'] as const,
+    ),
+    reprices: histogram(
+      'relaybox_transaction_reprices',
+      'Versions signed after the first (fee bumps, replacements, NOOPs) per transaction, observed when it ends, by network',
+      COUNT_BUCKETS,
+      ['network'] as const,
+    ),
+    rebroadcasts: histogram(
+      'relaybox_transaction_rebroadcasts',
+      'Broadcasts of a version already broadcast (dropped, evicted, stale) per transaction, observed when it ends, by network',
+      COUNT_BUCKETS,
+      ['network'] as const,
+    ),
+    stuckEscalations: counter(
+      'relaybox_evm_stuck_escalations_total',
+      'EVM waits on the node that passed their deadline and were acted on, by network and cause (held: in the pool, never included; not_received: a URL accepted it, its node never got it; rebroadcasts: re-broadcasts changed nothing; nonce_taken_held; receipt_missing)',
+      ['network', 'cause'] as const,
+    ),
+    balance: balanceGauge(
+      'relaybox_relayer_balance',
+      "Relayer balance at its last check (every minute and after its transactions move), in its network's smallest unit (wei, lamport, stroop)",
+      sources,
+      (x) => x.balance,
+    ),
+    lowBalance: balanceGauge(
+      'relaybox_relayer_low_balance',
+      'Relayer balance level at its last check: 0 ok, 1 under the warning threshold (2 × min_balance), 2 under min_balance (relayer disabled)',
+      sources,
+      (x) => x.level,
+    ),
+    untracked: gauge(
+      'relaybox_transactions_untracked',
+      'Non-final transactions nothing can move (their relayer left the config), by relayer; also logged every minute',
+      ['relayer'] as const,
+    ),
     // Global by nature: with a shared store (store="postgres") every instance reports the same figures.
-    transactions: gauge('relaybox_transactions', 'Transactions in the store, by relayer and status; store="postgres" is shared by all instances: aggregate with max(), not sum()', ['relayer', 'status', 'store'] as const, async function () {
-      this.reset();
-      let rows: TransactionCount[];
-      try {
-        rows = await sources.transactionCounts();
-      } catch {
-        // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
-        return;
-      }
-      for (const row of rows) this.set({ relayer: row.relayer_id, status: row.status, store: sources.store }, row.count);
-    }),
+    transactions: gauge(
+      'relaybox_transactions',
+      'Transactions in the store, by relayer and status; store="postgres" is shared by all instances: aggregate with max(), not sum()',
+      ['relayer', 'status', 'store'] as const,
+      async function () {
+        this.reset();
+        let rows: TransactionCount[];
+        try {
+          rows = await sources.transactionCounts();
+        } catch {
+          // A scrape must still answer while the store is closing or failing; /api/v1/ready reports the store.
+          return;
+        }
+        for (const row of rows)
+          this.set({ relayer: row.relayer_id, status: row.status, store: sources.store }, row.count);
+      },
+    ),
   };
 }
 
-type Made<D> = D extends MetricDefinition<'counter', infer L> ? Counter<L> : D extends MetricDefinition<'gauge', infer L> ? Gauge<L> : D extends MetricDefinition<'histogram', infer L> ? Histogram<L> : never;
+type Made<D> =
+  D extends MetricDefinition<'counter', infer L>
+    ? Counter<L>
+    : D extends MetricDefinition<'gauge', infer L>
+      ? Gauge<L>
+      : D extends MetricDefinition<'histogram', infer L>
+        ? Histogram<L>
+        : never;
 
 /** The prom-client object of each definition, registered in the table's order. */
-function register<D extends Record<string, MetricDefinition<Kind, string>>>(table: D, registers: Registry[]): { [K in keyof D]: Made<D[K]> } {
+function register<D extends Record<string, MetricDefinition<Kind, string>>>(
+  table: D,
+  registers: Registry[],
+): { [K in keyof D]: Made<D[K]> } {
   const made: Record<string, unknown> = {};
   for (const [key, { kind, name, help, labelNames, buckets, collect }] of Object.entries(table)) {
     const common = { name, help, labelNames: [...labelNames], registers };
@@ -169,12 +297,23 @@ function register<D extends Record<string, MetricDefinition<Kind, string>>>(tabl
  * Creates the metric objects in a registry of their own (tests build several apps in one process).
  * `transactionCounts` is read on every scrape, so the gauge is exact without being kept in step.
  */
-export function createMetrics(deps: { transactionCounts: () => Promise<TransactionCount[]>; store?: 'sqlite' | 'postgres'; reference?: Omit<ReferenceMetricsDeps, 'transactionCounts'> }): Metrics {
+export function createMetrics(deps: {
+  transactionCounts: () => Promise<TransactionCount[]>;
+  store?: 'sqlite' | 'postgres';
+  reference?: Omit<ReferenceMetricsDeps, 'transactionCounts'>;
+}): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
   let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
-  const m = register(definitions({ balances: () => balanceSource(), transactionCounts: deps.transactionCounts, store: deps.store ?? 'sqlite' }), registers);
+  const m = register(
+    definitions({
+      balances: () => balanceSource(),
+      transactionCounts: deps.transactionCounts,
+      store: deps.store ?? 'sqlite',
+    }),
+    registers,
+  );
   // Zero series from the start, so rate() and alerts see each outcome before its first occurrence.
   for (const outcome of ['delivered', 'retry', 'failed']) m.webhookAttempts.inc({ outcome }, 0);
 

@@ -42,24 +42,61 @@ const RPC_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const QUEUE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400];
 
 /** Our plugin call outcomes as the HTTP statuses the reference's plugin_calls_total counts. */
-const PLUGIN_STATUS: Record<PluginCallOutcome, string> = { ok: '200', plugin_error: '500', timeout: '504', memory: '500', overload: '429' };
+const PLUGIN_STATUS: Record<PluginCallOutcome, string> = {
+  ok: '200',
+  plugin_error: '500',
+  timeout: '504',
+  memory: '500',
+  overload: '429',
+};
 const FAILED = new Set(['failed', 'expired', 'canceled']);
 
 /** Metrics the reference has for parts Relaybox does not have (queue brokers, Stellar's retry paths): served, and empty. */
 function emptyFamilies(registers: Registry[]): void {
   const counters: Array<[string, string, string[]]> = [
     ['request_timeouts_total', 'Total number of request timeouts', ['endpoint', 'method', 'timeout_type']],
-    ['stellar_submission_failures_total', 'Stellar transaction submission failures by status and result code', ['submit_status', 'result_code']],
+    [
+      'stellar_submission_failures_total',
+      'Stellar transaction submission failures by status and result code',
+      ['submit_status', 'result_code'],
+    ],
     ['stellar_try_again_later_total', 'Stellar transactions answered TRY_AGAIN_LATER', ['relayer_id', 'tx_status']],
-    ['transactions_try_again_later_success_total', 'Transactions confirmed after a TRY_AGAIN_LATER', ['relayer_id', 'network_type']],
-    ['transactions_try_again_later_failed_total', 'Transactions failed after a TRY_AGAIN_LATER', ['relayer_id', 'network_type']],
+    [
+      'transactions_try_again_later_success_total',
+      'Transactions confirmed after a TRY_AGAIN_LATER',
+      ['relayer_id', 'network_type'],
+    ],
+    [
+      'transactions_try_again_later_failed_total',
+      'Transactions failed after a TRY_AGAIN_LATER',
+      ['relayer_id', 'network_type'],
+    ],
     ['transactions_insufficient_fee_total', 'Transactions answered insufficient fee', ['relayer_id', 'network_type']],
-    ['transactions_insufficient_fee_success_total', 'Transactions confirmed after an insufficient fee', ['relayer_id', 'network_type']],
-    ['transactions_insufficient_fee_failed_total', 'Transactions failed after an insufficient fee', ['relayer_id', 'network_type']],
+    [
+      'transactions_insufficient_fee_success_total',
+      'Transactions confirmed after an insufficient fee',
+      ['relayer_id', 'network_type'],
+    ],
+    [
+      'transactions_insufficient_fee_failed_total',
+      'Transactions failed after an insufficient fee',
+      ['relayer_id', 'network_type'],
+    ],
   ];
   for (const [name, help, labelNames] of counters) new Counter({ name, help, labelNames, registers });
-  new Histogram({ name: 'queue_pickup_latency_seconds', help: 'Queue pickup latency in seconds (no queue broker here: jobs live in the store)', labelNames: ['queue_type', 'backend'], buckets: QUEUE_BUCKETS, registers });
-  new Gauge({ name: 'queue_depth', help: 'Current queue backlog depth (no queue broker here)', labelNames: ['backend', 'queue_type'], registers });
+  new Histogram({
+    name: 'queue_pickup_latency_seconds',
+    help: 'Queue pickup latency in seconds (no queue broker here: jobs live in the store)',
+    labelNames: ['queue_type', 'backend'],
+    buckets: QUEUE_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'queue_depth',
+    help: 'Current queue backlog depth (no queue broker here)',
+    labelNames: ['backend', 'queue_type'],
+    registers,
+  });
 }
 
 /** Used and total bytes of the file system holding `dir`. */
@@ -88,7 +125,8 @@ function closeWaitSockets(): number {
   let count = 0;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     try {
-      for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) if (line.trim().split(/\s+/)[3] === '08') count++;
+      for (const line of readFileSync(file, 'utf8').split('\n').slice(1))
+        if (line.trim().split(/\s+/)[3] === '08') count++;
     } catch {
       // Absent (not Linux, or no IPv6).
     }
@@ -98,10 +136,14 @@ function closeWaitSockets(): number {
 
 /** The host's CPU busy share since the last scrape (the reference's global_cpu_usage), from the kernel's counters. */
 function cpuSampler(): () => number {
-  const totals = () => cpus().reduce((acc, c) => {
-    const all = c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle;
-    return { busy: acc.busy + all - c.times.idle, all: acc.all + all };
-  }, { busy: 0, all: 0 });
+  const totals = () =>
+    cpus().reduce(
+      (acc, c) => {
+        const all = c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle;
+        return { busy: acc.busy + all - c.times.idle, all: acc.all + all };
+      },
+      { busy: 0, all: 0 },
+    );
   let last = totals();
   return () => {
     const now = totals();
@@ -123,11 +165,15 @@ function systemGauges(registers: Registry[], dataDir: string): void {
         this.set(value());
       },
     });
-  gauge('cpu_usage_percentage', 'Current CPU usage percentage (the host\'s, since the last scrape)', cpu);
+  gauge('cpu_usage_percentage', "Current CPU usage percentage (the host's, since the last scrape)", cpu);
   gauge('total_memory_bytes', 'Total memory in bytes', totalmem);
   gauge('available_memory_bytes', 'Available memory in bytes', availableMemory);
   gauge('memory_usage_bytes', 'Memory usage in bytes (total less available)', () => totalmem() - availableMemory());
-  gauge('memory_usage_percentage', 'Memory usage percentage', () => ((totalmem() - availableMemory()) / totalmem()) * 100);
+  gauge(
+    'memory_usage_percentage',
+    'Memory usage percentage',
+    () => ((totalmem() - availableMemory()) / totalmem()) * 100,
+  );
   gauge('disk_usage_bytes', 'Used disk space in bytes (the file system of the data folder)', () => disk(dataDir).used);
   gauge('disk_usage_percentage', 'Disk usage percentage (the file system of the data folder)', () => {
     const d = disk(dataDir);
@@ -143,7 +189,7 @@ function systemGauges(registers: Registry[], dataDir: string): void {
   gauge('close_wait_sockets_count', 'Number of CLOSE_WAIT sockets', closeWaitSockets);
   new Gauge({
     name: 'worker_threads',
-    help: 'Effective worker-thread count per runtime (libuv\'s pool here)',
+    help: "Effective worker-thread count per runtime (libuv's pool here)",
     labelNames: ['runtime'],
     registers,
     collect() {
@@ -155,20 +201,88 @@ function systemGauges(registers: Registry[], dataDir: string): void {
 /** The reference's metric families in `registers`, and the recorder calls that feed them. */
 function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDeps): Fed {
   const typeOfNetwork = (network: string) => deps.networkTypeOf?.(network) ?? '';
-  const requests = new Counter({ name: 'requests_total', help: 'Total number of HTTP requests', labelNames: ['endpoint', 'method', 'status'] as const, registers });
+  const requests = new Counter({
+    name: 'requests_total',
+    help: 'Total number of HTTP requests',
+    labelNames: ['endpoint', 'method', 'status'] as const,
+    registers,
+  });
   // raw_uri: the route pattern too. The raw path would make a series per transaction id (and may hold what a client put there).
-  const rawRequests = new Counter({ name: 'raw_requests_total', help: 'Total number of HTTP requests by URI (the route pattern here)', labelNames: ['raw_uri', 'method', 'status'] as const, registers });
-  const latency = new Histogram({ name: 'request_latency_seconds', help: 'Request latency in seconds', labelNames: ['endpoint', 'method', 'status'] as const, buckets: REQUEST_BUCKETS, registers });
-  const inFlight = new Gauge({ name: 'in_flight_requests', help: 'Number of in-flight requests', labelNames: ['endpoint'] as const, registers });
-  const errors = new Counter({ name: 'error_requests_total', help: 'Total number of error responses', labelNames: ['endpoint', 'method', 'status'] as const, registers });
-  const created = new Counter({ name: 'transactions_created_total', help: 'Total number of transactions created', labelNames: ['relayer_id', 'network_type'] as const, registers });
-  const submitted = new Counter({ name: 'transactions_submitted_total', help: 'Total number of transactions submitted to the network', labelNames: ['relayer_id', 'network_type'] as const, registers });
-  const success = new Counter({ name: 'transactions_success_total', help: 'Total number of successful transactions', labelNames: ['relayer_id', 'network_type'] as const, registers });
-  const failed = new Counter({ name: 'transactions_failed_total', help: 'Total number of failed transactions', labelNames: ['relayer_id', 'network_type', 'failure_reason', 'previous_status'] as const, registers });
-  const processing = new Histogram({ name: 'transaction_processing_seconds', help: 'Transaction processing time in seconds, by stage (Relaybox\'s stages: created_to_sent, sent_to_submitted, submitted_to_mined, mined_to_confirmed)', labelNames: ['relayer_id', 'network_type', 'stage'] as const, buckets: PROCESSING_BUCKETS, registers });
-  const rpcLatency = new Histogram({ name: 'rpc_call_latency_seconds', help: 'RPC call latency in seconds', labelNames: ['relayer_id', 'network_type', 'operation_name'] as const, buckets: RPC_BUCKETS, registers });
-  const rpcFailures = new Counter({ name: 'api_rpc_failures_total', help: 'Total number of RPC failures (every failed JSON-RPC request here)', labelNames: ['relayer_id', 'network_type', 'operation_name', 'error_type'] as const, registers });
-  const pluginCalls = new Counter({ name: 'plugin_calls_total', help: 'Total number of plugin calls', labelNames: ['plugin_id', 'method', 'status'] as const, registers });
+  const rawRequests = new Counter({
+    name: 'raw_requests_total',
+    help: 'Total number of HTTP requests by URI (the route pattern here)',
+    labelNames: ['raw_uri', 'method', 'status'] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'request_latency_seconds',
+    help: 'Request latency in seconds',
+    labelNames: ['endpoint', 'method', 'status'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'in_flight_requests',
+    help: 'Number of in-flight requests',
+    labelNames: ['endpoint'] as const,
+    registers,
+  });
+  const errors = new Counter({
+    name: 'error_requests_total',
+    help: 'Total number of error responses',
+    labelNames: ['endpoint', 'method', 'status'] as const,
+    registers,
+  });
+  const created = new Counter({
+    name: 'transactions_created_total',
+    help: 'Total number of transactions created',
+    labelNames: ['relayer_id', 'network_type'] as const,
+    registers,
+  });
+  const submitted = new Counter({
+    name: 'transactions_submitted_total',
+    help: 'Total number of transactions submitted to the network',
+    labelNames: ['relayer_id', 'network_type'] as const,
+    registers,
+  });
+  const success = new Counter({
+    name: 'transactions_success_total',
+    help: 'Total number of successful transactions',
+    labelNames: ['relayer_id', 'network_type'] as const,
+    registers,
+  });
+  const failed = new Counter({
+    name: 'transactions_failed_total',
+    help: 'Total number of failed transactions',
+    labelNames: ['relayer_id', 'network_type', 'failure_reason', 'previous_status'] as const,
+    registers,
+  });
+  const processing = new Histogram({
+    name: 'transaction_processing_seconds',
+    help: "Transaction processing time in seconds, by stage (Relaybox's stages: created_to_sent, sent_to_submitted, submitted_to_mined, mined_to_confirmed)",
+    labelNames: ['relayer_id', 'network_type', 'stage'] as const,
+    buckets: PROCESSING_BUCKETS,
+    registers,
+  });
+  const rpcLatency = new Histogram({
+    name: 'rpc_call_latency_seconds',
+    help: 'RPC call latency in seconds',
+    labelNames: ['relayer_id', 'network_type', 'operation_name'] as const,
+    buckets: RPC_BUCKETS,
+    registers,
+  });
+  const rpcFailures = new Counter({
+    name: 'api_rpc_failures_total',
+    help: 'Total number of RPC failures (every failed JSON-RPC request here)',
+    labelNames: ['relayer_id', 'network_type', 'operation_name', 'error_type'] as const,
+    registers,
+  });
+  const pluginCalls = new Counter({
+    name: 'plugin_calls_total',
+    help: 'Total number of plugin calls',
+    labelNames: ['plugin_id', 'method', 'status'] as const,
+    registers,
+  });
   new Gauge({
     name: 'transactions_by_status',
     help: 'Current number of transactions by status',
@@ -178,7 +292,15 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
       this.reset();
       // A scrape answers while the store is closing or failing; /api/v1/ready reports the store.
       const rows = await deps.transactionCounts().catch(() => []);
-      for (const row of rows) this.set({ relayer_id: row.relayer_id, network_type: deps.relayerNetworkTypeOf?.(row.relayer_id) ?? '', status: row.status }, row.count);
+      for (const row of rows)
+        this.set(
+          {
+            relayer_id: row.relayer_id,
+            network_type: deps.relayerNetworkTypeOf?.(row.relayer_id) ?? '',
+            status: row.status,
+          },
+          row.count,
+        );
     },
   });
   systemGauges(registers, deps.dataDir ?? process.cwd());
@@ -215,7 +337,11 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
 }
 
 /** Ours and the reference's from one set of recorder calls. */
-export function withReferenceMetrics<M extends Omit<ReferenceFed, 'httpInFlight'>>(ours: M, registers: Registry[], deps: ReferenceMetricsDeps): M & Pick<ReferenceFed, 'httpInFlight'> {
+export function withReferenceMetrics<M extends Omit<ReferenceFed, 'httpInFlight'>>(
+  ours: M,
+  registers: Registry[],
+  deps: ReferenceMetricsDeps,
+): M & Pick<ReferenceFed, 'httpInFlight'> {
   emptyFamilies(registers);
   const theirs = createReferenceMetrics(registers, deps);
   return {

@@ -6,7 +6,14 @@ import { AppError } from '../errors.ts';
 
 const UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 // Only these files leave the package directory; anything else under /docs/ is an unknown route.
-const UI_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png', 'swagger-ui.css.map', 'swagger-ui-bundle.js.map']);
+const UI_ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+  'swagger-ui.css.map',
+  'swagger-ui-bundle.js.map',
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -38,7 +45,8 @@ const INITIALIZER = `window.ui = SwaggerUIBundle({
 `;
 
 // Swagger UI styles elements inline and shows data: images; everything else comes from this origin.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * Where to mount the docs router: the paths its routes can match (any case, before a trailing slash, as Express

@@ -78,8 +78,12 @@ function errorResponses(codes: ErrorCode[], envelope: 'record' | 'plugin'): Reco
           code === 'UNAUTHORIZED'
             ? { success: false, code: 401, data: null, error: text, message: text }
             : envelope === 'plugin'
-            ? { success: false, data: null, error: code === 'VALIDATION_FAILED' ? (exampleReason(code) ?? text) : text }
-            : { success: false, data: null, error: exampleReason(code) ?? text, message: text };
+              ? {
+                  success: false,
+                  data: null,
+                  error: code === 'VALIDATION_FAILED' ? (exampleReason(code) ?? text) : text,
+                }
+              : { success: false, data: null, error: exampleReason(code) ?? text, message: text };
         return [code, { summary: `${code}: ${text}`, value }];
       }),
     );
@@ -102,7 +106,8 @@ function errorResponses(codes: ErrorCode[], envelope: 'record' | 'plugin'): Reco
 function parameters(route: RouteDoc, template: string, convert: (s: unknown) => Json): Json[] {
   const out: Json[] = [];
   const inPath = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  const props = (s: Schema | undefined) => ((s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  const props = (s: Schema | undefined) =>
+    (s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
   for (const name of inPath) {
     const schema = props(route.params)[name];
     // A wildcard (`*route`) arrives as an array of segments; on the wire it is the rest of the path.
@@ -130,7 +135,12 @@ function successResponse(route: RouteDoc, convert: (s: unknown) => Json): Json {
   const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (route.produces) {
     // A raw JSON answer (no envelope): `data` then describes the whole body.
-    const schema = route.produces === 'application/json' ? (route.data ? convert(route.data) : { type: 'object' }) : { type: 'string' };
+    const schema =
+      route.produces === 'application/json'
+        ? route.data
+          ? convert(route.data)
+          : { type: 'object' }
+        : { type: 'string' };
     return { description: route.summary, headers, content: { [route.produces]: { schema } } };
   }
   const properties: SchemaObject = {
@@ -147,7 +157,12 @@ function successResponse(route: RouteDoc, convert: (s: unknown) => Json): Json {
   const media: SchemaObject = { schema: { type: 'object', required, properties } };
   if (route.examples?.data !== undefined) {
     const example: SchemaObject = { success: true, data: route.examples.data as Json, error: null };
-    if (route.paginated) example.pagination = { current_page: 1, per_page: 10, total_items: Array.isArray(route.examples.data) ? route.examples.data.length : 1 };
+    if (route.paginated)
+      example.pagination = {
+        current_page: 1,
+        per_page: 10,
+        total_items: Array.isArray(route.examples.data) ? route.examples.data.length : 1,
+      };
     media.example = example;
   }
   return { description: route.summary, headers, content: { 'application/json': media } };
@@ -184,7 +199,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: Doc
         }
         if (route.pluginFailures) {
           (operation.responses as SchemaObject).default = {
-            description: "The plugin's own failure: `data` holds `{ code, details }` and `error` the message; the status comes from the plugin or the runtime (see docs/plugins.md)",
+            description:
+              "The plugin's own failure: `data` holds `{ code, details }` and `error` the message; the status comes from the plugin or the runtime (see docs/plugins.md)",
             content: { 'application/json': { schema: { $ref: '#/components/schemas/PluginFailure' } } },
           };
         }
@@ -193,7 +209,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: Doc
     }
   }
   const schemas: SchemaObject = { ...envelopeComponents() };
-  for (const [name, schema] of Object.entries(options.components)) schemas[name] = toOpenApiSchema(schema, named, schema);
+  for (const [name, schema] of Object.entries(options.components))
+    schemas[name] = toOpenApiSchema(schema, named, schema);
   return {
     openapi: '3.1.0',
     info: { title: options.title, version: options.version, description: options.description },
@@ -202,10 +219,18 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: Doc
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key (`API_KEY`), sent as `Authorization: Bearer <key>`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The API key (`API_KEY`), sent as `Authorization: Bearer <key>`.',
+        },
       },
       headers: {
-        'X-Request-Id': { description: 'The request id: the one sent (when safe) or a generated UUID; it is in every log line of the request.', schema: { type: 'string' } },
+        'X-Request-Id': {
+          description:
+            'The request id: the one sent (when safe) or a generated UUID; it is in every log line of the request.',
+          schema: { type: 'string' },
+        },
         'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
       },
       schemas,

@@ -18,9 +18,15 @@ export function envelopeComponents(): SchemaObject {
   return {
     RecordFailure: {
       type: 'object',
-      description: 'Failure of a record operation: `message` is the spec text of the code, `error` the precise reason (which field, which rule).',
+      description:
+        'Failure of a record operation: `message` is the spec text of the code, `error` the precise reason (which field, which rule).',
       required: ['success', 'data', 'error', 'message'],
-      properties: { success: { const: false }, data: { type: 'null' }, error: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        success: { const: false },
+        data: { type: 'null' },
+        error: { type: 'string' },
+        message: { type: 'string' },
+      },
     },
     PluginRouteFailure: {
       type: 'object',
@@ -34,7 +40,11 @@ export function envelopeComponents(): SchemaObject {
       required: ['success', 'data', 'error'],
       properties: {
         success: { const: false },
-        data: { type: 'object', required: ['code', 'details'], properties: { code: { type: 'string', examples: ['VALIDATION_FAILED'] }, details: { type: 'object' } } },
+        data: {
+          type: 'object',
+          required: ['code', 'details'],
+          properties: { code: { type: 'string', examples: ['VALIDATION_FAILED'] }, details: { type: 'object' } },
+        },
         error: { type: 'string', examples: ['Validation failed'] },
         metadata: { $ref: '#/components/schemas/Metadata' },
       },
@@ -42,7 +52,11 @@ export function envelopeComponents(): SchemaObject {
     Pagination: {
       type: 'object',
       required: ['current_page', 'per_page', 'total_items'],
-      properties: { current_page: { type: 'integer', minimum: 1 }, per_page: { type: 'integer', minimum: 0 }, total_items: { type: 'integer', minimum: 0 } },
+      properties: {
+        current_page: { type: 'integer', minimum: 1 },
+        per_page: { type: 'integer', minimum: 0 },
+        total_items: { type: 'integer', minimum: 0 },
+      },
     },
     Metadata: {
       type: 'object',
@@ -50,7 +64,11 @@ export function envelopeComponents(): SchemaObject {
       properties: {
         logs: {
           type: 'array',
-          items: { type: 'object', required: ['level', 'message'], properties: { level: { type: 'string', examples: ['log', 'info', 'error'] }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['level', 'message'],
+            properties: { level: { type: 'string', examples: ['log', 'info', 'error'] }, message: { type: 'string' } },
+          },
         },
         traces: { type: 'array', items: {} },
       },

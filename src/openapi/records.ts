@@ -4,11 +4,28 @@ import { ALL_SIGNER_TYPES } from '../config/signer-schemas.ts';
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: 'null' }] });
 
-const rpcUrlRecord = { type: 'object', required: ['url', 'weight'], properties: { url: { type: 'string' }, weight: { type: 'integer', minimum: 0, maximum: 100 } } } as const;
+const rpcUrlRecord = {
+  type: 'object',
+  required: ['url', 'weight'],
+  properties: { url: { type: 'string' }, weight: { type: 'integer', minimum: 0, maximum: 100 } },
+} as const;
 
 export const relayerRecord = {
   type: 'object',
-  required: ['id', 'name', 'network', 'network_type', 'paused', 'signer_id', 'address', 'notification_id', 'policies', 'custom_rpc_urls', 'system_disabled', 'disabled_reason'],
+  required: [
+    'id',
+    'name',
+    'network',
+    'network_type',
+    'paused',
+    'signer_id',
+    'address',
+    'notification_id',
+    'policies',
+    'custom_rpc_urls',
+    'system_disabled',
+    'disabled_reason',
+  ],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -19,19 +36,31 @@ export const relayerRecord = {
     address: { type: 'string' },
     notification_id: nullable({ type: 'string' }),
     policies: nullable({ type: 'object', description: "the reference's policies for the network type, as given" }),
-    custom_rpc_urls: nullable({ type: 'array', items: rpcUrlRecord, description: 'path and query masked (they often hold provider keys)' }),
+    custom_rpc_urls: nullable({
+      type: 'array',
+      items: rpcUrlRecord,
+      description: 'path and query masked (they often hold provider keys)',
+    }),
     system_disabled: { type: 'boolean' },
-    disabled_reason: nullable({ type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } }),
+    disabled_reason: nullable({
+      type: 'object',
+      required: ['type', 'details'],
+      properties: { type: { type: 'string' }, details: {} },
+    }),
     lanes: {
       type: 'array',
-      description: 'our extension, only for a key pool (`signer_ids`): every key of the relayer, as the routing sees it (docs/transactions.md, Key pools)',
+      description:
+        'our extension, only for a key pool (`signer_ids`): every key of the relayer, as the routing sees it (docs/transactions.md, Key pools)',
       items: {
         type: 'object',
         required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
         properties: {
           address: { type: 'string' },
           signer_id: { type: 'string' },
-          balance: nullable({ type: 'string', description: 'wei, a decimal string; null when the node did not answer' }),
+          balance: nullable({
+            type: 'string',
+            description: 'wei, a decimal string; null when the node did not answer',
+          }),
           pending: { type: 'integer', minimum: 0 },
           max_pending: { type: 'integer', minimum: 1 },
           state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
@@ -48,7 +77,10 @@ export const signerRecord = {
   properties: {
     id: { type: 'string' },
     type: { enum: ALL_SIGNER_TYPES },
-    config: { type: 'object', description: "the signer's config without its secret fields (docs/signers.md); a local signer's is always {}" },
+    config: {
+      type: 'object',
+      description: "the signer's config without its secret fields (docs/signers.md); a local signer's is always {}",
+    },
   },
 } as const;
 
@@ -78,7 +110,11 @@ export const apiKeyRecord = {
     rate_limit: {
       description: "This key's own rate limit; null: the service's (RATE_LIMIT_RPS / RATE_LIMIT_BURST).",
       anyOf: [
-        { type: 'object', required: ['requests_per_second', 'burst_size'], properties: { requests_per_second: { type: 'integer' }, burst_size: { type: 'integer' } } },
+        {
+          type: 'object',
+          required: ['requests_per_second', 'burst_size'],
+          properties: { requests_per_second: { type: 'integer' }, burst_size: { type: 'integer' } },
+        },
         { type: 'null' },
       ],
     },
@@ -109,8 +145,18 @@ export const transactionRecord = {
     max_priority_fee_per_gas: nullable({ type: 'string' }),
     nonce: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     speed: nullable({ type: 'string' }),
-    funds_reserved: { type: 'string', pattern: '^\\d+$', description: "EVM only: wei of the relayer's balance this send holds until it is mined or fails (the worst case of every version signed: value + gas_limit × max fee + L1 fee); 0 once released" },
-    l1_fee: { type: 'string', pattern: '^\\d+$', description: "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced" },
+    funds_reserved: {
+      type: 'string',
+      pattern: '^\\d+$',
+      description:
+        "EVM only: wei of the relayer's balance this send holds until it is mined or fails (the worst case of every version signed: value + gas_limit × max fee + L1 fee); 0 once released",
+    },
+    l1_fee: {
+      type: 'string',
+      pattern: '^\\d+$',
+      description:
+        "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced",
+    },
   },
 } as const;
 
@@ -127,7 +173,17 @@ export const notificationRecord = {
 
 export const deliveryRecord = {
   type: 'object',
-  required: ['id', 'event', 'transaction_id', 'status', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'delivered_at'],
+  required: [
+    'id',
+    'event',
+    'transaction_id',
+    'status',
+    'attempts',
+    'last_error',
+    'next_attempt_at',
+    'created_at',
+    'delivered_at',
+  ],
   properties: {
     id: { type: 'string' },
     event: { type: 'string' },
@@ -143,7 +199,20 @@ export const deliveryRecord = {
 
 export const pluginRecord = {
   type: 'object',
-  required: ['id', 'path', 'timeout', 'emit_logs', 'emit_traces', 'raw_response', 'allow_get_invocation', 'forward_logs', 'config_keys', 'state', 'content_hash', 'error'],
+  required: [
+    'id',
+    'path',
+    'timeout',
+    'emit_logs',
+    'emit_traces',
+    'raw_response',
+    'allow_get_invocation',
+    'forward_logs',
+    'config_keys',
+    'state',
+    'content_hash',
+    'error',
+  ],
   properties: {
     id: { type: 'string' },
     path: { type: 'string', description: 'relative to the plugins directory' },
@@ -153,10 +222,26 @@ export const pluginRecord = {
     raw_response: { type: 'boolean' },
     allow_get_invocation: { type: 'boolean' },
     forward_logs: { type: 'boolean' },
-    config_keys: { type: 'array', items: { type: 'string' }, description: '`config` values stay private: only their keys are listed' },
-    env_keys: { type: 'array', items: { type: 'string' }, description: "the plugin's `process.env` (operator-only `env`): values stay private, only the names are listed" },
-    allowed_origins: { type: 'array', items: { type: 'string' }, description: 'the egress policy: origins the plugin may fetch (operator-only)' },
-    service_env: { type: 'array', items: { type: 'string' }, description: "names of the service's variables the plugin receives besides those its code names (operator-only)" },
+    config_keys: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '`config` values stay private: only their keys are listed',
+    },
+    env_keys: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "the plugin's `process.env` (operator-only `env`): values stay private, only the names are listed",
+    },
+    allowed_origins: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'the egress policy: origins the plugin may fetch (operator-only)',
+    },
+    service_env: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "names of the service's variables the plugin receives besides those its code names (operator-only)",
+    },
     memory_mb: { type: 'integer' },
     max_concurrent_calls: { type: 'integer' },
     max_queued_calls: { type: 'integer' },
@@ -165,9 +250,14 @@ export const pluginRecord = {
     state: { enum: ['ready', 'error'] },
     content_hash: nullable({
       type: 'string',
-      description: 'sha256 of the bundled plugin code (first 32 hex digits); instances serving the same plugin show the same hash. null when it could not be loaded',
+      description:
+        'sha256 of the bundled plugin code (first 32 hex digits); instances serving the same plugin show the same hash. null when it could not be loaded',
     }),
-    error: nullable({ type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } }),
+    error: nullable({
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    }),
   },
 } as const;
 

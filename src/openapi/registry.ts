@@ -4,7 +4,16 @@ import { relayerRouteDocs } from '../api/relayers/routes.ts';
 import { evmBody, solanaBody, stellarBody, updateRelayerBody } from '../api/relayers/schemas.ts';
 import { notificationRouteDocs } from '../api/notifications/routes.ts';
 import { createBody, updateBody } from '../api/notifications/schemas.ts';
-import { apiKeyRecord, deliveryRecord, networkRecord, notificationRecord, pluginRecord, relayerRecord, signerRecord, transactionRecord } from './records.ts';
+import {
+  apiKeyRecord,
+  deliveryRecord,
+  networkRecord,
+  notificationRecord,
+  pluginRecord,
+  relayerRecord,
+  signerRecord,
+  transactionRecord,
+} from './records.ts';
 import { signerRouteDocs } from '../api/signers/routes.ts';
 import { networkRouteDocs } from '../api/networks/routes.ts';
 import { apiKeyRouteDocs } from '../api/api-keys/routes.ts';
@@ -59,5 +68,10 @@ const DESCRIPTION = `Relaybox: a self-hosted blockchain relayer. Every answer is
 \`Authorization: Bearer <API_KEY>\`. Error codes: docs/errors.md.`;
 
 export function createApiDocument(version: string): object {
-  return buildOpenApiDocument(ROUTE_GROUPS, { title: 'Relaybox API', version, description: DESCRIPTION, components: COMPONENTS });
+  return buildOpenApiDocument(ROUTE_GROUPS, {
+    title: 'Relaybox API',
+    version,
+    description: DESCRIPTION,
+    components: COMPONENTS,
+  });
 }

@@ -11,7 +11,18 @@ const STRING_FORMATS: Record<string, { pattern: string; description: string }> =
 
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
 
 function copyData(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
@@ -24,7 +35,8 @@ function copyData(value: unknown): Json {
  */
 export function toOpenApiSchema(schema: unknown, named: ReadonlyMap<object, string>, self?: object): Json {
   if (typeof schema === 'boolean') return schema;
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw new Error(`not a schema: ${JSON.stringify(schema)}`);
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+    throw new Error(`not a schema: ${JSON.stringify(schema)}`);
   const ref = named.get(schema);
   if (ref !== undefined && schema !== self) return { $ref: `#/components/schemas/${ref}` };
   const out: SchemaObject = {};

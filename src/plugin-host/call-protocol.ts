@@ -71,7 +71,8 @@ export function createCallProtocol(deps: {
   /** Batched sends to the current child (calls, host replies): one IPC write per event-loop turn. */
   let batched: { child: ChildProcess; send: (msg: ParentMessage) => void } | undefined;
   function sendBatched(target: ChildProcess, msg: ParentMessage): void {
-    if (batched?.child !== target) batched = { child: target, send: createBatcher<ParentMessage>((m) => send(target, m)) };
+    if (batched?.child !== target)
+      batched = { child: target, send: createBatcher<ParentMessage>((m) => send(target, m)) };
     batched.send(msg);
   }
 
@@ -128,7 +129,14 @@ export function createCallProtocol(deps: {
     return new Promise<PluginCallResult>((resolve, reject) => {
       pending.set(id, { child: proc, plugin: pluginId, hostCallsAtSend: hostCallsOf(proc, pluginId), resolve, reject });
       observer.inFlight(pending.size);
-      sendBatched(proc, { t: 'call', id, plugin: pluginId, method: input.method, requestId: input.requestId, input: JSON.stringify(input satisfies CallInput) });
+      sendBatched(proc, {
+        t: 'call',
+        id,
+        plugin: pluginId,
+        method: input.method,
+        requestId: input.requestId,
+        input: JSON.stringify(input satisfies CallInput),
+      });
     });
   }
 
@@ -136,12 +144,23 @@ export function createCallProtocol(deps: {
     open,
     // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
     call: (proc, pluginId, input) =>
-      pluginCallChannel.hasSubscribers ? pluginCallChannel.tracePromise(call, { plugin: pluginId, requestId: input.requestId }, undefined, proc, pluginId, input) : call(proc, pluginId, input),
+      pluginCallChannel.hasSubscribers
+        ? pluginCallChannel.tracePromise(
+            call,
+            { plugin: pluginId, requestId: input.requestId },
+            undefined,
+            proc,
+            pluginId,
+            input,
+          )
+        : call(proc, pluginId, input),
     rejectCalls(proc, errorFor) {
       for (const [id, call] of pending) {
         if (proc && call.child !== proc) continue;
         pending.delete(id);
-        call.reject(errorFor(id, { plugin: call.plugin, hostCalls: hostCallsOf(call.child, call.plugin) > call.hostCallsAtSend }));
+        call.reject(
+          errorFor(id, { plugin: call.plugin, hostCalls: hostCallsOf(call.child, call.plugin) > call.hostCallsAtSend }),
+        );
       }
       observer.inFlight(pending.size);
     },

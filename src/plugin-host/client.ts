@@ -17,7 +17,15 @@ import { pluginEnvironment } from './plugin-env.ts';
 import { createRegistryMirror } from './registry.ts';
 import { createSupervisor, type RuntimeObserver } from './supervision.ts';
 
-export type { CallInput, ConfiguredPlugin, LogEntry, PluginInfo, PluginSettings, RuntimeFaults, TraceEntry } from '../../runtime/protocol.ts';
+export type {
+  CallInput,
+  ConfiguredPlugin,
+  LogEntry,
+  PluginInfo,
+  PluginSettings,
+  RuntimeFaults,
+  TraceEntry,
+} from '../../runtime/protocol.ts';
 export type { PluginCallResult } from '../domain/plugins/ports.ts';
 export type { RuntimeObserver } from './supervision.ts';
 export { RUNTIME_LIMITS } from './limits.ts';
@@ -73,9 +81,18 @@ export async function createRuntimeClient(deps: {
   let entries: ConfiguredPlugin[] = deps.plugins ?? config.file.plugins;
   const quotaOf = kvQuotas(config);
   const serviceEnv = pluginEnvironment(config, deps.env ?? processEnv());
-  logger.debug({ withheld: serviceEnv.withheld }, "plugins see the service's environment without these variables (credentials)");
+  logger.debug(
+    { withheld: serviceEnv.withheld },
+    "plugins see the service's environment without these variables (credentials)",
+  );
   const hostCalls = () =>
-    createHostCallSession({ relayers: host.relayers, kv: host.kv, logger, quotaOf, limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES } });
+    createHostCallSession({
+      relayers: host.relayers,
+      kv: host.kv,
+      logger,
+      quotaOf,
+      limits: { maxArgBytes: RUNTIME_LIMITS.maxHostArgBytes, maxReplyBytes: MAX_HOST_REPLY_BYTES },
+    });
   const calls = createCallProtocol({ hostCalls, observer });
   const options = (): RuntimeOptions => ({
     pluginsDir: config.pluginsDir,
@@ -85,14 +102,24 @@ export async function createRuntimeClient(deps: {
     concurrency: rt.concurrency,
     maxQueue: rt.maxQueue,
     limits: RUNTIME_LIMITS,
-    defaults: { max_concurrent_calls: rt.maxConcurrentCalls, max_queued_calls: rt.maxQueuedCalls, kv_max_keys: rt.kvMaxKeys, kv_max_bytes: rt.kvMaxBytes },
+    defaults: {
+      max_concurrent_calls: rt.maxConcurrentCalls,
+      max_queued_calls: rt.maxQueuedCalls,
+      kv_max_keys: rt.kvMaxKeys,
+      kv_max_bytes: rt.kvMaxBytes,
+    },
     quarantine: crashes.quarantined(),
     cache: registry.cached(),
     ...(deps.faults ? { faults: deps.faults } : {}),
     serviceEnv: serviceEnv.env,
   });
   const supervisor = createSupervisor({ config, logger, observer, calls, registry, crashes, options });
-  const recovery = createCrashRecovery<PluginCallResult>({ active: supervisor.active, restarting: supervisor.restarting, whenReady: supervisor.ready, maxHeld: rt.maxQueue });
+  const recovery = createCrashRecovery<PluginCallResult>({
+    active: supervisor.active,
+    restarting: supervisor.restarting,
+    whenReady: supervisor.ready,
+    maxHeld: rt.maxQueue,
+  });
   await supervisor.boot();
 
   return {

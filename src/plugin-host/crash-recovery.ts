@@ -79,7 +79,11 @@ export function createCrashRecovery<T>(deps: RecoveryDeps): CrashRecovery<T> {
     held++;
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([whenReady(), closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, RESTART_HOLD_MS)))]);
+      await Promise.race([
+        whenReady(),
+        closing,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, RESTART_HOLD_MS))),
+      ]);
     } finally {
       clearTimeout(timer);
       held--;
@@ -92,7 +96,8 @@ export function createCrashRecovery<T>(deps: RecoveryDeps): CrashRecovery<T> {
       for (let replays = 0; ; replays++) {
         // The runtime serving (the usual case) without an await of its own.
         const proc = deps.active() ?? (await serving());
-        if (!proc) throw unavailable(released ? 'the service is shutting down' : 'the plugin runtime is restarting; retry');
+        if (!proc)
+          throw unavailable(released ? 'the service is shutting down' : 'the plugin runtime is restarting; retry');
         try {
           return await send(proc);
         } catch (err) {

@@ -58,7 +58,8 @@ function str(value: unknown, name: string): string {
 function idempotencyKeyOf(args: Record<string, unknown>): string | undefined {
   const key = args.idempotencyKey;
   if (key === undefined || key === null) return undefined;
-  if (typeof key !== 'string' || !/^[\x20-\x7E]{1,255}$/.test(key)) throw new ValidationError('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
+  if (typeof key !== 'string' || !/^[\x20-\x7E]{1,255}$/.test(key))
+    throw new ValidationError('idempotencyKey must be a string of 1 to 255 printable ASCII characters');
   return key;
 }
 
@@ -69,10 +70,21 @@ const record = (v: unknown): Fields => (v !== null && typeof v === 'object' && !
 /** What the sandbox sees when a host call fails: the same code/status/reason the HTTP API would give. */
 function errorReply(err: unknown, logger: Logger): string {
   // The plugin API's own verdicts (a transactionWait past its timeout): a plugin failure's code, status and details.
-  if (err instanceof PluginError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, details: err.details } });
-  if (err instanceof AppError) return JSON.stringify({ ok: false, error: { code: err.code, message: err.reason, status: err.status, details: err.details ?? {} } });
+  if (err instanceof PluginError)
+    return JSON.stringify({
+      ok: false,
+      error: { code: err.code, message: err.message, status: err.status, details: err.details },
+    });
+  if (err instanceof AppError)
+    return JSON.stringify({
+      ok: false,
+      error: { code: err.code, message: err.reason, status: err.status, details: err.details ?? {} },
+    });
   logger.error({ err }, 'plugin host call failed');
-  return JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: 'Internal Server Error', status: 500, details: {} } });
+  return JSON.stringify({
+    ok: false,
+    error: { code: 'INTERNAL', message: 'Internal Server Error', status: 500, details: {} },
+  });
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -93,15 +105,34 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * reference does; past `timeout` it fails as the reference's does, 504 TIMEOUT. Bounded by the plugin call's deadline
  * and lifetime (cancelled with the call).
  */
-async function waitForFinal(relayers: RelayerOperations, relayerId: string, transactionId: string, opts: Record<string, unknown>, deadline: number, signal: AbortSignal): Promise<TransactionRecord | undefined> {
-  const interval = typeof opts.interval === 'number' && Number.isFinite(opts.interval) ? Math.max(MIN_WAIT_INTERVAL_MS, opts.interval) : WAIT_INTERVAL_MS;
-  const timeout = typeof opts.timeout === 'number' && Number.isFinite(opts.timeout) && opts.timeout > 0 ? opts.timeout : WAIT_TIMEOUT_MS;
+async function waitForFinal(
+  relayers: RelayerOperations,
+  relayerId: string,
+  transactionId: string,
+  opts: Record<string, unknown>,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<TransactionRecord | undefined> {
+  const interval =
+    typeof opts.interval === 'number' && Number.isFinite(opts.interval)
+      ? Math.max(MIN_WAIT_INTERVAL_MS, opts.interval)
+      : WAIT_INTERVAL_MS;
+  const timeout =
+    typeof opts.timeout === 'number' && Number.isFinite(opts.timeout) && opts.timeout > 0
+      ? opts.timeout
+      : WAIT_TIMEOUT_MS;
   const until = Date.now() + timeout;
   for (;;) {
     const tx = await relayers.getTransaction(relayerId, transactionId);
     if (tx.status === 'mined' || FINAL_STATUSES.has(tx.status)) return tx;
     const left = Math.min(until, deadline) - Date.now();
-    if (left <= 0) throw new PluginError({ code: 'TIMEOUT', message: `Transaction ${transactionId} timed out after ${timeout}ms`, status: 504, details: { transactionId, timeout, status: tx.status } });
+    if (left <= 0)
+      throw new PluginError({
+        code: 'TIMEOUT',
+        message: `Transaction ${transactionId} timed out after ${timeout}ms`,
+        status: 504,
+        details: { transactionId, timeout, status: tx.status },
+      });
     await sleep(Math.min(interval, MAX_CHECK_GAP_MS, left), signal);
     if (signal.aborted) return undefined;
   }
@@ -122,17 +153,38 @@ async function dispatch(req: HostCallRequest, deps: HostCallDeps, signal: AbortS
     case 'relayer.signTransaction':
       return JSON.stringify(await relayers.signTransaction(str(args.relayerId, 'relayerId'), args.payload));
     case 'relayer.sendTransaction':
-      return JSON.stringify((await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload, idempotencyKeyOf(args))).record);
+      return JSON.stringify(
+        (await relayers.sendTransaction(str(args.relayerId, 'relayerId'), args.payload, idempotencyKeyOf(args))).record,
+      );
     case 'relayer.getTransaction':
-      return JSON.stringify(await relayers.getTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
+      return JSON.stringify(
+        await relayers.getTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')),
+      );
     case 'relayer.listTransactions':
       return JSON.stringify(await relayers.listTransactions(str(args.relayerId, 'relayerId'), p));
     case 'relayer.replaceTransaction':
-      return JSON.stringify(await relayers.replaceTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId'), p.request));
+      return JSON.stringify(
+        await relayers.replaceTransaction(
+          str(args.relayerId, 'relayerId'),
+          str(p.transactionId, 'transactionId'),
+          p.request,
+        ),
+      );
     case 'relayer.cancelTransaction':
-      return JSON.stringify(await relayers.cancelTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')));
+      return JSON.stringify(
+        await relayers.cancelTransaction(str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId')),
+      );
     case 'relayer.waitTransaction':
-      return JSON.stringify((await waitForFinal(relayers, str(args.relayerId, 'relayerId'), str(p.transactionId, 'transactionId'), p, req.deadline, signal)) ?? null);
+      return JSON.stringify(
+        (await waitForFinal(
+          relayers,
+          str(args.relayerId, 'relayerId'),
+          str(p.transactionId, 'transactionId'),
+          p,
+          req.deadline,
+          signal,
+        )) ?? null,
+      );
   }
   const kvOp = kvOperation(req.op);
   if (kvOp) return await kvOp(kv, req.plugin, args, deps.quotaOf);
@@ -155,7 +207,10 @@ export function createHostCallSession(deps: HostCallDeps): HostCallSession {
         const value = await dispatch(req, deps, controller.signal);
         if (controller.signal.aborted) return undefined;
         if (value.length > deps.limits.maxReplyBytes) {
-          return errorReply(new ValidationError(`the reply to ${req.op} exceeds ${deps.limits.maxReplyBytes} bytes`), deps.logger);
+          return errorReply(
+            new ValidationError(`the reply to ${req.op} exceeds ${deps.limits.maxReplyBytes} bytes`),
+            deps.logger,
+          );
         }
         return `{"ok":true,"value":${value}}`;
       } catch (err) {

@@ -7,13 +7,24 @@ import type { KvQuota, KvRepo } from '../domain/kv/ports.ts';
 type Args = Record<string, any>;
 
 /** One kv.* operation: returns the JSON text of its value. `args` is the call's parsed argument object. */
-export type KvOperation = (kv: KvRepo, plugin: string, args: Args, quotaOf: (pluginId: string) => KvQuota) => Promise<string>;
+export type KvOperation = (
+  kv: KvRepo,
+  plugin: string,
+  args: Args,
+  quotaOf: (pluginId: string) => KvQuota,
+) => Promise<string>;
 
 // `await` on every store call: the repository may be synchronous (SQLite) or asynchronous.
 const KV_OPERATIONS: Record<string, KvOperation> = {
   'kv.get': async (kv, plugin, args) => (await kv.get(plugin, args.key)) ?? 'null',
   'kv.set': async (kv, plugin, args, quotaOf) => {
-    await kv.set(plugin, args.key, JSON.stringify(args.value ?? null), Object.hasOwn(args, 'ttlSec') ? args.ttlSec : undefined, quotaOf(plugin));
+    await kv.set(
+      plugin,
+      args.key,
+      JSON.stringify(args.value ?? null),
+      Object.hasOwn(args, 'ttlSec') ? args.ttlSec : undefined,
+      quotaOf(plugin),
+    );
     return 'true';
   },
   'kv.del': async (kv, plugin, args) => String(await kv.del(plugin, args.key)),

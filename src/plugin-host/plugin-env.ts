@@ -19,8 +19,27 @@ const OWN_SECRETS = new Set([
 
 /** Whole families: cloud and secret-store credentials (signers, queues), storage and database connections. */
 const CREDENTIAL_PREFIXES = [
-  'AWS_', 'AMAZON_', 'GOOGLE_', 'GCP_', 'GCLOUD_', 'CLOUDSDK_', 'AZURE_', 'MSI_', 'IDENTITY_', 'VAULT_', 'BAO_', 'TURNKEY_', 'CDP_',
-  'PKCS11_', 'KEYSTORE_', 'STORAGE_', 'DATABASE_', 'POSTGRES_', 'PG', 'REDIS_', 'RABBITMQ_',
+  'AWS_',
+  'AMAZON_',
+  'GOOGLE_',
+  'GCP_',
+  'GCLOUD_',
+  'CLOUDSDK_',
+  'AZURE_',
+  'MSI_',
+  'IDENTITY_',
+  'VAULT_',
+  'BAO_',
+  'TURNKEY_',
+  'CDP_',
+  'PKCS11_',
+  'KEYSTORE_',
+  'STORAGE_',
+  'DATABASE_',
+  'POSTGRES_',
+  'PG',
+  'REDIS_',
+  'RABBITMQ_',
 ];
 
 /** Words that name a credential wherever they stand in a variable's name. */
@@ -29,7 +48,11 @@ const CREDENTIAL_WORDS = ['PASSPHRASE', 'PASSWORD', 'PRIVATE_KEY', 'CREDENTIAL']
 /** A name the rule withholds whatever its value. */
 function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
-  return OWN_SECRETS.has(upper) || CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p)) || CREDENTIAL_WORDS.some((w) => upper.includes(w));
+  return (
+    OWN_SECRETS.has(upper) ||
+    CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p)) ||
+    CREDENTIAL_WORDS.some((w) => upper.includes(w))
+  );
 }
 
 /** Every `{ type: 'env' | 'plain', value }` reference inside a signer's config: a secret field (before or after load). */
@@ -49,7 +72,11 @@ function collectRefs(node: unknown, env: NodeJS.ProcessEnv, names: Set<string>, 
 /** The variables the config names as a secret, and every secret value the loaded config holds. */
 function configSecrets(config: Config, env: NodeJS.ProcessEnv): { names: Set<string>; values: Set<string> } {
   const names = new Set<string>();
-  const values = new Set<string>([config.apiKey, config.storageEncryptionKey ?? '', config.storageEncryptionKeyPrevious ?? '']);
+  const values = new Set<string>([
+    config.apiKey,
+    config.storageEncryptionKey ?? '',
+    config.storageEncryptionKeyPrevious ?? '',
+  ]);
   for (const url of [config.databaseUrl, config.redisUrl]) values.add(url ?? '').add(urlPassword(url) ?? '');
   for (const s of config.file.signers) {
     values.add(s.private_key ?? '');
@@ -77,7 +104,10 @@ function configSecrets(config: Config, env: NodeJS.ProcessEnv): { names: Set<str
  * value is (or, from 8 characters, contains) a secret the config holds, or is a URL with a password, whatever the
  * variable is called. A plugin receives of what is left only the names its code names or its entry lists.
  */
-export function pluginEnvironment(config: Config, env: NodeJS.ProcessEnv): { env: Record<string, string>; withheld: string[] } {
+export function pluginEnvironment(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): { env: Record<string, string>; withheld: string[] } {
   const secrets = configSecrets(config, env);
   const long = [...secrets.values].filter((v) => v.length >= 8);
   const out: Record<string, string> = {};
@@ -85,7 +115,12 @@ export function pluginEnvironment(config: Config, env: NodeJS.ProcessEnv): { env
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) continue;
     // A URL with a password in it (HTTP_PROXY=http://user:pass@…) is a credential whatever it is called.
-    const secret = isCredentialName(name) || secrets.names.has(name) || secrets.values.has(value) || long.some((v) => value.includes(v)) || (value.includes('@') && urlPassword(value) !== undefined);
+    const secret =
+      isCredentialName(name) ||
+      secrets.names.has(name) ||
+      secrets.values.has(value) ||
+      long.some((v) => value.includes(v)) ||
+      (value.includes('@') && urlPassword(value) !== undefined);
     if (secret) withheld.push(name);
     else out[name] = value;
   }

@@ -11,7 +11,14 @@ import { OOM_FD, type OomReport, type ParentMessage } from '../../runtime/protoc
 import { runtimeForkChannel, type RuntimeForkMessage } from './diagnostics.ts';
 import { processEnv } from '../config/process-env.ts';
 
-const SERVER_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'process', 'server.ts');
+const SERVER_PATH = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'runtime',
+  'process',
+  'server.ts',
+);
 
 /** Forks a runtime process; it serves once sent 'init' (a standby gets 'prepare' first). */
 export function forkRuntime(): ChildProcess {

@@ -58,7 +58,13 @@ export interface SupervisorDeps {
 }
 
 /** What a runtime process reports about itself; `onReady` runs once the registry and readiness know it serves. */
-function onStatus(deps: SupervisorDeps, readiness: Readiness, from: ChildProcess, msg: StatusMessage, onReady: () => void): void {
+function onStatus(
+  deps: SupervisorDeps,
+  readiness: Readiness,
+  from: ChildProcess,
+  msg: StatusMessage,
+  onReady: () => void,
+): void {
   const { config, logger, observer, registry } = deps;
   switch (msg.t) {
     case 'health':
@@ -76,7 +82,10 @@ function onStatus(deps: SupervisorDeps, readiness: Readiness, from: ChildProcess
     case 'ready':
       registry.loaded(msg.plugins);
       readiness.ready(config.pluginRuntime.threads);
-      logger.info({ pid: from.pid, plugins: msg.plugins.length, mode: config.pluginRuntime.contextMode }, 'plugin runtime ready');
+      logger.info(
+        { pid: from.pid, plugins: msg.plugins.length, mode: config.pluginRuntime.contextMode },
+        'plugin runtime ready',
+      );
       onReady();
       return;
     case 'log':
@@ -90,9 +99,19 @@ function onOom(deps: SupervisorDeps, report: OomReport, oomCalls: Set<number>, b
   const { logger, crashes, observer } = deps;
   for (const id of report.calls) oomCalls.add(id);
   if (typeof report.plugin === 'string') blamed.add(report.plugin);
-  logger.error({ plugin: report.plugin, calls: report.calls.length }, 'plugin exhausted sandbox memory: the runtime process is restarting');
-  if (typeof report.plugin === 'string' && typeof report.hash === 'string' && crashes.record(report.plugin, report.hash, report.inspect === true)) {
-    logger.error({ plugin: report.plugin }, 'plugin quarantined: it crashed the runtime too often; it stays so until its file changes');
+  logger.error(
+    { plugin: report.plugin, calls: report.calls.length },
+    'plugin exhausted sandbox memory: the runtime process is restarting',
+  );
+  if (
+    typeof report.plugin === 'string' &&
+    typeof report.hash === 'string' &&
+    crashes.record(report.plugin, report.hash, report.inspect === true)
+  ) {
+    logger.error(
+      { plugin: report.plugin },
+      'plugin quarantined: it crashed the runtime too often; it stays so until its file changes',
+    );
     observer.quarantined?.(report.plugin);
   }
 }
@@ -114,7 +133,10 @@ function createBackoff(): (servedMs: number) => number {
 /** Waits for the first runtime to be ready, at most STARTUP_TIMEOUT_MS: the service starts either way. */
 async function awaitStartup(readiness: Readiness, logger: Logger): Promise<void> {
   let startupTimer: NodeJS.Timeout | undefined;
-  await Promise.race([readiness.whenReady(), new Promise<void>((resolve) => (startupTimer = setTimeout(resolve, STARTUP_TIMEOUT_MS)))]);
+  await Promise.race([
+    readiness.whenReady(),
+    new Promise<void>((resolve) => (startupTimer = setTimeout(resolve, STARTUP_TIMEOUT_MS))),
+  ]);
   clearTimeout(startupTimer);
   if (!readiness.up) logger.warn('plugin runtime not ready yet; plugin calls answer 503 until it is');
 }
@@ -210,7 +232,9 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       standby?.kill('SIGKILL');
       await drained?.catch(() => {});
       // A call still running here outlived the grace period (its request is gone): say so, not "worker terminated".
-      calls.rejectCalls(undefined, () => unavailable('the service is shutting down; the call did not finish within the grace period'));
+      calls.rejectCalls(undefined, () =>
+        unavailable('the service is shutting down; the call did not finish within the grace period'),
+      );
       const proc = child;
       if (proc) await stopRuntime(proc, (msg) => calls.send(proc, msg));
     },

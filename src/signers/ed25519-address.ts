@@ -4,5 +4,7 @@ import { getAddressDecoder } from '@solana/kit';
 import { StrKey } from '@stellar/stellar-base';
 
 export function encodeEd25519Address(publicKey: Uint8Array, networkType: 'solana' | 'stellar'): string {
-  return networkType === 'solana' ? getAddressDecoder().decode(publicKey) : StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
+  return networkType === 'solana'
+    ? getAddressDecoder().decode(publicKey)
+    : StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
 }

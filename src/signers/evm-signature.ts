@@ -11,7 +11,8 @@ export function evmAddressFromPublicKey(publicKey: Uint8Array): `0x${string}` {
   let key = publicKey;
   const hex = Buffer.from(key).toString('hex');
   if (hex.startsWith(SECP256K1_SPKI_PREFIX)) key = key.subarray(SECP256K1_SPKI_PREFIX.length / 2);
-  else if (key.length > 65 && key[0] === 0x30) throw new Error('the public key is not a secp256k1 key (SPKI of another curve)');
+  else if (key.length > 65 && key[0] === 0x30)
+    throw new Error('the public key is not a secp256k1 key (SPKI of another curve)');
   let uncompressed = key;
   if (key.length === 33) {
     try {
@@ -20,7 +21,8 @@ export function evmAddressFromPublicKey(publicKey: Uint8Array): `0x${string}` {
       throw new Error('the public key (33 bytes, compressed) is not a point on secp256k1');
     }
   }
-  if (uncompressed.length !== 65 || uncompressed[0] !== 4) throw new Error(`the public key has ${key.length} bytes; expected a secp256k1 key`);
+  if (uncompressed.length !== 65 || uncompressed[0] !== 4)
+    throw new Error(`the public key has ${key.length} bytes; expected a secp256k1 key`);
   return getAddress(`0x${keccak256(toHex(uncompressed.subarray(1))).slice(-40)}`);
 }
 

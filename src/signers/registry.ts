@@ -22,13 +22,17 @@ const ADAPTERS: Record<string, () => Promise<{ createSigner: SignerFactory }>> =
 export function createSignerResolver(context: SignerContext): SignerResolver {
   return async (signer, networkType) => {
     const load = ADAPTERS[signer.type];
-    if (!load) throw new Error(`signer '${signer.id}': type '${signer.type}' is not supported (supported: ${Object.keys(ADAPTERS).join(', ')})`);
+    if (!load)
+      throw new Error(
+        `signer '${signer.id}': type '${signer.type}' is not supported (supported: ${Object.keys(ADAPTERS).join(', ')})`,
+      );
     const { createSigner } = await load();
     try {
       return await createSigner(signer, networkType, context);
     } catch (err) {
       // The provider's own answer goes on for the debug log only, with every secret this signer holds taken out.
-      if (err instanceof RemoteSignerError && err.detail) err.detail = scrubProviderText(err.detail, secretsOf(signer, context.env));
+      if (err instanceof RemoteSignerError && err.detail)
+        err.detail = scrubProviderText(err.detail, secretsOf(signer, context.env));
       throw err;
     }
   };
@@ -39,7 +43,9 @@ function secretsOf(signer: SignerConfig, env: NodeJS.ProcessEnv): string[] {
   const values = [signer.private_key, signer.private_key_env ? env[signer.private_key_env] : undefined];
   const type = SIGNER_SCHEMAS[signer.type as keyof typeof SIGNER_SCHEMAS];
   for (const field of type?.secretFields ?? []) {
-    const ref = signer.config ? (getPath(signer.config, field) as { type?: string; value?: string } | undefined) : undefined;
+    const ref = signer.config
+      ? (getPath(signer.config, field) as { type?: string; value?: string } | undefined)
+      : undefined;
     if (ref?.value) values.push(ref.type === 'env' ? env[ref.value] : ref.value);
   }
   for (const [name, value] of Object.entries(env)) if (isSignerCredentialVariable(name)) values.push(value);

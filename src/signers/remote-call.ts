@@ -32,7 +32,8 @@ function providerText(detail: unknown): string {
 
 // What a request carries that authenticates it, however an endpoint repeats it: a header or form field by name
 // (`name: value`, `"name":"value"`, `name=value`), a bearer token, a JWT, a SigV4 signature.
-const CREDENTIAL_FIELDS = /((?:authorization|proxy-authorization|x-amz-security-token|x-amz-content-sha256|x-vault-token|x-stamp|x-wallet-auth|x-identity-header|x-ms-authorization-auxiliary|client_secret|client_assertion|secret_id|role_id|client_token|access_token|api_private_key|api_key_secret|wallet_secret|private_key)["']?\s*[:=]\s*["']?)([^"'&\s,}]+)/gi;
+const CREDENTIAL_FIELDS =
+  /((?:authorization|proxy-authorization|x-amz-security-token|x-amz-content-sha256|x-vault-token|x-stamp|x-wallet-auth|x-identity-header|x-ms-authorization-auxiliary|client_secret|client_assertion|secret_id|role_id|client_token|access_token|api_private_key|api_key_secret|wallet_secret|private_key)["']?\s*[:=]\s*["']?)([^"'&\s,}]+)/gi;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 const SIGV4 = /\b(Signature|Credential)=[^,\s"']+/g;
@@ -41,9 +42,16 @@ const SIGV4 = /\b(Signature|Credential)=[^,\s"']+/g;
 export function scrubProviderText(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of [...secrets].filter((v) => v.length >= 6).sort((a, b) => b.length - a.length)) {
-    out = out.replaceAll(secret, '[redacted]').replaceAll(JSON.stringify(secret).slice(1, -1), '[redacted]').replaceAll(encodeURIComponent(secret), '[redacted]');
+    out = out
+      .replaceAll(secret, '[redacted]')
+      .replaceAll(JSON.stringify(secret).slice(1, -1), '[redacted]')
+      .replaceAll(encodeURIComponent(secret), '[redacted]');
   }
-  return out.replace(CREDENTIAL_FIELDS, '$1[redacted]').replace(BEARER, '$1 [redacted]').replace(JWT, '[redacted]').replace(SIGV4, '$1=[redacted]');
+  return out
+    .replace(CREDENTIAL_FIELDS, '$1[redacted]')
+    .replace(BEARER, '$1 [redacted]')
+    .replace(JWT, '[redacted]')
+    .replace(SIGV4, '$1=[redacted]');
 }
 
 /** `url` as an http(s) base URL, or an Error naming the signer and where the URL is set (`what`). */
@@ -54,7 +62,8 @@ export function baseUrl(signerId: string, url: string, what: string): string {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) throw new RemoteSignerError(`signer '${signerId}': ${what} must be an http(s) URL (https://host[:port])`);
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
+    throw new RemoteSignerError(`signer '${signerId}': ${what} must be an http(s) URL (https://host[:port])`);
   return url.replace(/\/+$/, '');
 }
 
@@ -70,7 +79,8 @@ export function statusCause(status: number): string {
 /** Why a request never got an answer: refused connection, DNS, TLS (undici's `cause` code, node-fetch's `code`). */
 export function networkCause(err: unknown): string | undefined {
   const code = (err as { cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code;
-  if (err instanceof TypeError && /fetch failed/i.test(err.message)) return typeof code === 'string' ? `unreachable (${code})` : 'unreachable';
+  if (err instanceof TypeError && /fetch failed/i.test(err.message))
+    return typeof code === 'string' ? `unreachable (${code})` : 'unreachable';
   if ((err as Error)?.name === 'FetchError' && typeof code === 'string') return `unreachable (${code})`;
   return undefined;
 }
@@ -79,7 +89,11 @@ export function networkCause(err: unknown): string | undefined {
  * Runs `call` with an AbortSignal that fires after `timeoutMs`; the promise settles by then even when the client does
  * not honour the signal. `label` is e.g. "signer 'x': vault login". RemoteSignerErrors pass through as they are.
  */
-export async function remoteCall<T>(label: string, timeoutMs: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function remoteCall<T>(
+  label: string,
+  timeoutMs: number,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -92,7 +106,8 @@ export async function remoteCall<T>(label: string, timeoutMs: number, call: (sig
     return await Promise.race([call(controller.signal), deadline]);
   } catch (err) {
     if (err instanceof RemoteSignerError) throw err;
-    if (controller.signal.aborted) throw new RemoteSignerError(`${label}: no answer within ${timeoutMs} ms (timed out)`);
+    if (controller.signal.aborted)
+      throw new RemoteSignerError(`${label}: no answer within ${timeoutMs} ms (timed out)`);
     const unreachable = networkCause(err);
     if (unreachable) throw new RemoteSignerError(`${label}: ${unreachable}`);
     throw err;

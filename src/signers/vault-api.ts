@@ -38,12 +38,19 @@ export function createVaultApi(settings: VaultSettings): VaultApi {
   async function login(): Promise<string> {
     const label = `${who}: Vault AppRole login`;
     const auth = await remoteCall(label, settings.timeoutMs, async (signal) => {
-      const res = await fetch(`${base}/v1/auth/approle/login`, { method: 'POST', headers: headers(), body: JSON.stringify({ role_id: settings.roleId, secret_id: settings.secretId }), signal });
+      const res = await fetch(`${base}/v1/auth/approle/login`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({ role_id: settings.roleId, secret_id: settings.secretId }),
+        signal,
+      });
       // Vault answers a wrong role_id or secret_id with 400 ("invalid role or secret ID").
-      if (res.status === 400) throw new RemoteSignerError(`${label}: HTTP 400: refused (check role_id and secret_id)`, await bodyText(res));
+      if (res.status === 400)
+        throw new RemoteSignerError(`${label}: HTTP 400: refused (check role_id and secret_id)`, await bodyText(res));
       return (await jsonOrThrow(label, res))?.auth;
     });
-    if (typeof auth?.client_token !== 'string') throw new RemoteSignerError(`${label}: the answer holds no client token`);
+    if (typeof auth?.client_token !== 'string')
+      throw new RemoteSignerError(`${label}: the answer holds no client token`);
     const leaseMs = Number(auth.lease_duration) > 0 ? Number(auth.lease_duration) * 1000 : 45 * 60_000;
     token = { value: auth.client_token, until: Date.now() + Math.max(leaseMs - RENEW_MARGIN_MS, 1000) };
     return token.value;
@@ -55,7 +62,12 @@ export function createVaultApi(settings: VaultSettings): VaultApi {
     for (let attempt = 0; ; attempt++) {
       const current = token && token.until > Date.now() ? token.value : await login();
       const res = await remoteCall(label, settings.timeoutMs, (signal) =>
-        fetch(`${base}/v1/${path}`, { method, headers: headers({ 'x-vault-token': current }), body: body === undefined ? undefined : JSON.stringify(body), signal }),
+        fetch(`${base}/v1/${path}`, {
+          method,
+          headers: headers({ 'x-vault-token': current }),
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        }),
       );
       if (res.status === 403 && attempt === 0) {
         await res.body?.cancel();
@@ -73,12 +85,15 @@ export function createVaultApi(settings: VaultSettings): VaultApi {
       const label = `${who}: Vault KV read of '${name}' at '${mount}'`;
       const answer = await authed(label, 'GET', `${segment(mount)}/data/${segment(name)}`);
       const data = answer?.data?.data;
-      if (data === null || typeof data !== 'object') throw new RemoteSignerError(`${label}: the secret has no data (deleted version?)`);
+      if (data === null || typeof data !== 'object')
+        throw new RemoteSignerError(`${label}: the secret has no data (deleted version?)`);
       return data as Record<string, unknown>;
     },
     async transitSign(mount, key, input) {
       const label = `${who}: Vault Transit sign with '${key}' at '${mount}'`;
-      const answer = await authed(label, 'POST', `${segment(mount)}/sign/${segment(key)}`, { input: Buffer.from(input).toString('base64') });
+      const answer = await authed(label, 'POST', `${segment(mount)}/sign/${segment(key)}`, {
+        input: Buffer.from(input).toString('base64'),
+      });
       const signature = answer?.data?.signature;
       if (typeof signature !== 'string') throw new RemoteSignerError(`${label}: the answer holds no signature`);
       return new Uint8Array(Buffer.from(signature.replace(/^vault:v\d+:/, ''), 'base64'));

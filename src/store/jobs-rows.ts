@@ -19,7 +19,21 @@ export interface JobRow {
   updated_at: number;
 }
 
-export const JOB_COLUMNS = ['id', 'kind', 'subject', 'due_at', 'attempts', 'payload', 'generation', 'claims', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at'] as const;
+export const JOB_COLUMNS = [
+  'id',
+  'kind',
+  'subject',
+  'due_at',
+  'attempts',
+  'payload',
+  'generation',
+  'claims',
+  'lease_owner',
+  'lease_expires_at',
+  'last_error',
+  'created_at',
+  'updated_at',
+] as const;
 
 export const toJob = (r: JobRow): Job => ({
   id: r.id,
@@ -39,12 +53,18 @@ export const toJob = (r: JobRow): Job => ({
 
 /** An upsert's payload, and whether an existing row keeps its own (no payload given, not a replace). */
 export function upsertPayload(spec: JobSpec): { payload: string | null; keep: boolean } {
-  return { payload: spec.payload === undefined ? null : JSON.stringify(spec.payload), keep: spec.payload === undefined && !spec.replace };
+  return {
+    payload: spec.payload === undefined ? null : JSON.stringify(spec.payload),
+    keep: spec.payload === undefined && !spec.replace,
+  };
 }
 
 /** The rows a claim leased, as jobs in due order (RETURNING gives no order guarantee). */
-export const claimedInOrder = (rows: readonly JobRow[]): ClaimedJob[] => rows.map(toJob).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id) as ClaimedJob[];
+export const claimedInOrder = (rows: readonly JobRow[]): ClaimedJob[] =>
+  rows.map(toJob).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id) as ClaimedJob[];
 
 /** Per-kind counts with the lag of the oldest due job (0 when none is due). */
-export const withLag = (rows: ReadonlyArray<Omit<JobStats, 'lagMs'> & { oldest: number | null }>, now: number): JobStats[] =>
-  rows.map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));
+export const withLag = (
+  rows: ReadonlyArray<Omit<JobStats, 'lagMs'> & { oldest: number | null }>,
+  now: number,
+): JobStats[] => rows.map(({ oldest, ...s }) => ({ ...s, lagMs: oldest === null ? 0 : Math.max(0, now - oldest) }));

@@ -4,7 +4,15 @@
 // until purged (a write over the quota purges first), as there. Locks are SET NX PX keys with a token.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, quotaExceeded, type KvClock } from '../domain/kv/rules.ts';
+import {
+  checkKey,
+  checkPattern,
+  checkTtl,
+  checkValue,
+  expiresAt,
+  quotaExceeded,
+  type KvClock,
+} from '../domain/kv/rules.ts';
 import type { KvRepo } from '../domain/kv/ports.ts';
 
 const PREFIX = 'relaybox:kv:';
@@ -72,7 +80,8 @@ function liveValue(field: string | null, now: number): string | null {
 }
 
 export function createRedisKvRepo(redis: Redis, clock: KvClock = Date.now): KvRepo {
-  const get = async (pluginId: string, key: string) => liveValue(await redis.hget(data(pluginId), checkKey(key)), clock());
+  const get = async (pluginId: string, key: string) =>
+    liveValue(await redis.hget(data(pluginId), checkKey(key)), clock());
   return {
     get,
     async set(pluginId, key, valueJson, ttlSec, quota) {
@@ -81,10 +90,22 @@ export function createRedisKvRepo(redis: Redis, clock: KvClock = Date.now): KvRe
       const at = expiresAt(ttlSec, now);
       checkValue(valueJson);
       const bytes = Buffer.byteLength(key) + Buffer.byteLength(valueJson);
-      const ok = await redis.eval(SET, 2, data(pluginId), usage(pluginId), key, `${at ?? 0}|${valueJson}`, bytes, quota.maxKeys, quota.maxBytes, now);
+      const ok = await redis.eval(
+        SET,
+        2,
+        data(pluginId),
+        usage(pluginId),
+        key,
+        `${at ?? 0}|${valueJson}`,
+        bytes,
+        quota.maxKeys,
+        quota.maxBytes,
+        now,
+      );
       if (ok !== 1) throw quotaExceeded(quota);
     },
-    del: async (pluginId, key) => (await redis.eval(DEL, 2, data(pluginId), usage(pluginId), checkKey(key), clock())) === 1,
+    del: async (pluginId, key) =>
+      (await redis.eval(DEL, 2, data(pluginId), usage(pluginId), checkKey(key), clock())) === 1,
     exists: async (pluginId, key) => (await get(pluginId, key)) !== null,
     async listKeys(pluginId, pattern) {
       checkPattern(pattern);
@@ -106,6 +127,7 @@ export function createRedisKvRepo(redis: Redis, clock: KvClock = Date.now): KvRe
       const ok = await redis.set(lockKey(pluginId, key), token, 'PX', Math.max(1, Math.round(ttl * 1000)), 'NX');
       return ok === 'OK' ? token : null;
     },
-    unlock: async (pluginId, key, token) => (await redis.eval(UNLOCK, 1, lockKey(pluginId, checkKey(key)), String(token))) === 1,
+    unlock: async (pluginId, key, token) =>
+      (await redis.eval(UNLOCK, 1, lockKey(pluginId, checkKey(key)), String(token))) === 1,
   };
 }

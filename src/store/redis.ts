@@ -35,7 +35,10 @@ export function openRedis(url: string, logger: Logger, options: RedisOptions = {
   client.on('error', (err: Error) => {
     if (down) return;
     down = true;
-    logger.warn({ err: err.message }, 'Redis unavailable: rate limits fall back to this instance alone until it is back');
+    logger.warn(
+      { err: err.message },
+      'Redis unavailable: rate limits fall back to this instance alone until it is back',
+    );
   });
   client.on('ready', () => {
     if (down) logger.info('Redis available again: rate limits are shared again');
@@ -43,7 +46,13 @@ export function openRedis(url: string, logger: Logger, options: RedisOptions = {
   });
   return {
     client,
-    answers: () => (client.status === 'ready' ? client.ping().then((r) => r === 'PONG', () => false) : Promise.resolve(false)),
+    answers: () =>
+      client.status === 'ready'
+        ? client.ping().then(
+            (r) => r === 'PONG',
+            () => false,
+          )
+        : Promise.resolve(false),
     async close() {
       await client.quit().catch(() => client.disconnect());
     },

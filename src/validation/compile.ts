@@ -35,7 +35,13 @@ function configure(ajv: Ajv): Ajv {
     const parent = cxt?.parentData as unknown;
     if (!enabled || typeof data !== 'number' || parent === null || typeof parent !== 'object') return true;
     if (!inexactNotation.get(parent)?.has(String(cxt!.parentDataProperty))) return true;
-    plainInteger.errors = [{ keyword: 'x-plain-integer', message: 'must be written as plain decimal digits (no exponent, no decimal point)', params: {} }];
+    plainInteger.errors = [
+      {
+        keyword: 'x-plain-integer',
+        message: 'must be written as plain decimal digits (no exponent, no decimal point)',
+        params: {},
+      },
+    ];
     return false;
   };
   ajv.addKeyword({ keyword: 'x-plain-integer', schemaType: 'boolean', validate: plainInteger });
@@ -45,8 +51,19 @@ function configure(ajv: Ajv): Ajv {
 // Bodies are validated as sent (no coercion, no defaults injected into client data);
 // path and query values are strings by nature, so their instance coerces.
 // `verbose` puts parentSchema on each error, which describe() needs to read `x-expect`.
-const strictAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: false, verbose: true }));
-const coercingAjv = configure(new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: true, useDefaults: true, verbose: true }));
+const strictAjv = configure(
+  new Ajv({ allErrors: false, strict: true, strictRequired: false, coerceTypes: false, verbose: true }),
+);
+const coercingAjv = configure(
+  new Ajv({
+    allErrors: false,
+    strict: true,
+    strictRequired: false,
+    coerceTypes: true,
+    useDefaults: true,
+    verbose: true,
+  }),
+);
 
 export type Validator<T> = ((value: unknown) => T) & { schema: AnySchema };
 
@@ -94,7 +111,10 @@ function checkUrlValues(value: unknown, integerFields: string[], location: strin
 }
 
 function fieldName(location: string, instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.length ? parts.join('.') : location;
 }

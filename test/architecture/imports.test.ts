@@ -13,7 +13,8 @@ function sourceFiles(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 interface Edges {
   /** Local files imported for their code. */
@@ -46,11 +47,14 @@ function edgesOf(file: string): Edges {
 }
 
 const graph = new Map<string, Edges>();
-for (const file of [...sourceFiles('src'), ...sourceFiles('runtime'), ...sourceFiles('console')]) graph.set(rel(file), edgesOf(file));
+for (const file of [...sourceFiles('src'), ...sourceFiles('runtime'), ...sourceFiles('console')])
+  graph.set(rel(file), edgesOf(file));
 const all = (e: Edges) => [...e.local, ...e.typeOnly];
 const under = (prefix: string) => [...graph].filter(([file]) => file.startsWith(prefix));
 // A bare name that is also one of our dependencies (`buffer`) is that npm package: the bundler resolves it so.
-const DEPENDENCIES = new Set(Object.keys(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).dependencies));
+const DEPENDENCIES = new Set(
+  Object.keys(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).dependencies),
+);
 const NODE_BUILTIN = new Set(builtinModules.filter((name) => !DEPENDENCIES.has(name)));
 const isNodeBuiltin = (spec: string) => spec.startsWith('node:') || NODE_BUILTIN.has(spec.split('/')[0]!);
 
@@ -61,15 +65,23 @@ test('the import graph was read', () => {
 });
 
 test('src/ keeps only the composition root and the shared kernel at its top; runtime/ only its protocol', () => {
-  const top = (dir: string) => readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+  const top = (dir: string) =>
+    readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
   assert.deepEqual(top('src'), ['app.ts', 'errors.ts', 'main.ts']);
   assert.deepEqual(top('runtime'), ['protocol.ts']);
-  const rooms = readdirSync(path.join(PROJECT_ROOT, 'runtime'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const rooms = readdirSync(path.join(PROJECT_ROOT, 'runtime'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   assert.deepEqual(rooms, ['common', 'isolate', 'process', 'worker']);
 });
 
 test('runtime/ never imports src/', () => {
-  for (const [file, edges] of under('runtime/')) for (const t of all(edges)) assert.ok(!t.startsWith('src/'), `${file} imports ${t}`);
+  for (const [file, edges] of under('runtime/'))
+    for (const t of all(edges)) assert.ok(!t.startsWith('src/'), `${file} imports ${t}`);
 });
 
 test('runtime/isolate/ imports no Node built-in and nothing of the process or worker rooms (its code runs inside the sandbox)', () => {
@@ -82,11 +94,15 @@ test('runtime/isolate/ imports no Node built-in and nothing of the process or wo
 });
 
 test('the worker room never imports the process room, and the process room never imports the worker or isolate rooms', () => {
-  for (const [file, edges] of under('runtime/worker/')) for (const t of all(edges)) assert.ok(!t.startsWith('runtime/process/'), `${file} imports ${t}`);
+  for (const [file, edges] of under('runtime/worker/'))
+    for (const t of all(edges)) assert.ok(!t.startsWith('runtime/process/'), `${file} imports ${t}`);
   for (const [file, edges] of under('runtime/process/')) {
     for (const t of all(edges)) assert.ok(!/^runtime\/(worker|isolate)\//.test(t), `${file} imports ${t}`);
   }
-  assert.ok(graph.get('runtime/worker/sandbox.ts')!.local.includes('runtime/isolate/prelude.ts'), 'the worker loads the prelude into each context');
+  assert.ok(
+    graph.get('runtime/worker/sandbox.ts')!.local.includes('runtime/isolate/prelude.ts'),
+    'the worker loads the prelude into each context',
+  );
 });
 
 test('runtime/common/ imports only Node built-ins: the rooms and the HTTP process share it, it depends on none of them', () => {
@@ -94,7 +110,8 @@ test('runtime/common/ imports only Node built-ins: the rooms and the HTTP proces
   assert.ok(common.length >= 3, 'the shared helpers are read');
   for (const [file, edges] of common) {
     for (const p of edges.packages) assert.ok(isNodeBuiltin(p), `${file} imports ${p}`);
-    for (const t of all(edges)) assert.ok(t.startsWith('runtime/common/') || t === 'runtime/protocol.ts', `${file} imports ${t}`);
+    for (const t of all(edges))
+      assert.ok(t.startsWith('runtime/common/') || t === 'runtime/protocol.ts', `${file} imports ${t}`);
   }
 });
 
@@ -117,15 +134,20 @@ test('only src/plugin-host/ reaches into runtime/, and only its protocol and its
 });
 
 test("the API's and the config file's schemas take the plugin settings from runtime/common/, which is data only", () => {
-  for (const file of SETTINGS_SCHEMA_READERS) assert.ok(graph.get(file)!.local.includes(SETTINGS_SCHEMA), `${file} reads the one declaration`);
+  for (const file of SETTINGS_SCHEMA_READERS)
+    assert.ok(graph.get(file)!.local.includes(SETTINGS_SCHEMA), `${file} reads the one declaration`);
   assert.ok(graph.get('runtime/process/settings.ts')!.local.includes(SETTINGS_SCHEMA), 'the runtime compiles it too');
   const { local, typeOnly, packages } = graph.get(SETTINGS_SCHEMA)!;
   assert.deepEqual([...local, ...typeOnly, ...packages], [], `${SETTINGS_SCHEMA} imports nothing`);
-  assert.ok(!/\bfunction\b|=>/.test(readFileSync(path.join(PROJECT_ROOT, SETTINGS_SCHEMA), 'utf8')), `${SETTINGS_SCHEMA} holds no code`);
+  assert.ok(
+    !/\bfunction\b|=>/.test(readFileSync(path.join(PROJECT_ROOT, SETTINGS_SCHEMA), 'utf8')),
+    `${SETTINGS_SCHEMA} holds no code`,
+  );
 });
 
 test('the domain imports no framework, driver, cloud SDK or outer layer', () => {
-  const forbiddenPackages = /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino|prom-client|rate-limiter-flexible|esbuild|undici|@aws-sdk|@google-cloud|@azure|pkcs11js|graphene-pk11)(\/|$)/;
+  const forbiddenPackages =
+    /^(express|better-sqlite3|pg|kysely|ioredis|piscina|isolated-vm|ajv|pino|prom-client|rate-limiter-flexible|esbuild|undici|@aws-sdk|@google-cloud|@azure|pkcs11js|graphene-pk11)(\/|$)/;
   const outer = /^src\/(http|api|store|chains|signers|plugin-host|observability|openapi|net)\/|^src\/(app|main)\.ts$/;
   for (const [file, edges] of under('src/domain/')) {
     for (const p of edges.packages) assert.ok(!forbiddenPackages.test(p), `${file} imports ${p}`);
@@ -135,22 +157,29 @@ test('the domain imports no framework, driver, cloud SDK or outer layer', () => 
 
 test('ports are types only: src/domain/**/ports.ts import no code', () => {
   const ports = under('src/domain/').filter(([f]) => f.endsWith('/ports.ts'));
-  assert.ok(ports.some(([f]) => f === 'src/domain/ports.ts') && ports.some(([f]) => f === 'src/domain/signers/ports.ts'));
-  for (const [file, { local, packages }] of ports) assert.deepEqual([...local, ...packages], [], `${file} has value imports`);
+  assert.ok(
+    ports.some(([f]) => f === 'src/domain/ports.ts') && ports.some(([f]) => f === 'src/domain/signers/ports.ts'),
+  );
+  for (const [file, { local, packages }] of ports)
+    assert.deepEqual([...local, ...packages], [], `${file} has value imports`);
 });
 
 test('only the store opens SQLite, PostgreSQL and Redis, and only app.ts (through src/store/open.ts) picks the store adapter', () => {
   for (const [file, edges] of graph) {
-    if (edges.packages.includes('better-sqlite3')) assert.equal(file, 'src/store/sqlite/db.ts', `${file} imports better-sqlite3`);
-    for (const p of edges.packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p))) assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
+    if (edges.packages.includes('better-sqlite3'))
+      assert.equal(file, 'src/store/sqlite/db.ts', `${file} imports better-sqlite3`);
+    for (const p of edges.packages.filter((p) => /^(pg|kysely|ioredis)$/.test(p)))
+      assert.ok(file.startsWith('src/store/'), `${file} imports ${p}`);
     if (file.startsWith('src/store/')) continue;
-    for (const t of edges.local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t))) assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
+    for (const t of edges.local.filter((t) => /^src\/store\/(sqlite|postgres)\/|^src\/store\/open\.ts$/.test(t)))
+      assert.equal(file, 'src/app.ts', `${file} imports ${t}`);
   }
 });
 
 test('the API layer reaches the store, the chains, the signers and the plugin host only through the domain', () => {
   for (const [file, edges] of under('src/api/')) {
-    for (const t of edges.local) assert.ok(!/^src\/(store|chains|signers|plugin-host)\//.test(t), `${file} imports ${t}`);
+    for (const t of edges.local)
+      assert.ok(!/^src\/(store|chains|signers|plugin-host)\//.test(t), `${file} imports ${t}`);
   }
 });
 
@@ -170,19 +199,24 @@ test('adapters (chains, signers, store, plugin host) never import the HTTP or AP
 
 test("the console's browser code (console/) imports only itself and preact, and nothing imports it", () => {
   const browser = under('console/');
-  assert.ok(browser.some(([f]) => f === 'console/app.ts'), 'the console is read');
+  assert.ok(
+    browser.some(([f]) => f === 'console/app.ts'),
+    'the console is read',
+  );
   for (const [file, edges] of browser) {
     for (const p of edges.packages) assert.ok(/^preact(\/hooks)?$/.test(p), `${file} imports ${p}`);
     for (const t of all(edges)) assert.ok(t.startsWith('console/'), `${file} imports ${t}`);
   }
-  for (const [file, edges] of [...under('src/'), ...under('runtime/')]) for (const t of all(edges)) assert.ok(!t.startsWith('console/'), `${file} imports ${t}`);
+  for (const [file, edges] of [...under('src/'), ...under('runtime/')])
+    for (const t of all(edges)) assert.ok(!t.startsWith('console/'), `${file} imports ${t}`);
 });
 
 test("the console's server part (src/console/) serves files only: no domain, store, chain, signer or plugin host", () => {
   const server = under('src/console/');
   assert.ok(server.length >= 2);
   for (const [file, edges] of server) {
-    for (const t of all(edges)) assert.ok(!/^src\/(domain|store|chains|signers|plugin-host|api)\//.test(t), `${file} imports ${t}`);
+    for (const t of all(edges))
+      assert.ok(!/^src\/(domain|store|chains|signers|plugin-host|api)\//.test(t), `${file} imports ${t}`);
   }
   assert.ok(graph.get('src/app.ts')!.local.includes('src/console/routes.ts'), 'the composition root mounts it');
 });
@@ -191,7 +225,8 @@ test('there are no import cycles, counting type imports', () => {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (node: string, trail: string[]) => {
     if (state.get(node) === 'done') return;
-    if (state.get(node) === 'visiting') assert.fail(`cycle: ${[...trail.slice(trail.indexOf(node)), node].join(' -> ')}`);
+    if (state.get(node) === 'visiting')
+      assert.fail(`cycle: ${[...trail.slice(trail.indexOf(node)), node].join(' -> ')}`);
     state.set(node, 'visiting');
     for (const next of all(graph.get(node)!)) if (graph.has(next)) visit(next, [...trail, node]);
     state.set(node, 'done');
@@ -209,7 +244,8 @@ function loadedWith(entry: string, matching: RegExp): string[] {
     const file = queue.shift()!;
     const edges = graph.get(file);
     if (!edges) continue;
-    for (const p of edges.packages.filter((p) => matching.test(p) && !edges.lazy.has(p))) found.push(`${p}: ${chain(file)}`);
+    for (const p of edges.packages.filter((p) => matching.test(p) && !edges.lazy.has(p)))
+      found.push(`${p}: ${chain(file)}`);
     for (const next of edges.local.filter((n) => !edges.lazy.has(n) && !from.has(n))) {
       from.set(next, file);
       queue.push(next);
@@ -233,8 +269,16 @@ test('no signer adapter loads the Solana or Stellar libraries with it: an EVM ke
 });
 
 test('the check sees the libraries where they are loaded', () => {
-  assert.ok(loadedWith('src/signers/local/resolve.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@solana/kit: src/signers/local/resolve.ts')));
-  assert.ok(loadedWith('src/domain/transactions/stellar/parts.ts', CHAIN_LIBRARIES).some((line) => line.startsWith('@stellar/stellar-base')));
+  assert.ok(
+    loadedWith('src/signers/local/resolve.ts', CHAIN_LIBRARIES).some((line) =>
+      line.startsWith('@solana/kit: src/signers/local/resolve.ts'),
+    ),
+  );
+  assert.ok(
+    loadedWith('src/domain/transactions/stellar/parts.ts', CHAIN_LIBRARIES).some((line) =>
+      line.startsWith('@stellar/stellar-base'),
+    ),
+  );
 });
 
 // The signing gate (src/domain/signers/gate.ts) is the one door to a relayer's key for a transaction: the Solana and
@@ -256,11 +300,14 @@ test('the approval types are branded in the chain ports: no value has one withou
 
 test('only the signing gate makes an approval; nothing casts its way into a chain signing method', () => {
   const files = [...graph.keys()].filter((f) => f.startsWith('src/'));
-  const makers = files.filter((f) => new RegExp(`as\\s+(unknown\\s+as\\s+)?${APPROVAL_TYPES.source}`).test(sourceOf(f)));
+  const makers = files.filter((f) =>
+    new RegExp(`as\\s+(unknown\\s+as\\s+)?${APPROVAL_TYPES.source}`).test(sourceOf(f)),
+  );
   assert.deepEqual(makers, [GATE]);
   for (const file of files) {
     for (const line of sourceOf(file).split('\n')) {
-      if (SIGNING_METHOD.test(line)) assert.ok(!/\bas (never|any|unknown)\b/.test(line), `${file} casts in a signing call: ${line.trim()}`);
+      if (SIGNING_METHOD.test(line))
+        assert.ok(!/\bas (never|any|unknown)\b/.test(line), `${file} casts in a signing call: ${line.trim()}`);
     }
   }
   // The gate's approvals are functions the domain calls to get one: every module that passes one to a chain imports it.
@@ -280,17 +327,49 @@ test("a signer's sign functions are called in the domain only by the signing pat
   const SIGNER_CALL = /\.sign\(|signEvmDigest\??\.?(\(|bind)/;
   const callers = [...under('src/domain/'), ...under('src/api/'), ...under('src/plugin-host/'), ...under('src/app.ts')]
     .map(([f]) => f)
-    .filter((f) => !f.endsWith('/ports.ts') && sourceOf(f).split('\n').some((l) => !/^\s*(\/\/|\*|\/\*\*)/.test(l) && SIGNER_CALL.test(l)))
+    .filter(
+      (f) =>
+        !f.endsWith('/ports.ts') &&
+        sourceOf(f)
+          .split('\n')
+          .some((l) => !/^\s*(\/\/|\*|\/\*\*)/.test(l) && SIGNER_CALL.test(l)),
+    )
     .sort();
-  assert.deepEqual(callers, ['src/domain/signers/bounded.ts', 'src/domain/signers/signing.ts', 'src/domain/transactions/evm/relay.ts']);
+  assert.deepEqual(callers, [
+    'src/domain/signers/bounded.ts',
+    'src/domain/signers/signing.ts',
+    'src/domain/transactions/evm/relay.ts',
+  ]);
   // In the chain adapters, the key signs in one place per chain, after the approval.
-  const adapterCalls = [...under('src/chains/')].map(([f]) => f).filter((f) => /\bsigner\.sign\(/.test(sourceOf(f))).sort();
-  assert.deepEqual(adapterCalls, ['src/chains/solana/wire.ts', 'src/chains/stellar/build.ts', 'src/chains/stellar/sign.ts']);
-  assert.equal(sourceOf('src/chains/solana/adapter.ts').match(/signAsFeePayer\(/g)?.length, 1, 'the Solana adapter signs in finish() only');
-  assert.match(sourceOf('src/chains/solana/adapter.ts'), /await approval\(\{ \.\.\.facts, wire: toBase64\(bytes\) \}\);\n\s+const signed = await signAsFeePayer\(/);
-  assert.match(sourceOf('src/chains/stellar/build.ts'), /await approve\(tx, approval, simulated\);\n\s+const signature = await signer\.sign\(/);
-  assert.match(sourceOf('src/chains/stellar/sign.ts'), /await approve\(tx, approval\);\n\s+const signature = await signer\.sign\(/);
-  for (const f of under('src/').map(([f]) => f).filter((f) => f !== 'src/chains/solana/wire.ts' && f !== 'src/chains/solana/adapter.ts')) {
+  const adapterCalls = [...under('src/chains/')]
+    .map(([f]) => f)
+    .filter((f) => /\bsigner\.sign\(/.test(sourceOf(f)))
+    .sort();
+  assert.deepEqual(adapterCalls, [
+    'src/chains/solana/wire.ts',
+    'src/chains/stellar/build.ts',
+    'src/chains/stellar/sign.ts',
+  ]);
+  assert.equal(
+    sourceOf('src/chains/solana/adapter.ts').match(/signAsFeePayer\(/g)?.length,
+    1,
+    'the Solana adapter signs in finish() only',
+  );
+  assert.match(
+    sourceOf('src/chains/solana/adapter.ts'),
+    /await approval\(\{ \.\.\.facts, wire: toBase64\(bytes\) \}\);\n\s+const signed = await signAsFeePayer\(/,
+  );
+  assert.match(
+    sourceOf('src/chains/stellar/build.ts'),
+    /await approve\(tx, approval, simulated\);\n\s+const signature = await signer\.sign\(/,
+  );
+  assert.match(
+    sourceOf('src/chains/stellar/sign.ts'),
+    /await approve\(tx, approval\);\n\s+const signature = await signer\.sign\(/,
+  );
+  for (const f of under('src/')
+    .map(([f]) => f)
+    .filter((f) => f !== 'src/chains/solana/wire.ts' && f !== 'src/chains/solana/adapter.ts')) {
     assert.ok(!/signAsFeePayer\(/.test(sourceOf(f)), `${f} calls signAsFeePayer around the adapter's approval`);
   }
 });
@@ -302,18 +381,27 @@ const READS_ENV = /(?<![\w'"`.])process\.env\b/;
 test('no process.env outside src/config/ (src/ and runtime/)', () => {
   const readers = [...under('src/'), ...under('runtime/')]
     .map(([f]) => f)
-    .filter((f) => !f.startsWith('src/config/') && sourceOf(f).split('\n').some((l) => !/^\s*(\/\/|\*|\/\*)/.test(l) && READS_ENV.test(l)));
+    .filter(
+      (f) =>
+        !f.startsWith('src/config/') &&
+        sourceOf(f)
+          .split('\n')
+          .some((l) => !/^\s*(\/\/|\*|\/\*)/.test(l) && READS_ENV.test(l)),
+    );
   assert.deepEqual(readers, []);
   assert.ok(READS_ENV.test(sourceOf('src/config/process-env.ts')), 'the check sees a read where there is one');
 });
 
 test('job kinds are registered with the scheduler in one module (src/domain/jobs/kinds.ts), composed by the one root', () => {
-  const registering = under('src/').map(([f]) => f).filter((f) => /\.register\(/.test(sourceOf(f)));
+  const registering = under('src/')
+    .map(([f]) => f)
+    .filter((f) => /\.register\(/.test(sourceOf(f)));
   assert.deepEqual(registering, ['src/domain/jobs/kinds.ts']);
   assert.ok(graph.get('src/app.ts')!.local.includes('src/domain/jobs/kinds.ts'), 'the composition root registers them');
   // The API layer builds no domain part: the relaying services come composed (src/domain/relaying.ts) from the root.
   for (const [file, edges] of under('src/api/')) {
-    for (const t of edges.local) assert.ok(!/^src\/domain\/(relaying|management|jobs\/kinds)\.ts$/.test(t), `${file} imports ${t}`);
+    for (const t of edges.local)
+      assert.ok(!/^src\/domain\/(relaying|management|jobs\/kinds)\.ts$/.test(t), `${file} imports ${t}`);
   }
 });
 
@@ -325,8 +413,11 @@ test("the two stores mirror each other: src/store/sqlite/ and src/store/postgres
     sqlite: ['gate.ts', 'sync-ops.ts'],
     postgres: ['channels.ts', 'instance-checks.ts', 'listener.ts', 'schema.ts', 'write-buffer.ts'],
   };
-  for (const [engine, names] of Object.entries(own)) for (const name of names) assert.ok(files(engine).includes(name), `src/store/${engine}/${name} is listed as its own but is gone`);
+  for (const [engine, names] of Object.entries(own))
+    for (const name of names)
+      assert.ok(files(engine).includes(name), `src/store/${engine}/${name} is listed as its own but is gone`);
   const mirrored = (engine: string) => files(engine).filter((f) => !own[engine]!.includes(f));
   assert.deepEqual(mirrored('sqlite'), mirrored('postgres'));
-  for (const name of ['db.ts', 'open.ts', 'store.ts', 'migrations', 'jobs-repo.ts', 'kv-repo.ts']) assert.ok(mirrored('sqlite').includes(name), name);
+  for (const name of ['db.ts', 'open.ts', 'store.ts', 'migrations', 'jobs-repo.ts', 'kv-repo.ts'])
+    assert.ok(mirrored('sqlite').includes(name), name);
 });

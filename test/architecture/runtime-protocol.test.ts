@@ -11,13 +11,17 @@ const FILE = path.join(PROJECT_ROOT, 'runtime', 'protocol.ts');
 test('runtime/protocol.ts exports no function, and holds none', async () => {
   const exported = Object.entries(await import(FILE));
   assert.ok(exported.length >= 5, 'its constants are read');
-  for (const [name, value] of exported) assert.notEqual(typeof value, 'function', `protocol.ts exports the function ${name}`);
+  for (const [name, value] of exported)
+    assert.notEqual(typeof value, 'function', `protocol.ts exports the function ${name}`);
   // Its code, comments left out: no function or class anywhere (exported or not).
-  const code = readFileSync(FILE, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+  const code = readFileSync(FILE, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '');
   assert.doesNotMatch(code, /\bfunction\b|\bclass\b/, 'protocol.ts holds code');
 });
 
 test('runtime/protocol.ts imports nothing for its code (types only)', () => {
   const text = readFileSync(FILE, 'utf8');
-  for (const m of text.matchAll(/^\s*import\s+(?!type\s)(.*)$/gm)) assert.fail(`protocol.ts imports code: ${m[0].trim()}`);
+  for (const m of text.matchAll(/^\s*import\s+(?!type\s)(.*)$/gm))
+    assert.fail(`protocol.ts imports code: ${m[0].trim()}`);
 });

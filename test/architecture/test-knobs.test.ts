@@ -15,7 +15,11 @@ function sourceFiles(dir: string): string[] {
 
 /** Every environment variable a source text reads by name: `env.NAME`, `env['NAME']`, or a helper's `(env, 'NAME'`. */
 function envNames(text: string): string[] {
-  return [...text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]|\s*,\s*['"]([A-Z][A-Z0-9_]*)['"])/g)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+  return [
+    ...text.matchAll(
+      /\benv(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]|\s*,\s*['"]([A-Z][A-Z0-9_]*)['"])/g,
+    ),
+  ].map((m) => (m[1] ?? m[2] ?? m[3])!);
 }
 
 /** A name meant for a test or the bench: one of its `_`-separated words says so (DEFAULT_… is no FAULT). */
@@ -36,14 +40,25 @@ function knobsIn(files: string[]): string[] {
 }
 
 test('the knob finder finds the knobs that used to be in the product (this test can fail)', () => {
-  assert.deepEqual(envNames("const HOP = process.env.BENCH_HOP_TIMING === '1'; x(env, 'PORT'); env['PLUGIN_FAULT_STALL_WORKER']"), ['BENCH_HOP_TIMING', 'PORT', 'PLUGIN_FAULT_STALL_WORKER']);
-  assert.deepEqual(['BENCH_HOP_TIMING', 'PLUGIN_FAULT_STALL_WORKER', 'RUN_TESTS', 'DEFAULT_TIMEOUT', 'TESTNET_URL', 'PORT'].filter(isKnob), ['BENCH_HOP_TIMING', 'PLUGIN_FAULT_STALL_WORKER', 'RUN_TESTS']);
+  assert.deepEqual(
+    envNames("const HOP = process.env.BENCH_HOP_TIMING === '1'; x(env, 'PORT'); env['PLUGIN_FAULT_STALL_WORKER']"),
+    ['BENCH_HOP_TIMING', 'PORT', 'PLUGIN_FAULT_STALL_WORKER'],
+  );
+  assert.deepEqual(
+    ['BENCH_HOP_TIMING', 'PLUGIN_FAULT_STALL_WORKER', 'RUN_TESTS', 'DEFAULT_TIMEOUT', 'TESTNET_URL', 'PORT'].filter(
+      isKnob,
+    ),
+    ['BENCH_HOP_TIMING', 'PLUGIN_FAULT_STALL_WORKER', 'RUN_TESTS'],
+  );
   assert.match("req.headers['x-relaybox-hop-timing']", KNOB_TEXT);
 });
 
 test('src/ (but src/config/) and runtime/ read no test or bench knob and carry no hop-timing header', () => {
   const files = [...sourceFiles('src').filter((f) => !f.startsWith('src/config/')), ...sourceFiles('runtime')];
-  assert.ok(files.length > 100 && files.includes('runtime/process/server.ts') && files.includes('src/api/plugins/routes.ts'), 'the product is read');
+  assert.ok(
+    files.length > 100 && files.includes('runtime/process/server.ts') && files.includes('src/api/plugins/routes.ts'),
+    'the product is read',
+  );
   assert.deepEqual(knobsIn(files), []);
 });
 

@@ -12,29 +12,66 @@ test('the bench harness runs every scenario and writes its JSON record and chart
   const out = mkdtempSync(path.join(tmpdir(), 'relaybox-bench-out-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
   // The chain scenario starts a devnet and a second service process: smoke size, but start-up time.
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`], { cwd: PROJECT_ROOT, timeout: 240_000 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bench/run.ts'), '--smoke', `--out=${out}`],
+    { cwd: PROJECT_ROOT, timeout: 240_000 },
+  );
   assert.match(stdout, /\| echo plugin \| 1 \|/);
   // Issue 41's table sets each target against what the same run's floors allow.
-  for (const limit of [/pipeline floor [\d.]+ ms/, /its CPU over \d cores allows/, /1\.5x the floor/, /the cores carry at most/]) assert.match(stdout, limit);
-  assert.match(stdout, /\| pipeline floor \(express 5, fork IPC, Piscina 2 threads, warm isolate applySync\) \(\w+\) \(CPU \d+ µs per call\) \| 64 \|/);
+  for (const limit of [
+    /pipeline floor [\d.]+ ms/,
+    /its CPU over \d cores allows/,
+    /1\.5x the floor/,
+    /the cores carry at most/,
+  ])
+    assert.match(stdout, limit);
+  assert.match(
+    stdout,
+    /\| pipeline floor \(express 5, fork IPC, Piscina 2 threads, warm isolate applySync\) \(\w+\) \(CPU \d+ µs per call\) \| 64 \|/,
+  );
   const files = readdirSync(out);
   const json = files.find((f) => f.endsWith('.json'));
   assert.ok(json && files.some((f) => f.endsWith('.svg')), files.join(', '));
-  const record = JSON.parse(readFileSync(path.join(out, json), 'utf8')) as { mode: string; node: string; rows: Array<{ scenario: string; inflight: number; errors: number; requests: number; ratioToHttpFloor?: number }> };
+  const record = JSON.parse(readFileSync(path.join(out, json), 'utf8')) as {
+    mode: string;
+    node: string;
+    rows: Array<{ scenario: string; inflight: number; errors: number; requests: number; ratioToHttpFloor?: number }>;
+  };
   assert.equal(record.mode, 'smoke');
   assert.match(record.node, /^v24\./);
   const scenarios = new Set(record.rows.map((r) => r.scenario));
-  for (const name of ['HTTP floor (bare express 5)', 'echo plugin', 'log 10 lines (emit_logs)', 'CPU loop 1e5', 'sendTransaction (emit_traces)', 'KV get + set', 'create notification']) {
+  for (const name of [
+    'HTTP floor (bare express 5)',
+    'echo plugin',
+    'log 10 lines (emit_logs)',
+    'CPU loop 1e5',
+    'sendTransaction (emit_traces)',
+    'KV get + set',
+    'create notification',
+  ]) {
     assert.ok(scenarios.has(name), `missing scenario ${name}`);
   }
   assert.ok(record.rows.some((r) => r.scenario.startsWith('cold start')));
   assert.ok(record.rows.some((r) => r.scenario.startsWith('list transactions')));
-  for (const chain of ['anvil raw eth_sendRawTransaction', 'EVM send → submitted', 'EVM send → confirmed', 'tracking ', 'Solana send → confirmed', 'Stellar send → confirmed']) {
-    assert.ok(record.rows.some((r) => r.scenario.startsWith(chain)), `missing chain scenario ${chain}`);
+  for (const chain of [
+    'anvil raw eth_sendRawTransaction',
+    'EVM send → submitted',
+    'EVM send → confirmed',
+    'tracking ',
+    'Solana send → confirmed',
+    'Stellar send → confirmed',
+  ]) {
+    assert.ok(
+      record.rows.some((r) => r.scenario.startsWith(chain)),
+      `missing chain scenario ${chain}`,
+    );
   }
   for (const r of record.rows) {
     assert.equal(r.errors, 0, `${r.scenario} @${r.inflight} had errors`);
     assert.ok(r.requests > 0, `${r.scenario} ran no request`);
   }
-  assert.ok(record.rows.filter((r) => r.scenario === 'echo plugin').every((r) => typeof r.ratioToHttpFloor === 'number'));
+  assert.ok(
+    record.rows.filter((r) => r.scenario === 'echo plugin').every((r) => typeof r.ratioToHttpFloor === 'number'),
+  );
 });

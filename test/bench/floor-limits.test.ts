@@ -3,7 +3,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { floorLimits, type Row } from '../../bench/report.ts';
 
-const row = (scenario: string, inflight: number, fields: Partial<Row>): Row => ({ scenario, inflight, requests: 1, errors: 0, rps: 1, p50: 0, p99: 0, max: 0, ...fields });
+const row = (scenario: string, inflight: number, fields: Partial<Row>): Row => ({
+  scenario,
+  inflight,
+  requests: 1,
+  errors: 0,
+  rps: 1,
+  p50: 0,
+  p99: 0,
+  max: 0,
+  ...fields,
+});
 const PIPELINE = 'pipeline floor (express 5, fork IPC, Piscina 2 threads, warm isolate applySync) (wrk)';
 // Figures of the 2026-12-01 measurement (issue 41): bare express 17,576/s on its one thread at 57 µs of CPU per call;
 // the pipeline floor 1.10 of it at 103 µs per call, spread over the HTTP process, the runtime process and 2 workers.
@@ -13,7 +23,12 @@ const rows = [
   row(PIPELINE, 1, { p50: 0.196 }),
   row(PIPELINE, 64, { rps: 19334, cpuUsPerCall: 103 }),
 ];
-const chain = { rawIntakePerSecond: 4500, submittedPerSecond: 1300, submittedVsRaw: 0.29, cpuMs: { raw: { anvil: 0.22, anvilMined: 0.24, driver: 0.15 }, send: { service: 0.87, anvil: 0.43, driver: 0.15 } } };
+const chain = {
+  rawIntakePerSecond: 4500,
+  submittedPerSecond: 1300,
+  submittedVsRaw: 0.29,
+  cpuMs: { raw: { anvil: 0.22, anvilMined: 0.24, driver: 0.15 }, send: { service: 0.87, anvil: 0.43, driver: 0.15 } },
+};
 const near = (a: number | undefined, b: number) => assert.ok(a !== undefined && Math.abs(a - b) < 1e-9, `${a} != ${b}`);
 
 test('the pipeline floor sets the latency and CPU targets; its CPU over the cores it runs on bounds the share of bare express', () => {
@@ -34,12 +49,22 @@ test('a floor that meets bare express is never called impossible: the limit is a
   for (const cores of [2, 4, 8]) {
     const limits = floorLimits(rows, undefined, cores);
     assert.ok(limits.ratio64! >= 1, `${cores} cores: ${limits.ratio64}`);
-    assert.ok(limits.ratio64! >= limits.pipelineRatio64! - 0.01, `${cores} cores: ${limits.ratio64} < ${limits.pipelineRatio64}`);
+    assert.ok(
+      limits.ratio64! >= limits.pipelineRatio64! - 0.01,
+      `${cores} cores: ${limits.ratio64} < ${limits.pipelineRatio64}`,
+    );
   }
   // On one core, the four threads take turns: one core's worth of calls at the floor's CPU per call.
   near(floorLimits(rows, undefined, 1).ratio64, 1e6 / 103 / 17576);
 });
 
 test('a limit whose floor the run did not measure is left out', () => {
-  assert.deepEqual(floorLimits(rows.slice(0, 2)), { p50Target: undefined, ratio64: undefined, pipelineRatio64: undefined, cpuUsTarget64: undefined, sendRatio: undefined, serviceMsForHalf: undefined });
+  assert.deepEqual(floorLimits(rows.slice(0, 2)), {
+    p50Target: undefined,
+    ratio64: undefined,
+    pipelineRatio64: undefined,
+    cpuUsTarget64: undefined,
+    sendRatio: undefined,
+    serviceMsForHalf: undefined,
+  });
 });

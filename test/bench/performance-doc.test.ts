@@ -13,9 +13,27 @@ const RUN: RunRecord = {
   node: 'v24.99.0',
   contextMode: 'warm',
   machine: { cpus: 2, cpuModel: 'Test CPU', memoryGiB: 24 },
-  service: { rssMiBBefore: 300, rssMiBAfterPluginScenarios: 500, rssBreakdownBefore: { http: 150, runtime: 150 }, rssBreakdownAfterPlugins: { http: 200, runtime: 300 }, cpuSecondsDuringPluginScenarios: 100 },
+  service: {
+    rssMiBBefore: 300,
+    rssMiBAfterPluginScenarios: 500,
+    rssBreakdownBefore: { http: 150, runtime: 150 },
+    rssBreakdownAfterPlugins: { http: 200, runtime: 300 },
+    cpuSecondsDuringPluginScenarios: 100,
+  },
   driverCpuSeconds: 20,
-  rows: [{ scenario: 'echo plugin', inflight: 64, requests: 1000, errors: 0, rps: 12345.6, p50: 1, p99: 2, max: 3, ratioToHttpFloor: 0.3 }],
+  rows: [
+    {
+      scenario: 'echo plugin',
+      inflight: 64,
+      requests: 1000,
+      errors: 0,
+      rps: 12345.6,
+      p50: 1,
+      p99: 2,
+      max: 3,
+      ratioToHttpFloor: 0.3,
+    },
+  ],
 };
 
 test('the figures section is replaced in place, says which command and run produced it, and the rest of the page stays', (t) => {
@@ -26,7 +44,10 @@ test('the figures section is replaced in place, says which command and run produ
   const before = readFileSync(doc, 'utf8');
   updateFigures(doc, figuresSection(RUN, { json: 'run.json', svg: 'run.svg' }));
   const after = readFileSync(doc, 'utf8');
-  assert.match(after, /Produced by `npm run bench` \(full run\) on 2030-01-02 at commit `0123456`: 2 cores \(Test CPU\)/);
+  assert.match(
+    after,
+    /Produced by `npm run bench` \(full run\) on 2030-01-02 at commit `0123456`: 2 cores \(Test CPU\)/,
+  );
   assert.match(after, /\| echo plugin \| 64 \| 12,346 \| 0\.30 \|/);
   assert.match(after, /500 MiB after the plugin scenarios \(200 \+ 300\)/);
   const outside = (text: string) => text.replace(/<!-- bench:figures:start[\s\S]*<!-- bench:figures:end -->/, '');

@@ -11,7 +11,9 @@ test('sendFrom sends from another account; with automine off it waits in the poo
   try {
     const hash = await anvil.sendFrom(ANVIL_KEYS[2], { to: ANVIL_ADDRESSES[0], value: 5n });
     const pool = await anvil.txpool();
-    const mine = Object.entries(pool.pending).find(([from]) => from.toLowerCase() === ANVIL_ADDRESSES[2]!.toLowerCase())?.[1];
+    const mine = Object.entries(pool.pending).find(
+      ([from]) => from.toLowerCase() === ANVIL_ADDRESSES[2]!.toLowerCase(),
+    )?.[1];
     assert.ok(mine && Object.values(mine).some((tx) => tx.hash === hash));
     const before = await anvil.blockNumber();
     await anvil.mine(2);
@@ -37,5 +39,8 @@ test('snapshot and revert restore the chain; the next base fee can be set', asyn
 
 test('the network it describes points at it with its chain id', () => {
   const network = anvil.network('local');
-  assert.deepEqual([network.network, network.chain_id, network.rpc_urls], ['local', 1337, [{ url: anvil.url, weight: 100 }]]);
+  assert.deepEqual(
+    [network.network, network.chain_id, network.rpc_urls],
+    ['local', 1337, [{ url: anvil.url, weight: 100 }]],
+  );
 });

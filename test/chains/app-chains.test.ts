@@ -9,7 +9,14 @@ const anvil = await startAnvil();
 after(() => anvil.stop());
 
 const answers = (url: string) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then(() => true, () => false);
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+  }).then(
+    () => true,
+    () => false,
+  );
 
 const relayerOn = (network: string) => ({
   signers: [{ id: 'key', type: 'local' as const, development: true, private_key: EVM_KEY }],
@@ -30,8 +37,14 @@ test('the example config starts its devnet, prices speed sends from it, and clos
   const before = await average();
   const sent = await s.request('POST', txPath('sepolia-example'), { body: { value: 1, to: TO, speed: 'average' } });
   assert.equal(sent.status, 200, sent.text);
-  assert.ok([before, await average()].includes(sent.body.data.max_fee_per_gas), `${sent.body.data.max_fee_per_gas} is the chain's average price`);
-  assert.deepEqual(s.app.chains.health().devnet!.map((h) => [h.url, h.up]), [[devnet.url, true]]);
+  assert.ok(
+    [before, await average()].includes(sent.body.data.max_fee_per_gas),
+    `${sent.body.data.max_fee_per_gas} is the chain's average price`,
+  );
+  assert.deepEqual(
+    s.app.chains.health().devnet!.map((h) => [h.url, h.up]),
+    [[devnet.url, true]],
+  );
   await s.close();
   assert.equal(await answers(devnet.url), false, 'the devnet is stopped with the app');
 });
@@ -61,7 +74,9 @@ test('an unreachable RPC at start is logged, and a speed send answers 503 CHAIN_
   assert.equal(res.body.message, 'Service Unavailable');
   assert.match(res.body.error, /^network 'down': eth_feeHistory failed: /);
   // Explicit prices and gas limit still need the node: the balance is checked before signing.
-  const explicit = await s.request('POST', txPath('r'), { body: { value: 1, to: TO, gas_price: 1_000_000_000, gas_limit: 21_000 } });
+  const explicit = await s.request('POST', txPath('r'), {
+    body: { value: 1, to: TO, gas_price: 1_000_000_000, gas_limit: 21_000 },
+  });
   assert.equal(explicit.status, 503);
   assert.match(explicit.body.error, /^network 'down': eth_getBalance failed: /);
 });

@@ -10,16 +10,27 @@ import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { eventually as waitFor } from '../support/eventually.ts';
 
 async function rpc(url: string, method: string): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+  });
   return ((await res.json()) as { result: string }).result;
 }
 
-const answers = (url: string) => rpc(url, 'eth_chainId').then(() => true, () => false);
+const answers = (url: string) =>
+  rpc(url, 'eth_chainId').then(
+    () => true,
+    () => false,
+  );
 
 /** Processes of the devnet's process group (the supervisor leads it; anvil is in it). */
 function groupMembers(pgid: number): string[] {
   try {
-    return execFileSync('ps', ['-o', 'comm=', '-g', String(pgid)]).toString().split('\n').filter(Boolean);
+    return execFileSync('ps', ['-o', 'comm=', '-g', String(pgid)])
+      .toString()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return []; // ps exits 1 when the group is empty
   }
@@ -47,7 +58,10 @@ test('two devnets start on free ports, answer with the configured chain id, and 
 test('without a block time every transaction gets a block (automine); with one, blocks come on their own', async () => {
   const timed = await startDevnet({ blockTimeMs: 100 });
   try {
-    await eventually(async () => BigInt(await rpc(timed.url, 'eth_blockNumber')) >= 2n, 'two blocks without transactions');
+    await eventually(
+      async () => BigInt(await rpc(timed.url, 'eth_blockNumber')) >= 2n,
+      'two blocks without transactions',
+    );
     assert.equal(await rpc(timed.url, 'anvil_getAutomine'), false);
   } finally {
     await timed.stop();
@@ -78,7 +92,10 @@ test('a given port is used', async () => {
 test('a port in use makes the start fail with anvil\u2019s own words', async () => {
   const devnet = await startDevnet();
   try {
-    await assert.rejects(startDevnet({ port: devnet.port, startTimeoutMs: 5_000 }), /anvil did not start[\s\S]*(in use|Address)/i);
+    await assert.rejects(
+      startDevnet({ port: devnet.port, startTimeoutMs: 5_000 }),
+      /anvil did not start[\s\S]*(in use|Address)/i,
+    );
   } finally {
     await devnet.stop();
   }
@@ -87,12 +104,15 @@ test('a port in use makes the start fail with anvil\u2019s own words', async () 
 test('a parent killed with SIGKILL leaves no anvil behind', { skip: process.platform === 'win32' }, async () => {
   const script = `import { startDevnet } from ${JSON.stringify(path.join(PROJECT_ROOT, 'src/chains/evm/devnet.ts'))};
 const d = await startDevnet(); console.log(JSON.stringify({ url: d.url, pid: d.pid })); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [line] = (await once(child.stdout, 'data')) as [Buffer];
   const { url, pid } = JSON.parse(line.toString()) as { url: string; pid: number };
   assert.ok(await answers(url));
   child.kill('SIGKILL');
   await once(child, 'exit');
   await eventually(async () => !(await answers(url)), 'anvil exiting after its parent');
-  if (process.platform === 'linux') await eventually(() => !groupMembers(pid).includes('anvil'), 'the anvil process going away');
+  if (process.platform === 'linux')
+    await eventually(() => !groupMembers(pid).includes('anvil'), 'the anvil process going away');
 });

@@ -11,7 +11,8 @@ import type { EvmNetworkConfig } from '../../src/config/config.ts';
 const anvil = await startAnvil({ chainId: 31337 });
 after(() => anvil.stop());
 
-const chainFor = (overrides: Partial<EvmNetworkConfig> = {}) => createEvmChain({ ...anvil.network('anvil'), ...overrides } as EvmNetworkConfig);
+const chainFor = (overrides: Partial<EvmNetworkConfig> = {}) =>
+  createEvmChain({ ...anvil.network('anvil'), ...overrides } as EvmNetworkConfig);
 const [A0, A1] = ANVIL_ADDRESSES as [`0x${string}`, `0x${string}`];
 
 test('the chain id check passes for the node it names and refuses another chain id, naming both', async () => {
@@ -49,7 +50,10 @@ test('EIP-1559 fees per speed follow the reward percentiles of recent blocks ove
   try {
     for (let block = 0; block < HISTORY_BLOCKS; block++) {
       for (const [i, key] of ANVIL_KEYS.entries()) {
-        await anvil.sendFrom(key, { maxPriorityFeePerGas: BigInt(i + 5) * 1_000_000_000n, maxFeePerGas: 50_000_000_000n });
+        await anvil.sendFrom(key, {
+          maxPriorityFeePerGas: BigInt(i + 5) * 1_000_000_000n,
+          maxFeePerGas: 50_000_000_000n,
+        });
       }
       await anvil.mine();
     }
@@ -59,7 +63,9 @@ test('EIP-1559 fees per speed follow the reward percentiles of recent blocks ove
   const fees = await chain.fees();
   assert.equal(fees.type, 'eip1559');
   if (fees.type !== 'eip1559') return;
-  const next = BigInt((await anvil.rpc<{ baseFeePerGas: string[] }>('eth_feeHistory', ['0x1', 'latest', []])).baseFeePerGas.at(-1)!);
+  const next = BigInt(
+    (await anvil.rpc<{ baseFeePerGas: string[] }>('eth_feeHistory', ['0x1', 'latest', []])).baseFeePerGas.at(-1)!,
+  );
   assert.equal(fees.baseFeePerGas, next);
   const tips = SPEEDS.map((s) => fees.speeds[s].maxPriorityFeePerGas);
   // Three equal-gas transactions per block: the 30th percentile is the 5 gwei one, the 50th 6, the 85th and 99th 7.
@@ -72,7 +78,10 @@ test('legacy fees scale eth_gasPrice per speed (100/125/150/200%)', async () => 
   assert.equal(fees.type, 'legacy');
   if (fees.type !== 'legacy') return;
   const price = BigInt(await anvil.rpc<string>('eth_gasPrice'));
-  assert.deepEqual(SPEEDS.map((s) => fees.speeds[s].gasPrice), [price, (price * 125n) / 100n, (price * 150n) / 100n, price * 2n]);
+  assert.deepEqual(
+    SPEEDS.map((s) => fees.speeds[s].gasPrice),
+    [price, (price * 125n) / 100n, (price * 150n) / 100n, price * 2n],
+  );
 });
 
 test('fee suggestions are reused within the cache window (one answer for concurrent callers)', async () => {

@@ -87,7 +87,11 @@ test('a future nonce is accepted by anvil (queued): the lifecycle sees the gap t
     const pending = await anvil.pendingNonce(ANVIL_ADDRESSES[0]!);
     const outcome = await chain.broadcast(await anvil.signed(KEY, { nonce: pending + 3 }));
     assert.equal(outcome.status, 'submitted');
-    assert.equal((await chain.nonces(ANVIL_ADDRESSES[0]!)).pending, pending, 'a queued transaction does not move the pending nonce');
+    assert.equal(
+      (await chain.nonces(ANVIL_ADDRESSES[0]!)).pending,
+      pending,
+      'a queued transaction does not move the pending nonce',
+    );
     if (outcome.status === 'submitted') await anvil.dropTransaction(outcome.hash);
   });
 });

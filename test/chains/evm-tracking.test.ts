@@ -24,7 +24,10 @@ test('a mined transfer has a receipt: success, block, gas used and the effective
   const hash = await broadcast({ maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n });
   const receipt = await chain.receipt(hash);
   assert.ok(receipt);
-  const block = await anvil.rpc<{ hash: Hex; number: Hex; baseFeePerGas: Hex }>('eth_getBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, false]);
+  const block = await anvil.rpc<{ hash: Hex; number: Hex; baseFeePerGas: Hex }>('eth_getBlockByNumber', [
+    `0x${receipt.blockNumber.toString(16)}`,
+    false,
+  ]);
   assert.equal(receipt.from?.toLowerCase(), ANVIL_ADDRESSES[1]!.toLowerCase(), 'the sender, as the node says');
   assert.deepEqual(receipt, {
     hash,
@@ -40,10 +43,28 @@ test('a mined transfer has a receipt: success, block, gas used and the effective
   assert.equal(await chain.blockHash(receipt.blockNumber + 1000n), null);
   const tx = await chain.transaction(hash);
   // Its content as mined: what a record describes when an older version of it is the one mined.
-  const content = { to: ANVIL_ADDRESSES[2]!, input: '0x', value: 1n, gas: 21_000n, gasPrice: null, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n };
-  assert.deepEqual(tx, { hash, from: ANVIL_ADDRESSES[1]!.toLowerCase(), nonce: tx!.nonce, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, content });
+  const content = {
+    to: ANVIL_ADDRESSES[2]!,
+    input: '0x',
+    value: 1n,
+    gas: 21_000n,
+    gasPrice: null,
+    maxFeePerGas: 20_000_000_000n,
+    maxPriorityFeePerGas: 2_000_000_000n,
+  };
+  assert.deepEqual(tx, {
+    hash,
+    from: ANVIL_ADDRESSES[1]!.toLowerCase(),
+    nonce: tx!.nonce,
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    content,
+  });
   const legacy = await chain.transaction(await broadcast({ gasPrice: 30_000_000_000n, value: 5n }));
-  assert.deepEqual([legacy?.content?.gasPrice, legacy?.content?.maxFeePerGas, legacy?.content?.value], [30_000_000_000n, null, 5n]);
+  assert.deepEqual(
+    [legacy?.content?.gasPrice, legacy?.content?.maxFeePerGas, legacy?.content?.value],
+    [30_000_000_000n, null, 5n],
+  );
   assert.equal(await chain.revertReason(hash), null, 'a successful transaction has no revert reason');
   assert.equal(await chain.receipt(keccak256('0x01')), null);
 });
@@ -89,5 +110,9 @@ test('a reorg that removes the block: the receipt disappears and the height hold
   assert.equal(await chain.receipt(hash), null, 'the receipt is gone with its block');
   const canonical = await chain.blockHash(receipt.blockNumber);
   assert.ok(canonical);
-  assert.notEqual(canonical, receipt.blockHash, 'a receipt whose block hash differs from the canonical one was reorged out');
+  assert.notEqual(
+    canonical,
+    receipt.blockHash,
+    'a receipt whose block hash differs from the canonical one was reorged out',
+  );
 });

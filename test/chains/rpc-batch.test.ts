@@ -64,7 +64,10 @@ test('N concurrent broadcasts reach the node as one HTTP request with N items, e
   await chain.checkChainId();
   const raws = await signedRun(await fundedKey(), 8);
   const outcomes = await Promise.all(raws.map((raw) => chain.broadcast(raw)));
-  assert.deepEqual(outcomes, raws.map((raw) => ({ status: 'submitted', hash: keccak256(raw), alreadyKnown: false })));
+  assert.deepEqual(
+    outcomes,
+    raws.map((raw) => ({ status: 'submitted', hash: keccak256(raw), alreadyKnown: false })),
+  );
   assert.equal(proxy.broadcasts().length, 1, 'one HTTP request carried the broadcasts');
   assert.equal(proxy.broadcasts()[0]!.length, 8);
   await anvil.waitMined(keccak256(raws.at(-1)!));
@@ -83,7 +86,8 @@ test('one bad item of a batch is refused alone; the others are submitted', async
   assert.equal(proxy.broadcasts()[0]!.length, 5);
   assert.equal(outcomes[2]!.status, 'rejected');
   if (outcomes[2]!.status === 'rejected') assert.match(outcomes[2]!.message, /insufficient funds/i);
-  for (const k of [0, 1, 3, 4]) assert.deepEqual(outcomes[k], { status: 'submitted', hash: keccak256(raws[k]!), alreadyKnown: false });
+  for (const k of [0, 1, 3, 4])
+    assert.deepEqual(outcomes[k], { status: 'submitted', hash: keccak256(raws[k]!), alreadyKnown: false });
   await anvil.waitMined(keccak256(good[3]!));
 });
 
@@ -95,8 +99,14 @@ test('a batch whose URL fails goes to the next URL, every item submitted once', 
   await chain.checkChainId();
   const raws = await signedRun(await fundedKey(), 4);
   const outcomes = await Promise.all(raws.map((raw) => chain.broadcast(raw)));
-  assert.deepEqual(outcomes.map((o) => o.status), ['submitted', 'submitted', 'submitted', 'submitted']);
-  const sent = up.broadcasts().flat().filter((i) => i.method === 'eth_sendRawTransaction');
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['submitted', 'submitted', 'submitted', 'submitted'],
+  );
+  const sent = up
+    .broadcasts()
+    .flat()
+    .filter((i) => i.method === 'eth_sendRawTransaction');
   assert.equal(sent.length, 4, 'each reached the node that answered once');
   await anvil.waitMined(keccak256(raws.at(-1)!));
 });
@@ -106,13 +116,19 @@ test('without rpc_batch each broadcast is its own request; a devnet network batc
   const plain = createEvmChain(network([proxy.url]));
   await plain.checkChainId();
   await Promise.all((await signedRun(await fundedKey(), 3)).map((raw) => plain.broadcast(raw)));
-  assert.deepEqual(proxy.broadcasts().map((items) => items.length), [1, 1, 1]);
+  assert.deepEqual(
+    proxy.broadcasts().map((items) => items.length),
+    [1, 1, 1],
+  );
 
   const devnetProxy = await recordingProxy();
   const devnet = createEvmChain(network([devnetProxy.url], { devnet: {} }));
   await devnet.checkChainId();
   await Promise.all((await signedRun(await fundedKey(), 3)).map((raw) => devnet.broadcast(raw)));
-  assert.deepEqual(devnetProxy.broadcasts().map((items) => items.length), [3]);
+  assert.deepEqual(
+    devnetProxy.broadcasts().map((items) => items.length),
+    [3],
+  );
 });
 
 test('concurrent sends through the service: their broadcasts travel in batches, every send submitted once', async (t) => {
@@ -128,21 +144,28 @@ test('concurrent sends through the service: their broadcasts travel in batches, 
   });
   const N = 12;
   const body = { to: ANVIL_ADDRESSES[2]!, value: 1, gas_limit: 21_000, speed: 'fast' };
-  const answers = await Promise.all(Array.from({ length: N }, () => s.request('POST', '/api/v1/relayers/relay/transactions', { body })));
+  const answers = await Promise.all(
+    Array.from({ length: N }, () => s.request('POST', '/api/v1/relayers/relay/transactions', { body })),
+  );
   const ids = answers.map((a) => {
     assert.equal(a.status, 200, JSON.stringify(a.body));
     return (a.body.data as { id: string }).id;
   });
   for (const id of ids) {
     await waitFor(
-      async () => (await s.request('GET', `/api/v1/relayers/relay/transactions/${id}`)).body.data as { sent_at: string | null },
+      async () =>
+        (await s.request('GET', `/api/v1/relayers/relay/transactions/${id}`)).body.data as { sent_at: string | null },
       (r) => r.sent_at !== null,
       20_000,
       `${id} submitted`,
     );
   }
   const items = proxy.broadcasts().map((b) => b.filter((i) => i.method === 'eth_sendRawTransaction').length);
-  const raws = proxy.broadcasts().flat().filter((i) => i.method === 'eth_sendRawTransaction').map((i) => (i.params as Hex[])[0]!);
+  const raws = proxy
+    .broadcasts()
+    .flat()
+    .filter((i) => i.method === 'eth_sendRawTransaction')
+    .map((i) => (i.params as Hex[])[0]!);
   assert.equal(new Set(raws).size, N, 'every send was broadcast');
   assert.ok(Math.max(...items) > 1, `some broadcasts shared a request (items per request: ${items.join(', ')})`);
   assert.ok(items.length < N, `fewer HTTP requests than broadcasts (items per request: ${items.join(', ')})`);

@@ -20,7 +20,13 @@ const FAST_RPC = { timeoutMs: 2_000, retryCount: 0, retryDelayMs: 10, cooldownMs
 
 type EndpointMode = 'proxy' | 'overloaded' | 'hang' | 'limited';
 const modeOf = (mode: EndpointMode, retryAfter: string): FaultMode =>
-  mode === 'proxy' ? { kind: 'pass' } : mode === 'overloaded' ? { kind: 'overloaded' } : mode === 'hang' ? { kind: 'hang' } : { kind: 'limited', retryAfter };
+  mode === 'proxy'
+    ? { kind: 'pass' }
+    : mode === 'overloaded'
+      ? { kind: 'overloaded' }
+      : mode === 'hang'
+        ? { kind: 'hang' }
+        : { kind: 'limited', retryAfter };
 
 /**
  * An RPC URL counting requests (test/support/rpc-proxy.ts): forwards to anvil, answers 503, never answers, or answers
@@ -37,7 +43,10 @@ async function endpoint(t: { after(fn: () => unknown): void }, initial: Endpoint
   };
 }
 
-function recorder(): RpcObserver & { requests: Array<{ url: string; method: string; error?: string }>; health: Array<[string, boolean]> } {
+function recorder(): RpcObserver & {
+  requests: Array<{ url: string; method: string; error?: string }>;
+  health: Array<[string, boolean]>;
+} {
   const requests: Array<{ url: string; method: string; error?: string }> = [];
   const health: Array<[string, boolean]> = [];
   return {
@@ -50,7 +59,10 @@ function recorder(): RpcObserver & { requests: Array<{ url: string; method: stri
 
 const chainWith = (urls: Array<string | RpcUrlConfig>, options: EvmChainOptions = {}) =>
   createEvmChain(
-    { ...anvil.network('failover'), rpc_urls: urls.map((u) => (typeof u === 'string' ? { url: u, weight: 100 } : u)) } as EvmNetworkConfig,
+    {
+      ...anvil.network('failover'),
+      rpc_urls: urls.map((u) => (typeof u === 'string' ? { url: u, weight: 100 } : u)),
+    } as EvmNetworkConfig,
     { rpc: FAST_RPC, ...options },
   );
 
@@ -67,8 +79,16 @@ test('a dead first URL does not fail calls: they fail over, and health shows it 
   assert.equal(live!.up, true);
   assert.equal(typeof live!.latencyMs, 'number');
   assert.ok(live!.checkedAt);
-  assert.deepEqual(observer.health, [[DEAD, true], [anvil.url, true], [DEAD, false]]);
-  assert.equal(observer.requests.filter((r) => r.url === DEAD).length, 1, 'a down URL is skipped, not retried on every call');
+  assert.deepEqual(observer.health, [
+    [DEAD, true],
+    [anvil.url, true],
+    [DEAD, false],
+  ]);
+  assert.equal(
+    observer.requests.filter((r) => r.url === DEAD).length,
+    1,
+    'a down URL is skipped, not retried on every call',
+  );
   assert.equal(observer.requests.find((r) => r.url === DEAD)?.error, 'network');
 });
 
@@ -106,16 +126,29 @@ test('an overloaded URL (HTTP 503) fails over; a node refusing a transaction doe
   // Issue 40: a broadcast goes to every URL that takes it (one that swallows must not hold it back), each answering
   // for itself; nothing fails over, and a refusal is no fault of the URL.
   assert.equal(second.requests(), 1, 'the broadcast went to the second URL too, once');
-  assert.deepEqual(refusing.health().map((h) => h.up), [true, true], 'a URL that answers stays up, whatever it answers');
+  assert.deepEqual(
+    refusing.health().map((h) => h.up),
+    [true, true],
+    'a URL that answers stays up, whatever it answers',
+  );
 });
 
 test('URLs are tried by weight, highest first: a lower-weight dead URL is never asked while the other answers', async () => {
   const observer = recorder();
-  const chain = chainWith([{ url: DEAD, weight: 10 }, { url: anvil.url, weight: 90 }], { observer });
+  const chain = chainWith(
+    [
+      { url: DEAD, weight: 10 },
+      { url: anvil.url, weight: 90 },
+    ],
+    { observer },
+  );
   await chain.blockNumber();
   await chain.fees();
   assert.deepEqual([...new Set(observer.requests.map((r) => r.url))], [anvil.url]);
-  assert.deepEqual(chain.health().map((h) => h.url), [anvil.url, DEAD]);
+  assert.deepEqual(
+    chain.health().map((h) => h.url),
+    [anvil.url, DEAD],
+  );
 });
 
 test('when no URL answers, reads fail with CHAIN_UNAVAILABLE naming the network and broadcast says unavailable', async () => {
@@ -137,12 +170,23 @@ test('RPC metrics: requests by URL, errors by code, URL health; URLs are masked 
   const chain = chainWith([DEAD, proxy.url], { observer: metrics });
   await chain.blockNumber();
   const masked = proxy.url.replace('/v3/secret-api-key', '/***');
-  assert.deepEqual(chain.health().map((h) => h.url), [DEAD, masked]);
+  assert.deepEqual(
+    chain.health().map((h) => h.url),
+    [DEAD, masked],
+  );
   const text = await metrics.render();
   assert.match(text, new RegExp(`relaybox_rpc_url_up\\{network="failover",url="${DEAD}"\\} 0`));
   assert.match(text, new RegExp(`relaybox_rpc_url_up\\{network="failover",url="${masked.replace(/\*/g, '\\*')}"\\} 1`));
-  assert.match(text, new RegExp(`relaybox_rpc_errors_total\\{network="failover",url="${DEAD}",method="eth_blockNumber",code="network"\\} 1`));
-  assert.match(text, /relaybox_rpc_request_duration_seconds_count\{network="failover",url="http:\/\/127\.0\.0\.1:\d+\/\*\*\*"\} 1/);
+  assert.match(
+    text,
+    new RegExp(
+      `relaybox_rpc_errors_total\\{network="failover",url="${DEAD}",method="eth_blockNumber",code="network"\\} 1`,
+    ),
+  );
+  assert.match(
+    text,
+    /relaybox_rpc_request_duration_seconds_count\{network="failover",url="http:\/\/127\.0\.0\.1:\d+\/\*\*\*"\} 1/,
+  );
   assert.doesNotMatch(text, /secret-api-key/);
   assert.doesNotMatch(JSON.stringify(chain.health()), /secret-api-key/);
 });
@@ -161,7 +205,11 @@ test('HTTP 429 with Retry-After (seconds or an HTTP date) pauses that URL only, 
     assert.equal(await chain.blockNumber(), await anvil.blockNumber());
     await new Promise((r) => setTimeout(r, 120));
     for (let i = 0; i < 5; i++) await chain.blockNumber();
-    assert.equal(limited.requests(), 1, `Retry-After ${retryAfter}: not asked again, not even probed, while it asks to wait`);
+    assert.equal(
+      limited.requests(),
+      1,
+      `Retry-After ${retryAfter}: not asked again, not even probed, while it asks to wait`,
+    );
     assert.equal(live.requests(), 6);
     assert.equal(chain.health()[0]!.up, false);
     assert.equal(chain.health()[0]!.lastError, 'HTTP 429');
@@ -169,10 +217,18 @@ test('HTTP 429 with Retry-After (seconds or an HTTP date) pauses that URL only, 
   }
 });
 
-test("a 429 on the last URL does not make viem wait out its Retry-After: the next round starts after the pool's own short delay", { timeout: 20_000 }, async (t) => {
+test("a 429 on the last URL does not make viem wait out its Retry-After: the next round starts after the pool's own short delay", {
+  timeout: 20_000,
+}, async (t) => {
   const live = await endpoint(t, 'hang');
   const limited = await endpoint(t, 'limited', '3600');
-  const chain = chainWith([{ url: live.url, weight: 90 }, { url: limited.url, weight: 10 }], { rpc: { ...FAST_RPC, retryCount: 1, retryDelayMs: 10 } });
+  const chain = chainWith(
+    [
+      { url: live.url, weight: 90 },
+      { url: limited.url, weight: 10 },
+    ],
+    { rpc: { ...FAST_RPC, retryCount: 1, retryDelayMs: 10 } },
+  );
   // Round one: the first URL times out, the second answers 429 (Retry-After: an hour). Round two must come at once
   // and find the first URL answering (it no longer hangs): the call succeeds instead of hanging for an hour.
   const answered = chain.blockNumber();
@@ -195,7 +251,12 @@ test('calls waiting on a URL that stops answering all move to the other URL when
   }
   const balances = await Promise.all(started);
   assert.equal(balances.length, 4);
-  assert.equal(observer.requests.filter((r) => r.url === hang.url.replace('/v3/secret-api-key', '/***') && r.error === 'timeout').length, 1, 'one timeout counted; the others were released');
+  assert.equal(
+    observer.requests.filter((r) => r.url === hang.url.replace('/v3/secret-api-key', '/***') && r.error === 'timeout')
+      .length,
+    1,
+    'one timeout counted; the others were released',
+  );
   assert.equal(live.requests(), 4);
 });
 
@@ -207,7 +268,10 @@ test('every URL down: calls still try them (no URL is given up on), health says 
   assert.ok(chain.health().every((h) => !h.up));
   b.set('proxy');
   assert.equal(await chain.blockNumber(), await anvil.blockNumber());
-  assert.deepEqual(chain.health().map((h) => h.up), [false, true]);
+  assert.deepEqual(
+    chain.health().map((h) => h.up),
+    [false, true],
+  );
   // With one URL up again, the other is left to its background probe.
   const before = a.requests();
   await chain.blockNumber();
@@ -231,7 +295,14 @@ test('the Solana/Stellar pool: a 429 pauses that URL for its Retry-After, and a 
   const ask = () => pool.request('eth_blockNumber', blockNumber);
   assert.ok((await ask()).result, 'answered by the live URL');
   assert.deepEqual([limited.requests(), flaky.requests(), live.requests()], [1, 1, 1]);
-  assert.deepEqual(pool.health().map((h) => [h.up, h.lastError]), [[false, 'HTTP 429'], [false, 'HTTP 503'], [true, null]]);
+  assert.deepEqual(
+    pool.health().map((h) => [h.up, h.lastError]),
+    [
+      [false, 'HTTP 429'],
+      [false, 'HTTP 503'],
+      [true, null],
+    ],
+  );
   flaky.set('proxy');
   await new Promise((r) => setTimeout(r, 80));
   await ask();

@@ -32,7 +32,11 @@ export interface ChaosChain {
 function rpcTo(url: () => string) {
   let id = 0;
   return async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+    const res = await fetch(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
     const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
     if (body.error) throw Object.assign(new Error(`${method}: ${body.error.message}`), { code: body.error.code });
     return body.result as T;
@@ -66,12 +70,15 @@ export async function startSequencerChain(): Promise<ChaosChain> {
 
 /** `persist`: anvil saves its state every second (--state-interval), so a SIGKILL loses at most about a second. */
 export async function startChain(options: { persist?: boolean } = {}): Promise<ChaosChain> {
-  const stateFile = options.persist ? path.join(mkdtempSync(path.join(tmpdir(), 'relaybox-chaos-anvil-')), 'state.json') : undefined;
+  const stateFile = options.persist
+    ? path.join(mkdtempSync(path.join(tmpdir(), 'relaybox-chaos-anvil-')), 'state.json')
+    : undefined;
   const args = stateFile ? ['--state', stateFile, '--state-interval', '1'] : [];
   const launch = () => startDevnet({ chainId: CHAIN_ID, blockTimeMs: BLOCK_MS, args });
   let devnet: Devnet = await launch();
   const rpc = rpcTo(() => devnet.url);
-  const nonce = async (address: Hex, tag: 'latest' | 'pending') => Number(await rpc<Hex>('eth_getTransactionCount', [address, tag]));
+  const nonce = async (address: Hex, tag: 'latest' | 'pending') =>
+    Number(await rpc<Hex>('eth_getTransactionCount', [address, tag]));
   return {
     url: () => devnet.url,
     rpc,
@@ -125,15 +132,28 @@ export async function minedFrom(chain: ChaosChain, from: Hex): Promise<MinedTx[]
   const PARALLEL = 8;
   for (let start = 0; start <= head; start += PARALLEL) {
     const numbers = Array.from({ length: Math.min(PARALLEL, head - start + 1) }, (_, i) => start + i);
-    const blocks = await Promise.all(numbers.map((n) => chain.rpc<RpcBlock>('eth_getBlockByNumber', [numberToHex(n), true])));
+    const blocks = await Promise.all(
+      numbers.map((n) => chain.rpc<RpcBlock>('eth_getBlockByNumber', [numberToHex(n), true])),
+    );
     const receipts = await Promise.all(
-      numbers.map((n, i) => (blocks[i]!.transactions.some((t) => t.from.toLowerCase() === wanted) ? chain.rpc<Array<{ transactionHash: Hex; status: Hex }>>('eth_getBlockReceipts', [numberToHex(n)]) : [])),
+      numbers.map((n, i) =>
+        blocks[i]!.transactions.some((t) => t.from.toLowerCase() === wanted)
+          ? chain.rpc<Array<{ transactionHash: Hex; status: Hex }>>('eth_getBlockReceipts', [numberToHex(n)])
+          : [],
+      ),
     );
     blocks.forEach((block, i) => {
       const statusOf = new Map(receipts[i]!.map((r) => [r.transactionHash.toLowerCase(), Number(r.status)]));
       for (const t of block.transactions) {
         if (t.from.toLowerCase() !== wanted) continue;
-        found.push({ hash: t.hash.toLowerCase() as Hex, nonce: Number(t.nonce), to: t.to, value: BigInt(t.value), block: numbers[i]!, status: statusOf.get(t.hash.toLowerCase()) ?? -1 });
+        found.push({
+          hash: t.hash.toLowerCase() as Hex,
+          nonce: Number(t.nonce),
+          to: t.to,
+          value: BigInt(t.value),
+          block: numbers[i]!,
+          status: statusOf.get(t.hash.toLowerCase()) ?? -1,
+        });
       }
     });
   }

@@ -10,9 +10,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function drain(db: () => Database.Database, timeoutMs: number): Promise<void> {
   const started = Date.now();
   for (;;) {
-    const left = db().prepare(`SELECT id || ': ' || status FROM transactions WHERE ${NON_FINAL}`).pluck().all() as string[];
+    const left = db()
+      .prepare(`SELECT id || ': ' || status FROM transactions WHERE ${NON_FINAL}`)
+      .pluck()
+      .all() as string[];
     if (left.length === 0) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`not drained within ${timeoutMs} ms: ${left.length} non-final, e.g. ${left.slice(0, 5).join(', ')}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `not drained within ${timeoutMs} ms: ${left.length} non-final, e.g. ${left.slice(0, 5).join(', ')}`,
+      );
     await sleep(POLL_MS);
   }
 }
@@ -29,9 +35,12 @@ export async function watchBacklog(db: () => Database.Database, timeoutMs: numbe
   const started = Date.now();
   const ids = JSON.stringify(db().prepare(`SELECT id FROM transactions WHERE ${NON_FINAL}`).pluck().all());
   const size = (JSON.parse(ids) as string[]).length;
-  const left = db().prepare(`SELECT COUNT(*) FROM transactions WHERE id IN (SELECT value FROM json_each(?)) AND ${NON_FINAL}`).pluck();
+  const left = db()
+    .prepare(`SELECT COUNT(*) FROM transactions WHERE id IN (SELECT value FROM json_each(?)) AND ${NON_FINAL}`)
+    .pluck();
   while ((left.get(ids) as number) > 0) {
-    if (Date.now() - started > timeoutMs) throw new Error(`the fault's backlog of ${size} not final within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`the fault's backlog of ${size} not final within ${timeoutMs} ms`);
     await sleep(POLL_MS);
   }
   return { size, ms: Date.now() - started };

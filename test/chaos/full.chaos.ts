@@ -19,20 +19,30 @@ const SIZES: Record<string, Size> = {
 };
 const sized = (name: string): Size => {
   const base = SIZES[name] ?? SIZES.default!;
-  return { sends: Math.max(10, Math.round(base.sends * scale)), spreadMs: base.spreadMs * scale, faultMs: base.faultMs * scale };
+  return {
+    sends: Math.max(10, Math.round(base.sends * scale)),
+    spreadMs: base.spreadMs * scale,
+    faultMs: base.faultMs * scale,
+  };
 };
 
 const rows: Row[] = [];
 after(() => {
   if (rows.length === 0) return;
-  console.log(`\nchaos suite (${scale === 1 ? 'full' : `scale ${scale}`}):\n${table(rows)}\n(written to ${writeResults(scale === 1 ? 'full' : 'scaled', rows)})`);
+  console.log(
+    `\nchaos suite (${scale === 1 ? 'full' : `scale ${scale}`}):\n${table(rows)}\n(written to ${writeResults(scale === 1 ? 'full' : 'scaled', rows)})`,
+  );
 });
 
 for (const scenario of ALL) {
-  test(`chaos: ${scenario.name} (${scenario.fault})`, { skip: only && !only.includes(scenario.name) ? 'not in CHAOS_ONLY' : scenario.skip ?? false }, async (t) => {
+  test(`chaos: ${scenario.name} (${scenario.fault})`, {
+    skip: only && !only.includes(scenario.name) ? 'not in CHAOS_ONLY' : (scenario.skip ?? false),
+  }, async (t) => {
     const row = await runScenario(scenario, sized(scenario.name), 300_000);
     rows.push(row);
-    t.diagnostic(JSON.stringify({ ...row, schedule: { ...row.schedule, unscheduled: row.schedule.unscheduled.slice(0, 3) } }));
+    t.diagnostic(
+      JSON.stringify({ ...row, schedule: { ...row.schedule, unscheduled: row.schedule.unscheduled.slice(0, 3) } }),
+    );
     assertRow(row);
   });
 }

@@ -7,8 +7,12 @@ import { sampleSchedule } from './schedule-sampler.ts';
 
 test('the schedule sampler counts a non-final transaction without its relayer check as a violation', async () => {
   const db = new Database(':memory:');
-  db.exec('CREATE TABLE transactions (id TEXT, relayer_id TEXT, status TEXT); CREATE TABLE jobs (kind TEXT, subject TEXT)');
-  db.exec("INSERT INTO transactions VALUES ('a', 'r1', 'submitted'), ('b', 'r2', 'confirmed'), ('c', 'r3', 'mined'); INSERT INTO jobs VALUES ('evm.check', 'r1')");
+  db.exec(
+    'CREATE TABLE transactions (id TEXT, relayer_id TEXT, status TEXT); CREATE TABLE jobs (kind TEXT, subject TEXT)',
+  );
+  db.exec(
+    "INSERT INTO transactions VALUES ('a', 'r1', 'submitted'), ('b', 'r2', 'confirmed'), ('c', 'r3', 'mined'); INSERT INTO jobs VALUES ('evm.check', 'r1')",
+  );
   const report = sampleSchedule(() => db).stop();
   assert.equal(report.samples, 1);
   assert.equal(report.violations, 1);

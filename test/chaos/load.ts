@@ -49,14 +49,28 @@ export interface Traffic {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-async function post(url: string, body: string, key: string | undefined): Promise<{ status: number; id?: string; code?: string; replayed: boolean }> {
+async function post(
+  url: string,
+  body: string,
+  key: string | undefined,
+): Promise<{ status: number; id?: string; code?: string; replayed: boolean }> {
   const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
   if (key) headers['idempotency-key'] = key;
-  const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions`, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions`, {
+    method: 'POST',
+    headers,
+    body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const json = (await res.json().catch(() => ({}))) as { data?: { id?: string } | null; error?: unknown };
   // A refusal's reason, shortened: the suite prints which reasons it saw.
   const replayed = res.headers.get('idempotent-replayed') === 'true';
-  return { status: res.status, id: json.data?.id, code: typeof json.error === 'string' ? json.error.slice(0, 80) : undefined, replayed };
+  return {
+    status: res.status,
+    id: json.data?.id,
+    code: typeof json.error === 'string' ? json.error.slice(0, 80) : undefined,
+    replayed,
+  };
 }
 
 /** A connection refused never reached the service (it is down, restarting): safe to try again, as a client would. */
@@ -86,7 +100,9 @@ async function sendOne(o: LoadOptions, i: number, runId: string): Promise<SendOu
   const body = JSON.stringify({ ...call, value: marker.toString(), speed: 'fast', ...o.extra?.(i) });
   const copies = o.copies ?? 1;
   const key = copies > 1 ? `${runId}-${marker}` : undefined;
-  const answers = await Promise.all(Array.from({ length: copies }, () => postRetryingRefused(o, body, key).catch(() => null)));
+  const answers = await Promise.all(
+    Array.from({ length: copies }, () => postRetryingRefused(o, body, key).catch(() => null)),
+  );
   const ids = answers.flatMap((a) => (a?.status === 200 && a.id ? [a.id] : []));
   const statuses = answers.map((a) => a?.status ?? 0);
   const codes = answers.flatMap((a) => (a?.code ? [a.code] : []));

@@ -8,7 +8,8 @@ import type { Row } from './run.ts';
 
 export function assertRow(row: Row): void {
   const where = `${row.scenario}: ${JSON.stringify({ statuses: row.statuses, refusals: row.refusals, evidence: row.evidence, mismatches: row.mismatches.slice(0, 5), storedTwice: row.storedTwice.slice(0, 6), unscheduled: row.schedule.unscheduled })}`;
-  for (const [k, v] of Object.entries(row.evidence)) if (!k.startsWith(INFO)) assert.ok(v > 0, `the fault did not hit (${k} = ${v}) — ${where}`);
+  for (const [k, v] of Object.entries(row.evidence))
+    if (!k.startsWith(INFO)) assert.ok(v > 0, `the fault did not hit (${k} = ${v}) — ${where}`);
   assert.ok(row.acked > 0, `nothing acknowledged — ${where}`);
   assert.ok(row.schedule.samples > 0, `the schedule was never sampled — ${where}`);
   assert.equal(row.stuck, 0, `stuck — ${where}`);
@@ -25,13 +26,29 @@ export function assertRow(row: Row): void {
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export function table(rows: Row[]): string {
-  const head = ['scenario', 'fault', 'sends', 'acked / refused / cut', 'final states', 'stuck', 'duplicates', 'nonce gaps', 'unscheduled samples', 'peak non-final', 'time to drain: the fault\'s backlog', 'after the last send', 'run'];
+  const head = [
+    'scenario',
+    'fault',
+    'sends',
+    'acked / refused / cut',
+    'final states',
+    'stuck',
+    'duplicates',
+    'nonce gaps',
+    'unscheduled samples',
+    'peak non-final',
+    "time to drain: the fault's backlog",
+    'after the last send',
+    'run',
+  ];
   const lines = rows.map((r) => [
     r.scenario,
     r.fault,
     String(r.sends),
     `${r.acked} / ${r.refused} / ${r.unknown}`,
-    Object.entries(r.statuses).map(([k, v]) => `${k} ${v}`).join(', '),
+    Object.entries(r.statuses)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
     String(r.stuck),
     String(r.duplicates + r.duplicateRecords),
     String(r.nonceGaps),
@@ -48,6 +65,9 @@ export function writeResults(name: string, rows: Row[]): string {
   const dir = path.join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2));
+  writeFileSync(
+    file,
+    JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2),
+  );
   return file;
 }

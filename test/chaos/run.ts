@@ -86,7 +86,8 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
   const started = Date.now();
   const stops: Array<() => Promise<void>> = [];
   try {
-    const chain = s.chain === 'sequencer' ? await startSequencerChain() : await startChain({ persist: s.chain === 'persisted' });
+    const chain =
+      s.chain === 'sequencer' ? await startSequencerChain() : await startChain({ persist: s.chain === 'persisted' });
     stops.push(() => chain.stop());
     await chain.rpc('anvil_setCode', [REVERTER, revertingCode(revertData.error('chaos: refused by the contract'))]);
     const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startRpcProxy(chain.url())));
@@ -114,7 +115,15 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       };
       let lastAnswer = 0;
       const load = async () => {
-        const outcomes = await runLoad({ count: size.sends, spreadMs: size.spreadMs, copies: s.copies, url: service.url, traffic: ctx.traffic, extra: s.sendExtra && ((i) => s.sendExtra!(i, size)), keepGoing: () => !faultOver });
+        const outcomes = await runLoad({
+          count: size.sends,
+          spreadMs: size.spreadMs,
+          copies: s.copies,
+          url: service.url,
+          traffic: ctx.traffic,
+          extra: s.sendExtra && ((i) => s.sendExtra!(i, size)),
+          keepGoing: () => !faultOver,
+        });
         lastAnswer = Date.now();
         return outcomes;
       };
@@ -125,7 +134,17 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       const drainMs = { backlog: await backlog!, afterLastSend: Date.now() - lastAnswer };
       schedule = sampler.stop();
       const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
-      return { scenario: s.name, fault: s.fault, sends: outcomes.length, ...summarize(outcomes), evidence, ...verdict, schedule, drainMs, totalMs: Date.now() - started };
+      return {
+        scenario: s.name,
+        fault: s.fault,
+        sends: outcomes.length,
+        ...summarize(outcomes),
+        evidence,
+        ...verdict,
+        schedule,
+        drainMs,
+        totalMs: Date.now() - started,
+      };
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${serviceWarnings(service.output())}`, { cause: err });
     } finally {

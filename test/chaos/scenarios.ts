@@ -33,7 +33,8 @@ export const feeSpike: Scenario = {
   service: { policies: { gas_price_cap: Number(CAP) } },
   // Every fifth send may wait a third of the spike at most: those caught by it expire through a NOOP (at the cap, mined
   // once fees fall); the others are confirmed.
-  sendExtra: (i, size) => (i % 5 === 0 ? { valid_until: new Date(Date.now() + Math.max(3_000, size.faultMs / 3)).toISOString() } : {}),
+  sendExtra: (i, size) =>
+    i % 5 === 0 ? { valid_until: new Date(Date.now() + Math.max(3_000, size.faultMs / 3)).toISOString() } : {},
   async prepare(ctx) {
     await ctx.chain.setNextBaseFee(BASE_FEE);
   },
@@ -125,7 +126,11 @@ export const noncesBehindBack: Scenario = {
     for (let j = 0; Date.now() < until; j++) {
       try {
         // Well above the relayer's prices: it replaces whatever the relayer has in the pool at that nonce.
-        const hash = await ctx.chain.sendRaw(RELAYER_KEY, { to: RECIPIENT, value: FOREIGN_BASE + BigInt(j), maxFeePerGas: 100n * GWEI });
+        const hash = await ctx.chain.sendRaw(RELAYER_KEY, {
+          to: RECIPIENT,
+          value: FOREIGN_BASE + BigInt(j),
+          maxFeePerGas: 100n * GWEI,
+        });
         ctx.foreign.add(hash.toLowerCase());
         accepted++;
       } catch {
@@ -149,7 +154,10 @@ const sequencer: Scenario = {
     const offered = ctx.chain.sequencer!.offered;
     // Proof the traffic went through the sequencer; how often it refused a gap depends on how the relayer orders its
     // broadcasts, so that is reported, not required.
-    return { offered: offered.length, [`${INFO}refusedNonceTooHigh`]: offered.filter((o) => o.refused?.startsWith('nonce too high')).length };
+    return {
+      offered: offered.length,
+      [`${INFO}refusedNonceTooHigh`]: offered.filter((o) => o.refused?.startsWith('nonce too high')).length,
+    };
   },
 };
 
@@ -182,7 +190,11 @@ export const swallowingProvider: Scenario = {
 
 /** The relayer's next transaction from the store (its nonce the chain's next), with its raw signed bytes. */
 function nextInStore(ctx: Ctx, nonce: number): Hex | undefined {
-  const rows = ctx.service.db().prepare("SELECT record FROM transactions WHERE nonce = ? AND status IN ('sent', 'submitted', 'pending')").pluck().all(nonce) as string[];
+  const rows = ctx.service
+    .db()
+    .prepare("SELECT record FROM transactions WHERE nonce = ? AND status IN ('sent', 'submitted', 'pending')")
+    .pluck()
+    .all(nonce) as string[];
   return rows.map((r) => JSON.parse(r) as { raw?: Hex }).find((r) => r.raw)?.raw;
 }
 
@@ -204,7 +216,10 @@ export const heldInQueue: Scenario = {
       while (held === 0 && Date.now() < until) {
         await sleep(200);
         const next = await ctx.chain.nonce(RELAYER_ADDRESS as Hex, 'latest');
-        const raw = next > 0 && (await ctx.chain.nonce(RELAYER_ADDRESS as Hex, 'pending')) === next ? nextInStore(ctx, next) : undefined;
+        const raw =
+          next > 0 && (await ctx.chain.nonce(RELAYER_ADDRESS as Hex, 'pending')) === next
+            ? nextInStore(ctx, next)
+            : undefined;
         if (!raw) continue;
         await ctx.chain.rpc('anvil_setNonce', [RELAYER_ADDRESS, numberToHex(next - 1)]);
         await ctx.chain.rpc('eth_sendRawTransaction', [raw]).catch(() => undefined);
@@ -249,7 +264,8 @@ export function inTurn(name: string, parts: Scenario[], copies = 1): Scenario {
     async inject(ctx) {
       const evidence: Record<string, number> = {};
       for (const p of parts) {
-        for (const [k, v] of Object.entries(await p.inject(ctx))) evidence[k.startsWith(INFO) ? `${INFO}${p.name}.${k.slice(INFO.length)}` : `${p.name}.${k}`] = v;
+        for (const [k, v] of Object.entries(await p.inject(ctx)))
+          evidence[k.startsWith(INFO) ? `${INFO}${p.name}.${k.slice(INFO.length)}` : `${p.name}.${k}`] = v;
         await sleep(500);
       }
       return evidence;
@@ -257,4 +273,15 @@ export function inTurn(name: string, parts: Scenario[], copies = 1): Scenario {
   };
 }
 
-export const ALL: Scenario[] = [feeSpike, flakyRpc, allRpcDown, anvilRestart, serviceKill, noncesBehindBack, sequencer, idempotentRace, swallowingProvider, heldInQueue];
+export const ALL: Scenario[] = [
+  feeSpike,
+  flakyRpc,
+  allRpcDown,
+  anvilRestart,
+  serviceKill,
+  noncesBehindBack,
+  sequencer,
+  idempotentRace,
+  swallowingProvider,
+  heldInQueue,
+];

@@ -24,7 +24,10 @@ export function sampleSchedule(db: () => Database.Database): { stop(): ScheduleR
   const sample = () => {
     try {
       const read = db().transaction(() => {
-        const nonFinal = db().prepare(`SELECT COUNT(*) FROM transactions WHERE status IN ${statuses}`).pluck().get() as number;
+        const nonFinal = db()
+          .prepare(`SELECT COUNT(*) FROM transactions WHERE status IN ${statuses}`)
+          .pluck()
+          .get() as number;
         const missing = db()
           .prepare(
             `SELECT t.id || ': ' || t.status FROM transactions t WHERE t.status IN ${statuses}
@@ -33,14 +36,19 @@ export function sampleSchedule(db: () => Database.Database): { stop(): ScheduleR
           .pluck()
           .all() as string[];
         const unknown = db().prepare('SELECT DISTINCT status FROM transactions').pluck().all() as string[];
-        return { nonFinal, missing, unknown: unknown.filter((s) => !NON_FINAL.includes(s) && !FINAL_STATUSES.has(s as never)) };
+        return {
+          nonFinal,
+          missing,
+          unknown: unknown.filter((s) => !NON_FINAL.includes(s) && !FINAL_STATUSES.has(s as never)),
+        };
       });
       const { nonFinal, missing, unknown } = read();
       report.samples++;
       report.maxNonFinal = Math.max(report.maxNonFinal, nonFinal);
       if (missing.length > 0 || unknown.length > 0) {
         report.violations++;
-        if (report.unscheduled.length < 10) report.unscheduled.push(...missing, ...unknown.map((s) => `unknown status ${s}`));
+        if (report.unscheduled.length < 10)
+          report.unscheduled.push(...missing, ...unknown.map((s) => `unknown status ${s}`));
       }
     } catch {
       // The store file is being created or recovered (a restart): no reading this time.

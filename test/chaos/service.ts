@@ -51,15 +51,37 @@ function writeConfig(dir: string, o: ServiceOptions): string {
     rpc_urls: o.rpcUrls.map((url, i) => ({ url, weight: 100 - i })),
     ...o.network,
   };
-  const relayer = { id: RELAYER_ID, name: 'chaos', network: 'chaos', signer_id: 'key', ...(o.policies ? { policies: o.policies } : {}) };
-  writeFileSync(file, JSON.stringify({ networks: [network], signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }], relayers: [relayer], notifications: [], plugins: [] }));
+  const relayer = {
+    id: RELAYER_ID,
+    name: 'chaos',
+    network: 'chaos',
+    signer_id: 'key',
+    ...(o.policies ? { policies: o.policies } : {}),
+  };
+  writeFileSync(
+    file,
+    JSON.stringify({
+      networks: [network],
+      signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
+      relayers: [relayer],
+      notifications: [],
+      plugins: [],
+    }),
+  );
   return file;
 }
 
 export async function startChaosService(o: ServiceOptions): Promise<ChaosService> {
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-chaos-'));
   const dataDir = path.join(dir, 'data');
-  const env = { API_KEY, DATA_DIR: dataDir, CONFIG_PATH: writeConfig(dir, o), RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', ...o.env };
+  const env = {
+    API_KEY,
+    DATA_DIR: dataDir,
+    CONFIG_PATH: writeConfig(dir, o),
+    RATE_LIMIT_RPS: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    ...o.env,
+  };
   let proc: ServiceProcess = startService(env);
   let url = await proc.listening;
   let db: Database.Database | undefined;

@@ -32,7 +32,8 @@ interface Figures {
 }
 const figures: Figures[] = [];
 after(() => {
-  if (figures.length > 0) console.log(`\ntwo instances, ${SENDS} sends each run:\n${figures.map((f) => JSON.stringify(f)).join('\n')}`);
+  if (figures.length > 0)
+    console.log(`\ntwo instances, ${SENDS} sends each run:\n${figures.map((f) => JSON.stringify(f)).join('\n')}`);
 });
 
 /** relaybox_evm_stuck_escalations_total by cause, summed over the instances. */
@@ -40,13 +41,17 @@ async function escalations(instances: Instance[]): Promise<Record<string, number
   const out: Record<string, number> = {};
   for (const i of instances) {
     const text = (await i.request('GET', '/metrics', { auth: false })).text;
-    for (const m of text.matchAll(/relaybox_evm_stuck_escalations_total\{[^}]*cause="([a-z_]+)"[^}]*\} (\d+)/g)) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+    for (const m of text.matchAll(/relaybox_evm_stuck_escalations_total\{[^}]*cause="([a-z_]+)"[^}]*\} (\d+)/g))
+      out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
   }
   return out;
 }
 
 for (let run = 1; run <= RUNS; run++) {
-  test(`two instances on PostgreSQL, ${SENDS} sends round-robin on an automining anvil: all confirm (run ${run} of ${RUNS})`, { skip, timeout: CONFIRM_WITHIN_MS + 180_000 }, async (t) => {
+  test(`two instances on PostgreSQL, ${SENDS} sends round-robin on an automining anvil: all confirm (run ${run} of ${RUNS})`, {
+    skip,
+    timeout: CONFIRM_WITHIN_MS + 180_000,
+  }, async (t) => {
     const anvil = await startAnvil();
     t.after(() => anvil.stop());
     const cluster = await createCluster(t, { network: anvil.network('local') });
@@ -65,7 +70,9 @@ for (let run = 1; run <= RUNS; run++) {
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < SENDS) {
           const i = next++;
-          const res = await instances[i % 2]!.request('POST', '/api/v1/relayers/hot/transactions', { body: { ...BODY, value: 1000 + i } });
+          const res = await instances[i % 2]!.request('POST', '/api/v1/relayers/hot/transactions', {
+            body: { ...BODY, value: 1000 + i },
+          });
           if (res.status === 200) acked++;
           else failures.push(`${res.status} ${res.text.slice(0, 200)}`);
         }
@@ -74,31 +81,66 @@ for (let run = 1; run <= RUNS; run++) {
     const sendMs = Date.now() - started;
     assert.deepEqual(failures, [], 'every send acknowledged');
 
-    const counts = async () => Object.fromEntries((await db.query<{ status: string; n: number }>('SELECT status, COUNT(*)::int AS n FROM transactions GROUP BY status')).rows.map((r) => [r.status, r.n]));
+    const counts = async () =>
+      Object.fromEntries(
+        (
+          await db.query<{ status: string; n: number }>(
+            'SELECT status, COUNT(*)::int AS n FROM transactions GROUP BY status',
+          )
+        ).rows.map((r) => [r.status, r.n]),
+      );
     let last: Record<string, number> = {};
     let allConfirmedMs: number | null = null;
     try {
-      await waitFor(async () => ((last = await counts()).confirmed ?? 0) === SENDS, `all ${SENDS} confirmed`, CONFIRM_WITHIN_MS);
+      await waitFor(
+        async () => ((last = await counts()).confirmed ?? 0) === SENDS,
+        `all ${SENDS} confirmed`,
+        CONFIRM_WITHIN_MS,
+      );
       allConfirmedMs = Date.now() - started;
     } catch {
       // Reported below with what was left.
     }
-    const replaced = (await db.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM transactions WHERE jsonb_array_length((record::jsonb)->'hashes') > 1")).rows[0]!.n;
+    const replaced = (
+      await db.query<{ n: number }>(
+        "SELECT COUNT(*)::int AS n FROM transactions WHERE jsonb_array_length((record::jsonb)->'hashes') > 1",
+      )
+    ).rows[0]!.n;
     await db.end();
-    const row: Figures = { run, acked, confirmed: last.confirmed ?? 0, sendMs, allConfirmedMs, escalations: await escalations(instances), replaced };
+    const row: Figures = {
+      run,
+      acked,
+      confirmed: last.confirmed ?? 0,
+      sendMs,
+      allConfirmedMs,
+      escalations: await escalations(instances),
+      replaced,
+    };
     figures.push(row);
     t.diagnostic(JSON.stringify(row));
-    assert.equal(last.confirmed, SENDS, `all confirmed within ${CONFIRM_WITHIN_MS} ms; statuses ${JSON.stringify(last)}`);
+    assert.equal(
+      last.confirmed,
+      SENDS,
+      `all confirmed within ${CONFIRM_WITHIN_MS} ms; statuses ${JSON.stringify(last)}`,
+    );
 
     // Each nonce once on chain: the relayer's mined transactions hold 0..SENDS-1 exactly.
     const head = Number(await anvil.blockNumber());
     const nonces: number[] = [];
     for (let b = 0; b <= head; b++) {
-      const block = await anvil.rpc<{ transactions: Array<{ from: Hex; nonce: Hex }> }>('eth_getBlockByNumber', [numberToHex(b), true]);
-      for (const tx of block.transactions) if (tx.from.toLowerCase() === RELAYER.toLowerCase()) nonces.push(Number(tx.nonce));
+      const block = await anvil.rpc<{ transactions: Array<{ from: Hex; nonce: Hex }> }>('eth_getBlockByNumber', [
+        numberToHex(b),
+        true,
+      ]);
+      for (const tx of block.transactions)
+        if (tx.from.toLowerCase() === RELAYER.toLowerCase()) nonces.push(Number(tx.nonce));
     }
     nonces.sort((a, b) => a - b);
-    assert.deepEqual(nonces, Array.from({ length: SENDS }, (_, i) => i), 'each nonce used once');
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: SENDS }, (_, i) => i),
+      'each nonce used once',
+    );
     assert.equal(await anvil.pendingNonce(RELAYER), SENDS);
   });
 }

@@ -34,12 +34,25 @@ export interface Verdict {
   renonced: number;
 }
 
-type TxRecord = { id: string; status: string; nonce: number; hash: string | null; hashes?: string[]; noop_hashes?: string[]; value: string; to: string | null; status_reason?: string | null; created_at?: string };
+type TxRecord = {
+  id: string;
+  status: string;
+  nonce: number;
+  hash: string | null;
+  hashes?: string[];
+  noop_hashes?: string[];
+  value: string;
+  to: string | null;
+  status_reason?: string | null;
+  created_at?: string;
+};
 
 async function listRecords(url: string): Promise<TxRecord[]> {
   const all: TxRecord[] = [];
   for (let page = 1; ; page++) {
-    const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const res = await fetch(`${url}/api/v1/relayers/${RELAYER_ID}/transactions?per_page=100&page=${page}`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     const body = (await res.json()) as { data: TxRecord[]; pagination: { total_items: number } };
     if (res.status !== 200) throw new Error(`listing answered ${res.status}: ${JSON.stringify(body)}`);
     all.push(...body.data);
@@ -59,13 +72,15 @@ function mismatch(r: TxRecord, mined: Map<string, MinedTx>, markerCount: number)
   const isNoop = (h: string) => (r.noop_hashes ?? []).includes(h);
   switch (r.status) {
     case 'confirmed':
-      if (!onChain || onChain.status !== 1 || markerCount !== 1) return `${r.id} confirmed: hash ${onChain ? 'mined' : 'not mined'}, content mined ${markerCount}×`;
+      if (!onChain || onChain.status !== 1 || markerCount !== 1)
+        return `${r.id} confirmed: hash ${onChain ? 'mined' : 'not mined'}, content mined ${markerCount}×`;
       // The record describes what was mined: the API's to and value are the mined version's.
       if (onChain.value.toString() !== r.value || onChain.to?.toLowerCase() !== r.to?.toLowerCase())
         return `${r.id} confirmed (${r.status_reason ?? 'no reason'}): the record says ${r.value} wei to ${r.to}, the mined ${r.hash} moved ${onChain.value} to ${onChain.to}`;
       return undefined;
     case 'failed':
-      if (onChain ? onChain.status !== 0 : markerCount !== 0) return `${r.id} failed (${r.status_reason}): content mined ${markerCount}×`;
+      if (onChain ? onChain.status !== 0 : markerCount !== 0)
+        return `${r.id} failed (${r.status_reason}): content mined ${markerCount}×`;
       if (!r.status_reason) return `${r.id} failed without a reason`;
       return undefined;
     case 'expired':
@@ -79,21 +94,37 @@ function mismatch(r: TxRecord, mined: Map<string, MinedTx>, markerCount: number)
 }
 
 /** `foreign`: hashes of transactions the test itself sent with the relayer's key. */
-export async function verify(chain: ChaosChain, url: string, outcomes: SendOutcome[], foreign: ReadonlySet<string> = new Set()): Promise<Verdict> {
+export async function verify(
+  chain: ChaosChain,
+  url: string,
+  outcomes: SendOutcome[],
+  foreign: ReadonlySet<string> = new Set(),
+): Promise<Verdict> {
   // A record's marker: the value its send carried (known by id when acknowledged; a NOOP in its place shows value 0).
   const sentMarker = new Map(outcomes.flatMap((o) => o.ids.map((id) => [id, o.marker.toString()] as const)));
   const markerOf = (r: TxRecord) => sentMarker.get(r.id) ?? r.value;
   const records = await listRecords(url);
   const chainTxs = await minedFrom(chain, RELAYER_ADDRESS as Hex);
   const mined = new Map(chainTxs.map((t) => [t.hash, t]));
-  const markerCounts = countBy(chainTxs.filter((t) => t.value > 0n && !foreign.has(t.hash)), (t) => t.value.toString());
-  const recordsByMarker = countBy(records.filter((r) => markerOf(r) !== '0'), markerOf);
+  const markerCounts = countBy(
+    chainTxs.filter((t) => t.value > 0n && !foreign.has(t.hash)),
+    (t) => t.value.toString(),
+  );
+  const recordsByMarker = countBy(
+    records.filter((r) => markerOf(r) !== '0'),
+    markerOf,
+  );
 
   const nonces = chainTxs.map((t) => t.nonce).sort((a, b) => a - b);
-  const [latest, pending] = await Promise.all([chain.nonce(RELAYER_ADDRESS as Hex, 'latest'), chain.nonce(RELAYER_ADDRESS as Hex, 'pending')]);
+  const [latest, pending] = await Promise.all([
+    chain.nonce(RELAYER_ADDRESS as Hex, 'latest'),
+    chain.nonce(RELAYER_ADDRESS as Hex, 'pending'),
+  ]);
   const holes = nonces.filter((n, i) => n !== i).length + Math.abs(latest - nonces.length) + (pending - latest);
 
-  const known = new Set(records.flatMap((r) => [...(r.hashes ?? []), ...(r.hash ? [r.hash] : [])].map((h) => h.toLowerCase())));
+  const known = new Set(
+    records.flatMap((r) => [...(r.hashes ?? []), ...(r.hash ? [r.hash] : [])].map((h) => h.toLowerCase())),
+  );
   const ids = new Set(records.map((r) => r.id));
   const refused = outcomes.filter((o) => o.kind === 'refused');
   return {
@@ -102,13 +133,17 @@ export async function verify(chain: ChaosChain, url: string, outcomes: SendOutco
     stuck: records.filter((r) => !FINAL_STATUSES.has(r.status as never)).length,
     duplicates: [...markerCounts.values()].filter((c) => c > 1).length,
     duplicateRecords: [...recordsByMarker.values()].filter((c) => c > 1).length,
-    storedTwice: records.filter((r) => (recordsByMarker.get(markerOf(r)) ?? 0) > 1).map((r) => {
-      const o = outcomes.find((x) => x.marker.toString() === markerOf(r));
-      return `${markerOf(r)}: ${r.id} ${r.status} nonce ${r.nonce} created ${r.created_at}; sent ${o && new Date(o.at).toISOString()} answered ${o?.statuses.join('/')} ids ${o?.ids.join(',')}`;
-    }),
+    storedTwice: records
+      .filter((r) => (recordsByMarker.get(markerOf(r)) ?? 0) > 1)
+      .map((r) => {
+        const o = outcomes.find((x) => x.marker.toString() === markerOf(r));
+        return `${markerOf(r)}: ${r.id} ${r.status} nonce ${r.nonce} created ${r.created_at}; sent ${o && new Date(o.at).toISOString()} answered ${o?.statuses.join('/')} ids ${o?.ids.join(',')}`;
+      }),
     nonceGaps: holes,
     unaccounted: chainTxs.filter((t) => !known.has(t.hash) && !foreign.has(t.hash)).length,
-    refusedButApplied: refused.filter((o) => markerCounts.has(o.marker.toString()) || recordsByMarker.has(o.marker.toString())).length,
+    refusedButApplied: refused.filter(
+      (o) => markerCounts.has(o.marker.toString()) || recordsByMarker.has(o.marker.toString()),
+    ).length,
     ackedLost: outcomes.filter((o) => o.kind === 'acked' && (new Set(o.ids).size !== 1 || !ids.has(o.ids[0]!))).length,
     mismatches: records.flatMap((r) => mismatch(r, mined, markerCounts.get(markerOf(r)) ?? 0) ?? []),
     mined: chainTxs.length,

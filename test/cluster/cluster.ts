@@ -15,7 +15,8 @@ import { REDIS_URL, redisReachable } from '../support/redis.ts';
 
 /** Why the cluster tests cannot run here (no PostgreSQL or Redis), or undefined. */
 export async function clusterSkip(): Promise<string | undefined> {
-  if (!(await postgresReachable())) return 'no PostgreSQL server answers (set DATABASE_URL or start one on 127.0.0.1:5432)';
+  if (!(await postgresReachable()))
+    return 'no PostgreSQL server answers (set DATABASE_URL or start one on 127.0.0.1:5432)';
   if (!(await redisReachable())) return 'no Redis answers (set REDIS_URL or start one on 127.0.0.1:6379)';
   return undefined;
 }
@@ -25,7 +26,17 @@ const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Explicit prices and gas: the chain is asked only for the balance. */
 export const SEND = { to: TO, value: 1, gas_price: 2_000_000_000, gas_limit: 21_000 };
 /** A network nobody answers on: for tests that never send. */
-const UNREACHABLE = { type: 'evm', network: 'local', chain_id: 31337, required_confirmations: 1, symbol: 'ETH', average_blocktime_ms: 1000, is_testnet: true, rpc_urls: ['http://127.0.0.1:9'], explorer_urls: [] };
+const UNREACHABLE = {
+  type: 'evm',
+  network: 'local',
+  chain_id: 31337,
+  required_confirmations: 1,
+  symbol: 'ETH',
+  average_blocktime_ms: 1000,
+  is_testnet: true,
+  rpc_urls: ['http://127.0.0.1:9'],
+  explorer_urls: [],
+};
 
 export interface Instance {
   name: string;
@@ -53,7 +64,16 @@ function clusterConfig(webhookUrl: string, network: object = UNREACHABLE) {
   return {
     networks: [{ ...network, network: 'local' }],
     signers: [{ id: 's', type: 'local', development: true, private_key: DEV_KEY }],
-    relayers: [{ id: 'hot', name: 'hot relayer', network: 'local', network_type: 'evm', signer_id: 's', notification_id: 'hook' }],
+    relayers: [
+      {
+        id: 'hot',
+        name: 'hot relayer',
+        network: 'local',
+        network_type: 'evm',
+        signer_id: 's',
+        notification_id: 'hook',
+      },
+    ],
     notifications: [{ id: 'hook', type: 'webhook', url: webhookUrl }],
     plugins: [],
   };
@@ -63,12 +83,20 @@ function clusterConfig(webhookUrl: string, network: object = UNREACHABLE) {
  * `network`: the EVM network the relayer sends to (a test anvil's); without it nothing answers (tests that do not send).
  * `config`: a whole config file instead (e.g. Solana and Stellar relayers on simulated networks).
  */
-export async function createCluster(t: TestContext, options: { webhookUrl?: string; env?: Record<string, string>; network?: object; config?: object } = {}): Promise<Cluster> {
+export async function createCluster(
+  t: TestContext,
+  options: { webhookUrl?: string; env?: Record<string, string>; network?: object; config?: object } = {},
+): Promise<Cluster> {
   const db = await createTestDatabase('relaybox_cluster');
   const root = mkdtempSync(path.join(tmpdir(), 'relaybox-cluster-'));
   mkdirSync(path.join(root, 'plugins'));
   const configPath = path.join(root, 'config.json');
-  writeFileSync(configPath, JSON.stringify(options.config ?? clusterConfig(options.webhookUrl ?? 'http://127.0.0.1:9/webhook', options.network)));
+  writeFileSync(
+    configPath,
+    JSON.stringify(
+      options.config ?? clusterConfig(options.webhookUrl ?? 'http://127.0.0.1:9/webhook', options.network),
+    ),
+  );
   const apiKey = `cluster-${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -90,7 +118,9 @@ export async function createCluster(t: TestContext, options: { webhookUrl?: stri
   const children: ChildProcess[] = [];
   t.after(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)));
+    await Promise.all(
+      children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)),
+    );
     rmSync(root, { recursive: true, force: true });
   });
   return {
@@ -100,7 +130,10 @@ export async function createCluster(t: TestContext, options: { webhookUrl?: stri
     env,
     configPath,
     start(name, extra = {}) {
-      const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], {
+        env: { ...env, ...extra },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.push(child);
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
@@ -123,7 +156,8 @@ export async function createCluster(t: TestContext, options: { webhookUrl?: stri
           child.stdout!.on('data', look);
           void exited.then((code) => reject(new Error(`${name} exited with ${code} before listening:\n${out}`)));
         }),
-        request: (method, urlPath, opts = {}) => request(instance.url, method, urlPath, { auth: `Bearer ${apiKey}`, ...opts }),
+        request: (method, urlPath, opts = {}) =>
+          request(instance.url, method, urlPath, { auth: `Bearer ${apiKey}`, ...opts }),
       };
       instance.listening.catch(() => undefined);
       return instance;
@@ -141,7 +175,10 @@ export interface Delivery {
 }
 
 /** A webhook receiver that answers 200 after `delayMs`, recording arrivals and answers in order. */
-export async function webhookReceiver(t: TestContext, delayMs: number): Promise<{ url: string; deliveries: Delivery[] }> {
+export async function webhookReceiver(
+  t: TestContext,
+  delayMs: number,
+): Promise<{ url: string; deliveries: Delivery[] }> {
   const deliveries: Delivery[] = [];
   let clock = 0;
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -149,7 +186,12 @@ export async function webhookReceiver(t: TestContext, delayMs: number): Promise<
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       const parsed = JSON.parse(body) as { id: string; payload: { id: string; status: string } };
-      const d: Delivery = { eventId: parsed.id, transactionId: parsed.payload.id, status: parsed.payload.status, arrived: ++clock };
+      const d: Delivery = {
+        eventId: parsed.id,
+        transactionId: parsed.payload.id,
+        status: parsed.payload.status,
+        arrived: ++clock,
+      };
       deliveries.push(d);
       setTimeout(() => {
         d.answered = ++clock;
@@ -166,7 +208,11 @@ export async function webhookReceiver(t: TestContext, delayMs: number): Promise<
 }
 
 /** Polls `check` until truthy (`timeoutMs` cap, so a broken test fails instead of hanging). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000): Promise<Exclude<T, undefined | null | false | 0 | ''>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<Exclude<T, undefined | null | false | 0 | ''>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -17,7 +17,10 @@ interface Seen {
 /** Reads `instance`'s events stream in the background until closed. */
 async function openStream(instance: Instance, apiKey: string) {
   const controller = new AbortController();
-  const res = await fetch(`${instance.url}/api/v1/events?relayer_id=hot`, { headers: { authorization: `Bearer ${apiKey}` }, signal: controller.signal });
+  const res = await fetch(`${instance.url}/api/v1/events?relayer_id=hot`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    signal: controller.signal,
+  });
   assert.equal(res.status, 200);
   const seen: Seen[] = [];
   const reading = (async () => {
@@ -66,15 +69,26 @@ test('a stream on one instance sees what another instance commits, each change o
     assert.equal(r.status, 200, r.text);
     sent.push((r.body.data as { id: string }).id);
   }
-  await waitFor(() => sent.every((id) => onA.of(id).at(-1)?.status === 'confirmed' && onB.of(id).at(-1)?.status === 'confirmed'), 'both streams to see every send confirmed');
+  await waitFor(
+    () => sent.every((id) => onA.of(id).at(-1)?.status === 'confirmed' && onB.of(id).at(-1)?.status === 'confirmed'),
+    'both streams to see every send confirmed',
+  );
 
   for (const id of sent) {
-    for (const [name, stream] of [['a', onA], ['b', onB]] as const) {
+    for (const [name, stream] of [
+      ['a', onA],
+      ['b', onB],
+    ] as const) {
       const mine = stream.of(id);
       // Never back in time, and never the same state twice in a row (the writer's own change shown once).
       const ranks = mine.map((s) => ORDER.indexOf(s.status));
-      assert.deepEqual(ranks, [...ranks].sort((x, y) => x - y), `${name}: ${mine.map((s) => s.status).join(' → ')}`);
-      for (let k = 1; k < mine.length; k++) assert.notEqual(mine[k]!.json, mine[k - 1]!.json, `${name} showed one state of ${id} twice`);
+      assert.deepEqual(
+        ranks,
+        [...ranks].sort((x, y) => x - y),
+        `${name}: ${mine.map((s) => s.status).join(' → ')}`,
+      );
+      for (let k = 1; k < mine.length; k++)
+        assert.notEqual(mine[k]!.json, mine[k - 1]!.json, `${name} showed one state of ${id} twice`);
     }
     // The other instance's stream saw more than the end state.
     assert.ok(onA.of(id).length >= 2, `a saw ${onA.of(id).length} change(s) of ${id}`);
@@ -85,11 +99,14 @@ test('a stream on one instance sees what another instance commits, each change o
     const client = new pg.Client({ connectionString: cluster.databaseUrl });
     await client.connect();
     try {
-      await client.query(`UPDATE transactions SET record = jsonb_set(record::jsonb, '{status_reason}', '"noted by an operator"')::text, version = version + 1 WHERE id = $1`, [id]);
+      await client.query(
+        `UPDATE transactions SET record = jsonb_set(record::jsonb, '{status_reason}', '"noted by an operator"')::text, version = version + 1 WHERE id = $1`,
+        [id],
+      );
     } finally {
       await client.end();
     }
     const noted = (s: Seen) => s.json.includes('noted by an operator');
-    await waitFor(() => onA.of(id).some(noted) && onB.of(id).some(noted), 'both streams to see the operator\'s change');
+    await waitFor(() => onA.of(id).some(noted) && onB.of(id).some(noted), "both streams to see the operator's change");
   });
 });

@@ -15,7 +15,9 @@ import { clusterSkip, createCluster } from './cluster.ts';
 const skip = await clusterSkip();
 const PER_INSTANCE = 10;
 
-test('two instances on PostgreSQL relay Solana and Stellar; one killed mid-flight, the other finishes every transaction once (simulated networks)', { skip }, async (t) => {
+test('two instances on PostgreSQL relay Solana and Stellar; one killed mid-flight, the other finishes every transaction once (simulated networks)', {
+  skip,
+}, async (t) => {
   const solana = await startSolanaSim({ slotMs: 20, finalizeDepth: 4 });
   const stellar = await startStellarSim({ ledgerMs: 50 });
   t.after(() => Promise.all([solana.close(), stellar.close()]));
@@ -41,24 +43,48 @@ test('two instances on PostgreSQL relay Solana and Stellar; one killed mid-fligh
   // Distinct amounts: distinct transfers (two instances building the very same one in one slot would be one transaction).
   const sends = await Promise.all(
     [a, b].flatMap((i, k) => [
-      ...Array.from({ length: PER_INSTANCE }, (_, j) => i.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(sol.address, solDest, 1_000_000n + BigInt(k * PER_INSTANCE + j))] } })),
-      ...Array.from({ length: PER_INSTANCE }, (_, j) => i.request('POST', '/api/v1/relayers/xlm/transactions', { body: { network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + k * PER_INSTANCE + j)] } })),
+      ...Array.from({ length: PER_INSTANCE }, (_, j) =>
+        i.request('POST', '/api/v1/relayers/sol/transactions', {
+          body: { instructions: [transfer(sol.address, solDest, 1_000_000n + BigInt(k * PER_INSTANCE + j))] },
+        }),
+      ),
+      ...Array.from({ length: PER_INSTANCE }, (_, j) =>
+        i.request('POST', '/api/v1/relayers/xlm/transactions', {
+          body: { network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + k * PER_INSTANCE + j)] },
+        }),
+      ),
     ]),
   );
   for (const r of sends) assert.equal(r.status, 200, r.text);
   const unfinished = await Promise.all(
-    ['sol', 'xlm'].flatMap((r) => ['pending', 'sent', 'submitted', 'mined'].map((status) => b.request('GET', `/api/v1/relayers/${r}/transactions?status=${status}&per_page=0`))),
+    ['sol', 'xlm'].flatMap((r) =>
+      ['pending', 'sent', 'submitted', 'mined'].map((status) =>
+        b.request('GET', `/api/v1/relayers/${r}/transactions?status=${status}&per_page=0`),
+      ),
+    ),
   );
   a.child.kill('SIGKILL');
   await a.exited;
-  assert.ok(unfinished.some((r) => r.body.pagination.total_items > 0), 'transactions were in flight at the kill');
+  assert.ok(
+    unfinished.some((r) => r.body.pagination.total_items > 0),
+    'transactions were in flight at the kill',
+  );
 
-  const ids = (relayer: string) => sends.filter((r) => r.body.data.relayer_id === relayer).map((r) => r.body.data.id as string);
+  const ids = (relayer: string) =>
+    sends.filter((r) => r.body.data.relayer_id === relayer).map((r) => r.body.data.id as string);
   // Jobs leased by the killed instance move to the other once their leases lapse (10 s on PostgreSQL).
   const solFinal = await waitAllFinal(b, 'sol', ids('sol'), 180_000);
   const xlmFinal = await waitAllFinal(b, 'xlm', ids('xlm'), 180_000);
-  assert.deepEqual(new Set(solFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(solFinal.map((f) => f.status_reason)));
-  assert.deepEqual(new Set(xlmFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(xlmFinal.map((f) => f.status_reason)));
+  assert.deepEqual(
+    new Set(solFinal.map((f) => f.status)),
+    new Set(['confirmed']),
+    JSON.stringify(solFinal.map((f) => f.status_reason)),
+  );
+  assert.deepEqual(
+    new Set(xlmFinal.map((f) => f.status)),
+    new Set(['confirmed']),
+    JSON.stringify(xlmFinal.map((f) => f.status_reason)),
+  );
   const n = 2 * PER_INSTANCE;
   const sum = (base: bigint) => BigInt(n) * base + BigInt((n * (n - 1)) / 2);
   assert.equal(solana.balance(solDest), sum(1_000_000n), 'each Solana transfer landed once');

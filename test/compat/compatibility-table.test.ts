@@ -20,14 +20,24 @@ function rows(heading: string): string[][] {
     .split('\n')
     .filter((l) => l.startsWith('|'))
     .slice(2)
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 /** `GET /a/{}`: parameter names dropped (ours may differ: `{id}`), trailing slash dropped (Express matches both). */
-const key = (method: string, p: string) => `${method.toUpperCase()} ${p.replace(/\{[^}]*\}/g, '{}').replace(/\/$/, '')}`;
+const key = (method: string, p: string) =>
+  `${method.toUpperCase()} ${p.replace(/\{[^}]*\}/g, '{}').replace(/\/$/, '')}`;
 
 /** What Relaybox mounts, from the same route list app.ts mounts (test/operations/openapi.test.ts proves they agree). */
-const mounted = new Set(ROUTE_GROUPS.flatMap((g) => g.routes.flatMap((r) => expressToTemplates(joinPath(g.prefix, r.path)).map((t) => key(r.method, t)))));
+const mounted = new Set(
+  ROUTE_GROUPS.flatMap((g) =>
+    g.routes.flatMap((r) => expressToTemplates(joinPath(g.prefix, r.path)).map((t) => key(r.method, t))),
+  ),
+);
 
 test('every reference operation has exactly one row, and each status is what Relaybox mounts', () => {
   const table = rows('Operations');
@@ -37,7 +47,8 @@ test('every reference operation has exactly one row, and each status is what Rel
   for (const [name, method, p, status] of table) {
     assert.ok(STATUSES.has(status!), `${name}: status '${status}'`);
     const served = mounted.has(key(method!, p!));
-    if (status === 'missing') assert.ok(!served, `${name} (${method} ${p}) is marked missing but is mounted: update docs/compatibility.md`);
+    if (status === 'missing')
+      assert.ok(!served, `${name} (${method} ${p}) is marked missing but is mounted: update docs/compatibility.md`);
     else assert.ok(served, `${name} (${method} ${p}) is marked ${status} but is not mounted`);
   }
 });
@@ -52,7 +63,8 @@ function clientMethods(): Array<{ name: string; method: string; path: string }> 
     assert.ok(cls, `${file} declares its class`);
     // The parameter creator: each method builds its path, then its request options with the HTTP method.
     const re = /^ {8}(\w+): \([^)]*\) => __awaiter[\s\S]*?localVarPath = `([^`]+)`[\s\S]*?method: '([A-Z]+)'/gm;
-    for (const m of src.matchAll(re)) out.push({ name: `${cls}.${m[1]}`, method: m[3]!, path: m[2]!.replace(/\$\{[^}]+\}/g, '') });
+    for (const m of src.matchAll(re))
+      out.push({ name: `${cls}.${m[1]}`, method: m[3]!, path: m[2]!.replace(/\$\{[^}]+\}/g, '') });
   }
   return out;
 }
@@ -65,9 +77,14 @@ test('every client method has exactly one row with its route, and a working one 
   const operations = new Map(rows('Operations').map(([, m, p, status]) => [key(m!, p!), status]));
   for (const [name, method, p, status, testedIn] of table) {
     const real = sdk.find((m) => m.name === name)!;
-    assert.equal(key(method!, p!), key(real.method, real.path), `${name}: the client calls ${real.method} ${real.path}`);
+    assert.equal(
+      key(method!, p!),
+      key(real.method, real.path),
+      `${name}: the client calls ${real.method} ${real.path}`,
+    );
     assert.ok(STATUSES.has(status!), `${name}: status '${status}'`);
-    if (status === 'missing') assert.equal(operations.get(key(method!, p!)), 'missing', `${name}: its operation is served`);
+    if (status === 'missing')
+      assert.equal(operations.get(key(method!, p!)), 'missing', `${name}: its operation is served`);
     if (status !== 'works') continue;
     assert.notEqual(operations.get(key(method!, p!)), 'missing', `${name} works but its operation is missing`);
     assert.ok(testedIn, `${name} works: name the test that calls it`);

@@ -27,13 +27,29 @@ async function failure(call: Promise<unknown>): Promise<{ status: number; data: 
 
 test("the reference's client reads readiness in its own shape, with our components inside", async (t) => {
   // Only the example's devnet relayer: the public testnets of the others may not answer here (readiness would say so).
-  const s = await build(t, { devnet: true, runtime: true, config: { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') } });
+  const s = await build(t, {
+    devnet: true,
+    runtime: true,
+    config: {
+      relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter(
+        (r: { network: string }) => r.network === 'devnet',
+      ),
+    },
+  });
   const ready = (await new HealthApi(new Configuration({ basePath: s.url })).readiness()).data;
   assert.equal(ready.ready, true);
   assert.equal(ready.status, 'healthy');
   assert.equal(ready.reason, undefined);
   assert.ok(!Number.isNaN(Date.parse(ready.timestamp)));
-  assert.deepEqual(Object.keys(ready.components).sort(), ['plugins', 'queue', 'redis', 'rpc', 'runtime', 'store', 'system']);
+  assert.deepEqual(Object.keys(ready.components).sort(), [
+    'plugins',
+    'queue',
+    'redis',
+    'rpc',
+    'runtime',
+    'store',
+    'system',
+  ]);
   assert.equal(typeof ready.components.system.fd_count, 'number');
   assert.equal((ready.components as unknown as Record<string, { status: string }>).store.status, 'healthy');
 });
@@ -41,18 +57,32 @@ test("the reference's client reads readiness in its own shape, with our componen
 test('the public paths answer another method 404, with or without a key, never 401', async (t) => {
   const s = await build(t);
   for (const keyed of [false, true]) {
-    for (const [method, path] of [['POST', '/api/v1/health'], ['DELETE', '/api/v1/ready'], ['GET', '/api/v1/health/extra']] as const) {
-      const res = await s.request(method, path, { auth: keyed ? undefined : false, body: method === 'POST' ? {} : undefined });
+    for (const [method, path] of [
+      ['POST', '/api/v1/health'],
+      ['DELETE', '/api/v1/ready'],
+      ['GET', '/api/v1/health/extra'],
+    ] as const) {
+      const res = await s.request(method, path, {
+        auth: keyed ? undefined : false,
+        body: method === 'POST' ? {} : undefined,
+      });
       assert.equal(res.status, 404, `${method} ${path} (key: ${keyed}): ${res.text}`);
     }
   }
   assert.equal((await s.request('GET', '/api/v1/health', { auth: false })).text, 'OK');
-  assert.equal((await s.request('POST', '/api/v1/relayers', { auth: false, body: {} })).status, 401, 'other paths still need the key');
+  assert.equal(
+    (await s.request('POST', '/api/v1/relayers', { auth: false, body: {} })).status,
+    401,
+    'other paths still need the key',
+  );
 });
 
 test('a body that is not JSON answers the reference\'s "Invalid JSON" text, in our envelope', async (t) => {
   const s = await build(t);
-  const res = await s.request('POST', '/api/v1/notifications', { rawBody: '{"url": ', headers: { 'content-type': 'application/json' } });
+  const res = await s.request('POST', '/api/v1/notifications', {
+    rawBody: '{"url": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(res.status, 400);
   assert.deepEqual([res.body.success, res.body.data, res.body.message], [false, null, 'Bad Request']);
   assert.match(res.body.error, /^Invalid JSON: /);
@@ -62,16 +92,24 @@ test("PATCH of a notification takes the reference's `type` (webhook); another ty
   const s = await build(t);
   const notifications = new NotificationsApi(new Configuration({ basePath: s.url, accessToken: API_KEY }));
   await notifications.createNotification({ id: 'typed', url: 'https://example.com/a' } as never);
-  const updated = (await notifications.updateNotification('typed', { type: 'webhook', url: 'https://example.com/b' } as never)).data.data!;
+  const updated = (
+    await notifications.updateNotification('typed', { type: 'webhook', url: 'https://example.com/b' } as never)
+  ).data.data!;
   assert.deepEqual([updated.type, updated.url], ['webhook', 'https://example.com/b']);
-  assert.equal((await notifications.updateNotification('typed', { type: 'webhook' } as never)).data.data!.url, 'https://example.com/b');
+  assert.equal(
+    (await notifications.updateNotification('typed', { type: 'webhook' } as never)).data.data!.url,
+    'https://example.com/b',
+  );
   const refused = await failure(notifications.updateNotification('typed', { type: 'email' } as never));
   assert.equal(refused.status, 400);
   assert.match(refused.data.error, /type/);
 });
 
 test('PATCH of a plugin with {} changes nothing and answers the plugin, as the reference does', async (t) => {
-  const s = await build(t, { plugins: { 'echo.ts': ECHO }, config: { plugins: [{ id: 'echo', timeout: 12 }] } as never });
+  const s = await build(t, {
+    plugins: { 'echo.ts': ECHO },
+    config: { plugins: [{ id: 'echo', timeout: 12 }] } as never,
+  });
   const plugins = new PluginsApi(new Configuration({ basePath: s.url, accessToken: API_KEY }));
   const res = (await plugins.updatePlugin('echo', {})).data;
   assert.equal(res.success, true);
@@ -88,7 +126,10 @@ test("a plugin's folder named by a config entry is that plugin, not a second one
   const ids = (await s.request('GET', '/api/v1/plugins')).body.data.map((p: { id: string }) => p.id).sort();
   assert.deepEqual(ids, ['channels', 'standalone']);
   assert.equal((await s.request('POST', '/api/v1/plugins/channel/call', { body: {} })).status, 404);
-  assert.equal((await s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { a: 1 } } })).body.data.a, 1);
+  assert.equal(
+    (await s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { a: 1 } } })).body.data.a,
+    1,
+  );
 });
 
 test('an EVM address with a wrong EIP-55 checksum is accepted as the reference accepts it, and logged', async (t) => {
@@ -102,14 +143,34 @@ test('an EVM address with a wrong EIP-55 checksum is accepted as the reference a
   assert.equal(warned()[0]!.to, README_ADDRESS);
 
   // Through a plugin's relayer API.
-  const called = await s.request('POST', '/api/v1/plugins/send/call', { body: { params: { tx: evmBody({ to: README_ADDRESS }) } } });
+  const called = await s.request('POST', '/api/v1/plugins/send/call', {
+    body: { params: { tx: evmBody({ to: README_ADDRESS }) } },
+  });
   assert.equal(called.status, 200, called.text);
   assert.equal(warned().length, 2);
 
   // In a whitelist_receivers policy: accepted, compared in any case, logged.
-  const patched = await s.request('PATCH', '/api/v1/relayers/evm', { body: { policies: { whitelist_receivers: [README_ADDRESS] } } });
+  const patched = await s.request('PATCH', '/api/v1/relayers/evm', {
+    body: { policies: { whitelist_receivers: [README_ADDRESS] } },
+  });
   assert.equal(patched.status, 200, patched.text);
-  assert.ok(s.logs.some((l) => String(l.msg).startsWith('whitelist_receivers: addresses with a wrong EIP-55 checksum') && (l.addresses as string[])[0] === README_ADDRESS));
-  assert.equal((await s.request('POST', '/api/v1/relayers/evm/transactions', { body: evmBody({ to: CHECKSUMMED }) })).status, 200);
-  assert.equal((await s.request('POST', '/api/v1/relayers/evm/transactions', { body: evmBody({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }) })).status, 400);
+  assert.ok(
+    s.logs.some(
+      (l) =>
+        String(l.msg).startsWith('whitelist_receivers: addresses with a wrong EIP-55 checksum') &&
+        (l.addresses as string[])[0] === README_ADDRESS,
+    ),
+  );
+  assert.equal(
+    (await s.request('POST', '/api/v1/relayers/evm/transactions', { body: evmBody({ to: CHECKSUMMED }) })).status,
+    200,
+  );
+  assert.equal(
+    (
+      await s.request('POST', '/api/v1/relayers/evm/transactions', {
+        body: evmBody({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+      })
+    ).status,
+    400,
+  );
 });

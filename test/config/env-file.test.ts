@@ -34,9 +34,16 @@ const REFERENCE_STYLE = [
 ].join('\n');
 
 /** What src/config/env-file.ts loads from `cwd`, in a process with only `env`. */
-async function loaded(cwd: string, env: Record<string, string> = {}): Promise<{ file: string | undefined; kept: string[]; env: Record<string, string> }> {
+async function loaded(
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ file: string | undefined; kept: string[]; env: Record<string, string> }> {
   const script = `const m = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'src/config/env-file.ts'))}); const r = m.loadEnvFile(); process.stdout.write(JSON.stringify({ file: r.file, kept: r.kept, env: process.env }));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
@@ -51,7 +58,10 @@ test("the reference's .env syntax is read unchanged, and a variable already in t
   assert.equal(env.KEYSTORE_PASSPHRASE, 'correct horse battery staple');
   assert.equal(env.WEBHOOK_SIGNING_KEY, '<webhook_signing_key>');
   assert.equal(env.API_KEY, '');
-  assert.equal(env.GCP_PRIVATE_KEY, '-----BEGIN PRIVATE EXAMPLE KEY-----\nyour_private_key_here\n-----END PRIVATE EXAMPLE KEY-----\n');
+  assert.equal(
+    env.GCP_PRIVATE_KEY,
+    '-----BEGIN PRIVATE EXAMPLE KEY-----\nyour_private_key_here\n-----END PRIVATE EXAMPLE KEY-----\n',
+  );
   assert.equal(env.ALLOWED_FUND_RELAYER_IDS, 'channels-fund,x402-channels-fund');
   assert.equal(env.GCP_CREDENTIALS_FILE, undefined, 'a commented-out line sets nothing');
   assert.equal(env.LOG_LEVEL, 'warn', 'the real environment wins over the file');
@@ -75,8 +85,15 @@ test('the service reads .env from its working directory at start: its API_KEY, P
   const dir = scratch(t);
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ networks: [], signers: [], relayers: [] }));
   // An unquoted value with spaces before the lines that matter: `set -a; . .env` stopped there.
-  writeFileSync(path.join(dir, '.env'), `KEYSTORE_PASSPHRASE=correct horse battery staple\nAPI_KEY=${API_KEY}\nPORT=0\nDATA_DIR=./state\nCONFIG_PATH=./config.json\nLOG_LEVEL=debug\n`);
-  const child = spawn(RELAYBOX, [], { cwd: dir, env: { ...baseEnv(), LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    path.join(dir, '.env'),
+    `KEYSTORE_PASSPHRASE=correct horse battery staple\nAPI_KEY=${API_KEY}\nPORT=0\nDATA_DIR=./state\nCONFIG_PATH=./config.json\nLOG_LEVEL=debug\n`,
+  );
+  const child = spawn(RELAYBOX, [], {
+    cwd: dir,
+    env: { ...baseEnv(), LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (d) => (out += d));

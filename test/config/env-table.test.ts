@@ -36,7 +36,13 @@ const [TABLE_PAGE, TABLE_ANCHOR] = ENV_TABLE.split('#') as [string, string];
 /** A page's section under the heading whose anchor is `anchor` ("## Environment variables": environment-variables). */
 function section(page: string, anchor: string): string {
   const text = read(page);
-  const heading = [...text.matchAll(/^## (.+)$/gm)].find((m) => m[1]!.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-') === anchor);
+  const heading = [...text.matchAll(/^## (.+)$/gm)].find(
+    (m) =>
+      m[1]!
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-') === anchor,
+  );
   assert.ok(heading, `${page} has no section #${anchor}`);
   const end = text.indexOf('\n## ', heading.index + 1);
   return text.slice(heading.index, end === -1 ? undefined : end);
@@ -45,11 +51,17 @@ function section(page: string, anchor: string): string {
 /** The table of environment variables: each variable of the first column with its default from the second. */
 function tableRows(): Map<string, string> {
   const rows = new Map<string, string>();
-  for (const line of section(TABLE_PAGE, TABLE_ANCHOR).split('\n').filter((l) => /^\| `[A-Z]/.test(l))) {
+  for (const line of section(TABLE_PAGE, TABLE_ANCHOR)
+    .split('\n')
+    .filter((l) => /^\| `[A-Z]/.test(l))) {
     const [names, defaults] = line.split(' | ').map((c) => c.replace(/^\| /, ''));
     const list = names!.split(', ').map((n) => n.replace(/`/g, ''));
     const values = splitTopLevel(defaults!);
-    assert.equal(values.length, list.length, `${TABLE_PAGE} row ${names}: ${list.length} variables but ${values.length} defaults`);
+    assert.equal(
+      values.length,
+      list.length,
+      `${TABLE_PAGE} row ${names}: ${list.length} variables but ${values.length} defaults`,
+    );
     list.forEach((name, i) => rows.set(name, values[i]!));
   }
   return rows;
@@ -69,13 +81,19 @@ test("every variable of docs/operating.md's table is in src/config/env.ts, with 
     assert.equal(variable.doc, ENV_TABLE, `${name} is documented in ${ENV_TABLE}`);
     assert.equal(variable.default, byDefault, `${name}: the table's default`);
   }
-  for (const variable of variables.filter((v) => v.doc === ENV_TABLE)) assert.ok(rows.has(variable.name), `${variable.name} is missing from ${ENV_TABLE}`);
+  for (const variable of variables.filter((v) => v.doc === ENV_TABLE))
+    assert.ok(rows.has(variable.name), `${variable.name} is missing from ${ENV_TABLE}`);
 });
 
 test("the README's short list names variables of the table, and links to it", () => {
   const operating = section('README.md', 'operating');
-  const listed = [...operating.matchAll(/^- (.+)$/gm)].flatMap((m) => [...m[1]!.matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((n) => n[1]!));
-  assert.ok(listed.length >= 8 && listed.includes('API_KEY') && listed.includes('DATABASE_URL'), `README lists ${listed.join(', ')}`);
+  const listed = [...operating.matchAll(/^- (.+)$/gm)].flatMap((m) =>
+    [...m[1]!.matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((n) => n[1]!),
+  );
+  assert.ok(
+    listed.length >= 8 && listed.includes('API_KEY') && listed.includes('DATABASE_URL'),
+    `README lists ${listed.join(', ')}`,
+  );
   const rows = tableRows();
   for (const name of listed) assert.ok(rows.has(name), `README lists ${name}, which is not in ${ENV_TABLE}`);
   assert.ok(operating.includes(`](${ENV_TABLE})`), `README's Operating section links to ${ENV_TABLE}`);
@@ -85,7 +103,8 @@ test('every variable documented elsewhere is in its page, with its default', () 
   for (const variable of variables.filter((v) => v.doc !== ENV_TABLE)) {
     const page = read(variable.doc);
     assert.ok(page.includes(`\`${variable.name}\``), `${variable.name} is not in ${variable.doc}`);
-    if (variable.default !== 'unset') assert.ok(page.includes(variable.default), `${variable.name}: ${variable.default} not in ${variable.doc}`);
+    if (variable.default !== 'unset')
+      assert.ok(page.includes(variable.default), `${variable.name}: ${variable.default} not in ${variable.doc}`);
   }
 });
 
@@ -103,9 +122,15 @@ test('a default written as a value is the value the variable takes when unset', 
 
 test('a bad value is refused in one sentence naming the variable; unset and empty mean the default', () => {
   assert.throws(() => readEnv({ PORT: 'x' }).PORT, { message: "PORT must be an integer >= 0, got 'x'" });
-  assert.throws(() => readEnv({ WEBHOOK_MAX_ATTEMPTS: '0' }).WEBHOOK_MAX_ATTEMPTS, { message: "WEBHOOK_MAX_ATTEMPTS must be an integer >= 1, got '0'" });
-  assert.throws(() => readEnv({ RPC_BLOCK_PRIVATE_IPS: 'yes' }).RPC_BLOCK_PRIVATE_IPS, { message: "RPC_BLOCK_PRIVATE_IPS must be 0, 1, true or false, got 'yes'" });
-  assert.throws(() => readEnv({ LOG_LEVEL: 'LOUD' }).LOG_LEVEL, { message: "LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got 'LOUD'" });
+  assert.throws(() => readEnv({ WEBHOOK_MAX_ATTEMPTS: '0' }).WEBHOOK_MAX_ATTEMPTS, {
+    message: "WEBHOOK_MAX_ATTEMPTS must be an integer >= 1, got '0'",
+  });
+  assert.throws(() => readEnv({ RPC_BLOCK_PRIVATE_IPS: 'yes' }).RPC_BLOCK_PRIVATE_IPS, {
+    message: "RPC_BLOCK_PRIVATE_IPS must be 0, 1, true or false, got 'yes'",
+  });
+  assert.throws(() => readEnv({ LOG_LEVEL: 'LOUD' }).LOG_LEVEL, {
+    message: "LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got 'LOUD'",
+  });
   assert.equal(readEnv({ LOG_LEVEL: 'WARN' }).LOG_LEVEL, 'warn');
   assert.equal(readEnv({ WEBHOOK_CONCURRENCY: '' }).WEBHOOK_CONCURRENCY, 16);
   // Read when asked: a variable no setting reads is never refused.

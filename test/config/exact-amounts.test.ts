@@ -26,7 +26,12 @@ function random(seed: number): () => number {
 const SEED = 39;
 const next = random(SEED);
 /** Values around each bound: the bound itself, ±1, and random ones within ±2^20 of it. */
-const near = (bound: bigint): bigint[] => [bound - 1n, bound, bound + 1n, ...Array.from({ length: 6 }, () => bound + BigInt(Math.floor((next() - 0.5) * 2 ** 21)))];
+const near = (bound: bigint): bigint[] => [
+  bound - 1n,
+  bound,
+  bound + 1n,
+  ...Array.from({ length: 6 }, () => bound + BigInt(Math.floor((next() - 0.5) * 2 ** 21))),
+];
 const SAMPLES = BOUNDS.flatMap(near).filter((v) => v >= 0n);
 
 /** The three relayers of the example config, each with its field's bound (the reference's type). */
@@ -39,7 +44,20 @@ const FIELDS = [
 /** The raw JSON texts a value may be written as: a number, and a decimal string. */
 const writings = (v: bigint) => [String(v), `"${v}"`];
 /** Texts no amount field takes, whatever the bound. */
-const BAD = ['-1', '"-1"', `-${2n ** 64n}`, '1.5', `"1.5"`, `${2n ** 53n}.5`, '1e16', '"1e16"', '10000000000000000.0', '" 7"', '"0x10"', 'true'];
+const BAD = [
+  '-1',
+  '"-1"',
+  `-${2n ** 64n}`,
+  '1.5',
+  `"1.5"`,
+  `${2n ** 53n}.5`,
+  '1e16',
+  '"1e16"',
+  '10000000000000000.0',
+  '" 7"',
+  '"0x10"',
+  'true',
+];
 
 /** The amount as answered, exact: the JSON text's number or string, read without JSON.parse's rounding. */
 function answered(text: string): bigint {
@@ -57,17 +75,30 @@ test('config file: min_balance near 2^53, 2^64 and 2^128 is read exactly as a nu
       const config = JSON.parse(example) as { relayers: Array<{ policies?: Record<string, unknown> }> };
       config.relayers[field.index]!.policies = { ...config.relayers[field.index]!.policies, min_balance: '__AMOUNT__' };
       writeFileSync(file, JSON.stringify(config).replace('"__AMOUNT__"', raw));
-      return () => loadConfigFile(file, { bases: [dir, PROJECT_ROOT], referenceRoot: undefined }).relayers[field.index]!.policies!.min_balance;
+      return () =>
+        loadConfigFile(file, { bases: [dir, PROJECT_ROOT], referenceRoot: undefined }).relayers[field.index]!.policies!
+          .min_balance;
     };
     for (const field of FIELDS) {
       for (const v of SAMPLES) {
         for (const raw of writings(v)) {
           const read = load(field, raw);
-          if (v <= field.max) assert.equal(BigInt(read() as string | number), v, `seed ${SEED}: ${field.relayer} ${raw}`);
-          else assert.throws(read, /relayers\.\d+: 'policies\.min_balance' must be a non-negative integer \((wei|lamports|stroops), at most 2\^(64|128) - 1\), as a JSON number or a decimal string, or null/, `seed ${SEED}: ${field.relayer} ${raw} is out of range`);
+          if (v <= field.max)
+            assert.equal(BigInt(read() as string | number), v, `seed ${SEED}: ${field.relayer} ${raw}`);
+          else
+            assert.throws(
+              read,
+              /relayers\.\d+: 'policies\.min_balance' must be a non-negative integer \((wei|lamports|stroops), at most 2\^(64|128) - 1\), as a JSON number or a decimal string, or null/,
+              `seed ${SEED}: ${field.relayer} ${raw} is out of range`,
+            );
         }
       }
-      for (const raw of BAD) assert.throws(load(field, raw), /relayers\.\d+: 'policies\.min_balance' must be (a non-negative integer|written as plain decimal digits)/, `${field.relayer} ${raw}`);
+      for (const raw of BAD)
+        assert.throws(
+          load(field, raw),
+          /relayers\.\d+: 'policies\.min_balance' must be (a non-negative integer|written as plain decimal digits)/,
+          `${field.relayer} ${raw}`,
+        );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -77,7 +108,10 @@ test('config file: min_balance near 2^53, 2^64 and 2^128 is read exactly as a nu
 test('API: min_balance near 2^53, 2^64 and 2^128 round-trips exactly as a number or a string; out of range, negative, fractional and exponent values get a 400 naming the field', async (t) => {
   const s: TestServer = await build(t);
   const patch = (relayer: string, raw: string) =>
-    s.request('PATCH', `/api/v1/relayers/${relayer}`, { rawBody: `{"policies":{"min_balance":${raw}}}`, headers: { 'content-type': 'application/json' } });
+    s.request('PATCH', `/api/v1/relayers/${relayer}`, {
+      rawBody: `{"policies":{"min_balance":${raw}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
   for (const field of FIELDS) {
     for (const v of SAMPLES) {
       for (const raw of writings(v)) {
@@ -88,14 +122,21 @@ test('API: min_balance near 2^53, 2^64 and 2^128 round-trips exactly as a number
           assert.equal(answered((await s.request('GET', `/api/v1/relayers/${field.relayer}`)).text), v, 'as stored');
         } else {
           assert.equal(res.status, 400, `seed ${SEED}: ${field.relayer} ${raw}: ${res.text}`);
-          assert.match(res.body.error, /'policies\.min_balance' must be a non-negative integer \((wei|lamports|stroops), at most 2\^(64|128) - 1\), as a JSON number or a decimal string, or null/);
+          assert.match(
+            res.body.error,
+            /'policies\.min_balance' must be a non-negative integer \((wei|lamports|stroops), at most 2\^(64|128) - 1\), as a JSON number or a decimal string, or null/,
+          );
         }
       }
     }
     for (const raw of BAD) {
       const res = await patch(field.relayer, raw);
       assert.equal(res.status, 400, `${field.relayer} ${raw}: ${res.text}`);
-      assert.match(res.body.error, /'policies\.min_balance' must be (a non-negative integer|written as plain decimal digits)/, `${field.relayer} ${raw}`);
+      assert.match(
+        res.body.error,
+        /'policies\.min_balance' must be (a non-negative integer|written as plain decimal digits)/,
+        `${field.relayer} ${raw}`,
+      );
     }
   }
   // The issue's own case: 0.01 ETH (10^16 wei) as a JSON number.

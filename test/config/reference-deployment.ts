@@ -28,7 +28,12 @@ export const localSigner = (id: string, file: string, passphraseVar: string) => 
   config: { path: `config/keys/${file}.json`, passphrase: { type: 'env', value: passphraseVar } },
 });
 
-export const exampleNotification = { id: 'notification-example', type: 'webhook', url: '', signing_key: { type: 'env', value: 'WEBHOOK_SIGNING_KEY' } };
+export const exampleNotification = {
+  id: 'notification-example',
+  type: 'webhook',
+  url: '',
+  signing_key: { type: 'env', value: 'WEBHOOK_SIGNING_KEY' },
+};
 
 export const sepoliaRelayer = (id = 'sepolia-example') => ({
   id,
@@ -41,7 +46,15 @@ export const sepoliaRelayer = (id = 'sepolia-example') => ({
   policies: { min_balance: 0 },
 });
 
-export const stellarRelayer = (id: string, signer: string, policies: object) => ({ id, name: id, network: 'testnet', paused: false, network_type: 'stellar', signer_id: signer, policies });
+export const stellarRelayer = (id: string, signer: string, policies: object) => ({
+  id,
+  name: id,
+  network: 'testnet',
+  paused: false,
+  network_type: 'stellar',
+  signer_id: signer,
+  policies,
+});
 
 export interface DeploymentSpec {
   config: Record<string, unknown>;
@@ -62,7 +75,8 @@ export function writeDeployment(spec: DeploymentSpec): Deployment {
   writeFileSync(path.join(root, 'config', 'config.json'), JSON.stringify(spec.config, null, 2));
   if (spec.networkFiles) {
     mkdirSync(path.join(root, 'config', 'networks'));
-    for (const [file, networks] of Object.entries(spec.networkFiles)) writeFileSync(path.join(root, 'config', 'networks', `${file}.json`), JSON.stringify({ networks }, null, 2));
+    for (const [file, networks] of Object.entries(spec.networkFiles))
+      writeFileSync(path.join(root, 'config', 'networks', `${file}.json`), JSON.stringify({ networks }, null, 2));
   }
   const env: Record<string, string> = { ...spec.dotenv };
   const keys = new Map<string, Buffer>();
@@ -70,7 +84,10 @@ export function writeDeployment(spec: DeploymentSpec): Deployment {
     const secret = randomBytes(32);
     env[passphraseVar] ??= `passphrase-${randomBytes(8).toString('hex')}`;
     keys.set(file, secret);
-    writeFileSync(path.join(root, 'config', 'keys', `${file}.json`), JSON.stringify(makeKeystore(secret, env[passphraseVar]!)));
+    writeFileSync(
+      path.join(root, 'config', 'keys', `${file}.json`),
+      JSON.stringify(makeKeystore(secret, env[passphraseVar]!)),
+    );
   }
   for (const [dir, source] of Object.entries(spec.plugins ?? {})) {
     mkdirSync(path.join(root, 'plugins', dir), { recursive: true });
@@ -78,8 +95,18 @@ export function writeDeployment(spec: DeploymentSpec): Deployment {
     // As after `npm install` in the plugin's folder: its packages (the published plugins) next to it.
     symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'plugins', dir, 'node_modules'));
   }
-  writeFileSync(path.join(root, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-  return { root, keys, env: readDotenv(path.join(root, '.env')), remove: () => rmSync(root, { recursive: true, force: true }) };
+  writeFileSync(
+    path.join(root, '.env'),
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n',
+  );
+  return {
+    root,
+    keys,
+    env: readDotenv(path.join(root, '.env')),
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 /** The .env as docker compose reads it: NAME=value lines, comments and blank lines skipped. */
@@ -128,7 +155,11 @@ function logFileLines(dir: string): string[] {
  */
 export async function startRelaybox(env: Record<string, string>, logDir?: string): Promise<Running> {
   const cwd = mkdtempSync(path.join(tmpdir(), 'relaybox-elsewhere-'));
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], { cwd, env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src/main.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -140,7 +171,10 @@ export async function startRelaybox(env: Record<string, string>, logDir?: string
     rmSync(cwd, { recursive: true, force: true });
   };
   // A start under load can take long; an exit ends the wait at once.
-  const line = await eventually(() => lines().find((l) => l.includes('"relaybox listening"')) ?? (child.exitCode !== null ? 'exited' : undefined), { timeoutMs: 120_000 });
+  const line = await eventually(
+    () => lines().find((l) => l.includes('"relaybox listening"')) ?? (child.exitCode !== null ? 'exited' : undefined),
+    { timeoutMs: 120_000 },
+  );
   if (line && line !== 'exited') {
     const { port } = (JSON.parse(line) as { address: { port: number } }).address;
     return { child, url: `http://127.0.0.1:${port}`, output: () => out, fileLines: logFileLines, stop };

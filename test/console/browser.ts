@@ -8,7 +8,16 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { packagedChromium } from '../operations/packaged-chromium.ts';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Set to a folder to write the screenshots docs/console.md shows (CONSOLE_SCREENSHOTS=docs/console). */
 export const SHOTS = process.env.CONSOLE_SCREENSHOTS;
 /** Set to a folder to write a screenshot of each page there (PNG), for a review. */
@@ -32,7 +41,13 @@ export interface Browser {
 export async function launch(): Promise<Browser> {
   const { executablePath, env } = packagedChromium();
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-console-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath, env, headless: true, args: ARGS, viewport: { width: 1280, height: 860 } });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    env,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 860 },
+  });
   const requests: string[] = [];
   const problems: string[] = [];
   context.on('request', (req) => requests.push(req.url()));
@@ -79,9 +94,26 @@ export async function audit(p: Page, name: string): Promise<void> {
   await cdp.send('Runtime.evaluate', { expression: readFileSync(AXE, 'utf8') });
   await cdp.detach();
   const violations = await p.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: unknown,
+            o: unknown,
+          ): Promise<{
+            violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>;
+          }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n) => n.target) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.length,
+      targets: v.nodes.slice(0, 3).map((n) => n.target),
+    }));
   });
   found[name] = violations;
   if (AXE_OUT) writeFileSync(AXE_OUT, JSON.stringify(found, null, 2));

@@ -41,12 +41,26 @@ before(async () => {
   await new Promise((resolve) => gone.close(resolve));
   s = await build(undefined, {
     // Many attempts, short waits: a dead receiver's events stay pending, retried, as in production's first minutes.
-    env: { WEBHOOK_MAX_ATTEMPTS: '1000', WEBHOOK_BACKOFF_BASE_MS: '300', WEBHOOK_BACKOFF_MAX_MS: '600', WEBHOOK_POLL_INTERVAL_MS: '200' },
+    env: {
+      WEBHOOK_MAX_ATTEMPTS: '1000',
+      WEBHOOK_BACKOFF_BASE_MS: '300',
+      WEBHOOK_BACKOFF_MAX_MS: '600',
+      WEBHOOK_POLL_INTERVAL_MS: '200',
+    },
     plugins: { 'echo.ts': PLUGIN },
-    config: { notifications: [{ id: 'dead-hook', type: 'webhook', url: deadUrl }, { id: 'live-hook', type: 'webhook', url: liveUrl }], plugins: [] } as never,
+    config: {
+      notifications: [
+        { id: 'dead-hook', type: 'webhook', url: deadUrl },
+        { id: 'live-hook', type: 'webhook', url: liveUrl },
+      ],
+      plugins: [],
+    } as never,
   });
   // The dead receiver is a relayer's notification, so it cannot be deleted (a refusal the console shows).
-  assert.equal((await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: 'dead-hook' } })).status, 200);
+  assert.equal(
+    (await s.request('PATCH', '/api/v1/relayers/sepolia-example', { body: { notification_id: 'dead-hook' } })).status,
+    200,
+  );
   b = await launch();
   page = b.page;
 });
@@ -69,7 +83,10 @@ test('the overview shows only configured parts, RPC trouble in the state column,
   const reason = (await row.locator('td.state .state-reason').innerText()).trim();
   assert.ok(reason.length > 0, 'the reason is in the state column');
   const balance = (await row.locator('td.balance').innerText()).trim();
-  assert.ok(!balance.includes(reason) && !/rpc|down|unavailable|error|fail/i.test(balance), `no RPC text in the balance column: ${balance}`);
+  assert.ok(
+    !balance.includes(reason) && !/rpc|down|unavailable|error|fail/i.test(balance),
+    `no RPC text in the balance column: ${balance}`,
+  );
   const ticks = await page.locator('figure.chart').first().locator('text.chart-tick').allTextContents();
   assert.equal(ticks.length, 3);
   for (const t of ticks) assert.match(t, /^\d\d:\d\d$/);
@@ -86,13 +103,22 @@ test('signers: listed, a refusal shown as the API says it, and a new plain signe
   await page.locator('[data-dialog="new-signer"] input[name="key"]').fill('not hex');
   await page.locator('[data-dialog="new-signer"] button[type="submit"]').click();
   await dialogError('new-signer').waitFor();
-  const refused = await s.request('POST', '/api/v1/signers', { body: { id: 'console-signer', type: 'plain', config: { key: 'not hex' } } });
+  const refused = await s.request('POST', '/api/v1/signers', {
+    body: { id: 'console-signer', type: 'plain', config: { key: 'not hex' } },
+  });
   assert.equal(await dialogError('new-signer').innerText(), refused.body.error);
   await page.locator('[data-dialog="new-signer"] input[name="key"]').fill(`0x${'22'.repeat(32)}`);
   await page.locator('[data-dialog="new-signer"] button[type="submit"]').click();
   await page.locator('tr[data-signer="console-signer"]').waitFor();
   assert.equal(await page.locator('[data-dialog]').count(), 0);
-  assert.equal(await page.locator('main').innerText().then((t) => t.includes('22'.repeat(32))), false, 'the key is not shown');
+  assert.equal(
+    await page
+      .locator('main')
+      .innerText()
+      .then((t) => t.includes('22'.repeat(32))),
+    false,
+    'the key is not shown',
+  );
   await audit(page, 'signers');
   await shot(page, 'test-signers');
 });
@@ -110,7 +136,10 @@ test('a relayer is created from the overview (a refusal first, in the API words)
   await dialog.locator('button[type="submit"]').click();
   // The signer already serves sepolia-example on that network: the API refuses, and its reason is what is shown.
   await dialogError('new-relayer').waitFor();
-  assert.match(await dialogError('new-relayer').innerText(), /signer 'dev-evm-signer' is already in use by relayer 'sepolia-example'/);
+  assert.match(
+    await dialogError('new-relayer').innerText(),
+    /signer 'dev-evm-signer' is already in use by relayer 'sepolia-example'/,
+  );
   await dialog.locator('select[name="signer_id"]').selectOption('console-signer');
   await dialog.locator('textarea[name="policies"]').fill('{"min_balance": 0}');
   await dialog.locator('button[type="submit"]').click();
@@ -182,7 +211,9 @@ test('a webhook notification is created with the keyboard, sent a test event, ed
 
   // Edited: a signing key added (the next event is signed with it).
   await section.locator('button[data-action="edit"]').click();
-  await page.locator('[data-dialog="edit-notification"] input[name="signing_key"]').fill('a-signing-key-of-at-least-32-characters');
+  await page
+    .locator('[data-dialog="edit-notification"] input[name="signing_key"]')
+    .fill('a-signing-key-of-at-least-32-characters');
   await page.locator('[data-dialog="edit-notification"] button[type="submit"]').click();
   await page.locator('[data-dialog="edit-notification"]').waitFor({ state: 'detached' });
   assert.equal((await s.request('GET', '/api/v1/notifications/kb-hook')).body.data.has_signing_key, true);
@@ -225,13 +256,17 @@ test("a plugin's settings are edited from its page, and its logs are a labelled 
 let madeKey = '';
 
 test('an API key is created with its secret shown once, and another is revoked', async () => {
-  const other = await s.request('POST', '/api/v1/api-keys', { body: { name: 'to-revoke', permissions: ['relayer:all:read'] } });
+  const other = await s.request('POST', '/api/v1/api-keys', {
+    body: { name: 'to-revoke', permissions: ['relayer:all:read'] },
+  });
   await page.goto(`${s.url}/console#/keys`);
   await page.locator(`tr[data-key="${other.body.data.id}"]`).waitFor();
   await page.locator('button[data-action="new-key"]').click();
   const dialog = page.locator('[data-dialog="new-key"]');
   await dialog.locator('input[name="name"]').fill('scoped-ops');
-  await dialog.locator('textarea[name="permissions"]').fill('relayer:console-made:manage\nnotification:dead-hook:read\nplugin:all:read');
+  await dialog
+    .locator('textarea[name="permissions"]')
+    .fill('relayer:console-made:manage\nnotification:dead-hook:read\nplugin:all:read');
   await dialog.locator('button[type="submit"]').click();
   madeKey = await page.locator('[data-secret]').innerText();
   const me = await fetch(`${s.url}/api/v1/api-keys/me`, { headers: { Authorization: `Bearer ${madeKey}` } });
@@ -261,7 +296,9 @@ test('a scoped key sees only what it may touch and is offered only the actions i
   await scoped.locator('[data-dialog="edit-relayer"] textarea[name="policies"]').fill('{"min_balance": "lots"}');
   await scoped.locator('[data-dialog="edit-relayer"] button[type="submit"]').click();
   await scoped.locator('[data-dialog="edit-relayer"] .error').waitFor();
-  const refused = await s.request('PATCH', '/api/v1/relayers/console-made', { body: { policies: { min_balance: 'lots' } } });
+  const refused = await s.request('PATCH', '/api/v1/relayers/console-made', {
+    body: { policies: { min_balance: 'lots' } },
+  });
   assert.equal(await scoped.locator('[data-dialog="edit-relayer"] .error').innerText(), refused.body.error);
   await scoped.keyboard.press('Escape');
   await scoped.locator('[data-dialog]').waitFor({ state: 'detached' });
@@ -269,7 +306,11 @@ test('a scoped key sees only what it may touch and is offered only the actions i
   await scoped.goto(`${s.url}/console#/webhooks`);
   await scoped.locator('section[data-notification="dead-hook"]').waitFor();
   assert.equal(await scoped.locator('section[data-notification]').count(), 1);
-  assert.equal(await scoped.locator('button[data-action]').count(), 0, 'read only here: no test, delete, retry or create');
+  assert.equal(
+    await scoped.locator('button[data-action]').count(),
+    0,
+    'read only here: no test, delete, retry or create',
+  );
   await scoped.goto(`${s.url}/console#/plugins/echo`);
   await scoped.locator('.plugin-detail').waitFor();
   assert.equal(await scoped.locator('button[data-action], textarea[name="params"]').count(), 0, 'no settings, no call');
@@ -282,7 +323,10 @@ test("a signer in use is not deleted (the API's reason shown); its relayer is de
   await page.locator('tr[data-signer="console-signer"] button[data-action="delete"]').click();
   await page.locator('.modal button[data-confirm]').click();
   await page.locator('.signers > .error').waitFor();
-  assert.match(await page.locator('.signers > .error').innerText(), /Cannot delete signer 'console-signer' because it is being used by 1 relayer\(s\): console-made/);
+  assert.match(
+    await page.locator('.signers > .error').innerText(),
+    /Cannot delete signer 'console-signer' because it is being used by 1 relayer\(s\): console-made/,
+  );
   await page.goto(`${s.url}/console#/overview`);
   await page.locator('tr[data-relayer="console-made"] button[data-action="delete"]').click();
   await page.locator('.modal button[data-confirm]').click();
@@ -295,11 +339,17 @@ test("a signer in use is not deleted (the API's reason shown); its relayer is de
   assert.equal((await s.request('GET', '/api/v1/signers/console-signer')).status, 404);
 });
 
-test('the audit ran with axe-core', { skip: axeInstalled() ? false : 'axe-core is not installed (node_modules/axe-core)' }, () => {});
+test('the audit ran with axe-core', {
+  skip: axeInstalled() ? false : 'axe-core is not installed (node_modules/axe-core)',
+}, () => {});
 
 test('no key in any URL or in localStorage, nothing loaded from elsewhere, no script or CSP error', async () => {
   assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
-  assert.deepEqual(await page.evaluate(() => Object.keys(sessionStorage)), ['relaybox.apiKey'], 'the key, in the tab only');
+  assert.deepEqual(
+    await page.evaluate(() => Object.keys(sessionStorage)),
+    ['relaybox.apiKey'],
+    'the key, in the tab only',
+  );
   for (const url of b.requests) {
     assert.ok(url.startsWith(s.url), `foreign request ${url}`);
     assert.ok(!url.includes(API_KEY) && !(madeKey && url.includes(madeKey)), `a key in ${url}`);

@@ -39,7 +39,9 @@ before(async () => {
     } as never,
   });
   await s.request('PATCH', '/api/v1/plugins/echo', { body: { emit_logs: true } });
-  const created = await s.request('POST', '/api/v1/api-keys', { body: { name: 'only-a', permissions: ['relayer:a:read', 'plugin:echo:read'] } });
+  const created = await s.request('POST', '/api/v1/api-keys', {
+    body: { name: 'only-a', permissions: ['relayer:a:read', 'plugin:echo:read'] },
+  });
   assert.equal(created.status, 201, created.text);
   scopedKey = created.body.data.value;
 });
@@ -50,16 +52,26 @@ after(async () => {
 });
 
 const send = async (relayer: string) => {
-  const res = await s.request('POST', `/api/v1/relayers/${relayer}/transactions`, { body: { to: TO, value: 1, speed: 'fast' } });
+  const res = await s.request('POST', `/api/v1/relayers/${relayer}/transactions`, {
+    body: { to: TO, value: 1, speed: 'fast' },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data as { id: string };
 };
 const as = (key: string) => ({ auth: `Bearer ${key}` });
 
 /** Reads SSE blocks from GET /api/v1/events until `enough` says so. */
-async function readEvents(key: string, query: string, enough: (events: Array<{ event: string; data: any }>) => boolean, during: () => Promise<void>) {
+async function readEvents(
+  key: string,
+  query: string,
+  enough: (events: Array<{ event: string; data: any }>) => boolean,
+  during: () => Promise<void>,
+) {
   const controller = new AbortController();
-  const res = await fetch(`${s.url}/api/v1/events${query}`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  const res = await fetch(`${s.url}/api/v1/events${query}`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: controller.signal,
+  });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
   const events: Array<{ event: string; data: any }> = [];
@@ -86,7 +98,10 @@ async function readEvents(key: string, query: string, enough: (events: Array<{ e
 test("GET /api-keys/me answers the calling key's own rights, whatever they are, and only to GET", async () => {
   const admin = await s.request('GET', '/api/v1/api-keys/me');
   assert.equal(admin.status, 200);
-  assert.deepEqual([admin.body.data.kind, admin.body.data.can.relayer.execute, admin.body.data.can.api_key.manage], ['admin', 'all', 'all']);
+  assert.deepEqual(
+    [admin.body.data.kind, admin.body.data.can.relayer.execute, admin.body.data.can.api_key.manage],
+    ['admin', 'all', 'all'],
+  );
   const scoped = await s.request('GET', '/api/v1/api-keys/me', as(scopedKey));
   assert.equal(scoped.status, 200, 'a key without api_key permissions may read its own');
   assert.equal(scoped.body.data.name, 'only-a');
@@ -100,17 +115,30 @@ test("GET /api-keys/me answers the calling key's own rights, whatever they are, 
 
 test('the events stream carries only the relayers a key may read, and relayer_id narrows it', async () => {
   let aId = '';
-  const seen = await readEvents(scopedKey, '', (events) => events.some((e) => e.data.transaction.id === aId && e.data.transaction.status === 'confirmed'), async () => {
-    await send('b');
-    aId = (await send('a')).id;
-    await send('b');
-  });
+  const seen = await readEvents(
+    scopedKey,
+    '',
+    (events) => events.some((e) => e.data.transaction.id === aId && e.data.transaction.status === 'confirmed'),
+    async () => {
+      await send('b');
+      aId = (await send('a')).id;
+      await send('b');
+    },
+  );
   assert.ok(seen.length >= 2);
-  assert.ok(seen.every((e) => e.event === 'transaction_update' && e.data.relayer_id === 'a'), JSON.stringify(seen.map((e) => e.data.relayer_id)));
-  const onlyB = await readEvents(API_KEY, '?relayer_id=b', (events) => events.length >= 2, async () => {
-    await send('a');
-    await send('b');
-  });
+  assert.ok(
+    seen.every((e) => e.event === 'transaction_update' && e.data.relayer_id === 'a'),
+    JSON.stringify(seen.map((e) => e.data.relayer_id)),
+  );
+  const onlyB = await readEvents(
+    API_KEY,
+    '?relayer_id=b',
+    (events) => events.length >= 2,
+    async () => {
+      await send('a');
+      await send('b');
+    },
+  );
   assert.ok(onlyB.every((e) => e.data.relayer_id === 'b'));
   assert.equal((await s.request('GET', '/api/v1/events?relayer_id=b', as(scopedKey))).status, 403);
   assert.equal((await s.request('GET', '/api/v1/events?relayer_id=nope')).status, 404);
@@ -119,12 +147,18 @@ test('the events stream carries only the relayers a key may read, and relayer_id
   assert.equal((await s.request('GET', '/api/v1/events', { auth: false })).status, 401);
 });
 
-test("a stream ends once its API key is deleted: a revoked key stops receiving", async () => {
-  const created = await s.request('POST', '/api/v1/api-keys', { body: { name: 'short-lived', permissions: ['relayer:a:read'] } });
-  const res = await fetch(`${s.url}/api/v1/events`, { headers: { authorization: `Bearer ${created.body.data.value}` } });
+test('a stream ends once its API key is deleted: a revoked key stops receiving', async () => {
+  const created = await s.request('POST', '/api/v1/api-keys', {
+    body: { name: 'short-lived', permissions: ['relayer:a:read'] },
+  });
+  const res = await fetch(`${s.url}/api/v1/events`, {
+    headers: { authorization: `Bearer ${created.body.data.value}` },
+  });
   assert.equal(res.status, 200);
   const drained = (async () => {
-    for await (const _ of res.body!) { /* read until the server ends the stream */ }
+    for await (const _ of res.body!) {
+      /* read until the server ends the stream */
+    }
   })();
   assert.equal((await s.request('DELETE', `/api/v1/api-keys/${created.body.data.id}`)).status, 200);
   await drained; // without the recheck this never ends (the test times out)
@@ -174,20 +208,33 @@ test("a transaction's timeline has its status changes in order, its hash and its
   assert.equal(broadcasts[0].first, true);
   assert.ok(entries.every((e: any, i: number) => i === 0 || Date.parse(e.at) >= Date.parse(entries[i - 1].at)));
   assert.equal((await s.request('GET', `/api/v1/relayers/a/transactions/nope/timeline`)).status, 404);
-  assert.equal((await s.request('GET', `/api/v1/relayers/b/transactions/${tx.id}/timeline`)).status, 404, "under another relayer it is not found");
-  assert.equal((await s.request('GET', `/api/v1/relayers/b/transactions/${tx.id}/timeline`, as(scopedKey))).status, 403);
+  assert.equal(
+    (await s.request('GET', `/api/v1/relayers/b/transactions/${tx.id}/timeline`)).status,
+    404,
+    'under another relayer it is not found',
+  );
+  assert.equal(
+    (await s.request('GET', `/api/v1/relayers/b/transactions/${tx.id}/timeline`, as(scopedKey))).status,
+    403,
+  );
 });
 
 test("a relayer's last hour counts its sends and confirmations with the stage latencies", async () => {
   const res = await s.request('GET', '/api/v1/relayers/a/activity', as(scopedKey));
   assert.equal(res.status, 200, res.text);
-  const minutes = res.body.data.minutes as Array<{ counts: Record<string, number>; latency: Record<string, { p50: number; p99: number }> }>;
+  const minutes = res.body.data.minutes as Array<{
+    counts: Record<string, number>;
+    latency: Record<string, { p50: number; p99: number }>;
+  }>;
   assert.equal(minutes.length, 60);
   const total = (name: string) => minutes.reduce((n, m) => n + (m.counts[name] ?? 0), 0);
   assert.ok(total('sends') >= 3, JSON.stringify(minutes.at(-1)));
   assert.ok(total('confirmations') >= 2);
   assert.ok(minutes.some((m) => m.latency.confirm_ms && m.latency.confirm_ms.p99 >= m.latency.confirm_ms.p50));
-  assert.ok(minutes.some((m) => m.latency.submit_ms), 'the submit stage is timed');
+  assert.ok(
+    minutes.some((m) => m.latency.submit_ms),
+    'the submit stage is timed',
+  );
   assert.equal(res.body.data.oldest_unfinished_at, null, 'every transaction is final');
   // In memory: the answer says since when it counts (the app's start), so a reader knows a restart emptied it.
   const since = Date.parse(res.body.data.since);
@@ -215,14 +262,23 @@ test("a plugin's recent calls keep their outcome, result and logs, newest first"
   assert.equal(res.status, 200, res.text);
   const { calls, minutes, since } = res.body.data;
   assert.ok(Date.parse(since) <= Date.now(), since);
-  assert.deepEqual(calls.map((c: any) => JSON.parse(c.result)), [{ n: 2 }, { n: 1 }]);
+  assert.deepEqual(
+    calls.map((c: any) => JSON.parse(c.result)),
+    [{ n: 2 }, { n: 1 }],
+  );
   assert.equal(calls[0].outcome, 'ok');
   assert.deepEqual(calls[0].logs, [{ level: 'log', message: 'echo {"n":2}' }]);
-  assert.equal(minutes.reduce((n: number, m: any) => n + (m.counts.calls ?? 0), 0), 2);
+  assert.equal(
+    minutes.reduce((n: number, m: any) => n + (m.counts.calls ?? 0), 0),
+    2,
+  );
   const failing = (await s.request('GET', '/api/v1/plugins/failing/calls')).body.data;
   assert.equal(failing.calls[0].outcome, 'plugin_error');
   assert.match(failing.calls[0].error.message, /no luck/);
-  assert.equal(failing.minutes.reduce((n: number, m: any) => n + (m.counts.errors ?? 0), 0), 1);
+  assert.equal(
+    failing.minutes.reduce((n: number, m: any) => n + (m.counts.errors ?? 0), 0),
+    1,
+  );
   assert.equal((await s.request('GET', '/api/v1/plugins/failing/calls', as(scopedKey))).status, 403);
   assert.equal((await s.request('GET', '/api/v1/plugins/nope/calls')).status, 404);
 });
@@ -232,13 +288,19 @@ test('a test event for a notification is queued, signed and delivered like any e
   const receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => (bodies.push({ signature: req.headers['x-signature'] as string | undefined, body }), res.end()));
+    req.on(
+      'end',
+      () => (bodies.push({ signature: req.headers['x-signature'] as string | undefined, body }), res.end()),
+    );
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   try {
     const key = 'a-signing-key-of-at-least-32-characters';
     const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-    assert.equal((await s.request('POST', '/api/v1/notifications', { body: { id: 'probe', url, signing_key: key } })).status, 201);
+    assert.equal(
+      (await s.request('POST', '/api/v1/notifications', { body: { id: 'probe', url, signing_key: key } })).status,
+      201,
+    );
     const res = await s.request('POST', '/api/v1/notifications/probe/test');
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.event, 'notification_test');
@@ -246,9 +308,16 @@ test('a test event for a notification is queued, signed and delivered like any e
     const got = await eventually(() => bodies[0]);
     assert.ok(got, 'delivered');
     const event = JSON.parse(got.body);
-    assert.deepEqual([event.id, event.event, event.payload.payload_type, event.payload.notification_id], [res.body.data.id, 'notification_test', 'notification_test', 'probe']);
+    assert.deepEqual(
+      [event.id, event.event, event.payload.payload_type, event.payload.notification_id],
+      [res.body.data.id, 'notification_test', 'notification_test', 'probe'],
+    );
     assert.equal(got.signature, createHmac('sha256', key).update(got.body).digest('base64'));
-    const logged = await eventually(async () => (await s.request('GET', '/api/v1/notifications/probe/deliveries')).body.data.find((d: any) => d.id === res.body.data.id && d.status === 'delivered'));
+    const logged = await eventually(async () =>
+      (await s.request('GET', '/api/v1/notifications/probe/deliveries')).body.data.find(
+        (d: any) => d.id === res.body.data.id && d.status === 'delivered',
+      ),
+    );
     assert.ok(logged, 'in the delivery log, delivered');
     assert.equal((await s.request('POST', '/api/v1/notifications/nope/test')).status, 404);
     assert.equal((await s.request('POST', '/api/v1/notifications/probe/test', as(scopedKey))).status, 403);
@@ -263,5 +332,11 @@ test('the OpenAPI document describes the events stream as text/event-stream, and
   assert.ok(doc.paths['/api/v1/events'].get.responses['200'].content['text/event-stream']);
   assert.equal(doc.paths['/api/v1/events'].get.parameters.find((p: any) => p.name === 'relayer_id').in, 'query');
   assert.ok(doc.paths['/api/v1/notifications/{id}/test']?.post, 'the test event route');
-  for (const p of ['/api/v1/api-keys/me', '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}/timeline', '/api/v1/relayers/{relayer_id}/activity', '/api/v1/plugins/{plugin_id}/calls']) assert.ok(doc.paths[p]?.get, p);
+  for (const p of [
+    '/api/v1/api-keys/me',
+    '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}/timeline',
+    '/api/v1/relayers/{relayer_id}/activity',
+    '/api/v1/plugins/{plugin_id}/calls',
+  ])
+    assert.ok(doc.paths[p]?.get, p);
 });

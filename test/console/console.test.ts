@@ -47,8 +47,20 @@ before(async () => {
         { id: 'dry-signer', type: 'local', development: true, private_key: dryKey },
       ],
       relayers: [
-        { id: 'sepolia-example', name: 'Example EVM relayer', network: 'devnet', signer_id: 'dev-evm-signer', notification_id: 'example-webhook' },
-        { id: 'dry-relayer', name: 'A relayer <b>running dry</b>', network: 'devnet', signer_id: 'dry-signer', policies: { min_balance: 1_000_000_000_000_000 } },
+        {
+          id: 'sepolia-example',
+          name: 'Example EVM relayer',
+          network: 'devnet',
+          signer_id: 'dev-evm-signer',
+          notification_id: 'example-webhook',
+        },
+        {
+          id: 'dry-relayer',
+          name: 'A relayer <b>running dry</b>',
+          network: 'devnet',
+          signer_id: 'dry-signer',
+          policies: { min_balance: 1_000_000_000_000_000 },
+        },
       ],
       notifications: [{ id: 'example-webhook', type: 'webhook', url: hook }],
       plugins: [],
@@ -56,7 +68,9 @@ before(async () => {
   });
   assert.equal(privateKeyToAccount(dryKey).address.length, 42);
   await s.request('PATCH', '/api/v1/plugins/xss', { body: { emit_logs: true } });
-  const viewer = await s.request('POST', '/api/v1/api-keys', { body: { name: 'viewer', permissions: ['relayer:all:read', 'plugin:all:read', 'notification:all:read'] } });
+  const viewer = await s.request('POST', '/api/v1/api-keys', {
+    body: { name: 'viewer', permissions: ['relayer:all:read', 'plugin:all:read', 'notification:all:read'] },
+  });
   assert.equal(viewer.status, 201, viewer.text);
   viewerKey = viewer.body.data.value;
 
@@ -72,7 +86,9 @@ after(async () => {
 });
 
 const send = async (value = 1) => {
-  const res = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: { to: TO, value, speed: 'fast' } });
+  const res = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', {
+    body: { to: TO, value, speed: 'fast' },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data as { id: string; status: string };
 };
@@ -111,13 +127,17 @@ test('signing in shows the relayers with their balances, and the one running dry
   const example = page.locator('tr[data-relayer="sepolia-example"]');
   await example.locator('.balance', { hasText: 'ETH' }).waitFor();
   assert.match(await example.locator('.balance').innerText(), /^10000 ETH/);
-  assert.equal(await example.locator('.balance .amount').getAttribute('title'), `${10n ** 22n} wei`, 'the exact integer on hover');
+  assert.equal(
+    await example.locator('.balance .amount').getAttribute('title'),
+    `${10n ** 22n} wei`,
+    'the exact integer on hover',
+  );
   const dry = page.locator('tr[data-relayer="dry-relayer"]');
   await dry.locator('.low-balance').waitFor();
   assert.match(await dry.innerText(), /A relayer <b>running dry<\/b>/, 'the name is shown as text');
   assert.equal(await example.locator('.low-balance').count(), 0);
   await page.locator('.readiness li', { hasText: 'store' }).waitFor();
-  assert.ok(await page.locator('figure.chart').count() >= 5);
+  assert.ok((await page.locator('figure.chart').count()) >= 5);
 });
 
 let confirmedId = '';
@@ -147,7 +167,10 @@ test('a transaction sent through the API reaches confirmed on the page without a
   const { hash } = (await s.request('GET', `/api/v1/relayers/sepolia-example/transactions/${tx.id}`)).body.data;
   await page.locator('input[name="search"]').fill(hash.slice(0, 20));
   await page.locator('tr[data-tx]').nth(1).waitFor({ state: 'detached' });
-  assert.deepEqual(await page.locator('tr[data-tx]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-tx'))), [tx.id]);
+  assert.deepEqual(
+    await page.locator('tr[data-tx]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-tx'))),
+    [tx.id],
+  );
   await mineCurrent(other.id);
   if (SHOTS) {
     await page.goto(`${s.url}/console#/overview`);
@@ -161,7 +184,9 @@ test('a transaction sent through the API reaches confirmed on the page without a
 test("a transaction's timeline shows its status changes, its hash and its webhook deliveries", async () => {
   await page.goto(`${s.url}/console#/tx/sepolia-example/${confirmedId}`);
   await page.locator('[data-current-status="confirmed"]').waitFor();
-  const kinds = await page.locator('.timeline li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+  const kinds = await page
+    .locator('.timeline li')
+    .evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
   assert.ok(kinds.includes('status') && kinds.includes('broadcast'), kinds.join());
   const text = await page.locator('.timeline').innerText();
   assert.match(text, /submitted/);
@@ -184,7 +209,10 @@ test('a cancel dialog left open closes when the transaction confirms underneath 
   await page.locator('[data-current-status="confirmed"]').waitFor();
   await page.locator('.modal').waitFor({ state: 'detached' });
   assert.match(await page.locator('.notice').innerText(), /It is confirmed now: the cancel was not sent/);
-  assert.equal((await s.request('GET', `/api/v1/relayers/sepolia-example/transactions/${tx.id}`)).body.data.status, 'confirmed');
+  assert.equal(
+    (await s.request('GET', `/api/v1/relayers/sepolia-example/transactions/${tx.id}`)).body.data.status,
+    'confirmed',
+  );
 });
 
 test('replacing a transaction from its page signs a new version with higher fees under the same nonce', async () => {
@@ -274,7 +302,10 @@ test('the key never appears in a URL or a log line, and the pages load nothing f
     assert.ok(url.startsWith(s.url), `foreign request ${url}`);
     assert.ok(!url.includes(API_KEY) && !url.includes(viewerKey), `a key in ${url}`);
   }
-  assert.ok(b.requests.some((u) => u.includes('/api/v1/events')), 'the events stream was read');
+  assert.ok(
+    b.requests.some((u) => u.includes('/api/v1/events')),
+    'the events stream was read',
+  );
   assert.ok(!s.rawLogs().includes(viewerKey) && !s.rawLogs().includes(API_KEY));
   assert.deepEqual(b.problems, [], 'no script or content-security errors');
 });

@@ -31,7 +31,12 @@ test('a delivery error is shown by its class, from the texts the delivery writes
 
 test('a dead receiver counts as failing while its events are still retried, and no next try is in the past', () => {
   const now = Date.parse('2026-01-01T12:00:00.000Z');
-  const retrying = { status: 'pending', attempts: 3, last_error: 'connection error: ECONNREFUSED', next_attempt_at: '2026-01-01T11:59:50.000Z' };
+  const retrying = {
+    status: 'pending',
+    attempts: 3,
+    last_error: 'connection error: ECONNREFUSED',
+    next_attempt_at: '2026-01-01T11:59:50.000Z',
+  };
   assert.equal(isFailing(retrying), true);
   assert.equal(nextTry(retrying, now), 'retry due now');
   assert.equal(nextTry({ ...retrying, attempts: 0, last_error: null }, now), 'queued: due now');

@@ -7,15 +7,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 
-const SINKS = /\b(innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|createContextualFragment|DOMParser|srcdoc)\b|document\.write|\beval\s*\(|new\s+Function\s*\(|setTimeout\(\s*['"`]/;
+const SINKS =
+  /\b(innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|createContextualFragment|DOMParser|srcdoc)\b|document\.write|\beval\s*\(|new\s+Function\s*\(|setTimeout\(\s*['"`]/;
 
 test('no console source file uses an HTML or script sink', () => {
   const dir = path.join(PROJECT_ROOT, 'console');
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /\.(ts|html)$/.test(e.name));
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter(
+    (e) => e.isFile() && /\.(ts|html)$/.test(e.name),
+  );
   assert.ok(files.length >= 10, 'the console sources are read');
   for (const f of files) {
     const text = readFileSync(path.join(f.parentPath, f.name), 'utf8');
-    text.split('\n').forEach((line, i) => assert.doesNotMatch(line, SINKS, `${path.relative(PROJECT_ROOT, path.join(f.parentPath, f.name))}:${i + 1}`));
+    text
+      .split('\n')
+      .forEach((line, i) =>
+        assert.doesNotMatch(line, SINKS, `${path.relative(PROJECT_ROOT, path.join(f.parentPath, f.name))}:${i + 1}`),
+      );
   }
 });
 

@@ -53,7 +53,13 @@ test('a burst of notices is one read; each row is shown once, at the version rea
   notice('b', 1);
   await settle();
   assert.deepEqual(t.reads, [['a', 'b']]);
-  assert.deepEqual(seen.map((e) => [e.transaction.id, e.transaction.status]), [['a', 'submitted'], ['b', 'pending']]);
+  assert.deepEqual(
+    seen.map((e) => [e.transaction.id, e.transaction.status]),
+    [
+      ['a', 'submitted'],
+      ['b', 'pending'],
+    ],
+  );
   // A late notice for a version already shown is not read again; a newer one is.
   notice('a', 3);
   await settle();
@@ -61,7 +67,10 @@ test('a burst of notices is one read; each row is shown once, at the version rea
   t.put('a', 4, 'mined');
   notice('a', 4);
   await settle();
-  assert.deepEqual(seen.map((e) => e.transaction.status), ['submitted', 'pending', 'mined']);
+  assert.deepEqual(
+    seen.map((e) => e.transaction.status),
+    ['submitted', 'pending', 'mined'],
+  );
   assert.equal(seen[2]!.relayer_id, 'r1');
 });
 
@@ -85,7 +94,10 @@ test('a failed read is reported once per outage, and later notices are read agai
   t.put('a', 3, 'submitted');
   notice('a', 3);
   await settle();
-  assert.deepEqual(seen.map((e) => e.transaction.status), ['submitted']);
+  assert.deepEqual(
+    seen.map((e) => e.transaction.status),
+    ['submitted'],
+  );
   t.fail(new Error('lost again'));
   t.put('a', 4, 'mined');
   notice('a', 4);

@@ -23,12 +23,22 @@ test('SIGKILL mid-burst loses no acknowledged send, duplicates no nonce, and the
     JSON.stringify({
       networks: [devnetNetwork('sepolia', CHAIN_ID)],
       signers: [{ id: 'evm-signer', type: 'local', development: true, private_key: EVM_KEY }],
-      relayers: [{ id: 'evm', name: 'EVM relayer', network: 'sepolia', signer_id: 'evm-signer', notification_id: 'hook' }],
+      relayers: [
+        { id: 'evm', name: 'EVM relayer', network: 'sepolia', signer_id: 'evm-signer', notification_id: 'hook' },
+      ],
       notifications: [{ id: 'hook', type: 'webhook', url: receiver.url }],
       plugins: [],
     }),
   );
-  const env = { API_KEY, DATA_DIR: path.join(dir, 'data'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', LOG_LEVEL: 'info', ...FAST_WEBHOOKS };
+  const env = {
+    API_KEY,
+    DATA_DIR: path.join(dir, 'data'),
+    CONFIG_PATH: configPath,
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+    LOG_LEVEL: 'info',
+    ...FAST_WEBHOOKS,
+  };
 
   const first = startService(env);
   t.after(() => first.killHard());
@@ -91,12 +101,18 @@ test('SIGKILL mid-burst loses no acknowledged send, duplicates no nonce, and the
     for (const r of receiver.received) byWebhook.set(String(r.headers['x-webhook-id']), r.body?.payload?.id);
     return new Set(byWebhook.values());
   };
-  await waitFor(() => stored.every((tx) => deliveredFor().has(tx.id)), 'a webhook for every stored transaction', 20_000);
+  await waitFor(
+    () => stored.every((tx) => deliveredFor().has(tx.id)),
+    'a webhook for every stored transaction',
+    20_000,
+  );
   const deliveries = await request(url2, 'GET', '/api/v1/notifications/hook/deliveries?per_page=100');
   // One event per send, and one more for each that was broadcast (sent → submitted) before the kill or after the restart.
   assert.ok(deliveries.body.pagination.total_items >= stored.length, 'an event per send at least');
 
-  t.diagnostic(`acknowledged ${acked.length}, refused or cut ${failed}, stored ${stored.length}, acknowledged writes lost ${lost}, restart ${restartMs} ms`);
+  t.diagnostic(
+    `acknowledged ${acked.length}, refused or cut ${failed}, stored ${stored.length}, acknowledged writes lost ${lost}, restart ${restartMs} ms`,
+  );
   assert.equal(lost, 0, 'acknowledged writes lost');
   assert.equal(await second.stop(), 0);
 });

@@ -38,7 +38,14 @@ test('SIGKILL with Solana and Stellar transactions in flight: after a restart on
       plugins: [],
     }),
   );
-  const env = { API_KEY, DATA_DIR: path.join(dir, 'data'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', LOG_LEVEL: 'info' };
+  const env = {
+    API_KEY,
+    DATA_DIR: path.join(dir, 'data'),
+    CONFIG_PATH: configPath,
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+    LOG_LEVEL: 'info',
+  };
 
   const first = startService(env);
   t.after(() => first.killHard());
@@ -47,20 +54,38 @@ test('SIGKILL with Solana and Stellar transactions in flight: after a restart on
   const xlmDest = Keypair.random().publicKey();
   stellar.fund(xlmDest, 10_000_000n);
   const sends = await Promise.all([
-    ...Array.from({ length: PER_FAMILY }, (_, i) => request(url, 'POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(sol.address, solDest, 1_000_000n + BigInt(i))] } })),
-    ...Array.from({ length: PER_FAMILY }, (_, i) => request(url, 'POST', '/api/v1/relayers/xlm/transactions', { body: { network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + i)] } })),
+    ...Array.from({ length: PER_FAMILY }, (_, i) =>
+      request(url, 'POST', '/api/v1/relayers/sol/transactions', {
+        body: { instructions: [transfer(sol.address, solDest, 1_000_000n + BigInt(i))] },
+      }),
+    ),
+    ...Array.from({ length: PER_FAMILY }, (_, i) =>
+      request(url, 'POST', '/api/v1/relayers/xlm/transactions', {
+        body: { network: 'stellar-sim', operations: [payment(xlmDest, 1_000 + i)] },
+      }),
+    ),
   ]);
   for (const r of sends) assert.equal(r.status, 200, r.text);
   const unfinished = await Promise.all(
-    ['sol', 'xlm'].flatMap((r) => ['pending', 'sent', 'submitted', 'mined'].map((status) => request(url, 'GET', `/api/v1/relayers/${r}/transactions?status=${status}&per_page=0`))),
+    ['sol', 'xlm'].flatMap((r) =>
+      ['pending', 'sent', 'submitted', 'mined'].map((status) =>
+        request(url, 'GET', `/api/v1/relayers/${r}/transactions?status=${status}&per_page=0`),
+      ),
+    ),
   );
   await first.killHard();
-  assert.ok(unfinished.some((r) => r.body.pagination.total_items > 0), 'transactions were in flight at the kill');
+  assert.ok(
+    unfinished.some((r) => r.body.pagination.total_items > 0),
+    'transactions were in flight at the kill',
+  );
   assert.equal(first.child.signalCode, 'SIGKILL');
 
   // Leases the first process held when it was killed (none when no job was running at that instant).
   const db = new Database(path.join(dir, 'data', 'relaybox.sqlite'));
-  const held = db.prepare('SELECT COUNT(*) FROM jobs WHERE lease_owner IS NOT NULL AND lease_expires_at > ?').pluck().get(Date.now()) as number;
+  const held = db
+    .prepare('SELECT COUNT(*) FROM jobs WHERE lease_owner IS NOT NULL AND lease_expires_at > ?')
+    .pluck()
+    .get(Date.now()) as number;
   db.close();
 
   const second = startService(env);
@@ -78,8 +103,16 @@ test('SIGKILL with Solana and Stellar transactions in flight: after a restart on
   t.diagnostic(`sol final after ${Date.now() - t0} ms`);
   const xlmFinal = await waitAllFinal(client, 'xlm', ids.slice(PER_FAMILY), 180_000);
   t.diagnostic(`xlm final after ${Date.now() - t0} ms`);
-  assert.deepEqual(new Set(solFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(solFinal.map((f) => f.status_reason)));
-  assert.deepEqual(new Set(xlmFinal.map((f) => f.status)), new Set(['confirmed']), JSON.stringify(xlmFinal.map((f) => f.status_reason)));
+  assert.deepEqual(
+    new Set(solFinal.map((f) => f.status)),
+    new Set(['confirmed']),
+    JSON.stringify(solFinal.map((f) => f.status_reason)),
+  );
+  assert.deepEqual(
+    new Set(xlmFinal.map((f) => f.status)),
+    new Set(['confirmed']),
+    JSON.stringify(xlmFinal.map((f) => f.status_reason)),
+  );
   const sum = (base: bigint) => BigInt(PER_FAMILY) * base + BigInt((PER_FAMILY * (PER_FAMILY - 1)) / 2);
   assert.equal(solana.balance(solDest), sum(1_000_000n), 'each Solana transfer landed once');
   assert.equal(stellar.account(xlmDest)!.balance, 10_000_000n + sum(1_000n), 'each Stellar payment landed once');

@@ -32,10 +32,15 @@ export function startService(env: Record<string, string>): ServiceProcess {
       // their own): the entry's url field names the port.
       const lines = out.split('\n');
       const at = lines.findIndex((l) => l.includes('relaybox listening'));
-      const port = at < 0 ? undefined : /"?url"?: ?"http:\/\/127\.0\.0\.1:(\d+)\/api\/v1"/.exec(lines.slice(at, at + 12).join('\n'))?.[1];
+      const port =
+        at < 0
+          ? undefined
+          : /"?url"?: ?"http:\/\/127\.0\.0\.1:(\d+)\/api\/v1"/.exec(lines.slice(at, at + 12).join('\n'))?.[1];
       if (port) resolve(`http://127.0.0.1:${port}`);
     });
-    child.on('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`)));
+    child.on('exit', (code, signal) =>
+      reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`)),
+    );
     // The listening line is logged at info: a quieter LOG_LEVEL would otherwise wait forever.
     setTimeout(() => reject(new Error(`service not listening after 30 s:\n${out}`)), 30_000).unref();
   });

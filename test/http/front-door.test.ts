@@ -50,17 +50,26 @@ test('an unknown route answers 404 in the envelope, never HTML', async () => {
 
 test('malformed JSON, a wrong content type and an oversized body answer clear 4xx envelopes', async () => {
   const s = await app();
-  const bad = await s.request('POST', '/api/v1/notifications', { rawBody: '{"url": ', headers: { 'content-type': 'application/json' } });
+  const bad = await s.request('POST', '/api/v1/notifications', {
+    rawBody: '{"url": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.message, 'Bad Request');
   // The reference's text, which its client and tests look for.
   assert.match(bad.body.error, /^Invalid JSON: /);
 
-  const type = await s.request('POST', '/api/v1/notifications', { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const type = await s.request('POST', '/api/v1/notifications', {
+    rawBody: 'url=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.equal(type.status, 415);
   assert.match(type.body.error, /application\/json/);
 
-  const big = await s.request('POST', '/api/v1/notifications', { rawBody: JSON.stringify({ url: 'x'.repeat(1024 * 1024 + 10) }), headers: { 'content-type': 'application/json' } });
+  const big = await s.request('POST', '/api/v1/notifications', {
+    rawBody: JSON.stringify({ url: 'x'.repeat(1024 * 1024 + 10) }),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(big.status, 413);
   assert.equal(big.body.success, false);
 });

@@ -32,7 +32,11 @@ test('a bounded memo computes a key once, forgets everything when full, and neve
 });
 
 test('a remembered route label is the one matching finds, a trailing slash and an unknown path included', () => {
-  const routeOf = createRouteMatcher(['/api/v1/plugins/{plugin_id}/call', '/api/v1/plugins/{plugin_id}', '/api/v1/plugins']);
+  const routeOf = createRouteMatcher([
+    '/api/v1/plugins/{plugin_id}/call',
+    '/api/v1/plugins/{plugin_id}',
+    '/api/v1/plugins',
+  ]);
   for (let round = 0; round < 2; round++) {
     assert.equal(routeOf('/api/v1/plugins/echo/call'), '/api/v1/plugins/{plugin_id}/call');
     assert.equal(routeOf('/api/v1/plugins/echo/call/'), '/api/v1/plugins/{plugin_id}/call');
@@ -42,10 +46,30 @@ test('a remembered route label is the one matching finds, a trailing slash and a
 });
 
 test('the docs and metrics routers are entered for every path their routes can match, in any case, and no other', () => {
-  for (const path of ['/docs', '/docs/', '/DOCS', '/docs/initializer.js', '/docs/swagger-ui.css', '/docs/x/y', '/api/v1/openapi.json', '/API/V1/OpenAPI.json/']) assert.ok(DOCS_PATHS.test(path), path);
-  for (const path of ['/docsx', '/doc', '/api/v1/openapi.jsonx', '/api/v1/plugins/echo/call', '/', '/metrics']) assert.ok(!DOCS_PATHS.test(path), path);
-  for (const path of ['/metrics', '/metrics/', '/METRICS', '/metrics/relaybox_http_requests_total', '/debug/metrics/scrape', '/Debug/Metrics/Scrape/']) assert.ok(METRICS_PATHS.test(path), path);
-  for (const path of ['/metricsx', '/debug/metrics', '/debug/metrics/scrapes', '/plugins/echo/call', '/', '/docs']) assert.ok(!METRICS_PATHS.test(path), path);
+  for (const path of [
+    '/docs',
+    '/docs/',
+    '/DOCS',
+    '/docs/initializer.js',
+    '/docs/swagger-ui.css',
+    '/docs/x/y',
+    '/api/v1/openapi.json',
+    '/API/V1/OpenAPI.json/',
+  ])
+    assert.ok(DOCS_PATHS.test(path), path);
+  for (const path of ['/docsx', '/doc', '/api/v1/openapi.jsonx', '/api/v1/plugins/echo/call', '/', '/metrics'])
+    assert.ok(!DOCS_PATHS.test(path), path);
+  for (const path of [
+    '/metrics',
+    '/metrics/',
+    '/METRICS',
+    '/metrics/relaybox_http_requests_total',
+    '/debug/metrics/scrape',
+    '/Debug/Metrics/Scrape/',
+  ])
+    assert.ok(METRICS_PATHS.test(path), path);
+  for (const path of ['/metricsx', '/debug/metrics', '/debug/metrics/scrapes', '/plugins/echo/call', '/', '/docs'])
+    assert.ok(!METRICS_PATHS.test(path), path);
 });
 
 test('the docs and metrics routes answer through their regex mounts as before', async (t) => {
@@ -67,14 +91,38 @@ test('the docs and metrics routes answer through their regex mounts as before', 
 
 test('the recent calls ring answers newest first before and after it wraps', () => {
   const log = createPluginCallLog();
-  const call = (i: number) => ({ request_id: `r${i}`, outcome: 'ok', duration_ms: i, result: '1', error: null, logs: undefined, traces: undefined });
+  const call = (i: number) => ({
+    request_id: `r${i}`,
+    outcome: 'ok',
+    duration_ms: i,
+    result: '1',
+    error: null,
+    logs: undefined,
+    traces: undefined,
+  });
   log.record('p', call(0), 0);
   log.record('p', call(1), 1);
-  assert.deepEqual(log.recent('p').map((e) => e.request_id), ['r1', 'r0']);
+  assert.deepEqual(
+    log.recent('p').map((e) => e.request_id),
+    ['r1', 'r0'],
+  );
   for (let i = 2; i < 2 * RECENT_CALLS + 3; i++) log.record('p', call(i), i);
   const ids = log.recent('p').map((e) => e.request_id);
   assert.equal(ids.length, RECENT_CALLS);
-  assert.deepEqual(ids, Array.from({ length: RECENT_CALLS }, (_, k) => `r${2 * RECENT_CALLS + 2 - k}`));
+  assert.deepEqual(
+    ids,
+    Array.from({ length: RECENT_CALLS }, (_, k) => `r${2 * RECENT_CALLS + 2 - k}`),
+  );
   const [newest] = log.recent('p');
-  assert.deepEqual(newest, { request_id: `r${2 * RECENT_CALLS + 2}`, at: new Date(2 * RECENT_CALLS + 2).toISOString(), outcome: 'ok', duration_ms: 2 * RECENT_CALLS + 2, result: '1', error: null, logs: [], traces: [], truncated: false });
+  assert.deepEqual(newest, {
+    request_id: `r${2 * RECENT_CALLS + 2}`,
+    at: new Date(2 * RECENT_CALLS + 2).toISOString(),
+    outcome: 'ok',
+    duration_ms: 2 * RECENT_CALLS + 2,
+    result: '1',
+    error: null,
+    logs: [],
+    traces: [],
+    truncated: false,
+  });
 });

@@ -14,19 +14,67 @@ export function basicExample(root: string, sepolia: object): { config: string; n
   // Writable by the container's user (uid 1000): `relaybox keystore create` writes there below.
   chmodSync(path.join(config, 'keys'), 0o777);
   const relayers = [
-    { id: 'sepolia-example', name: 'Sepolia Example', network: 'sepolia', paused: false, notification_id: 'notification-example', signer_id: 'local-signer', network_type: 'evm', policies: { min_balance: 0 } },
-    { id: 'stellar-example', name: 'Stellar Example', network: 'testnet', paused: false, notification_id: 'notification-example', signer_id: 'local-signer', network_type: 'stellar' },
+    {
+      id: 'sepolia-example',
+      name: 'Sepolia Example',
+      network: 'sepolia',
+      paused: false,
+      notification_id: 'notification-example',
+      signer_id: 'local-signer',
+      network_type: 'evm',
+      policies: { min_balance: 0 },
+    },
+    {
+      id: 'stellar-example',
+      name: 'Stellar Example',
+      network: 'testnet',
+      paused: false,
+      notification_id: 'notification-example',
+      signer_id: 'local-signer',
+      network_type: 'stellar',
+    },
   ];
   const file = {
     relayers,
-    notifications: [{ id: 'notification-example', type: 'webhook', url: '', signing_key: { type: 'env', value: 'WEBHOOK_SIGNING_KEY' } }],
-    signers: [{ id: 'local-signer', type: 'local', config: { path: 'config/keys/local-signer.json', passphrase: { type: 'env', value: 'KEYSTORE_PASSPHRASE' } } }],
+    notifications: [
+      {
+        id: 'notification-example',
+        type: 'webhook',
+        url: '',
+        signing_key: { type: 'env', value: 'WEBHOOK_SIGNING_KEY' },
+      },
+    ],
+    signers: [
+      {
+        id: 'local-signer',
+        type: 'local',
+        config: { path: 'config/keys/local-signer.json', passphrase: { type: 'env', value: 'KEYSTORE_PASSPHRASE' } },
+      },
+    ],
     networks: './config/networks',
     plugins: [],
   };
   writeFileSync(path.join(config, 'config.json'), JSON.stringify(file, null, 2));
   // The repository's networks, with sepolia as the caller gives it (no public chain is reached here).
   writeFileSync(path.join(networks, 'ethereum.json'), JSON.stringify({ networks: [sepolia] }, null, 2));
-  writeFileSync(path.join(networks, 'stellar.json'), JSON.stringify({ networks: [{ type: 'stellar', network: 'testnet', rpc_urls: [UNREACHABLE], passphrase: 'Test SDF Network ; September 2015', average_blocktime_ms: 5000, is_testnet: true }] }, null, 2));
+  writeFileSync(
+    path.join(networks, 'stellar.json'),
+    JSON.stringify(
+      {
+        networks: [
+          {
+            type: 'stellar',
+            network: 'testnet',
+            rpc_urls: [UNREACHABLE],
+            passphrase: 'Test SDF Network ; September 2015',
+            average_blocktime_ms: 5000,
+            is_testnet: true,
+          },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
   return { config, networks };
 }

@@ -47,10 +47,22 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 async function buildImage(): Promise<{ buildSeconds: number; size: number; baseSize: number }> {
   const buildStarted = Date.now();
   // The dependency stage comes from the cache scripts/image-test-setup.sh builds (npm ci on vfs takes minutes).
-  await run(path.join(PROJECT_ROOT, 'scripts', 'build-image.sh'), ['--network', 'host', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE], { env: { ...process.env, DOCKER_BUILDKIT: '0' }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 })
-    .catch((err: Error & { killed?: boolean }) => assert.fail(err.killed ? 'the build took over 4 minutes: run scripts/image-test-setup.sh first, which builds the dependency stage once per lockfile' : err.message));
+  await run(
+    path.join(PROJECT_ROOT, 'scripts', 'build-image.sh'),
+    ['--network', 'host', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE],
+    { env: { ...process.env, DOCKER_BUILDKIT: '0' }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((err: Error & { killed?: boolean }) =>
+    assert.fail(
+      err.killed
+        ? 'the build took over 4 minutes: run scripts/image-test-setup.sh first, which builds the dependency stage once per lockfile'
+        : err.message,
+    ),
+  );
   const buildSeconds = (Date.now() - buildStarted) / 1000;
-  const inspect = JSON.parse(await docker(['image', 'inspect', IMAGE]))[0] as { Size: number; Config: { User: string; Env: string[]; Healthcheck?: { Test: string[] }; Entrypoint: string[]; WorkingDir: string } };
+  const inspect = JSON.parse(await docker(['image', 'inspect', IMAGE]))[0] as {
+    Size: number;
+    Config: { User: string; Env: string[]; Healthcheck?: { Test: string[] }; Entrypoint: string[]; WorkingDir: string };
+  };
   const baseSize = (JSON.parse(await docker(['image', 'inspect', BASE]))[0] as { Size: number }).Size;
   assert.equal(inspect.Config.User, '1000:1000');
   assert.ok(inspect.Config.Env.includes('HOST=0.0.0.0'));
@@ -69,10 +81,16 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-test('the image builds, runs a reference example from its compose layout, sends on anvil, runs as non-root and stops on SIGTERM', { timeout: 300_000 }, async (t) => {
+test('the image builds, runs a reference example from its compose layout, sends on anvil, runs as non-root and stops on SIGTERM', {
+  timeout: 300_000,
+}, async (t) => {
   const began = Date.now();
-  await docker(['info', '--format', '{{.ServerVersion}}']).catch(() => assert.fail('docker is not running here: run scripts/image-test-setup.sh first (as root)'));
-  await docker(['image', 'inspect', BASE]).catch(() => assert.fail(`no ${BASE} base image: run scripts/image-test-setup.sh first`));
+  await docker(['info', '--format', '{{.ServerVersion}}']).catch(() =>
+    assert.fail('docker is not running here: run scripts/image-test-setup.sh first (as root)'),
+  );
+  await docker(['image', 'inspect', BASE]).catch(() =>
+    assert.fail(`no ${BASE} base image: run scripts/image-test-setup.sh first`),
+  );
 
   const { buildSeconds, size, baseSize } = await buildImage();
   t.diagnostic(`build: ${buildSeconds.toFixed(0)} s`);
@@ -89,64 +107,153 @@ test('the image builds, runs a reference example from its compose layout, sends 
   // networks (none can be made here), so its `redis` host is this machine's Redis, and APP_PORT a free port.
   const port = await freePort();
   const started = Date.now();
-  await docker(['run', '-d', '--name', CONTAINER, '--network', 'host', '--security-opt', 'no-new-privileges',
-    '-v', `${config}:/app/config/`, '-v', `${networks}:/app/config/networks`,
-    '-e', 'REDIS_URL=redis://127.0.0.1:6379', '-e', 'RATE_LIMIT_REQUESTS_PER_SECOND=10', '-e', 'RATE_LIMIT_BURST=50',
-    '-e', `WEBHOOK_SIGNING_KEY=${WEBHOOK_SIGNING_KEY}`, '-e', `API_KEY=${API_KEY}`, '-e', `KEYSTORE_PASSPHRASE=${PASSPHRASE}`, '-e', `APP_PORT=${port}`,
+  await docker([
+    'run',
+    '-d',
+    '--name',
+    CONTAINER,
+    '--network',
+    'host',
+    '--security-opt',
+    'no-new-privileges',
+    '-v',
+    `${config}:/app/config/`,
+    '-v',
+    `${networks}:/app/config/networks`,
+    '-e',
+    'REDIS_URL=redis://127.0.0.1:6379',
+    '-e',
+    'RATE_LIMIT_REQUESTS_PER_SECOND=10',
+    '-e',
+    'RATE_LIMIT_BURST=50',
+    '-e',
+    `WEBHOOK_SIGNING_KEY=${WEBHOOK_SIGNING_KEY}`,
+    '-e',
+    `API_KEY=${API_KEY}`,
+    '-e',
+    `KEYSTORE_PASSPHRASE=${PASSPHRASE}`,
+    '-e',
+    `APP_PORT=${port}`,
     // JSON lines, as a log shipper reads them: the start's times are read from them below.
-    '-e', 'LOG_FORMAT=json',
-    IMAGE]);
+    '-e',
+    'LOG_FORMAT=json',
+    IMAGE,
+  ]);
   const base = `http://127.0.0.1:${port}`;
   // Both streams: the service logs to stdout, but Node's own refusals (a module missing) go to stderr.
-  const logs = () => run('docker', ['logs', CONTAINER], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(({ stdout, stderr }) => stdout.trim() + (stderr.trim() ? `\n${stderr.trim()}` : ''), (e: Error) => e.message);
+  const logs = () =>
+    run('docker', ['logs', CONTAINER], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
+      ({ stdout, stderr }) => stdout.trim() + (stderr.trim() ? `\n${stderr.trim()}` : ''),
+      (e: Error) => e.message,
+    );
   // A container that exits (a file missing from the image, a refused config) ends the wait at once, with its output.
   let exited = false;
   const healthy = async () => {
-    if ((await docker(['inspect', '-f', '{{.State.Running}}', CONTAINER]).catch(() => 'false')) !== 'true') return (exited = true);
+    if ((await docker(['inspect', '-f', '{{.State.Running}}', CONTAINER]).catch(() => 'false')) !== 'true')
+      return (exited = true);
     return (await request(base, 'GET', '/api/v1/health', { auth: false })).status === 200 ? true : undefined;
   };
-  await until('the health route', healthy, 120_000).catch(async (err) => assert.fail(`${(err as Error).message}\n${await logs()}`));
+  await until('the health route', healthy, 120_000).catch(async (err) =>
+    assert.fail(`${(err as Error).message}\n${await logs()}`),
+  );
   if (exited) assert.fail(`the container exited before serving:\n${await logs()}`);
   const startSeconds = (Date.now() - started) / 1000;
   // The service's own start, from its first log line to `relaybox listening` (the rest is the container's creation).
-  const times = (await logs()).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { time: number; msg: string });
+  const times = (await logs())
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { time: number; msg: string });
   const serviceSeconds = ((times.find((l) => l.msg === 'relaybox listening')?.time ?? NaN) - times[0]!.time) / 1000;
-  t.diagnostic(`docker run to the health route answering: ${startSeconds.toFixed(1)} s; the service's own start: ${serviceSeconds.toFixed(1)} s`);
+  t.diagnostic(
+    `docker run to the health route answering: ${startSeconds.toFixed(1)} s; the service's own start: ${serviceSeconds.toFixed(1)} s`,
+  );
 
-  const sent = await request(base, 'POST', '/api/v1/relayers/sepolia-example/transactions', { body: { to: '0x000000000000000000000000000000000000dEaD', value: 1, max_fee_per_gas: 20_000_000_000, max_priority_fee_per_gas: 1_000_000_000 } });
+  const sent = await request(base, 'POST', '/api/v1/relayers/sepolia-example/transactions', {
+    body: {
+      to: '0x000000000000000000000000000000000000dEaD',
+      value: 1,
+      max_fee_per_gas: 20_000_000_000,
+      max_priority_fee_per_gas: 1_000_000_000,
+    },
+  });
   assert.equal(sent.status, 200, sent.text);
   const id = sent.body.data.id as string;
-  const final = await until('the transaction to be mined', async () => {
-    const tx = await request(base, 'GET', `/api/v1/relayers/sepolia-example/transactions/${id}`);
-    return ['mined', 'confirmed'].includes(tx.body.data?.status) ? tx.body.data : undefined;
-  }, 60_000);
+  const final = await until(
+    'the transaction to be mined',
+    async () => {
+      const tx = await request(base, 'GET', `/api/v1/relayers/sepolia-example/transactions/${id}`);
+      return ['mined', 'confirmed'].includes(tx.body.data?.status) ? tx.body.data : undefined;
+    },
+    60_000,
+  );
   const receipt = await anvil.waitMined(final.hash);
   assert.equal(receipt.status, '0x1');
 
   // .nvmrc's Node (the base was made from it).
   const nodeVersion = await docker(['exec', CONTAINER, 'node', '-p', 'process.versions.node']);
-  assert.ok(nodeVersion === NODE_VERSION || nodeVersion.startsWith(`${NODE_VERSION}.`), `${nodeVersion} against .nvmrc's ${NODE_VERSION}`);
+  assert.ok(
+    nodeVersion === NODE_VERSION || nodeVersion.startsWith(`${NODE_VERSION}.`),
+    `${nodeVersion} against .nvmrc's ${NODE_VERSION}`,
+  );
   // Production dependencies only (no anvil, no TypeScript compiler), and the create_key tool, in the running container.
-  const listing = await docker(['exec', CONTAINER, 'sh', '-c', 'ls node_modules/@foundry-rs node_modules/typescript 2>&1; ls node_modules/viem >/dev/null && echo viem-there']);
-  assert.match(listing, /@foundry-rs.*No such file or directory[\s\S]*typescript.*No such file or directory[\s\S]*viem-there/);
-  const made = await docker(['exec', CONTAINER, '/app/bin/relaybox', 'keystore', 'create', '--password', PASSPHRASE, '--output-dir', 'config/keys', '--filename', 'made-here.json']);
+  const listing = await docker([
+    'exec',
+    CONTAINER,
+    'sh',
+    '-c',
+    'ls node_modules/@foundry-rs node_modules/typescript 2>&1; ls node_modules/viem >/dev/null && echo viem-there',
+  ]);
+  assert.match(
+    listing,
+    /@foundry-rs.*No such file or directory[\s\S]*typescript.*No such file or directory[\s\S]*viem-there/,
+  );
+  const made = await docker([
+    'exec',
+    CONTAINER,
+    '/app/bin/relaybox',
+    'keystore',
+    'create',
+    '--password',
+    PASSPHRASE,
+    '--output-dir',
+    'config/keys',
+    '--filename',
+    'made-here.json',
+  ]);
   assert.match(made, /Keystore file created at: \/app\/config\/keys\/made-here\.json/);
-  assert.equal(decryptKeystore(JSON.parse(readFileSync(path.join(config, 'keys', 'made-here.json'), 'utf8')), PASSPHRASE).length, 32);
+  assert.equal(
+    decryptKeystore(JSON.parse(readFileSync(path.join(config, 'keys', 'made-here.json'), 'utf8')), PASSPHRASE).length,
+    32,
+  );
 
   // Non-root: the service's processes, as the host sees them.
   const top = await docker(['top', CONTAINER, '-eo', 'pid,uid,comm']);
-  const processes = top.split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+  const processes = top
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/));
   // tini, the service and its plugin runtime (Node names its main thread `MainThread`).
   assert.ok(processes.length >= 3 && processes[0]![2] === 'tini', top);
-  assert.ok(processes.every(([, uid]) => uid === '1000'), top);
+  assert.ok(
+    processes.every(([, uid]) => uid === '1000'),
+    top,
+  );
   // Docker's own health check reports healthy.
-  await until('docker to report the container healthy', async () => ((await docker(['inspect', '-f', '{{.State.Health.Status}}', CONTAINER])) === 'healthy' ? true : undefined), 60_000);
+  await until(
+    'docker to report the container healthy',
+    async () =>
+      (await docker(['inspect', '-f', '{{.State.Health.Status}}', CONTAINER])) === 'healthy' ? true : undefined,
+    60_000,
+  );
 
   // docker stop: SIGTERM through tini, SIGKILL only after 10 s. A drained stop exits 0 (a kill would be 137).
   const stopStarted = Date.now();
   await docker(['stop', '-t', '10', CONTAINER], 30_000);
   const stopSeconds = (Date.now() - stopStarted) / 1000;
-  const state = JSON.parse(await docker(['inspect', '-f', '{{json .State}}', CONTAINER])) as { ExitCode: number; OOMKilled: boolean };
+  const state = JSON.parse(await docker(['inspect', '-f', '{{json .State}}', CONTAINER])) as {
+    ExitCode: number;
+    OOMKilled: boolean;
+  };
   const out = await logs();
   assert.equal(state.ExitCode, 0, out);
   assert.ok(stopSeconds < 10, `stopped in ${stopSeconds} s`);
@@ -156,7 +263,11 @@ test('the image builds, runs a reference example from its compose layout, sends 
 
   // The compose files shipped beside the image parse as compose files.
   for (const file of ['docker-compose.sqlite.yaml', 'docker-compose.postgres-redis.yaml']) {
-    await run('docker-compose', ['-f', path.join(PROJECT_ROOT, 'deploy', file), 'config', '-q'], { env: { ...process.env, API_KEY, STORAGE_ENCRYPTION_KEY: API_KEY } });
+    await run('docker-compose', ['-f', path.join(PROJECT_ROOT, 'deploy', file), 'config', '-q'], {
+      env: { ...process.env, API_KEY, STORAGE_ENCRYPTION_KEY: API_KEY },
+    });
   }
-  t.diagnostic(`image ${(size / 1e6).toFixed(0)} MB (base ${(baseSize / 1e6).toFixed(0)} MB, Relaybox's layers ${((size - baseSize) / 1e6).toFixed(0)} MB); build ${buildSeconds.toFixed(0)} s; docker run to the health route ${startSeconds.toFixed(1)} s (the service's own start ${serviceSeconds.toFixed(1)} s); stop ${stopSeconds.toFixed(1)} s; whole test ${((Date.now() - began) / 1000).toFixed(0)} s`);
+  t.diagnostic(
+    `image ${(size / 1e6).toFixed(0)} MB (base ${(baseSize / 1e6).toFixed(0)} MB, Relaybox's layers ${((size - baseSize) / 1e6).toFixed(0)} MB); build ${buildSeconds.toFixed(0)} s; docker run to the health route ${startSeconds.toFixed(1)} s (the service's own start ${serviceSeconds.toFixed(1)} s); stop ${stopSeconds.toFixed(1)} s; whole test ${((Date.now() - began) / 1000).toFixed(0)} s`,
+  );
 });

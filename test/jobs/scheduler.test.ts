@@ -8,7 +8,10 @@ test('a due job runs once and is gone; a job due later does not run before its t
   const store = openStore(t, dataDir(t));
   const s = scheduler(t, store);
   const ran: Array<{ subject: string; at: number; dueAt: number; payload: unknown }> = [];
-  s.register('check', async (job) => void ran.push({ subject: job.subject, at: Date.now(), dueAt: job.dueAt, payload: job.payload }));
+  s.register(
+    'check',
+    async (job) => void ran.push({ subject: job.subject, at: Date.now(), dueAt: job.dueAt, payload: job.payload }),
+  );
   const later = Date.now() + 300;
   await store.atomically(async (tx) => {
     await tx.jobs.schedule({ kind: 'check', subject: 'now', dueAt: Date.now(), payload: { hash: '0xabc' } });
@@ -16,7 +19,10 @@ test('a due job runs once and is gone; a job due later does not run before its t
   });
   s.start();
   await waitFor(() => ran.length === 2, 'both jobs');
-  assert.deepEqual(ran.map((r) => r.subject), ['now', 'later']);
+  assert.deepEqual(
+    ran.map((r) => r.subject),
+    ['now', 'later'],
+  );
   assert.deepEqual(ran[0]!.payload, { hash: '0xabc' });
   assert.ok(ran[1]!.at >= later, 'not before its due time');
   await waitFor(async () => (await store.repos.jobs.stats(Date.now())).length === 0, 'the table to empty');
@@ -57,11 +63,14 @@ test('a throwing handler is retried with backoff, logged each time, and never dr
   await waitFor(async () => (await store.repos.jobs.get('check', 'tx-1')) === undefined, 'the job to finish');
   const errors = s.log.lines.filter((l) => l.msg === 'job failed; will retry');
   assert.equal(errors.length, 3);
-  assert.deepEqual(errors.map((l) => [l.kind, l.subject, l.attempts, l.level]), [
-    ['check', 'tx-1', 1, 'error'],
-    ['check', 'tx-1', 2, 'error'],
-    ['check', 'tx-1', 3, 'error'],
-  ]);
+  assert.deepEqual(
+    errors.map((l) => [l.kind, l.subject, l.attempts, l.level]),
+    [
+      ['check', 'tx-1', 1, 'error'],
+      ['check', 'tx-1', 2, 'error'],
+      ['check', 'tx-1', 3, 'error'],
+    ],
+  );
   assert.ok(errors.every((l) => typeof l.retryInMs === 'number' && l.retryInMs >= 5 && l.retryInMs <= 40));
   assert.deepEqual(failed, ['check', 'check', 'check']);
 });
@@ -95,7 +104,9 @@ test('work scheduled while the job runs is not lost: the job runs again with the
   s.start();
   await waitFor(() => payloads.length === 1, 'the first run');
   // A replace through the API asks for a check of the new hash while the first check is running.
-  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'tx-1', dueAt: Date.now(), payload: { hash: 'new' }, replace: true }));
+  await store.atomically(async (tx) =>
+    tx.jobs.schedule({ kind: 'check', subject: 'tx-1', dueAt: Date.now(), payload: { hash: 'new' }, replace: true }),
+  );
   await sleep(60);
   assert.equal(payloads.length, 1, 'never two runs of one job at once');
   release();
@@ -158,7 +169,13 @@ test("a crashed instance's jobs are claimed again once their lease expires", asy
   const store = openStore(t, dataDir(t));
   for (const subject of ['a', 'b', 'c']) await store.repos.jobs.schedule({ kind: 'check', subject, dueAt: Date.now() });
   // An instance that claimed them and died: nobody renews or finishes its leases.
-  const stolen = await store.repos.jobs.claim({ owner: 'crashed', now: Date.now(), limit: 2, leaseMs: 200, kinds: ['check'] });
+  const stolen = await store.repos.jobs.claim({
+    owner: 'crashed',
+    now: Date.now(),
+    limit: 2,
+    leaseMs: 200,
+    kinds: ['check'],
+  });
   assert.equal(stolen.length, 2);
   const s = scheduler(t, store);
   const ran: string[] = [];
@@ -172,10 +189,17 @@ test('a restart resumes every due job from the file', async (t) => {
   const dir = dataDir(t);
   const first = openStore(t, dir);
   await first.atomically(async (tx) => {
-    for (let i = 0; i < 50; i++) await tx.jobs.schedule({ kind: 'check', subject: `tx-${i}`, dueAt: Date.now() + (i % 5) * 20 });
+    for (let i = 0; i < 50; i++)
+      await tx.jobs.schedule({ kind: 'check', subject: `tx-${i}`, dueAt: Date.now() + (i % 5) * 20 });
   });
   // One was running when the process died: its lease lapses after the restart.
-  await first.repos.jobs.claim({ owner: 'previous-run', now: Date.now() + 100, limit: 1, leaseMs: 150, kinds: ['check'] });
+  await first.repos.jobs.claim({
+    owner: 'previous-run',
+    now: Date.now() + 100,
+    limit: 1,
+    leaseMs: 150,
+    kinds: ['check'],
+  });
   await first.close();
 
   const second = openStore(t, dir);
@@ -191,7 +215,8 @@ test('10,000 due jobs drain, each run exactly once', async (t) => {
   const store = openStore(t, dataDir(t));
   const now = Date.now();
   await store.atomically(async (tx) => {
-    for (let i = 0; i < 10_000; i++) await tx.jobs.schedule({ kind: 'check', subject: `tx-${i}`, dueAt: now - (i % 100) });
+    for (let i = 0; i < 10_000; i++)
+      await tx.jobs.schedule({ kind: 'check', subject: `tx-${i}`, dueAt: now - (i % 100) });
   });
   const s = scheduler(t, store, { concurrency: 64 });
   const counts = new Map<string, number>();
@@ -200,7 +225,10 @@ test('10,000 due jobs drain, each run exactly once', async (t) => {
   s.register('check', async (job) => {
     counts.set(job.subject, (counts.get(job.subject) ?? 0) + 1);
   });
-  const observed = scheduler(t, store, { concurrency: 64, observer: { claimed: () => claimed++, finished: () => finished++ } });
+  const observed = scheduler(t, store, {
+    concurrency: 64,
+    observer: { claimed: () => claimed++, finished: () => finished++ },
+  });
   observed.register('check', async (job) => {
     counts.set(job.subject, (counts.get(job.subject) ?? 0) + 1);
   });
@@ -210,7 +238,10 @@ test('10,000 due jobs drain, each run exactly once', async (t) => {
   await s.close();
   await observed.close();
   assert.equal(counts.size, 10_000);
-  assert.ok([...counts.values()].every((n) => n === 1), 'no job ran twice, though two schedulers shared the table');
+  assert.ok(
+    [...counts.values()].every((n) => n === 1),
+    'no job ran twice, though two schedulers shared the table',
+  );
   assert.equal(claimed, finished);
   assert.ok(claimed > 0 && claimed < 10_000, 'both schedulers took a share');
 });
@@ -239,7 +270,11 @@ test('close waits for running handlers, then aborts the ones past its bound and 
     await sleep(40);
     quickDone = true;
   });
-  s.register('stuck', (_job, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve((aborted = ctx.signal.reason)))));
+  s.register(
+    'stuck',
+    (_job, ctx) =>
+      new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve((aborted = ctx.signal.reason)))),
+  );
   await store.repos.jobs.schedule({ kind: 'quick', subject: 'q', dueAt: Date.now() });
   await store.repos.jobs.schedule({ kind: 'stuck', subject: 's', dueAt: Date.now() });
   s.start();
@@ -281,14 +316,20 @@ test('a job scheduled for after the armed timer, or while it runs here, costs no
   let release: () => void = () => undefined;
   s.register('check', async (job) => {
     ran.push(job.subject);
-    if (job.subject === 'slow' && ran.filter((x) => x === 'slow').length === 1) await new Promise<void>((r) => (release = r));
+    if (job.subject === 'slow' && ran.filter((x) => x === 'slow').length === 1)
+      await new Promise<void>((r) => (release = r));
   });
   s.start();
-  await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'timer', dueAt: Date.now() + 2_000 }));
+  await store.atomically(async (tx) =>
+    tx.jobs.schedule({ kind: 'check', subject: 'timer', dueAt: Date.now() + 2_000 }),
+  );
   await sleep(50);
   const armed = claims;
   // Due after the timer (armed for the 'timer' job): found when it fires.
-  for (let i = 0; i < 5; i++) await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: `later-${i}`, dueAt: Date.now() + 5_000 }));
+  for (let i = 0; i < 5; i++)
+    await store.atomically(async (tx) =>
+      tx.jobs.schedule({ kind: 'check', subject: `later-${i}`, dueAt: Date.now() + 5_000 }),
+    );
   await sleep(50);
   assert.equal(claims, armed, 'no claim for jobs due after the armed timer');
   // Running here: its end looks again.

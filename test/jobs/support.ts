@@ -35,7 +35,11 @@ export function openStore(t: TestContext, dir: string): SqliteStore {
 }
 
 /** A scheduler over `store` with short timings; closed via t.after. */
-export function scheduler(t: TestContext, store: SqliteStore, options: Partial<SchedulerOptions> = {}): JobScheduler & { log: ReturnType<typeof recordingLog> } {
+export function scheduler(
+  t: TestContext,
+  store: SqliteStore,
+  options: Partial<SchedulerOptions> = {},
+): JobScheduler & { log: ReturnType<typeof recordingLog> } {
   const log = recordingLog();
   const s = createJobScheduler({
     jobs: store.repos.jobs,

@@ -18,11 +18,21 @@ function tempDir(t: { after(fn: () => void): void }): string {
 test('notifications of the config file exist at start, with a key read from signing_key_env', async (t) => {
   const s = await build(t, {
     env: { HOOK_KEY: KEY },
-    config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/a' }, { id: 'from-env', url: 'https://example.com/b', signing_key_env: 'HOOK_KEY' }] },
+    config: {
+      notifications: [
+        { id: 'example-webhook', url: 'https://example.com/a' },
+        { id: 'from-env', url: 'https://example.com/b', signing_key_env: 'HOOK_KEY' },
+      ],
+    },
   });
   const list = await s.request('GET', '/api/v1/notifications');
   const byId = Object.fromEntries(list.body.data.map((n: { id: string }) => [n.id, n]));
-  assert.deepEqual(byId['from-env'], { id: 'from-env', type: 'webhook', url: 'https://example.com/b', has_signing_key: true });
+  assert.deepEqual(byId['from-env'], {
+    id: 'from-env',
+    type: 'webhook',
+    url: 'https://example.com/b',
+    has_signing_key: true,
+  });
   assert.equal(byId['example-webhook'].has_signing_key, false);
   assert.ok(!s.rawLogs().includes(KEY));
 });
@@ -31,9 +41,23 @@ test('a signing_key_env naming an unset or short variable stops the start with a
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-seed-'));
   try {
     const base = { API_KEY: 'x'.repeat(32), DATA_DIR: dir };
-    assert.throws(() => loadConfigWith(dir, base, { id: 'n', url: 'https://example.com', signing_key_env: 'MISSING_KEY' }), /signing_key_env: environment variable MISSING_KEY is not set/);
-    assert.throws(() => loadConfigWith(dir, { ...base, SHORT: 'abc' }, { id: 'n', url: 'https://example.com', signing_key_env: 'SHORT' }), /SHORT must hold at least 32 characters/);
-    assert.throws(() => loadConfigWith(dir, base, { id: 'n', url: 'https://example.com', signing_key: KEY, signing_key_env: 'X' }), /must NOT be valid/);
+    assert.throws(
+      () => loadConfigWith(dir, base, { id: 'n', url: 'https://example.com', signing_key_env: 'MISSING_KEY' }),
+      /signing_key_env: environment variable MISSING_KEY is not set/,
+    );
+    assert.throws(
+      () =>
+        loadConfigWith(
+          dir,
+          { ...base, SHORT: 'abc' },
+          { id: 'n', url: 'https://example.com', signing_key_env: 'SHORT' },
+        ),
+      /SHORT must hold at least 32 characters/,
+    );
+    assert.throws(
+      () => loadConfigWith(dir, base, { id: 'n', url: 'https://example.com', signing_key: KEY, signing_key_env: 'X' }),
+      /must NOT be valid/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -48,16 +72,35 @@ function loadConfigWith(dir: string, env: Record<string, string>, notification: 
 
 test('API changes to a config notification survive a restart; an edited config entry overwrites them', async (t) => {
   const dataDir = tempDir(t);
-  const first = await build(t, { dataDir, config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/a' }] } });
-  await first.request('PATCH', '/api/v1/notifications/example-webhook', { body: { url: 'https://example.com/patched' } });
+  const first = await build(t, {
+    dataDir,
+    config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/a' }] },
+  });
+  await first.request('PATCH', '/api/v1/notifications/example-webhook', {
+    body: { url: 'https://example.com/patched' },
+  });
   await first.close();
 
-  const same = await build(t, { dataDir, config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/a' }] } });
-  assert.equal((await same.request('GET', '/api/v1/notifications/example-webhook')).body.data.url, 'https://example.com/patched');
+  const same = await build(t, {
+    dataDir,
+    config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/a' }] },
+  });
+  assert.equal(
+    (await same.request('GET', '/api/v1/notifications/example-webhook')).body.data.url,
+    'https://example.com/patched',
+  );
   await same.close();
 
-  const edited = await build(t, { dataDir, config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/edited', signing_key: KEY }] } });
+  const edited = await build(t, {
+    dataDir,
+    config: { notifications: [{ id: 'example-webhook', url: 'https://example.com/edited', signing_key: KEY }] },
+  });
   const got = await edited.request('GET', '/api/v1/notifications/example-webhook');
-  assert.deepEqual(got.body.data, { id: 'example-webhook', type: 'webhook', url: 'https://example.com/edited', has_signing_key: true });
+  assert.deepEqual(got.body.data, {
+    id: 'example-webhook',
+    type: 'webhook',
+    url: 'https://example.com/edited',
+    has_signing_key: true,
+  });
   assert.ok(edited.logs.some((l) => l.msg === 'notification updated from the changed config file'));
 });

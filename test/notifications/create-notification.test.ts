@@ -7,9 +7,15 @@ const KEY = 'a-signing-key-of-at-least-32-characters!';
 
 test('creating a notification answers 201 with the record, never the signing key', async (t) => {
   const s = await build(t);
-  const res = await s.request('POST', '/api/v1/notifications', { body: { id: 'my-hook', type: 'webhook', url: 'https://example.com/hook', signing_key: KEY } });
+  const res = await s.request('POST', '/api/v1/notifications', {
+    body: { id: 'my-hook', type: 'webhook', url: 'https://example.com/hook', signing_key: KEY },
+  });
   assert.equal(res.status, 201);
-  assert.deepEqual(res.body, { success: true, data: { id: 'my-hook', type: 'webhook', url: 'https://example.com/hook', has_signing_key: true }, error: null });
+  assert.deepEqual(res.body, {
+    success: true,
+    data: { id: 'my-hook', type: 'webhook', url: 'https://example.com/hook', has_signing_key: true },
+    error: null,
+  });
   assert.ok(!res.text.includes(KEY));
   assert.ok(!s.rawLogs().includes(KEY), 'the key is never logged');
 });
@@ -28,15 +34,24 @@ test('an id already in use answers 409 with the spec text', async (t) => {
   await s.request('POST', '/api/v1/notifications', { body: { id: 'dup', url: 'https://example.com/a' } });
   const res = await s.request('POST', '/api/v1/notifications', { body: { id: 'dup', url: 'https://example.com/b' } });
   assert.equal(res.status, 409);
-  assert.deepEqual(res.body, { success: false, data: null, error: "a notification with id 'dup' already exists", message: 'Notification with this ID already exists' });
-  const seeded = await s.request('POST', '/api/v1/notifications', { body: { id: 'example-webhook', url: 'https://example.com/c' } });
+  assert.deepEqual(res.body, {
+    success: false,
+    data: null,
+    error: "a notification with id 'dup' already exists",
+    message: 'Notification with this ID already exists',
+  });
+  const seeded = await s.request('POST', '/api/v1/notifications', {
+    body: { id: 'example-webhook', url: 'https://example.com/c' },
+  });
   assert.equal(seeded.status, 409, 'ids seeded from the config file count too');
 });
 
 test('concurrent creations of one id give exactly one 201 and 409 for the rest, never a 500', async (t) => {
   const s = await build(t);
   const results = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => s.request('POST', '/api/v1/notifications', { body: { id: 'race', url: `https://example.com/${i}` } })),
+    Array.from({ length: 20 }, (_, i) =>
+      s.request('POST', '/api/v1/notifications', { body: { id: 'race', url: `https://example.com/${i}` } }),
+    ),
   );
   const statuses = results.map((r) => r.status).sort();
   assert.deepEqual(statuses, [201, ...Array(19).fill(409)]);
@@ -67,6 +82,8 @@ test('invalid bodies answer 400 Bad Request naming the field and the rule', asyn
   }
   const none = await s.request('POST', '/api/v1/notifications');
   assert.equal(none.status, 400);
-  const id36 = await s.request('POST', '/api/v1/notifications', { body: { url: 'https://example.com', id: 'A-z_0'.repeat(7) + 'x' } });
+  const id36 = await s.request('POST', '/api/v1/notifications', {
+    body: { url: 'https://example.com', id: 'A-z_0'.repeat(7) + 'x' },
+  });
   assert.equal(id36.status, 201, '36 characters of the allowed set are fine');
 });

@@ -8,13 +8,20 @@ const KEY = 'a-signing-key-of-at-least-32-characters!';
 
 test('the list is paginated, newest first, with the pagination block', async (t) => {
   const s = await build(t);
-  for (const id of ['n1', 'n2', 'n3']) await s.request('POST', '/api/v1/notifications', { body: { id, url: `https://example.com/${id}` } });
+  for (const id of ['n1', 'n2', 'n3'])
+    await s.request('POST', '/api/v1/notifications', { body: { id, url: `https://example.com/${id}` } });
   const first = await s.request('GET', '/api/v1/notifications?per_page=2');
   assert.equal(first.status, 200);
   assert.deepEqual(first.body.pagination, { current_page: 1, per_page: 2, total_items: 4 });
-  assert.deepEqual(first.body.data.map((n: { id: string }) => n.id), ['n3', 'n2']);
+  assert.deepEqual(
+    first.body.data.map((n: { id: string }) => n.id),
+    ['n3', 'n2'],
+  );
   const second = await s.request('GET', '/api/v1/notifications?page=2&per_page=2');
-  assert.deepEqual(second.body.data.map((n: { id: string }) => n.id), ['n1', 'example-webhook']);
+  assert.deepEqual(
+    second.body.data.map((n: { id: string }) => n.id),
+    ['n1', 'example-webhook'],
+  );
   const defaults = await s.request('GET', '/api/v1/notifications');
   assert.deepEqual(defaults.body.pagination, { current_page: 1, per_page: 10, total_items: 4 });
   const zero = await s.request('GET', '/api/v1/notifications?per_page=0');
@@ -89,17 +96,37 @@ test('DELETE removes a notification, but not while a relayer points at it', asyn
 
 test('the deliveries log is paginated, newest first, with status, attempts, last error and next attempt', async (t) => {
   // Points at a closed loopback port (allowed for webhooks by default) with a long backoff: every event stays pending after one attempt.
-  const s = await build(t, { env: { WEBHOOK_BACKOFF_BASE_MS: '600000', WEBHOOK_BACKOFF_MAX_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '20' } });
+  const s = await build(t, {
+    env: { WEBHOOK_BACKOFF_BASE_MS: '600000', WEBHOOK_BACKOFF_MAX_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '20' },
+  });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'log', url: 'http://127.0.0.1:1/hook' } });
   pointRelayer(s.app.db, 'hook-relayer', 'log');
-  await emit(s.app.store, txRecord('hook-relayer', 'tx-1'), txRecord('hook-relayer', 'tx-2'), txRecord('hook-relayer', 'tx-3'));
+  await emit(
+    s.app.store,
+    txRecord('hook-relayer', 'tx-1'),
+    txRecord('hook-relayer', 'tx-2'),
+    txRecord('hook-relayer', 'tx-3'),
+  );
   const ids = s.app.db.prepare('SELECT id FROM webhook_events ORDER BY seq').pluck().all() as string[];
   const page = await s.request('GET', '/api/v1/notifications/log/deliveries?per_page=2');
   assert.equal(page.status, 200);
   assert.deepEqual(page.body.pagination, { current_page: 1, per_page: 2, total_items: 3 });
-  assert.deepEqual(page.body.data.map((d: { id: string }) => d.id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    page.body.data.map((d: { id: string }) => d.id),
+    [ids[2], ids[1]],
+  );
   const entry = page.body.data[0];
-  assert.deepEqual(Object.keys(entry).sort(), ['attempts', 'created_at', 'delivered_at', 'event', 'id', 'last_error', 'next_attempt_at', 'status', 'transaction_id']);
+  assert.deepEqual(Object.keys(entry).sort(), [
+    'attempts',
+    'created_at',
+    'delivered_at',
+    'event',
+    'id',
+    'last_error',
+    'next_attempt_at',
+    'status',
+    'transaction_id',
+  ]);
   assert.equal(entry.event, 'transaction_update');
   assert.equal(entry.transaction_id, 'tx-3');
   assert.equal(entry.status, 'pending');

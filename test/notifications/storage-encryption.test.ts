@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from '../helper.ts';
 import { createSecretBox } from '../../src/domain/secret-box.ts';
-import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from '../webhooks/support.ts';
+import {
+  FAST_WEBHOOKS,
+  emit,
+  pointRelayer,
+  startReceiver,
+  txRecord,
+  waitFor,
+  waitForFailedDelivery,
+} from '../webhooks/support.ts';
 
 const KEY = 'a-signing-key-of-at-least-32-characters!';
 const STORAGE_KEY = 'storage-encryption-key-0123456789abcdef';
@@ -19,8 +27,14 @@ test('a sealed key opens only with the same storage key and owner', () => {
   assert.notEqual(box.seal(KEY, 'n1'), sealed, 'a fresh IV every time');
   assert.equal(box.open(sealed, 'n1'), KEY);
   assert.throws(() => box.open(sealed, 'n2'), /cannot be decrypted/);
-  assert.throws(() => createSecretBox('another-storage-key-0123456789abcdef').open(sealed, 'n1'), /STORAGE_ENCRYPTION_KEY differs/);
-  assert.throws(() => createSecretBox(undefined).open(sealed, 'n1'), /stored encrypted but STORAGE_ENCRYPTION_KEY is not set/);
+  assert.throws(
+    () => createSecretBox('another-storage-key-0123456789abcdef').open(sealed, 'n1'),
+    /STORAGE_ENCRYPTION_KEY differs/,
+  );
+  assert.throws(
+    () => createSecretBox(undefined).open(sealed, 'n1'),
+    /stored encrypted but STORAGE_ENCRYPTION_KEY is not set/,
+  );
   assert.equal(createSecretBox(undefined).seal(KEY, 'n1'), KEY, 'without a storage key, keys are stored as given');
 });
 
@@ -43,11 +57,16 @@ test('plain keys stored earlier are sealed when the service starts with STORAGE_
   const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-enc-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const plain = await build(t, { dataDir });
-  await plain.request('POST', '/api/v1/notifications', { body: { id: 'old', url: 'https://example.com', signing_key: KEY } });
+  await plain.request('POST', '/api/v1/notifications', {
+    body: { id: 'old', url: 'https://example.com', signing_key: KEY },
+  });
   assert.equal(plain.app.db.prepare('SELECT signing_key FROM notifications WHERE id = ?').pluck().get('old'), KEY);
   await plain.close();
   const sealed = await build(t, { dataDir, env: { STORAGE_ENCRYPTION_KEY: STORAGE_KEY } });
-  assert.match(sealed.app.db.prepare('SELECT signing_key FROM notifications WHERE id = ?').pluck().get('old') as string, /^enc:v1:/);
+  assert.match(
+    sealed.app.db.prepare('SELECT signing_key FROM notifications WHERE id = ?').pluck().get('old') as string,
+    /^enc:v1:/,
+  );
 });
 
 test('a sealed key without STORAGE_ENCRYPTION_KEY is a clear error at start and at delivery, not a crash', async (t) => {
@@ -59,7 +78,11 @@ test('a sealed key without STORAGE_ENCRYPTION_KEY is a clear error at start and 
   await first.close();
 
   const s = await build(t, { dataDir, env: { ...FAST_WEBHOOKS, WEBHOOK_MAX_ATTEMPTS: '2' } });
-  const startLine = s.logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('signing keys are stored encrypted but STORAGE_ENCRYPTION_KEY is not set'));
+  const startLine = s.logs.find(
+    (l) =>
+      typeof l.msg === 'string' &&
+      l.msg.startsWith('signing keys are stored encrypted but STORAGE_ENCRYPTION_KEY is not set'),
+  );
   assert.ok(startLine);
   assert.deepEqual(startLine.notificationIds, ['locked']);
 

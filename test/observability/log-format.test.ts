@@ -36,12 +36,20 @@ async function startAndStop(t: Parameters<typeof scratch>[0], format: string | u
   t.after(() => svc.child.kill('SIGKILL'));
   const out = await svc.ready;
   const key = generatedKey(out);
-  const port = /"?port"?: ?(\d+)/.exec(out.split('\n').find((l) => l.includes('relaybox listening')) ?? '')?.[1] ?? /127\.0\.0\.1:(\d+)\/api\/v1/.exec(out)?.[1];
+  const port =
+    /"?port"?: ?(\d+)/.exec(out.split('\n').find((l) => l.includes('relaybox listening')) ?? '')?.[1] ??
+    /127\.0\.0\.1:(\d+)\/api\/v1/.exec(out)?.[1];
   assert.ok(port, out);
-  assert.equal((await request(`http://127.0.0.1:${port}`, 'GET', '/api/v1/relayers', { auth: `Bearer ${key}` })).status, 200);
+  assert.equal(
+    (await request(`http://127.0.0.1:${port}`, 'GET', '/api/v1/relayers', { auth: `Bearer ${key}` })).status,
+    200,
+  );
   svc.child.kill('SIGTERM');
   await once(svc.child, 'exit');
-  const logLines = svc.output().split('\n').filter((l) => l !== '' && !l.includes('generated one for this run') && !l.includes(key));
+  const logLines = svc
+    .output()
+    .split('\n')
+    .filter((l) => l !== '' && !l.includes('generated one for this run') && !l.includes(key));
   return { key, logLines, all: svc.output() };
 }
 
@@ -79,13 +87,23 @@ test('LOG_FORMAT=pretty: each entry a text line, its fields indented on lines of
   for (const line of heads) assert.match(line, TEXT_LINE, all);
   const at = logLines.findIndex((l) => /INFO: relaybox listening$/.test(l));
   assert.ok(at >= 0, all);
-  assert.ok(logLines.slice(at + 1).some((l) => /^ {4}url: "http:\/\/127\.0\.0\.1:\d+\/api\/v1"$/.test(l)), all);
+  assert.ok(
+    logLines.slice(at + 1).some((l) => /^ {4}url: "http:\/\/127\.0\.0\.1:\d+\/api\/v1"$/.test(l)),
+    all,
+  );
 });
 
 /** pino-pretty's own formatter with the options the service gives it for `compact` (no colours: not a terminal). */
 function pinoPrettyCompact(): (line: string) => string {
-  const pretty = createRequire(new URL('../../src/observability/log-format.ts', import.meta.url))('pino-pretty') as { prettyFactory(o: object): (line: string) => string };
-  return pretty.prettyFactory({ colorize: false, singleLine: true, translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'", ignore: 'pid,hostname,service' });
+  const pretty = createRequire(new URL('../../src/observability/log-format.ts', import.meta.url))('pino-pretty') as {
+    prettyFactory(o: object): (line: string) => string;
+  };
+  return pretty.prettyFactory({
+    colorize: false,
+    singleLine: true,
+    translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'",
+    ignore: 'pid,hostname,service',
+  });
 }
 
 test('LOG_FORMAT unset: compact, the reference default, is pino-pretty output, and the key stays on a line of its own', async (t) => {
@@ -100,7 +118,18 @@ test('LOG_FORMAT unset: compact, the reference default, is pino-pretty output, a
   const listening = logLines.find((l) => l.includes('relaybox listening')) ?? '';
   const parts = /^\[(\S+)\] INFO: relaybox listening (\{.*\})$/.exec(listening);
   assert.ok(parts, all);
-  const entry = { level: 30, time: Date.parse(parts[1]!), pid: 1, hostname: 'h', service: 'relaybox', ...(JSON.parse(parts[2]!) as object), msg: 'relaybox listening' };
+  const entry = {
+    level: 30,
+    time: Date.parse(parts[1]!),
+    pid: 1,
+    hostname: 'h',
+    service: 'relaybox',
+    ...(JSON.parse(parts[2]!) as object),
+    msg: 'relaybox listening',
+  };
   assert.equal(pinoPrettyCompact()(JSON.stringify(entry)).trimEnd(), listening);
-  assert.ok(logLines.some((l) => / INFO: relaybox stopped/.test(l)), all);
+  assert.ok(
+    logLines.some((l) => / INFO: relaybox stopped/.test(l)),
+    all,
+  );
 });

@@ -71,7 +71,9 @@ const REFERENCE_FAMILIES: Record<string, string[]> = {
 
 /** The metric names an expression reads from the job `job` (`name{job="…"}`). */
 function metricsOf(expression: string, job: string): string[] {
-  return [...expression.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{job="([^"]+)"\}/g)].filter((m) => m[2] === job).map((m) => m[1]!);
+  return [...expression.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{job="([^"]+)"\}/g)]
+    .filter((m) => m[2] === job)
+    .map((m) => m[1]!);
 }
 
 /** Each sample of `name` in the exposition text: its labels and value. */
@@ -80,7 +82,9 @@ function samples(text: string, name: string): Array<{ labels: Record<string, str
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
-    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
+    );
     out.push({ labels, value: Number(m[3]) });
   }
   return out;
@@ -93,7 +97,13 @@ test("every metric the reference's board names is served on the metrics port, at
   await s.request('GET', '/api/v1/relayers');
   await s.request('GET', '/api/v1/relayers/no-such-relayer');
   const board = [...new Set(BOARD_EXPRESSIONS.flatMap((e) => metricsOf(e, 'relayer')))];
-  assert.deepEqual(board.sort(), ['cpu_usage_percentage', 'disk_usage_percentage', 'memory_usage_percentage', 'raw_requests_total', 'requests_total']);
+  assert.deepEqual(board.sort(), [
+    'cpu_usage_percentage',
+    'disk_usage_percentage',
+    'memory_usage_percentage',
+    'raw_requests_total',
+    'requests_total',
+  ]);
   // Prometheus in the reference's set-up scrapes /debug/metrics/scrape on the metrics port (cmd/prometheus/prometheus.yml).
   for (const path of ['/debug/metrics/scrape', '/metrics']) {
     const scrape = await request(base, 'GET', path, { auth: false });
@@ -101,19 +111,38 @@ test("every metric the reference's board names is served on the metrics port, at
     for (const name of board) assert.ok(samples(scrape.text, name).length > 0, `${path}: ${name} has a sample`);
   }
   const text = (await request(base, 'GET', '/debug/metrics/scrape', { auth: false })).text;
-  for (const value of ['cpu_usage_percentage', 'memory_usage_percentage', 'disk_usage_percentage'].map((n) => samples(text, n)[0]!.value)) {
+  for (const value of ['cpu_usage_percentage', 'memory_usage_percentage', 'disk_usage_percentage'].map(
+    (n) => samples(text, n)[0]!.value,
+  )) {
     assert.ok(value >= 0 && value <= 100, String(value));
   }
   assert.ok(samples(text, 'memory_usage_percentage')[0]!.value > 0);
   assert.ok(samples(text, 'disk_usage_percentage')[0]!.value > 0);
   // The board's groupings: by method, by raw_uri, by status.
   const raw = samples(text, 'raw_requests_total');
-  assert.ok(raw.some((r) => r.labels.raw_uri === '/api/v1/relayers' && r.labels.method === 'GET' && r.labels.status === '200' && r.value === 1), JSON.stringify(raw));
+  assert.ok(
+    raw.some(
+      (r) =>
+        r.labels.raw_uri === '/api/v1/relayers' &&
+        r.labels.method === 'GET' &&
+        r.labels.status === '200' &&
+        r.value === 1,
+    ),
+    JSON.stringify(raw),
+  );
   assert.ok(raw.some((r) => r.labels.raw_uri === '/api/v1/relayers/{relayer_id}' && r.labels.status === '404'));
   const requests = samples(text, 'requests_total');
-  assert.ok(requests.some((r) => r.labels.endpoint === '/api/v1/relayers' && r.labels.method === 'GET' && r.labels.status === '200'));
+  assert.ok(
+    requests.some(
+      (r) => r.labels.endpoint === '/api/v1/relayers' && r.labels.method === 'GET' && r.labels.status === '200',
+    ),
+  );
   assert.ok(samples(text, 'error_requests_total').some((r) => r.labels.status === '404'));
-  assert.ok(samples(text, 'request_latency_seconds_count').some((r) => r.labels.endpoint === '/api/v1/relayers' && r.value === 1));
+  assert.ok(
+    samples(text, 'request_latency_seconds_count').some(
+      (r) => r.labels.endpoint === '/api/v1/relayers' && r.value === 1,
+    ),
+  );
   // The metrics listener's own scrapes are not requests of the API.
   assert.ok(requests.every((r) => !r.labels.endpoint?.includes('metrics')));
   // Ours are still there, beside them.
@@ -126,20 +155,43 @@ test("every family of the reference's is served with its label names, and its tr
   const sent = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: evmBody() });
   assert.equal(sent.status, 200, sent.text);
   const scrape = async () => (await request(base, 'GET', '/debug/metrics/scrape', { auth: false })).text;
-  await waitFor(async () => samples(await scrape(), 'transactions_success_total').some((r) => r.value >= 1), 'the send confirmed', 60_000);
+  await waitFor(
+    async () => samples(await scrape(), 'transactions_success_total').some((r) => r.value >= 1),
+    'the send confirmed',
+    60_000,
+  );
   const text = await scrape();
   for (const [name, labels] of Object.entries(REFERENCE_FAMILIES)) {
     assert.match(text, new RegExp(`^# TYPE ${name} (counter|gauge|histogram)$`, 'm'), name);
     for (const sample of samples(text, name).concat(samples(text, `${name}_count`))) {
-      assert.deepEqual(Object.keys(sample.labels).filter((l) => l !== 'le').sort(), [...labels].sort(), `${name}: ${JSON.stringify(sample.labels)}`);
+      assert.deepEqual(
+        Object.keys(sample.labels)
+          .filter((l) => l !== 'le')
+          .sort(),
+        [...labels].sort(),
+        `${name}: ${JSON.stringify(sample.labels)}`,
+      );
     }
   }
   const evm = (name: string) => samples(text, name).find((r) => r.labels.network_type === 'evm')?.value;
   assert.equal(evm('transactions_created_total'), 1);
   assert.equal(evm('transactions_submitted_total'), 1);
   assert.equal(evm('transactions_success_total'), 1);
-  assert.ok(samples(text, 'transactions_by_status').some((r) => r.labels.relayer_id === 'sepolia-example' && r.labels.network_type === 'evm' && r.labels.status === 'confirmed' && r.value === 1));
-  assert.ok(samples(text, 'rpc_call_latency_seconds_count').some((r) => r.labels.network_type === 'evm' && r.labels.operation_name === 'eth_sendRawTransaction'), 'RPC calls timed by method');
+  assert.ok(
+    samples(text, 'transactions_by_status').some(
+      (r) =>
+        r.labels.relayer_id === 'sepolia-example' &&
+        r.labels.network_type === 'evm' &&
+        r.labels.status === 'confirmed' &&
+        r.value === 1,
+    ),
+  );
+  assert.ok(
+    samples(text, 'rpc_call_latency_seconds_count').some(
+      (r) => r.labels.network_type === 'evm' && r.labels.operation_name === 'eth_sendRawTransaction',
+    ),
+    'RPC calls timed by method',
+  );
   assert.ok(samples(text, 'transaction_processing_seconds_count').some((r) => r.labels.network_type === 'evm'));
   assert.ok(samples(text, 'in_flight_requests').every((r) => r.value >= 0));
 });

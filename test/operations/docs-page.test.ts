@@ -10,13 +10,27 @@ import { API_KEY, build } from '../helper.ts';
 import { packagedChromium } from './packaged-chromium.ts';
 
 // Without the background-networking flags Chromium keeps trying hosts this closed network refuses.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 test('the docs page lists the plugin call and replace routes, and Try it out sends the API key', async (t) => {
   const { executablePath, env } = packagedChromium();
   const s = await build(t);
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-chromium-'));
-  const browser = await chromium.launchPersistentContext(userDataDir, { executablePath, env, headless: true, args: ARGS });
+  const browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    env,
+    headless: true,
+    args: ARGS,
+  });
   t.after(async () => {
     await browser.close();
     rmSync(userDataDir, { recursive: true, force: true });
@@ -38,7 +52,10 @@ test('the docs page lists the plugin call and replace routes, and Try it out sen
   const replace = page.locator('#operations-relayers-putRelayersRelayerIdTransactionsTransactionId');
   const call = page.locator('#operations-plugins-postPluginsPluginIdCall');
   await replace.waitFor();
-  assert.match(await replace.locator('.opblock-summary-path').innerText(), /\/api\/v1\/relayers\/\{relayer_id\}\/transactions\/\{transaction_id\}/);
+  assert.match(
+    await replace.locator('.opblock-summary-path').innerText(),
+    /\/api\/v1\/relayers\/\{relayer_id\}\/transactions\/\{transaction_id\}/,
+  );
   assert.match(await call.locator('.opblock-summary-path').innerText(), /\/api\/v1\/plugins\/\{plugin_id\}\/call/);
   assert.equal((await call.locator('.opblock-summary-method').innerText()).trim(), 'POST');
   assert.equal((await replace.locator('.opblock-summary-method').innerText()).trim(), 'PUT');
@@ -52,7 +69,9 @@ test('the docs page lists the plugin call and replace routes, and Try it out sen
   const list = page.locator('#operations-relayers-getRelayers');
   await list.locator('.opblock-summary').click();
   await list.locator('.try-out__btn').click();
-  const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/v1/relayers' && res.request().method() === 'GET');
+  const answered = page.waitForResponse(
+    (res) => new URL(res.url()).pathname === '/api/v1/relayers' && res.request().method() === 'GET',
+  );
   await list.locator('.execute').click();
   const response = await answered;
   assert.equal(response.request().headers().authorization, `Bearer ${API_KEY}`);

@@ -6,11 +6,17 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 
-const { missing } = createRequire(import.meta.url)('../../scripts/complete-lock.cjs') as { missing(lock: unknown): Array<{ name: string }> };
+const { missing } = createRequire(import.meta.url)('../../scripts/complete-lock.cjs') as {
+  missing(lock: unknown): Array<{ name: string }>;
+};
 
 test('every optional package the lock names has an entry, so npm ci accepts the lock', () => {
   const lock = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8'));
-  assert.deepEqual(missing(lock).map((m) => m.name), [], 'run `node scripts/complete-lock.cjs` after npm install');
+  assert.deepEqual(
+    missing(lock).map((m) => m.name),
+    [],
+    'run `node scripts/complete-lock.cjs` after npm install',
+  );
   assert.ok(lock.packages['node_modules/litesvm'], 'the check reads the real lock');
 });
 
@@ -23,7 +29,14 @@ test('every install script in the lock is decided in allowScripts; only the nati
     .filter(([, entry]) => entry.hasInstallScript)
     .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length));
   assert.ok(withScripts.includes('isolated-vm'), 'the check reads the real lock');
-  for (const name of withScripts) assert.equal(typeof pkg.allowScripts[name], 'boolean', `${name} has an install script with no allowScripts decision`);
-  const allowed = Object.keys(pkg.allowScripts).filter((name) => pkg.allowScripts[name] === true).sort();
+  for (const name of withScripts)
+    assert.equal(
+      typeof pkg.allowScripts[name],
+      'boolean',
+      `${name} has an install script with no allowScripts decision`,
+    );
+  const allowed = Object.keys(pkg.allowScripts)
+    .filter((name) => pkg.allowScripts[name] === true)
+    .sort();
   assert.deepEqual(allowed, ['better-sqlite3', 'isolated-vm', 'pkcs11js']);
 });

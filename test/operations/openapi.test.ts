@@ -31,7 +31,8 @@ function mountedRoutes(stack: any[], prefix = ''): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const layer of stack) {
     if (layer.route) {
-      for (const method of Object.keys(layer.route.methods)) out.push([method, prefix + (layer.route.path === '/' ? '' : layer.route.path)]);
+      for (const method of Object.keys(layer.route.methods))
+        out.push([method, prefix + (layer.route.path === '/' ? '' : layer.route.path)]);
     } else if (layer.handle?.stack) {
       const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
       out.push(...mountedRoutes(layer.handle.stack, prefix + mount));
@@ -52,7 +53,8 @@ function documentAjv(doc: Doc) {
 }
 
 const pointerToken = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-const responsePointer = (path: string, method: string, status: number) => `/paths/${pointerToken(path)}/${method}/responses/${status}/content/application~1json/schema`;
+const responsePointer = (path: string, method: string, status: number) =>
+  `/paths/${pointerToken(path)}/${method}/responses/${status}/content/application~1json/schema`;
 
 test('the document is valid OpenAPI 3.1 and served without authentication', async () => {
   const s = await app();
@@ -86,10 +88,18 @@ test('every mounted route is documented, and every documented route is mounted',
   }
   for (const [template, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
     for (const method of Object.keys(ops)) {
-      assert.ok(mountedOps.has(`${method} ${template}`) || mountedOps.has(`_all ${template}`), `${method.toUpperCase()} ${template} is documented but not mounted`);
+      assert.ok(
+        mountedOps.has(`${method} ${template}`) || mountedOps.has(`_all ${template}`),
+        `${method.toUpperCase()} ${template} is documented but not mounted`,
+      );
     }
   }
-  for (const op of ['post /api/v1/plugins/{plugin_id}/call', 'get /api/v1/plugins/{plugin_id}/call', 'get /api/v1/plugins', 'get /api/v1/plugins/{plugin_id}']) {
+  for (const op of [
+    'post /api/v1/plugins/{plugin_id}/call',
+    'get /api/v1/plugins/{plugin_id}/call',
+    'get /api/v1/plugins',
+    'get /api/v1/plugins/{plugin_id}',
+  ]) {
     const [method, path] = op.split(' ') as [string, string];
     assert.ok(doc.paths[path]?.[method], `${op} is documented`);
   }
@@ -106,31 +116,58 @@ test('request schemas in the document are the validation schemas, converted: not
         const op = doc.paths[template][route.method];
         if (route.body) {
           const documented = resolve(op.requestBody.content['application/json'].schema);
-          assert.deepEqual(Object.keys(documented), Object.keys(toOpenApiSchema(route.body, noRefs) as object), `${route.method} ${template} body`);
+          assert.deepEqual(
+            Object.keys(documented),
+            Object.keys(toOpenApiSchema(route.body, noRefs) as object),
+            `${route.method} ${template} body`,
+          );
         }
         const queryNames = op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
-        assert.deepEqual(queryNames, Object.keys((route.query as any)?.properties ?? {}), `${route.method} ${template} query`);
+        assert.deepEqual(
+          queryNames,
+          Object.keys((route.query as any)?.properties ?? {}),
+          `${route.method} ${template} query`,
+        );
       }
     }
   }
   // The same property lists, field by field, as the schemas the routes compile.
-  assert.deepEqual(Object.keys(doc.components.schemas.EvmTransactionRequest.properties), Object.keys(evmSchema.properties));
-  assert.deepEqual(Object.keys(doc.components.schemas.CreateNotificationRequest.properties), Object.keys(createBody.properties));
+  assert.deepEqual(
+    Object.keys(doc.components.schemas.EvmTransactionRequest.properties),
+    Object.keys(evmSchema.properties),
+  );
+  assert.deepEqual(
+    Object.keys(doc.components.schemas.CreateNotificationRequest.properties),
+    Object.keys(createBody.properties),
+  );
   assert.deepEqual(doc.components.schemas.CreateNotificationRequest.required, createBody.required);
-  const listQuery = doc.paths['/api/v1/relayers/{relayer_id}/transactions'].get.parameters.filter((p: any) => p.in === 'query');
-  assert.deepEqual(listQuery.map((p: any) => [p.name, p.schema.default]), Object.entries(listTransactionsQuery.properties).map(([k, v]) => [k, (v as any).default]));
+  const listQuery = doc.paths['/api/v1/relayers/{relayer_id}/transactions'].get.parameters.filter(
+    (p: any) => p.in === 'query',
+  );
+  assert.deepEqual(
+    listQuery.map((p: any) => [p.name, p.schema.default]),
+    Object.entries(listTransactionsQuery.properties).map(([k, v]) => [k, (v as any).default]),
+  );
 });
 
 test('a field added to a route schema appears in the document without other changes', () => {
   const body = { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } as Record<string, any>;
-  const groups = [{ prefix: '/api/v1/things', tag: 'things', routes: [{ method: 'post' as const, path: '/:thing_id', summary: 'Make a thing', body }] }];
+  const groups = [
+    {
+      prefix: '/api/v1/things',
+      tag: 'things',
+      routes: [{ method: 'post' as const, path: '/:thing_id', summary: 'Make a thing', body }],
+    },
+  ];
   const before = buildOpenApiDocument(groups, { title: 't', version: '1', description: 'd', components: {} }) as Doc;
   body.properties.colour = { enum: ['red', 'blue'] };
   const after = buildOpenApiDocument(groups, { title: 't', version: '1', description: 'd', components: {} }) as Doc;
   const schemaOf = (d: Doc) => d.paths['/api/v1/things/{thing_id}'].post.requestBody.content['application/json'].schema;
   assert.deepEqual(Object.keys(schemaOf(before).properties), ['url']);
   assert.deepEqual(schemaOf(after).properties.colour, { enum: ['red', 'blue'] });
-  assert.deepEqual(after.paths['/api/v1/things/{thing_id}'].post.parameters, [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }]);
+  assert.deepEqual(after.paths['/api/v1/things/{thing_id}'].post.parameters, [
+    { name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } },
+  ]);
 });
 
 test('our number formats become patterns, and ajv-only keywords stay as x- extensions', async () => {
@@ -146,9 +183,17 @@ test('our number formats become patterns, and ajv-only keywords stay as x- exten
     }
   };
   walk(doc);
-  assert.ok(!formats.includes('u128') && !formats.includes('int64'), `no digit-string formats left: ${formats.join(', ')}`);
+  assert.ok(
+    !formats.includes('u128') && !formats.includes('int64'),
+    `no digit-string formats left: ${formats.join(', ')}`,
+  );
   const u128 = doc.components.schemas.U128;
-  assert.deepEqual(u128.anyOf[1], { type: 'string', 'x-format': 'u128', pattern: '^\\d{1,39}$', description: 'decimal string of an unsigned 128-bit integer' });
+  assert.deepEqual(u128.anyOf[1], {
+    type: 'string',
+    'x-format': 'u128',
+    pattern: '^\\d{1,39}$',
+    description: 'decimal string of an unsigned 128-bit integer',
+  });
   assert.match(u128.description, /u128/);
   assert.equal(doc.components.schemas.EvmTransactionRequest.properties.value.$ref, '#/components/schemas/U128');
 });
@@ -165,9 +210,14 @@ test('every route lists its error answers with the catalogue texts, and the enve
         const examples = Object.entries<any>(response.content['application/json'].examples);
         assert.ok(examples.length > 0, `${method} ${path} ${status} has examples`);
         for (const [code, example] of examples) {
-          assert.equal(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status, Number(status), `${code} under ${status}`);
+          assert.equal(
+            ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status,
+            Number(status),
+            `${code} under ${status}`,
+          );
           const text = path.startsWith('/api/v1/plugins') ? example.value.error : example.value.message;
-          if (!(path.startsWith('/api/v1/plugins') && code === 'VALIDATION_FAILED')) assert.ok(texts.has(text), `${method} ${path} ${code}: '${text}'`);
+          if (!(path.startsWith('/api/v1/plugins') && code === 'VALIDATION_FAILED'))
+            assert.ok(texts.has(text), `${method} ${path} ${code}: '${text}'`);
           assert.equal(example.value.success, false);
         }
       }
@@ -176,21 +226,40 @@ test('every route lists its error answers with the catalogue texts, and the enve
   const replace = doc.paths['/api/v1/relayers/{relayer_id}/transactions/{transaction_id}'].put.responses;
   assert.match(replace['404'].description, /`NOT_FOUND`: Not found/);
   for (const status of ['400', '401', '404', '429', '500']) assert.ok(replace[status], `replace documents ${status}`);
-  assert.match(doc.paths['/api/v1/relayers/{relayer_id}/transactions'].get.responses['404'].description, /Relayer with ID \{id\} not found/);
-  assert.match(doc.paths['/api/v1/notifications'].post.responses['409'].description, /Notification with this ID already exists/);
-  assert.equal(doc.paths['/api/v1/notifications'].post.responses['201'].content['application/json'].schema.properties.data.$ref, '#/components/schemas/Notification');
+  assert.match(
+    doc.paths['/api/v1/relayers/{relayer_id}/transactions'].get.responses['404'].description,
+    /Relayer with ID \{id\} not found/,
+  );
+  assert.match(
+    doc.paths['/api/v1/notifications'].post.responses['409'].description,
+    /Notification with this ID already exists/,
+  );
+  assert.equal(
+    doc.paths['/api/v1/notifications'].post.responses['201'].content['application/json'].schema.properties.data.$ref,
+    '#/components/schemas/Notification',
+  );
   const call = doc.paths['/api/v1/plugins/{plugin_id}/call'].post;
   assert.match(call.responses['404'].description, /Plugin with ID \{id\} not found/);
-  assert.equal(call.responses['404'].content['application/json'].schema.$ref, '#/components/schemas/PluginRouteFailure');
+  assert.equal(
+    call.responses['404'].content['application/json'].schema.$ref,
+    '#/components/schemas/PluginRouteFailure',
+  );
   assert.equal(call.responses.default.content['application/json'].schema.$ref, '#/components/schemas/PluginFailure');
   assert.deepEqual(call.requestBody.content['application/json'].example, { params: { hello: 'world' } });
-  assert.equal(doc.paths['/api/v1/relayers'].get.responses['429'].headers['Retry-After'].$ref, '#/components/headers/Retry-After');
+  assert.equal(
+    doc.paths['/api/v1/relayers'].get.responses['429'].headers['Retry-After'].$ref,
+    '#/components/headers/Retry-After',
+  );
 });
 
 test('the bearer scheme guards every route but the public ones, as the server does', async () => {
   const s = await app();
   const doc = await fetchDocument(s);
-  assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth.description });
+  assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+    type: 'http',
+    scheme: 'bearer',
+    description: doc.components.securitySchemes.bearerAuth.description,
+  });
   const publicOps = ['get /api/v1/health', 'get /api/v1/ready', 'get /api/v1/openapi.json', 'get /docs'];
   for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
@@ -217,15 +286,20 @@ test('every example in the document matches its own schema', async () => {
     for (const [method, op] of Object.entries<any>(ops)) {
       const body = op.requestBody?.content['application/json'];
       if (body?.example !== undefined) {
-        const validate = schemaAt(`/paths/${pointerToken(path)}/${method}/requestBody/content/application~1json/schema`);
+        const validate = schemaAt(
+          `/paths/${pointerToken(path)}/${method}/requestBody/content/application~1json/schema`,
+        );
         assert.ok(validate(body.example), `${method} ${path} body example: ${JSON.stringify(validate.errors)}`);
         checked++;
       }
       for (const [status, response] of Object.entries<any>(op.responses)) {
         const media = response.content?.['application/json'];
-        if (!media?.schema || media.schema.type === 'object' && !media.schema.properties) continue;
-        const validate = schemaAt(`/paths/${pointerToken(path)}/${method}/responses/${status}/content/application~1json/schema`);
-        const examples = media.example !== undefined ? [media.example] : Object.values<any>(media.examples ?? {}).map((e) => e.value);
+        if (!media?.schema || (media.schema.type === 'object' && !media.schema.properties)) continue;
+        const validate = schemaAt(
+          `/paths/${pointerToken(path)}/${method}/responses/${status}/content/application~1json/schema`,
+        );
+        const examples =
+          media.example !== undefined ? [media.example] : Object.values<any>(media.examples ?? {}).map((e) => e.value);
         for (const example of examples) {
           assert.ok(validate(example), `${method} ${path} ${status} example: ${JSON.stringify(validate.errors)}`);
           checked++;
@@ -240,7 +314,12 @@ test('real answers match the documented response schemas', async (t) => {
   const s = await buildWithRelayers(t, { runtime: true });
   const doc = await fetchDocument(s);
   const schemaAt = documentAjv(doc);
-  const check = async (method: string, url: string, template: string, options: { body?: unknown; status?: number } = {}) => {
+  const check = async (
+    method: string,
+    url: string,
+    template: string,
+    options: { body?: unknown; status?: number } = {},
+  ) => {
     const res = await s.request(method, url, { body: options.body });
     assert.equal(res.status, options.status ?? 200, `${method} ${url}: ${res.text}`);
     const validate = schemaAt(responsePointer(template, method.toLowerCase(), res.status));
@@ -255,10 +334,24 @@ test('real answers match the documented response schemas', async (t) => {
   await check('GET', txPath('evm'), '/api/v1/relayers/{relayer_id}/transactions');
   // A replacement bids 10% above what the relay actually used (it may have raised the request's prices to the chain's).
   const bump = (wei: string) => String((BigInt(wei) * 12n) / 10n);
-  await check('PUT', txPath('evm', sent.data.id), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', { body: evmBody({ max_fee_per_gas: bump(sent.data.max_fee_per_gas), max_priority_fee_per_gas: bump(sent.data.max_priority_fee_per_gas) }) });
-  await check('PUT', txPath('evm', 'missing'), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', { body: evmBody(), status: 404 });
-  await check('POST', '/api/v1/notifications', '/api/v1/notifications', { body: { id: 'doc-hook', url: 'https://example.com/hook' }, status: 201 });
-  await check('POST', '/api/v1/notifications', '/api/v1/notifications', { body: { id: 'doc-hook', url: 'https://example.com/hook' }, status: 409 });
+  await check('PUT', txPath('evm', sent.data.id), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', {
+    body: evmBody({
+      max_fee_per_gas: bump(sent.data.max_fee_per_gas),
+      max_priority_fee_per_gas: bump(sent.data.max_priority_fee_per_gas),
+    }),
+  });
+  await check('PUT', txPath('evm', 'missing'), '/api/v1/relayers/{relayer_id}/transactions/{transaction_id}', {
+    body: evmBody(),
+    status: 404,
+  });
+  await check('POST', '/api/v1/notifications', '/api/v1/notifications', {
+    body: { id: 'doc-hook', url: 'https://example.com/hook' },
+    status: 201,
+  });
+  await check('POST', '/api/v1/notifications', '/api/v1/notifications', {
+    body: { id: 'doc-hook', url: 'https://example.com/hook' },
+    status: 409,
+  });
   await check('GET', '/api/v1/notifications/doc-hook/deliveries', '/api/v1/notifications/{id}/deliveries');
   await check('GET', '/api/v1/plugins', '/api/v1/plugins');
   await check('GET', '/api/v1/ready', '/api/v1/ready');
@@ -267,9 +360,21 @@ test('real answers match the documented response schemas', async (t) => {
   assert.ok(doc.paths['/api/v1/health'].get.responses['200'].content['text/plain'], 'health is documented as text');
   await check('GET', '/api/v1/relayers/evm/status', '/api/v1/relayers/{relayer_id}/status');
   await check('GET', '/api/v1/relayers/evm/balance', '/api/v1/relayers/{relayer_id}/balance');
-  await check('POST', '/api/v1/relayers/evm/sign', '/api/v1/relayers/{relayer_id}/sign', { body: { message: 'hello' } });
-  await check('POST', '/api/v1/relayers/evm/sign-typed-data', '/api/v1/relayers/{relayer_id}/sign-typed-data', { body: { domain_separator: 'ab'.repeat(32), hash_struct_message: 'cd'.repeat(32) } });
-  await check('POST', '/api/v1/relayers/evm/rpc', '/api/v1/relayers/{relayer_id}/rpc', { body: { id: 1, method: 'eth_chainId' } });
-  await check('POST', '/api/v1/relayers/evm/sign-transaction', '/api/v1/relayers/{relayer_id}/sign-transaction', { body: [1], status: 400 });
-  await check('POST', '/api/v1/relayers/evm-paused/sign', '/api/v1/relayers/{relayer_id}/sign', { body: { message: 'x' }, status: 403 });
+  await check('POST', '/api/v1/relayers/evm/sign', '/api/v1/relayers/{relayer_id}/sign', {
+    body: { message: 'hello' },
+  });
+  await check('POST', '/api/v1/relayers/evm/sign-typed-data', '/api/v1/relayers/{relayer_id}/sign-typed-data', {
+    body: { domain_separator: 'ab'.repeat(32), hash_struct_message: 'cd'.repeat(32) },
+  });
+  await check('POST', '/api/v1/relayers/evm/rpc', '/api/v1/relayers/{relayer_id}/rpc', {
+    body: { id: 1, method: 'eth_chainId' },
+  });
+  await check('POST', '/api/v1/relayers/evm/sign-transaction', '/api/v1/relayers/{relayer_id}/sign-transaction', {
+    body: [1],
+    status: 400,
+  });
+  await check('POST', '/api/v1/relayers/evm-paused/sign', '/api/v1/relayers/{relayer_id}/sign', {
+    body: { message: 'x' },
+    status: 403,
+  });
 });

@@ -18,7 +18,9 @@ const PACKAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.resolve('@s
 export function packagedChromium(): BrowserExecutable {
   if (process.env.CHROMIUM_PATH) return { executablePath: process.env.CHROMIUM_PATH, env: process.env };
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`@sparticuz/chromium ships a Linux x64 Chromium only; on ${process.platform}-${process.arch} set CHROMIUM_PATH to a Chromium or Chrome binary`);
+    throw new Error(
+      `@sparticuz/chromium ships a Linux x64 Chromium only; on ${process.platform}-${process.arch} set CHROMIUM_PATH to a Chromium or Chrome binary`,
+    );
   }
   const { version } = JSON.parse(readFileSync(path.join(PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string };
   const dir = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'relaybox-chromium', version);
@@ -26,7 +28,11 @@ export function packagedChromium(): BrowserExecutable {
   return {
     executablePath: path.join(dir, 'chromium'),
     // The build's own NSS/NSPR/expat (made for Amazon Linux, glibc 2.34+): Debian's libnss3 is then not needed.
-    env: { ...process.env, LD_LIBRARY_PATH: path.join(dir, 'al2023', 'lib'), FONTCONFIG_FILE: path.join(dir, 'fonts.conf') },
+    env: {
+      ...process.env,
+      LD_LIBRARY_PATH: path.join(dir, 'al2023', 'lib'),
+      FONTCONFIG_FILE: path.join(dir, 'fonts.conf'),
+    },
   };
 }
 
@@ -41,7 +47,11 @@ function unpack(dir: string): void {
   const bin = path.join(PACKAGE_DIR, 'bin');
   const script = `import { inflate } from '@sparticuz/chromium';
 for (const file of ['chromium.br', 'al2023.tar.br', 'fonts.tar.br']) await inflate(${JSON.stringify(bin)} + '/' + file);`;
-  execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, TMPDIR: staging }, stdio: 'inherit' });
+  execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, TMPDIR: staging },
+    stdio: 'inherit',
+  });
   writeFileSync(
     path.join(staging, 'fonts.conf'),
     `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${dir}/fonts</dir><cachedir>${dir}/fonts-cache</cachedir></fontconfig>\n`,

@@ -12,7 +12,11 @@ import { readFileSync } from 'node:fs';
 import { build, request } from '../helper.ts';
 
 // Only the example's devnet relayer: the public testnets of the others may not answer here (readiness would say so).
-const devnetOnly = { relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter((r: { network: string }) => r.network === 'devnet') };
+const devnetOnly = {
+  relayers: JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')).relayers.filter(
+    (r: { network: string }) => r.network === 'devnet',
+  ),
+};
 
 test('ready answers 200 without a key when the store and the runtime are up', async (t) => {
   const s = await build(t, { devnet: true, runtime: true, config: devnetOnly });
@@ -23,7 +27,12 @@ test('ready answers 200 without a key when the store and the runtime are up', as
   assert.ok(!Number.isNaN(Date.parse(timestamp)), timestamp);
   const { system, ...others } = components;
   assert.deepEqual(others, {
-    redis: { status: 'healthy', enabled: false, primary_pool: { connected: false, available: 0, max_size: 0 }, reader_pool: { connected: false, available: 0, max_size: 0 } },
+    redis: {
+      status: 'healthy',
+      enabled: false,
+      primary_pool: { connected: false, available: 0, max_size: 0 },
+      reader_pool: { connected: false, available: 0, max_size: 0 },
+    },
     queue: { status: 'healthy' },
     plugins: { status: 'healthy', enabled: true },
     store: { status: 'healthy' },
@@ -55,11 +64,19 @@ test('ready answers 503 naming the store when the store does not answer, while h
 test('ready names every component that is down, including one whose probe throws or rejects', async (t) => {
   const app = express();
   let runtimeUp = false;
-  app.get('/ready', readinessHandler([
-    { name: 'store', check: () => true },
-    { name: 'runtime', check: () => runtimeUp },
-    { name: 'cache', check: async () => { throw new Error('boom'); } },
-  ]));
+  app.get(
+    '/ready',
+    readinessHandler([
+      { name: 'store', check: () => true },
+      { name: 'runtime', check: () => runtimeUp },
+      {
+        name: 'cache',
+        check: async () => {
+          throw new Error('boom');
+        },
+      },
+    ]),
+  );
   app.use(errorHandler(createLogger('silent')));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -84,9 +101,18 @@ test('ready follows the runtime process: down while it is not running', async (t
 });
 
 test("the reference's system thresholds: degraded stays ready, unhealthy answers 503 with the reason", async (t) => {
-  let system: SystemHealth = { status: 'degraded', fd_count: 750, fd_limit: 1024, fd_usage_percent: 73, close_wait_count: 0 };
+  let system: SystemHealth = {
+    status: 'degraded',
+    fd_count: 750,
+    fd_limit: 1024,
+    fd_usage_percent: 73,
+    close_wait_count: 0,
+  };
   const app = express();
-  app.get('/ready', readinessHandler([{ name: 'store', check: () => true }], async () => system));
+  app.get(
+    '/ready',
+    readinessHandler([{ name: 'store', check: () => true }], async () => system),
+  );
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   t.after(() => server.close());
@@ -94,16 +120,35 @@ test("the reference's system thresholds: degraded stays ready, unhealthy answers
   const degraded = await request(base, 'GET', '/ready', { auth: false });
   assert.equal(degraded.status, 200);
   assert.deepEqual([degraded.body.ready, degraded.body.status, degraded.body.reason], [true, 'degraded', undefined]);
-  system = { status: 'unhealthy', fd_count: 900, fd_limit: 1024, fd_usage_percent: 87, close_wait_count: 0, error: 'File descriptor limit critical: 900/1024 (87.9% > 80.0%)' };
+  system = {
+    status: 'unhealthy',
+    fd_count: 900,
+    fd_limit: 1024,
+    fd_usage_percent: 87,
+    close_wait_count: 0,
+    error: 'File descriptor limit critical: 900/1024 (87.9% > 80.0%)',
+  };
   const unhealthy = await request(base, 'GET', '/ready', { auth: false });
   assert.equal(unhealthy.status, 503);
-  assert.deepEqual([unhealthy.body.ready, unhealthy.body.status, unhealthy.body.reason], [false, 'unhealthy', system.error]);
+  assert.deepEqual(
+    [unhealthy.body.ready, unhealthy.body.status, unhealthy.body.reason],
+    [false, 'unhealthy', system.error],
+  );
 });
 
 test('a network whose every RPC URL is down leaves the instance ready but degraded, saying which network and why', async (t) => {
   const app = express();
-  let outages: string[] = ["every RPC URL of network 'sepolia' is down (last error: HTTP 503); its transactions wait and resume when one answers"];
-  app.get('/ready', readinessHandler([{ name: 'store', check: () => true }], async () => ({ status: 'healthy', fd_count: 1, fd_limit: 1024, fd_usage_percent: 0, close_wait_count: 0 }), async () => outages));
+  let outages: string[] = [
+    "every RPC URL of network 'sepolia' is down (last error: HTTP 503); its transactions wait and resume when one answers",
+  ];
+  app.get(
+    '/ready',
+    readinessHandler(
+      [{ name: 'store', check: () => true }],
+      async () => ({ status: 'healthy', fd_count: 1, fd_limit: 1024, fd_usage_percent: 0, close_wait_count: 0 }),
+      async () => outages,
+    ),
+  );
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   t.after(() => server.close());

@@ -10,7 +10,8 @@ import { prefersJson } from '../../src/http/metrics-endpoint.ts';
 const app = shared();
 
 const AXIOS_ACCEPT = 'application/json, text/plain, */*';
-const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.1';
+const PROMETHEUS_ACCEPT =
+  'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.1';
 
 test('GET /api/v1/metrics answers the metric names as a JSON array, behind the API key', async () => {
   const s = await app();
@@ -18,7 +19,12 @@ test('GET /api/v1/metrics answers the metric names as a JSON array, behind the A
   assert.equal(res.status, 200, res.text);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   assert.ok(Array.isArray(res.body) && res.body.every((n: unknown) => typeof n === 'string'));
-  for (const name of ['relaybox_http_requests_total', 'relaybox_http_request_duration_seconds', 'process_cpu_seconds_total']) assert.ok(res.body.includes(name), name);
+  for (const name of [
+    'relaybox_http_requests_total',
+    'relaybox_http_request_duration_seconds',
+    'process_cpu_seconds_total',
+  ])
+    assert.ok(res.body.includes(name), name);
   const anonymous = await s.request('GET', '/api/v1/metrics', { auth: false });
   assert.equal(anonymous.status, 401);
 });
@@ -34,7 +40,10 @@ test('one metric by name answers its Prometheus text; an unknown name answers 40
     const missing = await s.request('GET', `${prefix}/metrics/no_such_metric`);
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error, "no metric named 'no_such_metric'");
-    assert.equal((await s.request('GET', `${prefix}/metrics/relaybox_http_requests_total`, { auth: false })).status, 401);
+    assert.equal(
+      (await s.request('GET', `${prefix}/metrics/relaybox_http_requests_total`, { auth: false })).status,
+      401,
+    );
   }
 });
 
@@ -74,10 +83,19 @@ test('the METRICS_PORT listener serves the same routes without the key', async (
 
 test('a stored API key reads the metrics routes with a metrics permission, and only with one', async (t) => {
   const s = await build(t);
-  const key = async (permissions: string[]) => (await s.request('POST', '/api/v1/api-keys', { body: { name: permissions[0], permissions } })).body.data.value as string;
+  const key = async (permissions: string[]) =>
+    (await s.request('POST', '/api/v1/api-keys', { body: { name: permissions[0], permissions } })).body.data
+      .value as string;
   const reader = await key(['metrics:all:read']);
   const other = await key(['relayer:all:read']);
-  for (const path of ['/api/v1/metrics', '/api/v1/metrics/relaybox_http_requests_total', '/api/v1/debug/metrics/scrape', '/metrics', '/metrics/relaybox_http_requests_total', '/debug/metrics/scrape']) {
+  for (const path of [
+    '/api/v1/metrics',
+    '/api/v1/metrics/relaybox_http_requests_total',
+    '/api/v1/debug/metrics/scrape',
+    '/metrics',
+    '/metrics/relaybox_http_requests_total',
+    '/debug/metrics/scrape',
+  ]) {
     assert.equal((await s.request('GET', path, { auth: `Bearer ${reader}` })).status, 200, path);
     const refused = await s.request('GET', path, { auth: `Bearer ${other}` });
     assert.equal(refused.status, 403, path);

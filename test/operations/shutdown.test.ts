@@ -117,8 +117,16 @@ async function assertCleanStop(s: Started, expected: (line: Record<string, any>)
   assert.equal(code, 0, s.output());
   const lines = s.lines();
   assert.equal(lines.filter((l) => l.msg === 'relaybox stopped').length, 1, s.output());
-  assert.deepEqual(lines.filter((l) => l.level >= 50 && !expected(l)), [], 'nothing at error level');
-  assert.deepEqual(lines.filter((l) => /restart/i.test(l.msg)), [], 'no runtime restart');
+  assert.deepEqual(
+    lines.filter((l) => l.level >= 50 && !expected(l)),
+    [],
+    'nothing at error level',
+  );
+  assert.deepEqual(
+    lines.filter((l) => /restart/i.test(l.msg)),
+    [],
+    'no runtime restart',
+  );
   assert.equal(alive(s.runtimePid), false, 'the plugin runtime is gone');
   // esbuild's service (a grandchild) ends when the runtime's pipe to it closes, a moment after.
   for (let i = 0; alive(-s.npm.pid!); i++) {
@@ -131,7 +139,10 @@ const CASES: Array<{ name: string; send(s: Started): void }> = [
   { name: 'SIGTERM to the main process only', send: (s) => process.kill(s.mainPid, 'SIGTERM') },
   { name: 'SIGTERM to npm only (npm forwards it)', send: (s) => process.kill(s.npm.pid!, 'SIGTERM') },
   { name: 'SIGINT to the whole process group (Ctrl-C)', send: (s) => process.kill(-s.npm.pid!, 'SIGINT') },
-  { name: "SIGTERM to the whole process group (systemd's KillMode=control-group)", send: (s) => process.kill(-s.npm.pid!, 'SIGTERM') },
+  {
+    name: "SIGTERM to the whole process group (systemd's KillMode=control-group)",
+    send: (s) => process.kill(-s.npm.pid!, 'SIGTERM'),
+  },
 ];
 
 for (const c of CASES) {
@@ -176,5 +187,9 @@ test('npm start logs the console URL next to the API URL, serves the console the
   // The stream ends at the stop, so the stop does not wait out SHUTDOWN_GRACE_MS for it.
   while (!(await reader.read()).done);
   await assertCleanStop(s);
-  assert.equal(s.lines().find((l) => l.msg === 'shutdown grace period over: closing the connections still open'), undefined, s.output());
+  assert.equal(
+    s.lines().find((l) => l.msg === 'shutdown grace period over: closing the connections still open'),
+    undefined,
+    s.output(),
+  );
 });

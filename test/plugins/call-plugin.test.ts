@@ -9,7 +9,11 @@ test('a dropped plugin answers its result in the success envelope', async (t) =>
   const s = await build(t, { plugins: { 'echo.ts': ECHO } });
   const res = await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: { hello: 'world', n: 1 } } });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body, { success: true, data: { params: { hello: 'world', n: 1 }, method: 'POST', route: '', query: {}, hasRequestId: true }, error: null });
+  assert.deepEqual(res.body, {
+    success: true,
+    data: { params: { hello: 'world', n: 1 }, method: 'POST', route: '', query: {}, hasRequestId: true },
+    error: null,
+  });
 });
 
 test('the context carries params, lower-cased header arrays, route suffix, query arrays, config and the request id', async (t) => {
@@ -85,11 +89,18 @@ test('logs appear in metadata only with emit_logs, formatted like the console, i
 
 test('config file entries override the settings exported by the plugin file', async (t) => {
   const s = await build(t, {
-    plugins: { 'cfg.ts': `export const settings = { emit_logs: false, config: { from: 'file' } }; export async function handler(c) { console.log('x'); return c.config; }` },
+    plugins: {
+      'cfg.ts': `export const settings = { emit_logs: false, config: { from: 'file' } }; export async function handler(c) { console.log('x'); return c.config; }`,
+    },
     config: { plugins: [{ id: 'cfg', emit_logs: true, config: { from: 'config' } }] },
   });
   const res = await s.request('POST', '/api/v1/plugins/cfg/call', { body: {} });
-  assert.deepEqual(res.body, { success: true, data: { from: 'config' }, error: null, metadata: { logs: [{ level: 'log', message: 'x' }] } });
+  assert.deepEqual(res.body, {
+    success: true,
+    data: { from: 'config' },
+    error: null,
+    metadata: { logs: [{ level: 'log', message: 'x' }] },
+  });
 });
 
 test('GET invocation answers 405 unless the plugin allows it', async (t) => {
@@ -118,7 +129,10 @@ test('an unknown or malformed plugin id answers 404 with the spec text', async (
 
 test('plugins are listed with their settings, state and source path', async (t) => {
   const s = await build(t, {
-    plugins: { 'good.ts': `export const settings = { timeout: 2, config: { secret: 'x' } }; export async function handler() { return 1; }`, 'broken.ts': readFileSync(new URL('../fixtures/plugins/syntax-error.ts.txt', import.meta.url), 'utf8') },
+    plugins: {
+      'good.ts': `export const settings = { timeout: 2, config: { secret: 'x' } }; export async function handler() { return 1; }`,
+      'broken.ts': readFileSync(new URL('../fixtures/plugins/syntax-error.ts.txt', import.meta.url), 'utf8'),
+    },
   });
   const list = await s.request('GET', '/api/v1/plugins');
   assert.equal(list.status, 200);
@@ -141,13 +155,20 @@ test('plugins are listed with their settings, state and source path', async (t) 
 
 test('the shipped example plugins load and the echo and validation examples answer as documented', async (t) => {
   const dir = new URL('../../plugins/', import.meta.url);
-  const plugins = Object.fromEntries(['echo.ts', 'send-transaction.ts', 'kv-counter.ts', 'validation-error.ts'].map((f) => [f, readFileSync(new URL(f, dir), 'utf8')]));
+  const plugins = Object.fromEntries(
+    ['echo.ts', 'send-transaction.ts', 'kv-counter.ts', 'validation-error.ts'].map((f) => [
+      f,
+      readFileSync(new URL(f, dir), 'utf8'),
+    ]),
+  );
   const s = await build(t, { plugins });
   const list = await s.request('GET', '/api/v1/plugins');
   for (const p of list.body.data) assert.equal(p.state, 'ready', JSON.stringify(p));
   const echo = await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: { a: 1 } } });
   assert.deepEqual(echo.body.data.params, { a: 1 });
-  const invalid = await s.request('POST', '/api/v1/plugins/validation-error/call', { body: { params: { email: 'nope' } } });
+  const invalid = await s.request('POST', '/api/v1/plugins/validation-error/call', {
+    body: { params: { email: 'nope' } },
+  });
   assert.equal(invalid.status, 422);
   assert.deepEqual(invalid.body, {
     success: false,

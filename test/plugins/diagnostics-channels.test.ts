@@ -37,10 +37,12 @@ test('a subscriber sees each stretch of a plugin call, in this process and in th
   t.after(() => runtimeForkChannel.unsubscribe(addProbe));
   const seen: string[] = [];
   const here = {
-    start: (ctx: { res?: { locals: Record<string, unknown> }; requestId?: string }) => seen.push(`start ${String(ctx.requestId ?? ctx.res?.locals.requestId)}`),
+    start: (ctx: { res?: { locals: Record<string, unknown> }; requestId?: string }) =>
+      seen.push(`start ${String(ctx.requestId ?? ctx.res?.locals.requestId)}`),
     end: () => {},
     asyncStart: () => {},
-    asyncEnd: (ctx: { res?: { locals: Record<string, unknown> }; requestId?: string; plugin?: string }) => seen.push(`end ${ctx.plugin ?? 'route'} ${String(ctx.requestId ?? ctx.res?.locals.requestId)}`),
+    asyncEnd: (ctx: { res?: { locals: Record<string, unknown> }; requestId?: string; plugin?: string }) =>
+      seen.push(`end ${ctx.plugin ?? 'route'} ${String(ctx.requestId ?? ctx.res?.locals.requestId)}`),
     error: () => {},
   };
   pluginRouteChannel.subscribe(here);
@@ -51,18 +53,31 @@ test('a subscriber sees each stretch of a plugin call, in this process and in th
   });
 
   const s = await build(t, { plugins: { 'echo.ts': ECHO } });
-  const res = await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: { n: 1 } }, headers: { 'x-request-id': 'traced-1' } });
+  const res = await s.request('POST', '/api/v1/plugins/echo/call', {
+    body: { params: { n: 1 } },
+    headers: { 'x-request-id': 'traced-1' },
+  });
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.body.data, { n: 1 });
   assert.equal(res.headers.get('server-timing'), null, 'nothing of the tracing reaches the answer');
-  assert.deepEqual(seen, ['start traced-1', 'start traced-1', 'end echo traced-1', 'end route traced-1'], 'the route, then the call to the runtime inside it');
+  assert.deepEqual(
+    seen,
+    ['start traced-1', 'start traced-1', 'end echo traced-1', 'end route traced-1'],
+    'the route, then the call to the runtime inside it',
+  );
 
-  const records = await eventually(() => {
-    const r = probeRecords(out).get('traced-1');
-    return r && ['main', 'pool', 'worker', 'isolate'].every((k) => k in r) ? r : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 100 });
+  const records = await eventually(
+    () => {
+      const r = probeRecords(out).get('traced-1');
+      return r && ['main', 'pool', 'worker', 'isolate'].every((k) => k in r) ? r : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
   assert.ok(records, `the runtime process's threads recorded the call: ${JSON.stringify([...probeRecords(out)])}`);
   for (const k of ['main', 'pool', 'worker', 'isolate'] as const) assert.ok(records[k]! >= 0, `${k}: ${records[k]}`);
   // Nested stretches, each measured on its own thread's clock.
-  assert.ok(records.main! >= records.pool! && records.pool! >= records.worker! && records.worker! >= records.isolate!, JSON.stringify(records));
+  assert.ok(
+    records.main! >= records.pool! && records.pool! >= records.worker! && records.worker! >= records.isolate!,
+    JSON.stringify(records),
+  );
 });

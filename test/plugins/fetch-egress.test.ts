@@ -6,9 +6,17 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { API_KEY, build } from '../helper.ts';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
-async function serve(t: TestContext, handler: (req: IncomingMessage, body: string, res: import('node:http').ServerResponse) => void): Promise<{ origin: string; seen: Seen[]; server: Server }> {
+async function serve(
+  t: TestContext,
+  handler: (req: IncomingMessage, body: string, res: import('node:http').ServerResponse) => void,
+): Promise<{ origin: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -42,27 +50,53 @@ export async function handler({ params, headers }) {
   }
 }`;
 
-const call = (s: Awaited<ReturnType<typeof build>>, params: unknown) => s.request('POST', '/api/v1/plugins/fetcher/call', { body: { params } });
+const call = (s: Awaited<ReturnType<typeof build>>, params: unknown) =>
+  s.request('POST', '/api/v1/plugins/fetcher/call', { body: { params } });
 
 test('fetch reaches an allowed origin and nothing else; the default policy allows none', async (t) => {
   const allowed = await serve(t, (req, body, res) => {
-    if (req.url === '/hop') { res.writeHead(302, { location: other.origin + '/x' }).end(); return; }
-    if (req.url === '/inside') { res.writeHead(301, { location: '/json' }).end(); return; }
+    if (req.url === '/hop') {
+      res.writeHead(302, { location: other.origin + '/x' }).end();
+      return;
+    }
+    if (req.url === '/inside') {
+      res.writeHead(301, { location: '/json' }).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echo: body, path: req.url }));
   });
   const other = await serve(t, (_req, _body, res) => res.end('should never be reached'));
-  const s = await build(t, { plugins: { 'fetcher.ts': FETCHER, 'closed.ts': FETCHER }, config: { plugins: [{ id: 'fetcher', allowed_origins: [allowed.origin] }] } as never });
+  const s = await build(t, {
+    plugins: { 'fetcher.ts': FETCHER, 'closed.ts': FETCHER },
+    config: { plugins: [{ id: 'fetcher', allowed_origins: [allowed.origin] }] } as never,
+  });
 
   const ok = await call(s, { url: `${allowed.origin}/json?secret=abc`, method: 'POST', body: 'hello' });
   assert.equal(ok.status, 200, ok.text);
-  assert.deepEqual(ok.body.data, { status: 200, ok: true, type: 'application/json', text: JSON.stringify({ echo: 'hello', path: '/json?secret=abc' }), length: 42, redirected: false, url: `${allowed.origin}/json?secret=abc` });
+  assert.deepEqual(ok.body.data, {
+    status: 200,
+    ok: true,
+    type: 'application/json',
+    text: JSON.stringify({ echo: 'hello', path: '/json?secret=abc' }),
+    length: 42,
+    redirected: false,
+    url: `${allowed.origin}/json?secret=abc`,
+  });
   // Traced without the query string (it may carry the plugin's own secrets).
-  assert.deepEqual(ok.body.metadata.traces.at(-1).payload, { method: 'POST', url: `${allowed.origin}/json`, status: 200, bytes: 42 });
+  assert.deepEqual(ok.body.metadata.traces.at(-1).payload, {
+    method: 'POST',
+    url: `${allowed.origin}/json`,
+    status: 200,
+    bytes: 42,
+  });
 
   const denied = await call(s, { url: `${other.origin}/x` });
   assert.equal(denied.body.data.code, 'EGRESS_DENIED');
   assert.equal(denied.body.data.status, 403);
-  assert.match(denied.body.data.message, new RegExp(`fetch to ${other.origin} refused by this plugin's egress policy: it may reach only ${allowed.origin}`));
+  assert.match(
+    denied.body.data.message,
+    new RegExp(`fetch to ${other.origin} refused by this plugin's egress policy: it may reach only ${allowed.origin}`),
+  );
 
   const viaRedirect = await call(s, { url: `${allowed.origin}/hop` });
   assert.equal(viaRedirect.body.data.code, 'EGRESS_DENIED', 'every redirect hop is checked');
@@ -70,7 +104,9 @@ test('fetch reaches an allowed origin and nothing else; the default policy allow
   assert.equal(inside.body.data.redirected, true);
   assert.equal(other.seen.length, 0, 'the refused origin never saw a request');
 
-  const closed = await s.request('POST', '/api/v1/plugins/closed/call', { body: { params: { url: `${allowed.origin}/json` } } });
+  const closed = await s.request('POST', '/api/v1/plugins/closed/call', {
+    body: { params: { url: `${allowed.origin}/json` } },
+  });
   assert.equal(closed.body.data.code, 'EGRESS_DENIED');
   assert.match(closed.body.data.message, /it may reach no origin/);
 
@@ -79,7 +115,9 @@ test('fetch reaches an allowed origin and nothing else; the default policy allow
 });
 
 test('an uncaught refused fetch answers 403 EGRESS_DENIED', async (t) => {
-  const s = await build(t, { plugins: { 'bare.ts': `export async function handler() { return (await fetch('http://127.0.0.1:9/')).status; }` } });
+  const s = await build(t, {
+    plugins: { 'bare.ts': `export async function handler() { return (await fetch('http://127.0.0.1:9/')).status; }` },
+  });
   const res = await s.request('POST', '/api/v1/plugins/bare/call', { body: {} });
   assert.equal(res.status, 403, res.text);
   assert.equal(res.body.data.code, 'EGRESS_DENIED');
@@ -87,7 +125,10 @@ test('an uncaught refused fetch answers 403 EGRESS_DENIED', async (t) => {
 
 test('the outgoing request carries only what the plugin set: never our API key', async (t) => {
   const target = await serve(t, (_req, _body, res) => res.end('ok'));
-  const s = await build(t, { plugins: { 'fetcher.ts': FETCHER }, config: { plugins: [{ id: 'fetcher', allowed_origins: [target.origin] }] } as never });
+  const s = await build(t, {
+    plugins: { 'fetcher.ts': FETCHER },
+    config: { plugins: [{ id: 'fetcher', allowed_origins: [target.origin] }] } as never,
+  });
   const res = await call(s, { url: target.origin + '/', forward: true });
   assert.equal(res.body.data.status, 200, res.text);
   const sent = JSON.stringify(target.seen[0]!.headers);
@@ -99,14 +140,21 @@ test('the outgoing request carries only what the plugin set: never our API key',
 
 test('fetch bodies are bounded both ways', async (t) => {
   const big = await serve(t, (req, _body, res) => {
-    if (req.url === '/declared') { res.writeHead(200, { 'content-length': String(5 * 1024 * 1024) }); res.end(Buffer.alloc(5 * 1024 * 1024)); return; }
+    if (req.url === '/declared') {
+      res.writeHead(200, { 'content-length': String(5 * 1024 * 1024) });
+      res.end(Buffer.alloc(5 * 1024 * 1024));
+      return;
+    }
     // No content-length: the runtime counts as it reads and stops at the cap.
     res.writeHead(200, { 'transfer-encoding': 'chunked' });
     const chunk = Buffer.alloc(64 * 1024, 97);
     for (let i = 0; i < 80; i++) res.write(chunk);
     res.end();
   });
-  const s = await build(t, { plugins: { 'fetcher.ts': FETCHER }, config: { plugins: [{ id: 'fetcher', allowed_origins: [big.origin] }] } as never });
+  const s = await build(t, {
+    plugins: { 'fetcher.ts': FETCHER },
+    config: { plugins: [{ id: 'fetcher', allowed_origins: [big.origin] }] } as never,
+  });
   for (const path of ['/declared', '/streamed']) {
     const res = await call(s, { url: big.origin + path });
     assert.equal(res.body.data.code, 'FETCH_RESPONSE_TOO_LARGE', `${path}: ${res.text}`);
@@ -117,9 +165,17 @@ test('fetch bodies are bounded both ways', async (t) => {
 });
 
 test('a server that never answers: the fetch ends at the call deadline; an AbortSignal ends it sooner', async (t) => {
-  const silent = await serve(t, () => { /* never answers */ });
-  const slowPlugin = FETCHER.replace("export const settings = { emit_traces: true };", 'export const settings = { emit_traces: true, timeout: 1 };');
-  const s = await build(t, { plugins: { 'fetcher.ts': slowPlugin }, config: { plugins: [{ id: 'fetcher', allowed_origins: [silent.origin] }] } as never });
+  const silent = await serve(t, () => {
+    /* never answers */
+  });
+  const slowPlugin = FETCHER.replace(
+    'export const settings = { emit_traces: true };',
+    'export const settings = { emit_traces: true, timeout: 1 };',
+  );
+  const s = await build(t, {
+    plugins: { 'fetcher.ts': slowPlugin },
+    config: { plugins: [{ id: 'fetcher', allowed_origins: [silent.origin] }] } as never,
+  });
   // The hung call first: it also loads the plugin, so the aborted call's second of deadline is all its own.
   const hung = await call(s, { url: silent.origin + '/' });
   assert.equal(hung.status, 504, hung.text);
@@ -128,21 +184,33 @@ test('a server that never answers: the fetch ends at the call deadline; an Abort
   assert.equal(aborted.body.data.error, 'AbortError', aborted.text);
 });
 
-test('the real SDK\'s HTTP clients (axios, its fetch adapter) work through fetch, under the same policy', async (t) => {
+test("the real SDK's HTTP clients (axios, its fetch adapter) work through fetch, under the same policy", async (t) => {
   const relayerApi = await serve(t, (req, _body, res) => {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ success: true, data: { id: 'abc', path: req.url, auth: req.headers.authorization ?? null } }));
+    res.end(
+      JSON.stringify({ success: true, data: { id: 'abc', path: req.url, auth: req.headers.authorization ?? null } }),
+    );
   });
   const plugin = `import { RelayersApi, Configuration } from '@openzeppelin/relayer-sdk';
 export async function handler({ params }) {
   const api = new RelayersApi(new Configuration({ basePath: params.origin, accessToken: 'its-own-token' }));
   try { return (await api.getRelayer('abc')).data; } catch (e) { return { error: e.message, code: e.cause?.code ?? e.code ?? null }; }
 }`;
-  const s = await build(t, { plugins: { 'client.ts': plugin, 'closed.ts': plugin }, config: { plugins: [{ id: 'client', allowed_origins: [relayerApi.origin] }] } as never });
-  const res = await s.request('POST', '/api/v1/plugins/client/call', { body: { params: { origin: relayerApi.origin } } });
+  const s = await build(t, {
+    plugins: { 'client.ts': plugin, 'closed.ts': plugin },
+    config: { plugins: [{ id: 'client', allowed_origins: [relayerApi.origin] }] } as never,
+  });
+  const res = await s.request('POST', '/api/v1/plugins/client/call', {
+    body: { params: { origin: relayerApi.origin } },
+  });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body.data, { success: true, data: { id: 'abc', path: '/api/v1/relayers/abc', auth: 'Bearer its-own-token' } });
-  const closed = await s.request('POST', '/api/v1/plugins/closed/call', { body: { params: { origin: relayerApi.origin } } });
+  assert.deepEqual(res.body.data, {
+    success: true,
+    data: { id: 'abc', path: '/api/v1/relayers/abc', auth: 'Bearer its-own-token' },
+  });
+  const closed = await s.request('POST', '/api/v1/plugins/closed/call', {
+    body: { params: { origin: relayerApi.origin } },
+  });
   assert.match(closed.body.data.error, /refused by this plugin's egress policy/);
   assert.equal(relayerApi.seen.length, 1);
 });

@@ -27,7 +27,10 @@ test('a folder plugin with index.ts and its helper module reload when the helper
   const dir = path.join(s.pluginsDir, 'folder');
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'helper.ts'), `export const value = 'a';`);
-  writeFileSync(path.join(dir, 'index.ts'), `import { value } from './helper.ts'; export async function handler() { return value; }`);
+  writeFileSync(
+    path.join(dir, 'index.ts'),
+    `import { value } from './helper.ts'; export async function handler() { return value; }`,
+  );
   const call = () => s.request('POST', '/api/v1/plugins/folder/call', { body: {} });
   await eventually(async () => (await call()).body?.data === 'a');
   writeFileSync(path.join(dir, 'helper.ts'), `export const value = 'b';`);
@@ -47,6 +50,9 @@ test('a broken edit answers COMPILE_ERROR until fixed', async (t) => {
 test('a file whose name is not a valid plugin id is ignored with a warning', async (t) => {
   const s = await build(t, { plugins: { 'bad name.ts': version(1), 'ok.ts': version(1) } });
   const list = await s.request('GET', '/api/v1/plugins');
-  assert.deepEqual(list.body.data.map((p: { id: string }) => p.id), ['ok']);
+  assert.deepEqual(
+    list.body.data.map((p: { id: string }) => p.id),
+    ['ok'],
+  );
   assert.ok(s.logs.some((l) => l.level === 40 && String(l.msg).includes("ignoring 'bad name.ts'")));
 });

@@ -20,7 +20,8 @@ const KV = `export async function handler({ kv, params }) {
 
 test('kv stores JSON values per plugin with get, set, del, exists, listKeys and clear', async (t) => {
   const s = await build(t, { plugins: { 'store.ts': KV, 'other.ts': KV } });
-  const call = async (id: string, params: unknown) => (await s.request('POST', `/api/v1/plugins/${id}/call`, { body: { params } })).body.data;
+  const call = async (id: string, params: unknown) =>
+    (await s.request('POST', `/api/v1/plugins/${id}/call`, { body: { params } })).body.data;
   assert.equal(await call('store', { op: 'set', key: 'user:1', value: { name: 'ada', n: [1, 2] } }), true);
   await call('store', { op: 'set', key: 'user:2', value: 'x' });
   await call('store', { op: 'set', key: 'other', value: 1 });
@@ -37,7 +38,8 @@ test('kv stores JSON values per plugin with get, set, del, exists, listKeys and 
 
 test('an expired kv entry is gone', async (t) => {
   const s = await build(t, { plugins: { 'store.ts': KV } });
-  const call = async (params: unknown) => (await s.request('POST', '/api/v1/plugins/store/call', { body: { params } })).body.data;
+  const call = async (params: unknown) =>
+    (await s.request('POST', '/api/v1/plugins/store/call', { body: { params } })).body.data;
   await call({ op: 'set', key: 'short', value: 1, ttlSec: 0.05 });
   await new Promise((r) => setTimeout(r, 120));
   assert.equal(await call({ op: 'get', key: 'short' }), null);

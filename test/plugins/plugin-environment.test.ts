@@ -44,7 +44,12 @@ const WITHHELD: Record<string, string> = {
 };
 
 /** Plugin settings the reference's examples put in the service's environment: a plugin that names them gets them. */
-const VISIBLE = { STELLAR_NETWORK: 'testnet', FUND_RELAYER_ID: 'stellar', PLUGIN_ADMIN_SECRET: 'channels-admin-from-env', LOCK_TTL_SECONDS: '30' };
+const VISIBLE = {
+  STELLAR_NETWORK: 'testnet',
+  FUND_RELAYER_ID: 'stellar',
+  PLUGIN_ADMIN_SECRET: 'channels-admin-from-env',
+  LOCK_TTL_SECONDS: '30',
+};
 
 /** The host's other credentials, under names no denylist knows (issue 39, break 6): no plugin gets them unasked. */
 const HOST_CREDENTIALS: Record<string, string> = {
@@ -85,7 +90,9 @@ const SHOW_ENV = `export async function handler() { return { ...process.env }; }
 const NAMED = `export async function handler({ params }) {
   return {
     named: { network: process.env.STELLAR_NETWORK, ttl: process.env['LOCK_TTL_SECONDS'], proxy: process.env.HTTP_PROXY ?? null },
-    credentials: { ${Object.keys(WITHHELD).map((n) => `${n}: process.env.${n}`).join(', ')} },
+    credentials: { ${Object.keys(WITHHELD)
+      .map((n) => `${n}: process.env.${n}`)
+      .join(', ')} },
     dynamic: process.env[params.name] ?? null,
     keys: Object.keys(process.env).sort(),
   };
@@ -94,20 +101,45 @@ const NAMED = `export async function handler({ params }) {
 function configWithSecrets(t: TestContext, plugins: unknown[]) {
   return {
     ...testConfig,
-    signers: [...(testConfig.signers ?? []), { id: 'keystore-signer', type: 'local', config: { path: keystoreFile(t), passphrase: { type: 'env', value: 'MY_SIGNER_PASS' } } }],
-    notifications: [{ id: 'hook-env', type: 'webhook', url: 'http://127.0.0.1:9/hook', signing_key: { type: 'env', value: 'NOTIFY_KEY_VAR' } }],
+    signers: [
+      ...(testConfig.signers ?? []),
+      {
+        id: 'keystore-signer',
+        type: 'local',
+        config: { path: keystoreFile(t), passphrase: { type: 'env', value: 'MY_SIGNER_PASS' } },
+      },
+    ],
+    notifications: [
+      {
+        id: 'hook-env',
+        type: 'webhook',
+        url: 'http://127.0.0.1:9/hook',
+        signing_key: { type: 'env', value: 'NOTIFY_KEY_VAR' },
+      },
+    ],
     plugins,
   } as never;
 }
-const SECRET_ENV = { STORAGE_ENCRYPTION_KEY: STORAGE_KEY, STORAGE_ENCRYPTION_KEY_PREVIOUS: PREVIOUS_KEY, MY_SIGNER_PASS: KEYSTORE_PASS, NOTIFY_KEY_VAR: NOTIFY_KEY };
+const SECRET_ENV = {
+  STORAGE_ENCRYPTION_KEY: STORAGE_KEY,
+  STORAGE_ENCRYPTION_KEY_PREVIOUS: PREVIOUS_KEY,
+  MY_SIGNER_PASS: KEYSTORE_PASS,
+  NOTIFY_KEY_VAR: NOTIFY_KEY,
+};
 
 test("a plugin that returns process.env gets none of the service's environment: not the host's other credentials, not even its settings", async (t) => {
   serviceEnv(t, { ...VISIBLE, ...WITHHELD, ...HOST_CREDENTIALS });
-  const s = await build(t, { runtime: true, plugins: { 'show.ts': SHOW_ENV }, env: SECRET_ENV, config: configWithSecrets(t, []) });
+  const s = await build(t, {
+    runtime: true,
+    plugins: { 'show.ts': SHOW_ENV },
+    env: SECRET_ENV,
+    config: configWithSecrets(t, []),
+  });
   const shown = await s.request('POST', '/api/v1/plugins/show/call', { body: {} });
   assert.equal(shown.status, 200, shown.text);
   assert.deepEqual(shown.body.data, {}, 'its code names no variable');
-  for (const value of [...Object.values(HOST_CREDENTIALS), ...Object.values(WITHHELD)]) assert.ok(!shown.text.includes(value), `a credential reached the plugin: ${value}`);
+  for (const value of [...Object.values(HOST_CREDENTIALS), ...Object.values(WITHHELD)])
+    assert.ok(!shown.text.includes(value), `a credential reached the plugin: ${value}`);
   const line = s.logs.find((l) => l.plugin === 'show' && typeof l.msg === 'string' && l.msg.includes('receives'));
   assert.ok(line, 'the start log says what the plugin receives');
   assert.deepEqual(line.env, []);
@@ -115,14 +147,28 @@ test("a plugin that returns process.env gets none of the service's environment: 
 
 test('a plugin receives the variables its code names, never a credential of the service; a computed name gets nothing unlisted', async (t) => {
   serviceEnv(t, { ...VISIBLE, ...WITHHELD, ...HOST_CREDENTIALS });
-  const s = await build(t, { runtime: true, plugins: { 'named.ts': NAMED }, env: SECRET_ENV, config: configWithSecrets(t, []) });
+  const s = await build(t, {
+    runtime: true,
+    plugins: { 'named.ts': NAMED },
+    env: SECRET_ENV,
+    config: configWithSecrets(t, []),
+  });
   const call = (name: string) => s.request('POST', '/api/v1/plugins/named/call', { body: { params: { name } } });
   const shown = await call('GITHUB_TOKEN');
   assert.equal(shown.status, 200, shown.text);
-  assert.deepEqual(shown.body.data.named, { network: 'testnet', ttl: '30', proxy: null }, 'a proxy URL with a password is withheld even when named');
+  assert.deepEqual(
+    shown.body.data.named,
+    { network: 'testnet', ttl: '30', proxy: null },
+    'a proxy URL with a password is withheld even when named',
+  );
   assert.deepEqual(shown.body.data.keys, ['LOCK_TTL_SECONDS', 'STELLAR_NETWORK'], 'only what its code names');
-  for (const name of Object.keys(WITHHELD)) assert.ok(shown.body.data.credentials[name] == null, `${name}: named by the code, still withheld (a credential of the service)`);
-  for (const value of Object.values(WITHHELD)) assert.ok(!shown.text.includes(value), `a credential's value reached the plugin: ${value}`);
+  for (const name of Object.keys(WITHHELD))
+    assert.ok(
+      shown.body.data.credentials[name] == null,
+      `${name}: named by the code, still withheld (a credential of the service)`,
+    );
+  for (const value of Object.values(WITHHELD))
+    assert.ok(!shown.text.includes(value), `a credential's value reached the plugin: ${value}`);
   for (const name of [...Object.keys(HOST_CREDENTIALS), 'FUND_RELAYER_ID', 'PATH', 'HOME']) {
     assert.equal((await call(name)).body.data.dynamic, null, `process.env[name] for ${name}: nothing unlisted`);
   }
@@ -130,7 +176,8 @@ test('a plugin receives the variables its code names, never a credential of the 
   const line = s.logs.find((l) => l.plugin === 'named' && typeof l.msg === 'string' && l.msg.includes('receives'));
   assert.deepEqual(line?.env, ['LOCK_TTL_SECONDS', 'STELLAR_NETWORK']);
   assert.equal(line?.level, 30, 'at info level');
-  for (const value of [VISIBLE.PLUGIN_ADMIN_SECRET, ...Object.values(HOST_CREDENTIALS)]) assert.ok(!s.rawLogs().includes(value), `a value in the log: ${value}`);
+  for (const value of [VISIBLE.PLUGIN_ADMIN_SECRET, ...Object.values(HOST_CREDENTIALS)])
+    assert.ok(!s.rawLogs().includes(value), `a value in the log: ${value}`);
 });
 
 test("the operator lists more of the service's variables for one plugin (service_env), never a credential; its own env goes over them", async (t) => {
@@ -139,24 +186,69 @@ test("the operator lists more of the service's variables for one plugin (service
     runtime: true,
     plugins: { 'own.ts': SHOW_ENV, 'other.ts': SHOW_ENV },
     env: SECRET_ENV,
-    config: configWithSecrets(t, [{ id: 'own', service_env: ['FUND_RELAYER_ID', 'STELLAR_NETWORK', 'API_KEY', 'AWS_SECRET_ACCESS_KEY', 'MY_SIGNER_PASS', 'ALIAS_OF_THE_API_KEY', 'NOT_SET'], env: { STELLAR_NETWORK: 'mainnet', EXTRA: 'x' } }]),
+    config: configWithSecrets(t, [
+      {
+        id: 'own',
+        service_env: [
+          'FUND_RELAYER_ID',
+          'STELLAR_NETWORK',
+          'API_KEY',
+          'AWS_SECRET_ACCESS_KEY',
+          'MY_SIGNER_PASS',
+          'ALIAS_OF_THE_API_KEY',
+          'NOT_SET',
+        ],
+        env: { STELLAR_NETWORK: 'mainnet', EXTRA: 'x' },
+      },
+    ]),
   });
   const own = await s.request('POST', '/api/v1/plugins/own/call', { body: {} });
   assert.equal(own.status, 200, own.text);
-  assert.deepEqual(own.body.data, { FUND_RELAYER_ID: 'stellar', STELLAR_NETWORK: 'mainnet', EXTRA: 'x' }, 'the listed names, less the credentials; its own env over them');
-  assert.deepEqual((await s.request('POST', '/api/v1/plugins/other/call', { body: {} })).body.data, {}, 'another plugin gets nothing of it');
+  assert.deepEqual(
+    own.body.data,
+    { FUND_RELAYER_ID: 'stellar', STELLAR_NETWORK: 'mainnet', EXTRA: 'x' },
+    'the listed names, less the credentials; its own env over them',
+  );
+  assert.deepEqual(
+    (await s.request('POST', '/api/v1/plugins/other/call', { body: {} })).body.data,
+    {},
+    'another plugin gets nothing of it',
+  );
   // The listing shows the names only: its own env, and the service's variables it asked for.
   const listed = (await s.request('GET', '/api/v1/plugins/own')).body.data;
   assert.deepEqual(listed.env_keys, ['STELLAR_NETWORK', 'EXTRA']);
-  assert.deepEqual(listed.service_env, ['FUND_RELAYER_ID', 'STELLAR_NETWORK', 'API_KEY', 'AWS_SECRET_ACCESS_KEY', 'MY_SIGNER_PASS', 'ALIAS_OF_THE_API_KEY', 'NOT_SET']);
+  assert.deepEqual(listed.service_env, [
+    'FUND_RELAYER_ID',
+    'STELLAR_NETWORK',
+    'API_KEY',
+    'AWS_SECRET_ACCESS_KEY',
+    'MY_SIGNER_PASS',
+    'ALIAS_OF_THE_API_KEY',
+    'NOT_SET',
+  ]);
   const line = s.logs.find((l) => l.plugin === 'own' && typeof l.msg === 'string' && l.msg.includes('receives'));
-  assert.deepEqual([line?.env, line?.own_env], [['FUND_RELAYER_ID', 'STELLAR_NETWORK'], ['STELLAR_NETWORK', 'EXTRA']]);
+  assert.deepEqual(
+    [line?.env, line?.own_env],
+    [
+      ['FUND_RELAYER_ID', 'STELLAR_NETWORK'],
+      ['STELLAR_NETWORK', 'EXTRA'],
+    ],
+  );
 });
 
 test('service_env is validated by the config schema: variable names only', async (t) => {
-  assert.ok(await build(t, { config: { ...testConfig, plugins: [{ id: 'x', service_env: ['STELLAR_NETWORK', 'lower_case_1'] }] } as never }), 'names are accepted');
+  assert.ok(
+    await build(t, {
+      config: { ...testConfig, plugins: [{ id: 'x', service_env: ['STELLAR_NETWORK', 'lower_case_1'] }] } as never,
+    }),
+    'names are accepted',
+  );
   for (const service_env of [['not a name'], 'STELLAR_NETWORK', [1], ['A', 'A']]) {
-    await assert.rejects(build(t, { config: { ...testConfig, plugins: [{ id: 'x', service_env }] } as never }), /service_env/, JSON.stringify(service_env));
+    await assert.rejects(
+      build(t, { config: { ...testConfig, plugins: [{ id: 'x', service_env }] } as never }),
+      /service_env/,
+      JSON.stringify(service_env),
+    );
   }
 });
 
@@ -166,13 +258,25 @@ test("the channels plugin runs on the reference example's environment, with no e
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   writeFileSync(path.join(dir, 'channels.ts'), `export { handler } from '@openzeppelin/relayer-plugin-channels';\n`);
-  const s = await build(t, { runtime: true, env: { PLUGINS_DIR: dir }, config: { ...testConfig, plugins: [{ id: 'channels', path: 'channels.ts', timeout: 30 }] } as never });
+  const s = await build(t, {
+    runtime: true,
+    env: { PLUGINS_DIR: dir },
+    config: { ...testConfig, plugins: [{ id: 'channels', path: 'channels.ts', timeout: 30 }] } as never,
+  });
   // The runtime bundles the 2 MB plugin before it serves: wait for readiness as a client would.
   await eventually(async () => (await s.request('GET', '/api/v1/ready', { auth: false })).status === 200, 600, 100);
-  const manage = (management: Record<string, unknown>) => s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { management } } });
+  const manage = (management: Record<string, unknown>) =>
+    s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { management } } });
   const denied = await manage({ action: 'listChannelAccounts', adminSecret: 'wrong' });
   assert.equal(denied.status, 401, denied.text);
-  const set = await manage({ action: 'setChannelAccounts', adminSecret: VISIBLE.PLUGIN_ADMIN_SECRET, relayerIds: ['channel-1'] });
+  const set = await manage({
+    action: 'setChannelAccounts',
+    adminSecret: VISIBLE.PLUGIN_ADMIN_SECRET,
+    relayerIds: ['channel-1'],
+  });
   assert.equal(set.status, 200, set.text);
-  assert.deepEqual((await manage({ action: 'listChannelAccounts', adminSecret: VISIBLE.PLUGIN_ADMIN_SECRET })).body.data, { relayerIds: ['channel-1'] });
+  assert.deepEqual(
+    (await manage({ action: 'listChannelAccounts', adminSecret: VISIBLE.PLUGIN_ADMIN_SECRET })).body.data,
+    { relayerIds: ['channel-1'] },
+  );
 });

@@ -52,7 +52,11 @@ function assertFailure(res: { status: number; body: any }, status: number, code:
 test('a pluginError answers its own status, code and details', async () => {
   const res = await call('pe422');
   assert.equal(res.status, 422);
-  assert.deepEqual(res.body, { success: false, data: { code: 'VALIDATION_FAILED', details: { field: 'x' } }, error: 'Validation failed' });
+  assert.deepEqual(res.body, {
+    success: false,
+    data: { code: 'VALIDATION_FAILED', details: { field: 'x' } },
+    error: 'Validation failed',
+  });
 });
 
 test('a pluginError without a valid status answers 400', async () => {

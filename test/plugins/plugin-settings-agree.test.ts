@@ -36,8 +36,35 @@ const NOT_PATCHABLE: Cases = [
   ['max_queued_calls', [-1, 0, 32, 1000000, 1000001, 0.5]],
   ['kv_max_keys', [0, 1, 50000, 100000000, 100000001]],
   ['kv_max_bytes', [1, 1023, 1024, 268435456, 1099511627776, 1099511627777]],
-  ['allowed_origins', [[], ['https://api.example.com'], origins(256), origins(257), 'https://api.example.com', [1], [''], ['https://example.com/path'], ['ftp://example.com']]],
-  ['env', [{}, { A: 'x' }, envOf(256), envOf(257), { A: 1 }, [], 'A=x', { A: 'x'.repeat(16385) }, { 'BAD NAME': 'x' }, envOf(5, 'x'.repeat(16384))]],
+  [
+    'allowed_origins',
+    [
+      [],
+      ['https://api.example.com'],
+      origins(256),
+      origins(257),
+      'https://api.example.com',
+      [1],
+      [''],
+      ['https://example.com/path'],
+      ['ftp://example.com'],
+    ],
+  ],
+  [
+    'env',
+    [
+      {},
+      { A: 'x' },
+      envOf(256),
+      envOf(257),
+      { A: 1 },
+      [],
+      'A=x',
+      { A: 'x'.repeat(16385) },
+      { 'BAD NAME': 'x' },
+      envOf(5, 'x'.repeat(16384)),
+    ],
+  ],
   ['service_env', [[], ['STELLAR_NETWORK', 'lower_1'], ['A', 'A'], ['not a name'], 'A', [1]]],
 ];
 
@@ -55,7 +82,16 @@ const RUNTIME_ONLY = new Set([
 
 function configFileTakes(dir: string, field: string, value: unknown): boolean {
   const file = path.join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify({ relayers: [], notifications: [], signers: [], networks: [], plugins: [{ id: 'echo', [field]: value }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      relayers: [],
+      notifications: [],
+      signers: [],
+      networks: [],
+      plugins: [{ id: 'echo', [field]: value }],
+    }),
+  );
   try {
     loadConfigFile(file);
     return true;
@@ -94,10 +130,15 @@ test('the API, the config file and the runtime take and refuse the same plugin s
       const file = configFileTakes(dir, field, value);
       const runtime = runtimeTakes(field, value);
       if (api) taken++;
-      if (api !== file || api !== runtime) disagreements.push(`${field}=${JSON.stringify(value)}: API ${api}, config file ${file}, runtime ${runtime}`);
+      if (api !== file || api !== runtime)
+        disagreements.push(`${field}=${JSON.stringify(value)}: API ${api}, config file ${file}, runtime ${runtime}`);
     }
     // null puts the field back to the config file's: the API's only, since a config entry or a file leaves it out.
-    assert.equal((await s.request('PATCH', '/api/v1/plugins/echo', { body: { [field]: null } })).status, 200, `${field}: null`);
+    assert.equal(
+      (await s.request('PATCH', '/api/v1/plugins/echo', { body: { [field]: null } })).status,
+      200,
+      `${field}: null`,
+    );
   }
   assert.deepEqual(disagreements, []);
   assert.ok(taken >= 10, 'valid values are taken, not only refused');
@@ -124,6 +165,10 @@ test("the config file and the runtime take the same operator's settings and memo
     }
   }
   assert.deepEqual(disagreements, []);
-  assert.deepEqual(runtimeOnly.sort(), [...RUNTIME_ONLY].sort(), 'the runtime refuses what it checks beyond the schema, and the config file takes it');
+  assert.deepEqual(
+    runtimeOnly.sort(),
+    [...RUNTIME_ONLY].sort(),
+    'the runtime refuses what it checks beyond the schema, and the config file takes it',
+  );
   assert.ok(taken >= 15, 'valid values are taken, not only refused');
 });

@@ -11,13 +11,18 @@ import { build, type TestServer } from '../helper.ts';
 import { eventually } from '../fixtures/plugin-fixtures.ts';
 import { STELLAR_ADDRESS, stellarBody, testConfig, txPath } from '../transactions/fixtures.ts';
 
-const PACKAGES = { channels: '@openzeppelin/relayer-plugin-channels', launchtube: '@openzeppelin/relayer-plugin-launchtube', x402: '@openzeppelin/relayer-plugin-x402-facilitator' };
+const PACKAGES = {
+  channels: '@openzeppelin/relayer-plugin-channels',
+  launchtube: '@openzeppelin/relayer-plugin-launchtube',
+  x402: '@openzeppelin/relayer-plugin-x402-facilitator',
+};
 
 /** A plugins directory holding the reference's one-line wrappers, with the project's node_modules next to them. */
 function pluginsDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-published-'));
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  for (const [id, pkg] of Object.entries(PACKAGES)) writeFileSync(path.join(dir, `${id}.ts`), `export { handler } from '${pkg}';\n`);
+  for (const [id, pkg] of Object.entries(PACKAGES))
+    writeFileSync(path.join(dir, `${id}.ts`), `export { handler } from '${pkg}';\n`);
   return dir;
 }
 
@@ -52,9 +57,32 @@ function boot(dir: string) {
     config: {
       ...testConfig,
       plugins: [
-        { id: 'x402', raw_response: true, allow_get_invocation: true, timeout: 30, config: { networks: [{ network: 'stellar:testnet', type: 'stellar', relayer_id: 'stellar', assets: ['CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA'] }] } },
+        {
+          id: 'x402',
+          raw_response: true,
+          allow_get_invocation: true,
+          timeout: 30,
+          config: {
+            networks: [
+              {
+                network: 'stellar:testnet',
+                type: 'stellar',
+                relayer_id: 'stellar',
+                assets: ['CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA'],
+              },
+            ],
+          },
+        },
         { id: 'channels', timeout: 30, env: { ...STELLAR_ENV, PLUGIN_ADMIN_SECRET: 'channels-admin' } },
-        { id: 'launchtube', timeout: 30, env: { ...STELLAR_ENV, SOROBAN_RPC_URL: 'http://127.0.0.1:9/soroban', LAUNCHTUBE_ADMIN_SECRET: 'launchtube-admin' } },
+        {
+          id: 'launchtube',
+          timeout: 30,
+          env: {
+            ...STELLAR_ENV,
+            SOROBAN_RPC_URL: 'http://127.0.0.1:9/soroban',
+            LAUNCHTUBE_ADMIN_SECRET: 'launchtube-admin',
+          },
+        },
       ],
     } as never,
   });
@@ -73,7 +101,9 @@ test('x402 facilitator: /supported answers its kinds and our Stellar relayer as 
   for (const method of ['GET', 'POST'] as const) {
     const res = await s.request(method, '/api/v1/plugins/x402/call/supported', method === 'POST' ? { body: {} } : {});
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.kinds, [{ x402Version: 2, scheme: 'exact', network: 'stellar:testnet', extra: { areFeesSponsored: true } }]);
+    assert.deepEqual(res.body.kinds, [
+      { x402Version: 2, scheme: 'exact', network: 'stellar:testnet', extra: { areFeesSponsored: true } },
+    ]);
     assert.deepEqual(res.body.signers, { 'stellar:testnet': [STELLAR_ADDRESS] });
   }
   const unknown = await s.request('POST', '/api/v1/plugins/x402/call/nope', { body: {} });
@@ -82,11 +112,16 @@ test('x402 facilitator: /supported answers its kinds and our Stellar relayer as 
 
 test('channels: the management API keeps its channel accounts in our KV, behind its admin secret', async () => {
   const s = await start();
-  const manage = (management: Record<string, unknown>) => s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { management } } });
+  const manage = (management: Record<string, unknown>) =>
+    s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { management } } });
   const denied = await manage({ action: 'listChannelAccounts', adminSecret: 'wrong' });
   assert.equal(denied.status, 401, denied.text);
   assert.equal(denied.body.data.code, 'UNAUTHORIZED');
-  const set = await manage({ action: 'setChannelAccounts', adminSecret: 'channels-admin', relayerIds: ['channel-1', 'channel-2', 'channel-1'] });
+  const set = await manage({
+    action: 'setChannelAccounts',
+    adminSecret: 'channels-admin',
+    relayerIds: ['channel-1', 'channel-2', 'channel-1'],
+  });
   assert.equal(set.status, 200, set.text);
   const listed = await manage({ action: 'listChannelAccounts', adminSecret: 'channels-admin' });
   assert.deepEqual(listed.body.data, { relayerIds: ['channel-1', 'channel-2'] });
@@ -94,7 +129,8 @@ test('channels: the management API keeps its channel accounts in our KV, behind 
 
 test('launchtube: the management API keeps its sequence accounts in our KV, behind its admin secret', async () => {
   const s = await start();
-  const manage = (management: Record<string, unknown>) => s.request('POST', '/api/v1/plugins/launchtube/call', { body: { params: { management } } });
+  const manage = (management: Record<string, unknown>) =>
+    s.request('POST', '/api/v1/plugins/launchtube/call', { body: { params: { management } } });
   const denied = await manage({ action: 'listSequenceAccounts', adminSecret: 'nope' });
   assert.equal(denied.status, 401, denied.text);
   const set = await manage({ action: 'setSequenceAccounts', adminSecret: 'launchtube-admin', relayerIds: ['seq-1'] });
@@ -103,13 +139,21 @@ test('launchtube: the management API keeps its sequence accounts in our KV, behi
   assert.deepEqual(listed.body.data, { relayerIds: ['seq-1'] });
 });
 
-test('channels: a getTransaction request reads the fund relayer\'s transaction through our relayer API', async () => {
+test("channels: a getTransaction request reads the fund relayer's transaction through our relayer API", async () => {
   const s = await start();
   const sent = await s.request('POST', txPath('stellar'), { body: stellarBody() });
   assert.equal(sent.status, 200, sent.text);
-  const res = await s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { getTransaction: { transactionId: sent.body.data.id } } } });
+  const res = await s.request('POST', '/api/v1/plugins/channels/call', {
+    body: { params: { getTransaction: { transactionId: sent.body.data.id } } },
+  });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body.data, { transactionId: sent.body.data.id, status: sent.body.data.status, hash: sent.body.data.hash ?? null });
-  const missing = await s.request('POST', '/api/v1/plugins/channels/call', { body: { params: { getTransaction: { transactionId: 'no-such-tx' } } } });
+  assert.deepEqual(res.body.data, {
+    transactionId: sent.body.data.id,
+    status: sent.body.data.status,
+    hash: sent.body.data.hash ?? null,
+  });
+  const missing = await s.request('POST', '/api/v1/plugins/channels/call', {
+    body: { params: { getTransaction: { transactionId: 'no-such-tx' } } },
+  });
   assert.equal(missing.status, 404, missing.text);
 });

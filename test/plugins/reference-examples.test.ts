@@ -97,10 +97,17 @@ test('example.ts: a wait that outlives its timeout answers 504 TIMEOUT, as the r
   // A chain that mines a block every ten minutes: the transaction is submitted and stays there.
   const anvil = await startAnvil({ blockTimeMs: 600_000 });
   t.after(() => anvil.stop());
-  const plugin = EXAMPLE.replace("api.useRelayer('sepolia-example')", "api.useRelayer('slow')").replace('await result.wait();', 'await result.wait({ interval: 100, timeout: 300 });');
+  const plugin = EXAMPLE.replace("api.useRelayer('sepolia-example')", "api.useRelayer('slow')").replace(
+    'await result.wait();',
+    'await result.wait({ interval: 100, timeout: 300 });',
+  );
   const s = await build(t, {
     plugins: { 'example.ts': plugin },
-    config: { networks: [anvil.network('slow-chain')], signers: [{ id: 'key', type: 'local', development: true, private_key: EVM_KEY }], relayers: [{ id: 'slow', name: 'slow', network: 'slow-chain', signer_id: 'key' }] } as never,
+    config: {
+      networks: [anvil.network('slow-chain')],
+      signers: [{ id: 'key', type: 'local', development: true, private_key: EVM_KEY }],
+      relayers: [{ id: 'slow', name: 'slow', network: 'slow-chain', signer_id: 'key' }],
+    } as never,
   });
   const res = await s.request('POST', '/api/v1/plugins/example/call', { body: { params: { destinationAddress: TO } } });
   assert.equal(res.status, 504, res.text);
@@ -108,7 +115,7 @@ test('example.ts: a wait that outlives its timeout answers 504 TIMEOUT, as the r
   assert.match(res.body.error, /^Transaction [0-9a-f-]{36} timed out after 300ms$/);
 });
 
-test('example-rpc.ts: relayer.rpc answers the node\'s JSON-RPC result', async (t) => {
+test("example-rpc.ts: relayer.rpc answers the node's JSON-RPC result", async (t) => {
   const s = await build(t, { devnet: true, plugins: { 'example-rpc.ts': EXAMPLE_RPC } });
   const res = await s.request('POST', '/api/v1/plugins/example-rpc/call', { body: {} });
   assert.equal(res.status, 200, res.text);
@@ -117,11 +124,20 @@ test('example-rpc.ts: relayer.rpc answers the node\'s JSON-RPC result', async (t
 });
 
 test('example-deprecated.ts: the runPlugin form builds from "../lib/plugin" and runs (api, params), with the deprecation warning', async (t) => {
-  const s = await build(t, { devnet: true, plugins: { 'examples/example-deprecated.ts': DEPRECATED }, config: { plugins: [{ id: 'deprecated', path: 'examples/example-deprecated.ts', emit_logs: true }] } as never });
-  const res = await s.request('POST', '/api/v1/plugins/deprecated/call', { body: { params: { destinationAddress: TO } } });
+  const s = await build(t, {
+    devnet: true,
+    plugins: { 'examples/example-deprecated.ts': DEPRECATED },
+    config: { plugins: [{ id: 'deprecated', path: 'examples/example-deprecated.ts', emit_logs: true }] } as never,
+  });
+  const res = await s.request('POST', '/api/v1/plugins/deprecated/call', {
+    body: { params: { destinationAddress: TO } },
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data, 'sent string function');
-  assert.deepEqual(res.body.metadata.logs.map((l: { level: string }) => l.level), ['warn', 'info']);
+  assert.deepEqual(
+    res.body.metadata.logs.map((l: { level: string }) => l.level),
+    ['warn', 'info'],
+  );
   assert.match(res.body.metadata.logs[0].message, /^\[DEPRECATED\]/);
 });
 
@@ -132,13 +148,21 @@ test('the legacy handler(api, params) form gets the api and the params', async (
 });
 
 test('kv-storage.ts: the demo flow and the single actions answer as documented', async (t) => {
-  const s = await build(t, { plugins: { 'examples/kv-storage.ts': KV_STORAGE }, config: { plugins: [{ id: 'kv-storage', path: 'examples/kv-storage.ts' }] } as never });
+  const s = await build(t, {
+    plugins: { 'examples/kv-storage.ts': KV_STORAGE },
+    config: { plugins: [{ id: 'kv-storage', path: 'examples/kv-storage.ts' }] } as never,
+  });
   const call = (params: unknown) => s.request('POST', '/api/v1/plugins/kv-storage/call', { body: { params } });
   const demo = await call({});
   assert.equal(demo.status, 200, demo.text);
   assert.deepEqual(demo.body.data, {
-    greeting: { text: 'hello' }, ttlKeyWritten: true, existedBefore: false, existedAfterSet: true, deleted: true,
-    scanned: demo.body.data.scanned, lockResult: 1,
+    greeting: { text: 'hello' },
+    ttlKeyWritten: true,
+    existedBefore: false,
+    existedAfterSet: true,
+    deleted: true,
+    scanned: demo.body.data.scanned,
+    lockResult: 1,
   });
   assert.deepEqual([...demo.body.data.scanned].sort(), ['example:greeting', 'example:temp']);
   assert.equal((await call({})).body.data.lockResult, 2, 'the counter survives between calls');
@@ -164,8 +188,13 @@ test('every export of the real @openzeppelin/relayer-sdk exists with its real va
   const res = await s.request('POST', '/api/v1/plugins/sdk/call', { body: {} });
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.body.data, {
-    names: Object.keys(real).length, TransactionStatus: real.TransactionStatus, Speed: real.Speed,
-    isPluginError: true, status: 418, api: 'function', basePath: 'http://x',
+    names: Object.keys(real).length,
+    TransactionStatus: real.TransactionStatus,
+    Speed: real.Speed,
+    isPluginError: true,
+    status: 418,
+    api: 'function',
+    basePath: 'http://x',
   });
   assert.equal(res.body.data.names, 78);
 });

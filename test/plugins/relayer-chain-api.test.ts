@@ -28,7 +28,10 @@ export async function handler({ api, params }) {
 
 function unsignedXdr(): string {
   const source = Keypair.random();
-  return new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: stellar.passphrase })
+  return new TransactionBuilder(new Account(source.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: stellar.passphrase,
+  })
     .addOperation(Operation.payment({ destination: KEY.publicKey(), asset: Asset.native(), amount: '1' }))
     .setTimeout(30)
     .build()
@@ -39,7 +42,14 @@ test('getRelayerStatus, rpc and signTransaction answer as the HTTP routes do, an
   const s = await build(t, {
     plugins: { 'chain.ts': PLUGIN },
     config: {
-      networks: [{ type: 'stellar', network: 'stellar-sim', passphrase: stellar.passphrase, rpc_urls: [{ url: stellar.url, weight: 100 }] }],
+      networks: [
+        {
+          type: 'stellar',
+          network: 'stellar-sim',
+          passphrase: stellar.passphrase,
+          rpc_urls: [{ url: stellar.url, weight: 100 }],
+        },
+      ],
       signers: [{ id: 'stellar-key', type: 'local', private_key: KEY.secret() }],
       relayers: [
         { id: 'xlm', name: 'Stellar', network: 'stellar-sim', signer_id: 'stellar-key' },
@@ -57,10 +67,15 @@ test('getRelayerStatus, rpc and signTransaction answer as the HTTP routes do, an
   assert.deepEqual(d.status, httpStatus.body.data, 'the reference status shape, from the same domain operation');
   assert.equal(d.status.network_type, 'stellar');
 
-  const httpLedger = await s.request('POST', '/api/v1/relayers/xlm/rpc', { body: { jsonrpc: '2.0', id: 7, method: 'getLatestLedger' } });
+  const httpLedger = await s.request('POST', '/api/v1/relayers/xlm/rpc', {
+    body: { jsonrpc: '2.0', id: 7, method: 'getLatestLedger' },
+  });
   assert.equal(d.ledger.jsonrpc, '2.0');
   assert.equal(d.ledger.id, 7);
-  assert.deepEqual(Object.keys(d.ledger.result).sort(), Object.keys(httpLedger.body.result ?? httpLedger.body.data?.result ?? {}).sort());
+  assert.deepEqual(
+    Object.keys(d.ledger.result).sort(),
+    Object.keys(httpLedger.body.result ?? httpLedger.body.data?.result ?? {}).sort(),
+  );
 
   const signed = TransactionBuilder.fromXDR(d.signed.signedXdr, stellar.passphrase);
   assert.equal(signed.signatures.length, 1);
@@ -68,7 +83,10 @@ test('getRelayerStatus, rpc and signTransaction answer as the HTTP routes do, an
   assert.equal(d.signed.signature, signed.signatures[0]!.signature().toString('base64'));
 
   assert.deepEqual(d.paused, { code: d.paused.code, status: 403, message: 'Relayer paused' });
-  assert.deepEqual(res.body.metadata.traces.map((x: { method: string }) => x.method), ['getRelayerStatus', 'rpc', 'signTransaction', 'signTransaction']);
+  assert.deepEqual(
+    res.body.metadata.traces.map((x: { method: string }) => x.method),
+    ['getRelayerStatus', 'rpc', 'signTransaction', 'signTransaction'],
+  );
   assert.deepEqual(res.body.metadata.traces[2].payload, { unsigned_xdr: xdr });
   assert.ok(!res.text.includes(KEY.secret()));
 });

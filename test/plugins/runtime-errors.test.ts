@@ -19,27 +19,60 @@ const documented = section
 test("every runtime verdict is in docs/plugins.md's table with its code, status and text", () => {
   assert.ok(documented.length >= 20, 'the table is read');
   for (const [name, row] of Object.entries(RUNTIME_ERRORS)) {
-    assert.ok(documented.some(([code, status, text]) => code === row.code && status === row.status && text === row.text), `${name} (${row.code} ${row.status} '${row.text}') is missing from docs/plugins.md`);
+    assert.ok(
+      documented.some(([code, status, text]) => code === row.code && status === row.status && text === row.text),
+      `${name} (${row.code} ${row.status} '${row.text}') is missing from docs/plugins.md`,
+    );
   }
 });
 
 test("every row of docs/plugins.md's table is a runtime verdict, once", () => {
   const rows = Object.values(RUNTIME_ERRORS);
   for (const [code, status, text] of documented) {
-    assert.equal(rows.filter((row) => row.code === code && row.status === status && row.text === text).length, 1, `docs/plugins.md lists ${code} ${status} '${text}', which runtime/common/errors.ts does not (or twice)`);
+    assert.equal(
+      rows.filter((row) => row.code === code && row.status === status && row.text === text).length,
+      1,
+      `docs/plugins.md lists ${code} ${status} '${text}', which runtime/common/errors.ts does not (or twice)`,
+    );
   }
   assert.equal(documented.length, rows.length);
 });
 
 test('a verdict fills in its text, keeps its status and Retry-After, and its codes are the reserved ones', () => {
-  assert.deepEqual(runtimeError('pluginBusy', { id: 'p', running: 2, queued: 3 }), { code: 'PLUGIN_BUSY', message: 'plugin p has 2 call(s) running and 3 waiting, its limit; retry shortly', status: 429, details: {}, retryAfter: 1 });
-  assert.deepEqual(runtimeError('timeout', { timeout: 0.5 }, { timeout: 0.5 }), { code: 'TIMEOUT', message: 'Plugin execution timed out after 0.5 s', status: 504, details: { timeout: 0.5 } });
-  assert.equal(runtimeError('loadError', { reason: 'a {reason} of its own' }).message, 'Plugin failed to load: a {reason} of its own', 'a value is not read as a placeholder');
-  for (const code of ['TIMEOUT', 'MEMORY_LIMIT_EXCEEDED', 'API_CALL_LIMIT', 'RUNTIME_UNAVAILABLE', 'INTERNAL', 'CALL_ENDED']) assert.ok(RUNTIME_CODES.has(code), code);
+  assert.deepEqual(runtimeError('pluginBusy', { id: 'p', running: 2, queued: 3 }), {
+    code: 'PLUGIN_BUSY',
+    message: 'plugin p has 2 call(s) running and 3 waiting, its limit; retry shortly',
+    status: 429,
+    details: {},
+    retryAfter: 1,
+  });
+  assert.deepEqual(runtimeError('timeout', { timeout: 0.5 }, { timeout: 0.5 }), {
+    code: 'TIMEOUT',
+    message: 'Plugin execution timed out after 0.5 s',
+    status: 504,
+    details: { timeout: 0.5 },
+  });
+  assert.equal(
+    runtimeError('loadError', { reason: 'a {reason} of its own' }).message,
+    'Plugin failed to load: a {reason} of its own',
+    'a value is not read as a placeholder',
+  );
+  for (const code of [
+    'TIMEOUT',
+    'MEMORY_LIMIT_EXCEEDED',
+    'API_CALL_LIMIT',
+    'RUNTIME_UNAVAILABLE',
+    'INTERNAL',
+    'CALL_ENDED',
+  ])
+    assert.ok(RUNTIME_CODES.has(code), code);
 });
 
 test("the sandbox's own verdict (CALL_ENDED, given inside the isolate, which imports nothing) has the table's text", () => {
   const prelude = read('runtime/isolate/prelude/core.ts');
   const { code, status, text } = RUNTIME_ERRORS.callEnded;
-  assert.ok(prelude.includes(`apiError('${code}', '${text}', ${status}`), 'runtime/isolate/prelude/core.ts gives CALL_ENDED as the table says');
+  assert.ok(
+    prelude.includes(`apiError('${code}', '${text}', ${status}`),
+    'runtime/isolate/prelude/core.ts gives CALL_ENDED as the table says',
+  );
 });

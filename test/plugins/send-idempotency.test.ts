@@ -29,13 +29,19 @@ test('a plugin sending twice with one idempotency key creates one transaction; a
   assert.equal(new Set(d.racing).size, 1, 'concurrent sends with one key: one transaction');
   assert.notEqual(d.racing[0], d.first);
   assert.equal(d.waits, 'function', 'a replayed answer can be waited on too');
-  assert.deepEqual(d.refusals, Array(4).fill('VALIDATION_FAILED: idempotencyKey must be a string of 1 to 255 printable ASCII characters'));
+  assert.deepEqual(
+    d.refusals,
+    Array(4).fill('VALIDATION_FAILED: idempotencyKey must be a string of 1 to 255 printable ASCII characters'),
+  );
   assert.deepEqual(d.reused, { code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
   const list = await s.request('GET', '/api/v1/relayers/sepolia-example/transactions?per_page=1');
   assert.equal(list.body.pagination.total_items, 2);
 
   // The HTTP header shares the plugin's keys on the relayer.
-  const http = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', { body: { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' }, headers: { 'idempotency-key': 'plugin-order-1' } });
+  const http = await s.request('POST', '/api/v1/relayers/sepolia-example/transactions', {
+    body: { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' },
+    headers: { 'idempotency-key': 'plugin-order-1' },
+  });
   assert.equal(http.status, 200, http.text);
   assert.equal(http.body.data.id, d.first);
   assert.equal(http.headers.get('idempotent-replayed'), 'true');

@@ -42,12 +42,23 @@ test('timers, intervals and microtasks run inside the call', async (t) => {
   const s = await build(t, { plugins: { 'sleeper.ts': SLEEPER } });
   const res = await s.request('POST', '/api/v1/plugins/sleeper/call', { body: { params: { ms: 30 } } });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body.data, { order: ['microtask', 'timeout xy', 'slept'], ticks: 3, unref: 'function', primitive: 'number' });
+  assert.deepEqual(res.body.data, {
+    order: ['microtask', 'timeout xy', 'slept'],
+    ticks: 3,
+    unref: 'function',
+    primitive: 'number',
+  });
 });
 
 test('nothing a call scheduled fires after its answer', async (t) => {
-  const s = await build(t, { plugins: { 'leaker.ts': LEAKER }, env: { PLUGIN_THREADS: '1', PLUGIN_CONTEXT_MODE: 'warm' } });
-  assert.equal((await s.request('POST', '/api/v1/plugins/leaker/call', { body: { params: {} } })).body.data.scheduled, true);
+  const s = await build(t, {
+    plugins: { 'leaker.ts': LEAKER },
+    env: { PLUGIN_THREADS: '1', PLUGIN_CONTEXT_MODE: 'warm' },
+  });
+  assert.equal(
+    (await s.request('POST', '/api/v1/plugins/leaker/call', { body: { params: {} } })).body.data.scheduled,
+    true,
+  );
   await new Promise((r) => setTimeout(r, 200));
   // Same warm context (one thread, calls in sequence): its module state would show any timer that fired.
   const res = await s.request('POST', '/api/v1/plugins/leaker/call', { body: { params: { check: true } } });
@@ -72,7 +83,10 @@ test('an exception in a timer callback ends the call with that error', async (t)
 test('pending timers per call are capped', async (t) => {
   const s = await build(t, { plugins: { 'flooder.ts': FLOODER } });
   const res = await s.request('POST', '/api/v1/plugins/flooder/call', { body: {} });
-  assert.deepEqual(res.body.data, { name: 'RangeError', message: 'a plugin call may have at most 1000 timers pending' });
+  assert.deepEqual(res.body.data, {
+    name: 'RangeError',
+    message: 'a plugin call may have at most 1000 timers pending',
+  });
 });
 
 test('a timer set while the module loads never fires', async (t) => {

@@ -22,11 +22,19 @@ test('PATCH changes a plugin at once (logs, GET calls, config), answers it flat,
   t.after(() => s.close());
   assert.equal((await s.request('GET', '/api/v1/plugins/greet/call')).status, 405, 'GET is not allowed by default');
 
-  const patched = await s.request('PATCH', '/api/v1/plugins/greet', { body: { emit_logs: true, allow_get_invocation: true, timeout: 7, config: { greeting: 'hi' }, forward_logs: true } });
+  const patched = await s.request('PATCH', '/api/v1/plugins/greet', {
+    body: { emit_logs: true, allow_get_invocation: true, timeout: 7, config: { greeting: 'hi' }, forward_logs: true },
+  });
   assert.equal(patched.status, 200, patched.text);
   const p = patched.body.data;
-  assert.deepEqual([p.id, p.path, p.timeout, p.emit_logs, p.allow_get_invocation, p.forward_logs, p.config_keys], ['greet', 'greet.ts', 7, true, true, true, ['greeting']]);
-  const viaGet = await waitFor(() => s.request('GET', '/api/v1/plugins/greet/call'), (r) => r.status === 200);
+  assert.deepEqual(
+    [p.id, p.path, p.timeout, p.emit_logs, p.allow_get_invocation, p.forward_logs, p.config_keys],
+    ['greet', 'greet.ts', 7, true, true, true, ['greeting']],
+  );
+  const viaGet = await waitFor(
+    () => s.request('GET', '/api/v1/plugins/greet/call'),
+    (r) => r.status === 200,
+  );
   assert.equal(viaGet.status, 200, viaGet.text);
   assert.deepEqual(viaGet.body.data, { config: { greeting: 'hi' } });
   assert.equal(viaGet.body.metadata.logs[0].message, 'hello from the plugin');
@@ -47,10 +55,25 @@ test('PATCH changes a plugin at once (logs, GET calls, config), answers it flat,
 
   const again = await build(t, { dataDir, plugins });
   // The runtime reports its plugins once it has loaded them.
-  const kept = (await waitFor(() => again.request('GET', '/api/v1/plugins/greet'), (r) => r.status === 200)).body.data;
+  const kept = (
+    await waitFor(
+      () => again.request('GET', '/api/v1/plugins/greet'),
+      (r) => r.status === 200,
+    )
+  ).body.data;
   assert.deepEqual([kept.timeout, kept.allow_get_invocation, kept.config_keys], [7, true, ['greeting']]);
-  const reset = await again.request('PATCH', '/api/v1/plugins/greet', { body: { allow_get_invocation: null, config: null } });
+  const reset = await again.request('PATCH', '/api/v1/plugins/greet', {
+    body: { allow_get_invocation: null, config: null },
+  });
   assert.equal(reset.body.data.allow_get_invocation, false, 'null puts the default back');
   assert.deepEqual(reset.body.data.config_keys, []);
-  assert.equal((await waitFor(() => again.request('GET', '/api/v1/plugins/greet/call'), (r) => r.status === 405)).status, 405);
+  assert.equal(
+    (
+      await waitFor(
+        () => again.request('GET', '/api/v1/plugins/greet/call'),
+        (r) => r.status === 405,
+      )
+    ).status,
+    405,
+  );
 });

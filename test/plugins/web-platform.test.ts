@@ -73,11 +73,19 @@ test('TextEncoder/TextDecoder, atob/btoa, structuredClone, AbortController, URL,
   assert.equal(res.status, 200, res.text);
   const url = new URL('https://user@example.com:8443/a/../b?x=1&y=%20#h');
   assert.deepEqual(res.body.data, {
-    bytes: [...new TextEncoder().encode('héllo €😀')], text: 'héllo €😀', fatal: 'TypeError',
-    b64: btoa('hi\u00ff'), unb64: 'hi',
-    aborted: true, reason: 'AbortError', heard: 1, timeoutReason: 'TimeoutError',
-    clone: [true, true, 7], cloneError: 'DataCloneError',
-    url: [url.href, url.host, url.pathname, url.searchParams.get('y')], qs: 'a=1&b=two+words',
+    bytes: [...new TextEncoder().encode('héllo €😀')],
+    text: 'héllo €😀',
+    fatal: 'TypeError',
+    b64: btoa('hi\u00ff'),
+    unb64: 'hi',
+    aborted: true,
+    reason: 'AbortError',
+    heard: 1,
+    timeoutReason: 'TimeoutError',
+    clone: [true, true, 7],
+    cloneError: 'DataCloneError',
+    url: [url.href, url.host, url.pathname, url.searchParams.get('y')],
+    qs: 'a=1&b=two+words',
     buffer: Buffer.from('hello').toString('base64'),
   });
 });
@@ -90,13 +98,25 @@ test('crypto: random values, subtle digests, HMAC, ECDSA and Ed25519, node:crypt
   assert.equal(d.differ, true);
   assert.match(d.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.match(d.nodeUuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assert.deepEqual(d.misuse, ['QuotaExceededError', 'TypeMismatchError', 'InvalidAccessError', 'InvalidAccessError', 'InvalidAccessError', 'NotSupportedError']);
+  assert.deepEqual(d.misuse, [
+    'QuotaExceededError',
+    'TypeMismatchError',
+    'InvalidAccessError',
+    'InvalidAccessError',
+    'InvalidAccessError',
+    'NotSupportedError',
+  ]);
   assert.equal(d.digest, createHash('sha256').update('relaybox').digest('hex'));
   assert.equal(d.mac, createHmac('sha256', 'k').update('relaybox').digest('hex'));
   assert.deepEqual([d.ecOk, d.ecBad, d.edOk], [true, false, true]);
   // The Ed25519 signature made in the sandbox verifies on the host with the public key it exported.
-  const pub = await webcrypto.subtle.importKey('raw', Buffer.from(d.edPub, 'hex'), { name: 'Ed25519' }, false, ['verify']);
-  assert.equal(await webcrypto.subtle.verify('Ed25519', pub, Buffer.from(d.edSig, 'hex'), Buffer.from(d.msg, 'hex')), true);
+  const pub = await webcrypto.subtle.importKey('raw', Buffer.from(d.edPub, 'hex'), { name: 'Ed25519' }, false, [
+    'verify',
+  ]);
+  assert.equal(
+    await webcrypto.subtle.verify('Ed25519', pub, Buffer.from(d.edSig, 'hex'), Buffer.from(d.msg, 'hex')),
+    true,
+  );
   assert.equal(d.random, 32);
   assert.equal(d.nodeDefault, 'function');
   assert.equal(d.sha, createHash('sha256').update('relaybox').digest('hex'));
@@ -105,14 +125,20 @@ test('crypto: random values, subtle digests, HMAC, ECDSA and Ed25519, node:crypt
 });
 
 test('random values differ between calls and between warm contexts', async (t) => {
-  const s = await build(t, { plugins: { 'rnd.ts': `export async function handler() { return crypto.randomUUID(); }` } });
+  const s = await build(t, {
+    plugins: { 'rnd.ts': `export async function handler() { return crypto.randomUUID(); }` },
+  });
   const seen = new Set<string>();
   for (let i = 0; i < 6; i++) seen.add((await s.request('POST', '/api/v1/plugins/rnd/call', { body: {} })).body.data);
   assert.equal(seen.size, 6);
 });
 
 test('other Node built-ins still fail the build with a clear message', async (t) => {
-  const s = await build(t, { plugins: { 'fs.ts': `import { readFileSync } from 'node:fs'; export async function handler() { return readFileSync('/etc/passwd', 'utf8'); }` } });
+  const s = await build(t, {
+    plugins: {
+      'fs.ts': `import { readFileSync } from 'node:fs'; export async function handler() { return readFileSync('/etc/passwd', 'utf8'); }`,
+    },
+  });
   const res = await s.request('POST', '/api/v1/plugins/fs/call', { body: {} });
   assert.equal(res.body.data.code, 'COMPILE_ERROR');
   assert.match(res.body.error, /"node:fs" is a Node\.js built-in module/);

@@ -21,7 +21,12 @@ function config() {
     networks: [
       anvil.network('anvil'),
       { type: 'solana' as const, network: 'solana-devnet', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }] },
-      { type: 'stellar' as const, network: 'stellar-testnet', passphrase: 'Test SDF Network ; September 2015', rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }] },
+      {
+        type: 'stellar' as const,
+        network: 'stellar-testnet',
+        passphrase: 'Test SDF Network ; September 2015',
+        rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }],
+      },
     ],
     signers: [
       { id: 'evm-key', type: 'local' as const, private_key: EVM_KEY },
@@ -43,7 +48,17 @@ const start = (t: Parameters<typeof build>[0]) => build(t, { config: config() })
 /** A stored transaction of the relayer in the given status (the store itself, as the send path would leave it). */
 async function stored(s: TestServer, status: TransactionStatus, confirmedAt: string | null = null): Promise<void> {
   const now = new Date().toISOString();
-  const record = { id: randomUUID(), relayer_id: 'evm', status, status_reason: null, created_at: now, sent_at: null, confirmed_at: confirmedAt, to: EVM_ADDRESS, value: '1' };
+  const record = {
+    id: randomUUID(),
+    relayer_id: 'evm',
+    status,
+    status_reason: null,
+    created_at: now,
+    sent_at: null,
+    confirmed_at: confirmedAt,
+    to: EVM_ADDRESS,
+    value: '1',
+  };
   await s.app.store.repos.transactions.insert(record, Date.now(), null);
 }
 
@@ -79,7 +94,18 @@ test('status answers the reference EVM shape: balance, pending count, last confi
     nonce: '0',
   });
   // The reference's fields first, in its order; ours after them.
-  assert.deepEqual(Object.keys(empty.body.data), ['network_type', 'balance', 'pending_transactions_count', 'last_confirmed_transaction_timestamp', 'system_disabled', 'paused', 'nonce', 'disabled_reason', 'rpc', 'balance_watch']);
+  assert.deepEqual(Object.keys(empty.body.data), [
+    'network_type',
+    'balance',
+    'pending_transactions_count',
+    'last_confirmed_transaction_timestamp',
+    'system_disabled',
+    'paused',
+    'nonce',
+    'disabled_reason',
+    'rpc',
+    'balance_watch',
+  ]);
   assert.equal(disabled_reason, null);
   assert.deepEqual(rpc, { available: true, urls: 1, urls_up: 1 });
   assert.ok(balance_watch === null || balance_watch.level === 'ok', JSON.stringify(balance_watch));
@@ -100,12 +126,19 @@ test('status and balance of an unknown relayer answer 404 with the spec text; ot
   for (const path of ['status', 'balance']) {
     const res = await s.request('GET', `${base('ghost')}/${path}`);
     assert.equal(res.status, 404);
-    assert.deepEqual(res.body, { success: false, data: null, error: "relayer 'ghost' not found", message: 'Relayer with ID ghost not found' });
+    assert.deepEqual(res.body, {
+      success: false,
+      data: null,
+      error: "relayer 'ghost' not found",
+      message: 'Relayer with ID ghost not found',
+    });
     const wrong = await s.request('POST', `${base('evm')}/${path}`, { body: {} });
     assert.equal(wrong.status, 405);
   }
   for (const path of ['rpc', 'sign', 'sign-typed-data', 'sign-transaction']) {
-    const res = await s.request('POST', `${base('ghost')}/${path}`, { body: { method: 'eth_blockNumber', message: 'x' } });
+    const res = await s.request('POST', `${base('ghost')}/${path}`, {
+      body: { method: 'eth_blockNumber', message: 'x' },
+    });
     assert.equal(res.status, 404, path);
     assert.equal((await s.request('GET', `${base('evm')}/${path}`)).status, 405, path);
   }
@@ -113,9 +146,15 @@ test('status and balance of an unknown relayer answer 404 with the spec text; ot
 
 test('rpc passes reads to the node and answers raw JSON-RPC with the request id', async (t) => {
   const s = await start(t);
-  const res = await s.request('POST', `${base('evm')}/rpc`, { body: { jsonrpc: '2.0', id: 7, method: 'eth_getBalance', params: [EVM_ADDRESS, 'latest'] } });
+  const res = await s.request('POST', `${base('evm')}/rpc`, {
+    body: { jsonrpc: '2.0', id: 7, method: 'eth_getBalance', params: [EVM_ADDRESS, 'latest'] },
+  });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body, { jsonrpc: '2.0', result: await anvil.rpc<string>('eth_getBalance', [EVM_ADDRESS, 'latest']), id: 7 });
+  assert.deepEqual(res.body, {
+    jsonrpc: '2.0',
+    result: await anvil.rpc<string>('eth_getBalance', [EVM_ADDRESS, 'latest']),
+    id: 7,
+  });
 
   const chainId = await s.request('POST', `${base('evm')}/rpc`, { body: { id: 'abc', method: 'eth_chainId' } });
   assert.deepEqual(chainId.body, { jsonrpc: '2.0', result: '0x7a69', id: 'abc' });
@@ -128,7 +167,9 @@ test('rpc passes reads to the node and answers raw JSON-RPC with the request id'
 
 test("rpc answers the node's own JSON-RPC error as it sent it, with status 200", async (t) => {
   const s = await start(t);
-  const res = await s.request('POST', `${base('evm')}/rpc`, { body: { jsonrpc: '2.0', id: 3, method: 'eth_getBalance', params: ['not-an-address', 'latest'] } });
+  const res = await s.request('POST', `${base('evm')}/rpc`, {
+    body: { jsonrpc: '2.0', id: 3, method: 'eth_getBalance', params: ['not-an-address', 'latest'] },
+  });
   assert.equal(res.status, 200, res.text);
   const direct = await anvil.rpc('eth_getBalance', ['not-an-address', 'latest']).then(
     () => assert.fail('anvil accepted a bad address'),
@@ -145,16 +186,24 @@ test('rpc refuses writes and node administration with a JSON-RPC error naming wh
   const s = await start(t);
   const raw = await anvil.signed(EVM_KEY, { to: EVM_ADDRESS, value: 1n });
   const before = await anvil.pendingNonce(EVM_ADDRESS);
-  const write = await s.request('POST', `${base('evm')}/rpc`, { body: { id: 1, method: 'eth_sendRawTransaction', params: [raw] } });
+  const write = await s.request('POST', `${base('evm')}/rpc`, {
+    body: { id: 1, method: 'eth_sendRawTransaction', params: [raw] },
+  });
   assert.equal(write.status, 200);
   assert.equal(write.body.error.code, -32601);
   assert.equal(write.body.error.message, 'Method not found');
-  assert.match(write.body.error.description, /method 'eth_sendRawTransaction' is not passed through.*POST \/api\/v1\/relayers\/\{relayer_id\}\/transactions/);
+  assert.match(
+    write.body.error.description,
+    /method 'eth_sendRawTransaction' is not passed through.*POST \/api\/v1\/relayers\/\{relayer_id\}\/transactions/,
+  );
   assert.equal(await anvil.pendingNonce(EVM_ADDRESS), before, 'nothing reached the node');
   for (const method of ['anvil_setBalance', 'debug_traceTransaction', 'eth_accounts', 'admin_peers']) {
     const res = await s.request('POST', `${base('evm')}/rpc`, { body: { id: 1, method, params: [] } });
     assert.equal(res.body.error.code, -32601, method);
-    assert.match(res.body.error.description, new RegExp(`method '${method}' is not available .* only evm read methods`));
+    assert.match(
+      res.body.error.description,
+      new RegExp(`method '${method}' is not available .* only evm read methods`),
+    );
   }
 });
 
@@ -208,8 +257,13 @@ test('sign-typed-data signs keccak256(0x1901 ‖ domain separator ‖ struct has
   const s = await start(t);
   const domain = keccak256('0x01');
   const struct = keccak256('0x02');
-  for (const [ds, hs] of [[domain, struct], [domain.slice(2), struct.slice(2).toUpperCase()]] as const) {
-    const res = await s.request('POST', `${base('evm')}/sign-typed-data`, { body: { domain_separator: ds, hash_struct_message: hs } });
+  for (const [ds, hs] of [
+    [domain, struct],
+    [domain.slice(2), struct.slice(2).toUpperCase()],
+  ] as const) {
+    const res = await s.request('POST', `${base('evm')}/sign-typed-data`, {
+      body: { domain_separator: ds, hash_struct_message: hs },
+    });
     assert.equal(res.status, 200, res.text);
     const hash = keccak256(concatHex(['0x1901', domain, struct]));
     assert.equal(await recoverAddress({ hash, signature: `0x${res.body.data.sig}` as Hex }), EVM_ADDRESS);
@@ -220,11 +274,20 @@ test('sign-typed-data signs keccak256(0x1901 ‖ domain separator ‖ struct has
 test('sign and sign-typed-data refuse bad input with the field and the rule named', async (t) => {
   const s = await start(t);
   const typed: Array<[unknown, RegExp]> = [
-    [{ domain_separator: '0x12', hash_struct_message: keccak256('0x02') }, /'domain_separator' must be 32 bytes \(64 hex digits\), got 1 bytes/],
-    [{ domain_separator: keccak256('0x01'), hash_struct_message: `0x${'zz'.repeat(32)}` }, /'hash_struct_message' must be hex: non-hexadecimal character 'z' at position 0/],
+    [
+      { domain_separator: '0x12', hash_struct_message: keccak256('0x02') },
+      /'domain_separator' must be 32 bytes \(64 hex digits\), got 1 bytes/,
+    ],
+    [
+      { domain_separator: keccak256('0x01'), hash_struct_message: `0x${'zz'.repeat(32)}` },
+      /'hash_struct_message' must be hex: non-hexadecimal character 'z' at position 0/,
+    ],
     [{ domain_separator: keccak256('0x01') }, /missing required field 'hash_struct_message'/],
     [{ domain_separator: 1, hash_struct_message: 2 }, /'domain_separator' must be string/],
-    [{ domain_separator: keccak256('0x01'), hash_struct_message: `${keccak256('0x02')}0` }, /'hash_struct_message' must NOT have more than 66 characters/],
+    [
+      { domain_separator: keccak256('0x01'), hash_struct_message: `${keccak256('0x02')}0` },
+      /'hash_struct_message' must NOT have more than 66 characters/,
+    ],
   ];
   for (const [body, reason] of typed) {
     const res = await s.request('POST', `${base('evm')}/sign-typed-data`, { body });
@@ -243,7 +306,9 @@ test('sign and sign-typed-data refuse bad input with the field and the rule name
     assert.match(res.body.error, reason);
   }
   for (const path of ['sign', 'sign-typed-data']) {
-    const paused = await s.request('POST', `${base('evm-paused')}/${path}`, { body: { message: 'x', domain_separator: keccak256('0x01'), hash_struct_message: keccak256('0x02') } });
+    const paused = await s.request('POST', `${base('evm-paused')}/${path}`, {
+      body: { message: 'x', domain_separator: keccak256('0x01'), hash_struct_message: keccak256('0x02') },
+    });
     assert.equal(paused.status, 400, 'the body is validated first (an unknown field for one of the two)');
   }
   const paused = await s.request('POST', `${base('evm-paused')}/sign`, { body: { message: 'x' } });
@@ -275,7 +340,10 @@ test('a relayer the system disabled reports it in status and refuses rpc and sig
   await s.app.store.repos.relayers.setSystemDisabled('evm', { type: 'SignerUnavailable', details: 'test' });
   const status = await s.request('GET', `${base('evm')}/status`);
   assert.equal(status.body.data.system_disabled, true);
-  for (const [path, body] of [['rpc', { method: 'eth_chainId' }], ['sign', { message: 'x' }]] as const) {
+  for (const [path, body] of [
+    ['rpc', { method: 'eth_chainId' }],
+    ['sign', { message: 'x' }],
+  ] as const) {
     const res = await s.request('POST', `${base('evm')}/${path}`, { body });
     assert.equal(res.status, 403, path);
     assert.deepEqual(res.body, { success: false, data: null, error: 'Relayer disabled', message: 'Relayer disabled' });

@@ -44,7 +44,16 @@ async function keys(n: number, wei = ETH): Promise<Array<{ key: `0x${string}`; a
 }
 const setBalance = (address: string, wei: bigint) => anvil.rpc('anvil_setBalance', [address, `0x${wei.toString(16)}`]);
 
-async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Record<string, unknown> = {}, env: Record<string, string> = {}, plugins?: Record<string, string>, hookUrl?: string, network: Record<string, unknown> = {}, resolveSigner?: SignerResolver): Promise<TestServer> {
+async function startPool(
+  t: TestContext,
+  pool: Array<{ key: string }>,
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  plugins?: Record<string, string>,
+  hookUrl?: string,
+  network: Record<string, unknown> = {},
+  resolveSigner?: SignerResolver,
+): Promise<TestServer> {
   return build(t, {
     ...(resolveSigner ? { resolveSigner } : {}),
     env: hookUrl ? { ...FAST_WEBHOOKS, ...env } : env,
@@ -52,22 +61,41 @@ async function startPool(t: TestContext, pool: Array<{ key: string }>, extra: Re
     config: {
       networks: [anvil.network('anvil', network)],
       signers: pool.map((p, k) => ({ id: `key-${k}`, type: 'local', development: true, private_key: p.key })),
-      relayers: [{ id: POOL, name: 'pool', network: 'anvil', signer_ids: pool.map((_, k) => `key-${k}`), ...(hookUrl ? { notification_id: 'hook' } : {}), ...extra }],
+      relayers: [
+        {
+          id: POOL,
+          name: 'pool',
+          network: 'anvil',
+          signer_ids: pool.map((_, k) => `key-${k}`),
+          ...(hookUrl ? { notification_id: 'hook' } : {}),
+          ...extra,
+        },
+      ],
       notifications: hookUrl ? [{ id: 'hook', type: 'webhook', url: hookUrl }] : [],
       plugins: [],
     } as never,
   });
 }
 
-const sendAll = (s: TestServer, n: number) => Promise.all(Array.from({ length: n }, () => s.request('POST', txPath(), { body: SEND })));
-const lanesOf = async (s: TestServer) => (await s.request('GET', `/api/v1/relayers/${POOL}`)).body.data.lanes as Array<Record<string, any>>;
+const sendAll = (s: TestServer, n: number) =>
+  Promise.all(Array.from({ length: n }, () => s.request('POST', txPath(), { body: SEND })));
+const lanesOf = async (s: TestServer) =>
+  (await s.request('GET', `/api/v1/relayers/${POOL}`)).body.data.lanes as Array<Record<string, any>>;
 
 /** Each key's nonces, as the records say: from 0, contiguous, none twice. */
-function assertNoncesPerKey(records: Array<{ from: string; nonce: number }>, addresses: string[]): Map<string, number[]> {
+function assertNoncesPerKey(
+  records: Array<{ from: string; nonce: number }>,
+  addresses: string[],
+): Map<string, number[]> {
   const byKey = new Map<string, number[]>();
   for (const r of records) byKey.set(r.from, [...(byKey.get(r.from) ?? []), r.nonce]);
   for (const from of byKey.keys()) assert.ok(addresses.includes(from), `a send came from ${from}, no key of the pool`);
-  for (const [from, nonces] of byKey) assert.deepEqual([...nonces].sort((a, b) => a - b), nonces.map((_, n) => n), `${from}: nonces ${nonces.join(', ')}`);
+  for (const [from, nonces] of byKey)
+    assert.deepEqual(
+      [...nonces].sort((a, b) => a - b),
+      nonces.map((_, n) => n),
+      `${from}: nonces ${nonces.join(', ')}`,
+    );
   return byKey;
 }
 
@@ -78,20 +106,33 @@ test('a pool of three keys spreads its sends over them, each key with its own no
   t.after(() => anvil.setAutomine(true));
   const answers = await sendAll(s, 9);
   for (const r of answers) assert.equal(r.status, 200, r.text);
-  const byKey = assertNoncesPerKey(answers.map((r) => r.body.data), pool.map((p) => p.address));
+  const byKey = assertNoncesPerKey(
+    answers.map((r) => r.body.data),
+    pool.map((p) => p.address),
+  );
   assert.equal(byKey.size, 3, 'every key took sends');
   for (const [from, nonces] of byKey) assert.ok(nonces.length >= 2, `${from} took ${nonces.length} of 9`);
 
   const relayer = (await s.request('GET', `/api/v1/relayers/${POOL}`)).body.data;
   assert.equal(relayer.signer_id, 'key-0');
   assert.equal(relayer.address, pool[0]!.address);
-  assert.deepEqual(relayer.lanes.map((l: any) => [l.address, l.signer_id, l.max_pending]), pool.map((p, k) => [p.address, `key-${k}`, 16]));
-  assert.equal(relayer.lanes.reduce((n: number, l: any) => n + l.pending, 0), 9);
+  assert.deepEqual(
+    relayer.lanes.map((l: any) => [l.address, l.signer_id, l.max_pending]),
+    pool.map((p, k) => [p.address, `key-${k}`, 16]),
+  );
+  assert.equal(
+    relayer.lanes.reduce((n: number, l: any) => n + l.pending, 0),
+    9,
+  );
   for (const l of relayer.lanes) assert.match(l.balance, /^\d+$/);
 
   await anvil.setAutomine(true);
   await anvil.mine();
-  const final = await waitAllFinal(s, POOL, answers.map((r) => r.body.data.id));
+  const final = await waitAllFinal(
+    s,
+    POOL,
+    answers.map((r) => r.body.data.id),
+  );
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
   // Listing and lookups see the pool's transactions under its one id.
   const listed = await s.request('GET', `${txPath()}?per_page=50`);
@@ -106,7 +147,10 @@ test('max_pending_per_key bounds each key; every key full, the answer says why k
   const answers = [];
   for (let k = 0; k < 6; k++) answers.push(await s.request('POST', txPath(), { body: SEND }));
   for (const r of answers) assert.equal(r.status, 200, r.text);
-  const byKey = assertNoncesPerKey(answers.map((r) => r.body.data), pool.map((p) => p.address));
+  const byKey = assertNoncesPerKey(
+    answers.map((r) => r.body.data),
+    pool.map((p) => p.address),
+  );
   for (const nonces of byKey.values()) assert.equal(nonces.length, 2);
 
   const refused = await s.request('POST', txPath(), { body: SEND });
@@ -114,16 +158,27 @@ test('max_pending_per_key bounds each key; every key full, the answer says why k
   assert.equal(refused.body.message, 'Service Unavailable');
   assert.equal(refused.headers.get('retry-after'), '1');
   assert.match(refused.body.error, new RegExp(`^no key of relayer '${POOL}' can take this transaction now: `));
-  for (const p of pool) assert.match(refused.body.error, new RegExp(`${p.address}: (2 of 2 pending \\(max_pending_per_key\\)|its max_pending_per_key was reached)`));
+  for (const p of pool)
+    assert.match(
+      refused.body.error,
+      new RegExp(`${p.address}: (2 of 2 pending \\(max_pending_per_key\\)|its max_pending_per_key was reached)`),
+    );
 
   await anvil.setAutomine(true);
   await anvil.mine();
-  await waitAllFinal(s, POOL, answers.map((r) => r.body.data.id));
+  await waitAllFinal(
+    s,
+    POOL,
+    answers.map((r) => r.body.data.id),
+  );
   // Room again: a send is taken.
-  const again = await eventually(async () => {
-    const r = await s.request('POST', txPath(), { body: SEND });
-    return r.status === 200 ? r : undefined;
-  }, { timeoutMs: 30_000 });
+  const again = await eventually(
+    async () => {
+      const r = await s.request('POST', txPath(), { body: SEND });
+      return r.status === 200 ? r : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   assert.equal(again!.status, 200);
 });
 
@@ -143,7 +198,10 @@ test('a key drained while its sends are in flight leaves the routing; once funde
   await setBalance(jammed.address, 0n);
   await anvil.setAutomine(true);
   await anvil.mine();
-  const lane = await eventually(async () => (await lanesOf(s)).find((l) => l.address === jammed.address && l.state === 'low_balance'), { timeoutMs: 30_000 });
+  const lane = await eventually(
+    async () => (await lanesOf(s)).find((l) => l.address === jammed.address && l.state === 'low_balance'),
+    { timeoutMs: 30_000 },
+  );
   assert.match(lane!.state_reason, /^balance 0 wei is under what its unmined transactions hold/);
 
   // Routed around: the other keys fill up to their limit (3 each) although the drained one has room for one more;
@@ -155,34 +213,64 @@ test('a key drained while its sends are in flight leaves the routing; once funde
   for (const r of more) assert.notEqual(r.body.data.from, jammed.address);
   const none = await s.request('POST', txPath(), { body: SEND });
   assert.equal(none.status, 503, none.text);
-  assert.match(none.body.error, new RegExp(`${jammed.address}: Insufficient balance: Relayer balance 0 is insufficient`));
-  for (const p of pool.slice(0, 2)) assert.match(none.body.error, new RegExp(`${p.address}: (3 of 3 pending|its max_pending_per_key was reached)`));
-  for (const id of onJammed) assert.ok(['sent', 'submitted'].includes((await s.request('GET', txPath(id))).body.data.status));
+  assert.match(
+    none.body.error,
+    new RegExp(`${jammed.address}: Insufficient balance: Relayer balance 0 is insufficient`),
+  );
+  for (const p of pool.slice(0, 2))
+    assert.match(none.body.error, new RegExp(`${p.address}: (3 of 3 pending|its max_pending_per_key was reached)`));
+  for (const id of onJammed)
+    assert.ok(['sent', 'submitted'].includes((await s.request('GET', txPath(id))).body.data.status));
   await anvil.setAutomine(true);
   await anvil.mine();
-  await waitAllFinal(s, POOL, more.map((r) => r.body.data.id));
+  await waitAllFinal(
+    s,
+    POOL,
+    more.map((r) => r.body.data.id),
+  );
 
   await setBalance(jammed.address, ETH);
   const final = await waitAllFinal(s, POOL, onJammed, 60_000);
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
-  await eventually(async () => (await lanesOf(s)).find((l) => l.address === jammed.address && l.state === 'active'), { timeoutMs: 30_000 });
+  await eventually(async () => (await lanesOf(s)).find((l) => l.address === jammed.address && l.state === 'active'), {
+    timeoutMs: 30_000,
+  });
   const lanes = await lanesOf(s);
-  assert.ok(lanes.every((l) => l.state === 'active'), JSON.stringify(lanes));
+  assert.ok(
+    lanes.every((l) => l.state === 'active'),
+    JSON.stringify(lanes),
+  );
 
   // Said twice to the relayer's notification: out of the routing, then back; and in the lane metrics.
-  const events = (await eventually(() => {
-    const got = receiver.received.map((r) => r.body).filter((b) => b?.event === 'relayer_lane_state');
-    return got.length >= 2 ? got : undefined;
-  }, { timeoutMs: 30_000 }))!;
-  assert.deepEqual(events.map((e: any) => [e.payload.address, e.payload.previous_state, e.payload.state, e.payload.in_routing]), [
-    [jammed.address, 'active', 'low_balance', false],
-    [jammed.address, 'low_balance', 'active', true],
-  ]);
+  const events = (await eventually(
+    () => {
+      const got = receiver.received.map((r) => r.body).filter((b) => b?.event === 'relayer_lane_state');
+      return got.length >= 2 ? got : undefined;
+    },
+    { timeoutMs: 30_000 },
+  ))!;
+  assert.deepEqual(
+    events.map((e: any) => [e.payload.address, e.payload.previous_state, e.payload.state, e.payload.in_routing]),
+    [
+      [jammed.address, 'active', 'low_balance', false],
+      [jammed.address, 'low_balance', 'active', true],
+    ],
+  );
   assert.equal(events[0].payload.payload_type, 'relayer_lane_state');
   assert.equal(events[0].payload.relayer_id, POOL);
   const metrics = (await s.request('GET', '/metrics')).text;
-  assert.match(metrics, new RegExp(`^relaybox_relayer_lane_state\\{relayer="${POOL}",address="${jammed.address}",state="active"\\} 1$`, 'm'));
-  for (const p of pool) assert.match(metrics, new RegExp(`^relaybox_relayer_lane_sends_total\\{relayer="${POOL}",address="${p.address}"\\} [1-9]`, 'm'));
+  assert.match(
+    metrics,
+    new RegExp(
+      `^relaybox_relayer_lane_state\\{relayer="${POOL}",address="${jammed.address}",state="active"\\} 1$`,
+      'm',
+    ),
+  );
+  for (const p of pool)
+    assert.match(
+      metrics,
+      new RegExp(`^relaybox_relayer_lane_sends_total\\{relayer="${POOL}",address="${p.address}"\\} [1-9]`, 'm'),
+    );
 });
 
 test('a relayer with one signer keeps the reference shape: no lanes field', async (t) => {
@@ -196,16 +284,27 @@ test('a relayer with one signer keeps the reference shape: no lanes field', asyn
   assert.equal(sent.body.data.from, one!.address);
 });
 
-test('PostgreSQL: two instances sending on one pool never take a key\'s nonce twice, and every key takes sends', { skip: pgSkip }, async (t) => {
+test("PostgreSQL: two instances sending on one pool never take a key's nonce twice, and every key takes sends", {
+  skip: pgSkip,
+}, async (t) => {
   const pool = await keys(3);
   const env = { DATABASE_URL: (await createTestDatabase('relaybox_pools')).url };
   const a = await startPool(t, pool, {}, env);
   const b = await startPool(t, pool, {}, env);
-  const answers = await Promise.all(Array.from({ length: 24 }, (_, k) => (k % 2 ? a : b).request('POST', txPath(), { body: SEND })));
+  const answers = await Promise.all(
+    Array.from({ length: 24 }, (_, k) => (k % 2 ? a : b).request('POST', txPath(), { body: SEND })),
+  );
   for (const r of answers) assert.equal(r.status, 200, r.text);
-  const byKey = assertNoncesPerKey(answers.map((r) => r.body.data), pool.map((p) => p.address));
+  const byKey = assertNoncesPerKey(
+    answers.map((r) => r.body.data),
+    pool.map((p) => p.address),
+  );
   assert.equal(byKey.size, 3, 'no key starved');
-  const final = await waitAllFinal(a, POOL, answers.map((r) => r.body.data.id));
+  const final = await waitAllFinal(
+    a,
+    POOL,
+    answers.map((r) => r.body.data.id),
+  );
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
   for (const p of pool) assert.equal(await anvil.pendingNonce(p.address), byKey.get(p.address)!.length);
   // Closed here: the database's drop (an after hook registered before theirs) must not cut them mid-close.
@@ -218,9 +317,16 @@ test("the reference's client sends on a pool and reads the pool's transactions u
   const api = new RelayersApi(new Configuration({ basePath: s.url, accessToken: API_KEY }));
   const sent = [];
   for (let k = 0; k < 4; k++) sent.push((await api.sendTransaction(POOL, SEND as never)).data.data as any);
-  assertNoncesPerKey(sent, pool.map((p) => p.address));
+  assertNoncesPerKey(
+    sent,
+    pool.map((p) => p.address),
+  );
   assert.equal(new Set(sent.map((r) => r.from)).size, 2, 'both keys took sends');
-  const final = await waitAllFinal(s, POOL, sent.map((r) => r.id));
+  const final = await waitAllFinal(
+    s,
+    POOL,
+    sent.map((r) => r.id),
+  );
   for (const r of final) assert.equal(r.status, 'confirmed');
   const read = await api.getTransactionById(POOL, sent[1].id);
   assert.equal((read.data.data as any).from, sent[1].from);
@@ -246,7 +352,10 @@ test("a plugin's sendTransaction over a pool, with idempotency keys: one transac
   const ids = sent.map((x: any) => x.id);
   assert.deepEqual(ids.slice(3), ids.slice(0, 3), 'the same key answers the same transaction');
   assert.equal(new Set(ids).size, 3);
-  assertNoncesPerKey(sent.slice(0, 3), pool.map((p) => p.address));
+  assertNoncesPerKey(
+    sent.slice(0, 3),
+    pool.map((p) => p.address),
+  );
   assert.equal((await s.request('GET', `${txPath()}?per_page=10`)).body.pagination.total_items, 3);
 });
 
@@ -254,34 +363,51 @@ test('keys waiting at the fee cap leave the routing (the answer says so per key)
   const GWEI = 1_000_000_000n;
   const CAP = 10n * GWEI;
   const pool = await keys(2);
-  const s = await startPool(t, pool, { policies: { gas_price_cap: Number(CAP) } }, {}, undefined, undefined, { resubmit_timeout_ms: 300 });
+  const s = await startPool(t, pool, { policies: { gas_price_cap: Number(CAP) } }, {}, undefined, undefined, {
+    resubmit_timeout_ms: 300,
+  });
   await anvil.setAutomine(false);
   t.after(async () => {
     await anvil.setNextBaseFee(GWEI);
     await anvil.setAutomine(true);
   });
-  const belowCap = { to: TO, value: 1, max_fee_per_gas: String((CAP * 8n) / 10n), max_priority_fee_per_gas: String(GWEI) };
+  const belowCap = {
+    to: TO,
+    value: 1,
+    max_fee_per_gas: String((CAP * 8n) / 10n),
+    max_priority_fee_per_gas: String(GWEI),
+  };
   const sent = [];
   for (let k = 0; k < 2; k++) sent.push(await s.request('POST', txPath(), { body: belowCap }));
   for (const r of sent) assert.equal(r.status, 200, r.text);
   assert.deepEqual(new Set(sent.map((r) => r.body.data.from)), new Set(pool.map((p) => p.address)));
   await anvil.setNextBaseFee(50n * CAP);
-  const out = await eventually(async () => {
-    const lanes = await lanesOf(s);
-    return lanes.every((l) => l.state === 'fee_cap') ? lanes : undefined;
-  }, { timeoutMs: 30_000 });
+  const out = await eventually(
+    async () => {
+      const lanes = await lanesOf(s);
+      return lanes.every((l) => l.state === 'fee_cap') ? lanes : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   for (const l of out!) assert.match(l.state_reason, /waits at the fee cap \(gas_price_cap\)$/);
   const refused = await s.request('POST', txPath(), { body: belowCap });
   assert.equal(refused.status, 503, refused.text);
-  for (const p of pool) assert.match(refused.body.error, new RegExp(`${p.address}: transaction [0-9a-f-]+ waits at the fee cap`));
+  for (const p of pool)
+    assert.match(refused.body.error, new RegExp(`${p.address}: transaction [0-9a-f-]+ waits at the fee cap`));
 
   await anvil.setNextBaseFee(GWEI);
-  await eventually(async () => ((await lanesOf(s)).every((l) => l.state === 'active') ? true : undefined), { timeoutMs: 30_000 });
+  await eventually(async () => ((await lanesOf(s)).every((l) => l.state === 'active') ? true : undefined), {
+    timeoutMs: 30_000,
+  });
   const again = await s.request('POST', txPath(), { body: belowCap });
   assert.equal(again.status, 200, again.text);
   await anvil.setAutomine(true);
   await anvil.mine();
-  const final = await waitAllFinal(s, POOL, [...sent, again].map((r) => r.body.data.id));
+  const final = await waitAllFinal(
+    s,
+    POOL,
+    [...sent, again].map((r) => r.body.data.id),
+  );
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
 });
 
@@ -304,7 +430,10 @@ test("a key whose signer fails passes the send to another key: the client gets i
   // The failed signatures took no nonce: the next sends of each key continue its sequence.
   const after = await sendAll(s, 2);
   for (const r of after) assert.equal(r.status, 200, r.text);
-  assertNoncesPerKey([sent, ...after].map((r) => r.body.data), pool.map((p) => p.address));
+  assertNoncesPerKey(
+    [sent, ...after].map((r) => r.body.data),
+    pool.map((p) => p.address),
+  );
 });
 
 test('a pool survives a restart on its store: each key goes on with its own nonces, in-flight sends picked up and final', async (t) => {
@@ -326,17 +455,30 @@ test('a pool survives a restart on its store: each key goes on with its own nonc
   await first.close();
   // A key with sends in flight cannot leave the pool (nothing would track them), nor can the first key change.
   const file = config as unknown as { relayers: Array<Record<string, unknown>> };
-  for (const signer_ids of [['key-0', 'key-1'], ['key-1', 'key-0', 'key-2']]) {
+  for (const signer_ids of [
+    ['key-0', 'key-1'],
+    ['key-1', 'key-0', 'key-2'],
+  ]) {
     const edited = { ...file, relayers: [{ ...file.relayers[0], signer_ids }] } as never;
-    await assert.rejects(build(t, { config: edited, dataDir }), /key 0x[0-9a-fA-F]{40} \(signer 'key-[0-2]'\) has 2 transaction\(s\) in flight; keep it in signer_ids/);
+    await assert.rejects(
+      build(t, { config: edited, dataDir }),
+      /key 0x[0-9a-fA-F]{40} \(signer 'key-[0-2]'\) has 2 transaction\(s\) in flight; keep it in signer_ids/,
+    );
   }
   const again = await build(t, { config, dataDir });
   const after = await sendAll(again, 6);
   for (const r of after) assert.equal(r.status, 200, r.text);
-  const byKey = assertNoncesPerKey([...before, ...after].map((r) => r.body.data), pool.map((p) => p.address));
+  const byKey = assertNoncesPerKey(
+    [...before, ...after].map((r) => r.body.data),
+    pool.map((p) => p.address),
+  );
   assert.equal(byKey.size, 3);
   await anvil.setAutomine(true);
   await anvil.mine();
-  const final = await waitAllFinal(again, POOL, [...before, ...after].map((r) => r.body.data.id));
+  const final = await waitAllFinal(
+    again,
+    POOL,
+    [...before, ...after].map((r) => r.body.data.id),
+  );
   for (const r of final) assert.equal(r.status, 'confirmed', JSON.stringify(r));
 });

@@ -36,7 +36,10 @@ test('an Error answered for one item rejects that item alone; a throw rejects th
   await new Promise((resolve) => setImmediate(resolve));
   release();
   await busy;
-  assert.deepEqual((await outcomes).map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    (await outcomes).map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   const all = await capped;
   assert.ok(all.every((o) => o.status === 'rejected' && /store down/.test(String(o.reason))));
   assert.deepEqual(sizes, [2, 2, 1]);

@@ -22,19 +22,33 @@ test('a published test vector (Web3 Secret Storage definition, PBKDF2) opens to 
       cipherparams: { iv: '6087dab2f9fdbbfaddc31a909735c1e6' },
       ciphertext: '5318b4d5bcd28de64ee5559e671353e16f075ecae9f99c7a79a38af5f869aa46',
       kdf: 'pbkdf2',
-      kdfparams: { c: 262144, dklen: 32, prf: 'hmac-sha256', salt: 'ae3cd4e7013836a3df6bd7241b12db061dbe2c6785853cce422d148a624ce0bd' },
+      kdfparams: {
+        c: 262144,
+        dklen: 32,
+        prf: 'hmac-sha256',
+        salt: 'ae3cd4e7013836a3df6bd7241b12db061dbe2c6785853cce422d148a624ce0bd',
+      },
       mac: '517ead924a9d0dc3124507e3393d175ce3ff7c1e96529c6c555ce9e51205e9b2',
     },
   };
-  assert.equal(decryptKeystore(vector, 'testpassword').toString('hex'), '7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d');
+  assert.equal(
+    decryptKeystore(vector, 'testpassword').toString('hex'),
+    '7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d',
+  );
 });
 
 test('a wrong passphrase, a foreign format and an unsupported cipher are refused with a reason, never the secret', () => {
   const keystore = makeKeystore(SECRET, 'right') as { crypto: Record<string, unknown> };
   assert.throws(() => decryptKeystore(keystore, 'wrong'), /wrong passphrase/);
   assert.throws(() => decryptKeystore({ version: 1 }, 'x'), /not a Web3 Secret Storage keystore/);
-  assert.throws(() => decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, cipher: 'aes-128-cbc' } }, 'right'), /cipher 'aes-128-cbc' is not supported/);
-  assert.throws(() => decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, kdf: 'argon2' } }, 'right'), /key derivation 'argon2' is not supported/);
+  assert.throws(
+    () => decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, cipher: 'aes-128-cbc' } }, 'right'),
+    /cipher 'aes-128-cbc' is not supported/,
+  );
+  assert.throws(
+    () => decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, kdf: 'argon2' } }, 'right'),
+    /key derivation 'argon2' is not supported/,
+  );
   try {
     decryptKeystore(keystore, 'wrong');
   } catch (err) {

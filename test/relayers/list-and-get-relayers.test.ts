@@ -11,7 +11,10 @@ test('relayers are listed by id with their network type and signer address', asy
   const res = await s.request('GET', '/api/v1/relayers');
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.pagination, { current_page: 1, per_page: 10, total_items: 6 });
-  assert.deepEqual(res.body.data.map((r: { id: string }) => r.id), ['evm', 'evm-env', 'evm-legacy', 'evm-paused', 'solana', 'stellar']);
+  assert.deepEqual(
+    res.body.data.map((r: { id: string }) => r.id),
+    ['evm', 'evm-env', 'evm-legacy', 'evm-paused', 'solana', 'stellar'],
+  );
   const byId = Object.fromEntries(res.body.data.map((r: { id: string }) => [r.id, r]));
   assert.deepEqual(byId.evm, {
     id: 'evm',
@@ -37,7 +40,10 @@ test('relayers are listed by id with their network type and signer address', asy
 test('relayer listing paginates and validates like transactions', async () => {
   const s = await app();
   const page = await s.request('GET', '/api/v1/relayers/?page=2&per_page=4');
-  assert.deepEqual(page.body.data.map((r: { id: string }) => r.id), ['solana', 'stellar']);
+  assert.deepEqual(
+    page.body.data.map((r: { id: string }) => r.id),
+    ['solana', 'stellar'],
+  );
   assert.deepEqual(page.body.pagination, { current_page: 2, per_page: 4, total_items: 6 });
   const zero = await s.request('GET', '/api/v1/relayers?per_page=0');
   assert.deepEqual(zero.body.data, []);

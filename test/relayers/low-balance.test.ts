@@ -26,7 +26,16 @@ async function start(t: Parameters<typeof build>[0], hookUrl: string): Promise<T
         { id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[1] },
         { id: 'spare', type: 'local', development: true, private_key: ANVIL_KEYS[2] },
       ],
-      relayers: [{ id: RELAYER, name: 'watched', network: 'anvil', signer_id: 'key', notification_id: 'hook', policies: { min_balance: 1e18 } }],
+      relayers: [
+        {
+          id: RELAYER,
+          name: 'watched',
+          network: 'anvil',
+          signer_id: 'key',
+          notification_id: 'hook',
+          policies: { min_balance: 1e18 },
+        },
+      ],
       notifications: [{ id: 'hook', type: 'webhook', url: hookUrl }],
       plugins: [],
     },
@@ -40,11 +49,21 @@ const status = async (s: TestServer) => (await s.request('GET', `${base}/status`
 async function checkNow(s: TestServer): Promise<Record<string, any>> {
   const before = (await status(s)).balance_watch?.checked_at;
   await s.app.store.repos.jobs.schedule({ kind: 'relayer.balance', subject: RELAYER, dueAt: Date.now() });
-  return waitFor(() => status(s), (st) => st.balance_watch !== null && st.balance_watch.checked_at !== before, 20_000, 'a new balance check');
+  return waitFor(
+    () => status(s),
+    (st) => st.balance_watch !== null && st.balance_watch.checked_at !== before,
+    20_000,
+    'a new balance check',
+  );
 }
 
 const waitStatus = (s: TestServer, id: string, statuses: string[], timeoutMs = 30_000) =>
-  waitFor(async () => (await s.request('GET', `${base}/transactions/${id}`)).body.data, (tx) => statuses.includes(tx?.status), timeoutMs, `status ${statuses.join('/')}`);
+  waitFor(
+    async () => (await s.request('GET', `${base}/transactions/${id}`)).body.data,
+    (tx) => statuses.includes(tx?.status),
+    timeoutMs,
+    `status ${statuses.join('/')}`,
+  );
 
 const metric = async (s: TestServer, line: RegExp) => {
   const text = (await s.request('GET', '/metrics')).text;
@@ -56,7 +75,12 @@ test('low balance: one relayer_low_balance event per crossing, gauges, sends cov
   const s = await start(t, receiver.url);
   const lowEvents = () => receiver.received.filter((r) => r.body?.event === 'relayer_low_balance');
   // The check due at start first: a check forced while one runs would be folded into it.
-  await waitFor(() => status(s), (st) => st.balance_watch !== null, 20_000, 'the first balance check');
+  await waitFor(
+    () => status(s),
+    (st) => st.balance_watch !== null,
+    20_000,
+    'the first balance check',
+  );
 
   await setBalance(10n * ETH);
   const ok = await checkNow(s);
@@ -73,7 +97,12 @@ test('low balance: one relayer_low_balance event per crossing, gauges, sends cov
   const low = await checkNow(s);
   assert.equal(low.balance_watch.level, 'low');
   assert.equal(low.system_disabled, false, 'still sending above min_balance');
-  await waitFor(async () => lowEvents().length, (n) => n === 1, 20_000, 'the low-balance webhook');
+  await waitFor(
+    async () => lowEvents().length,
+    (n) => n === 1,
+    20_000,
+    'the low-balance webhook',
+  );
   const event = lowEvents()[0]!.body;
   assert.equal(event.payload.payload_type, 'relayer_low_balance');
   assert.equal(event.payload.level, 'low');
@@ -91,8 +120,16 @@ test('low balance: one relayer_low_balance event per crossing, gauges, sends cov
   assert.equal(below.system_disabled, true);
   assert.deepEqual(below.disabled_reason, { type: 'BalanceCheckFailed', details: 'Insufficient balance' });
   const relayer = (await s.request('GET', base)).body.data;
-  assert.deepEqual([relayer.system_disabled, relayer.disabled_reason], [true, { type: 'BalanceCheckFailed', details: 'Insufficient balance' }]);
-  await waitFor(async () => lowEvents().length, (n) => n === 2, 20_000, 'the second crossing');
+  assert.deepEqual(
+    [relayer.system_disabled, relayer.disabled_reason],
+    [true, { type: 'BalanceCheckFailed', details: 'Insufficient balance' }],
+  );
+  await waitFor(
+    async () => lowEvents().length,
+    (n) => n === 2,
+    20_000,
+    'the second crossing',
+  );
   assert.equal(lowEvents()[1]!.body.payload.level, 'below_min_balance');
   assert.equal(lowEvents()[1]!.body.payload.relayer.system_disabled, true);
   assert.equal(await metric(s, /^relaybox_relayer_low_balance\{relayer="watched"\} (\d+)$/m), '2');
@@ -109,25 +146,61 @@ test('low balance: one relayer_low_balance event per crossing, gauges, sends cov
 test('stage latency: a confirmed send is observed in each stage, with its re-prices and re-broadcasts, by network', async (t) => {
   await setBalance(10n * ETH);
   const s = await start(t, 'http://127.0.0.1:9/hook');
-  const sent = await s.request('POST', `${base}/transactions`, { body: { to: ANVIL_ADDRESSES[2], value: 1, speed: 'fast' } });
+  const sent = await s.request('POST', `${base}/transactions`, {
+    body: { to: ANVIL_ADDRESSES[2], value: 1, speed: 'fast' },
+  });
   assert.equal(sent.status, 200, sent.text);
   await waitStatus(s, sent.body.data.id, ['confirmed']);
-  const count = (stage: string) => metric(s, new RegExp(`^relaybox_transaction_stage_seconds_count\\{network="anvil",stage="${stage}"\\} (\\d+)$`, 'm'));
-  await waitFor(() => count('mined_to_confirmed'), (n) => n === '1', 10_000, 'the confirmed stage');
-  for (const stage of ['created_to_sent', 'sent_to_submitted', 'submitted_to_mined', 'mined_to_confirmed']) assert.equal(await count(stage), '1', stage);
+  const count = (stage: string) =>
+    metric(
+      s,
+      new RegExp(`^relaybox_transaction_stage_seconds_count\\{network="anvil",stage="${stage}"\\} (\\d+)$`, 'm'),
+    );
+  await waitFor(
+    () => count('mined_to_confirmed'),
+    (n) => n === '1',
+    10_000,
+    'the confirmed stage',
+  );
+  for (const stage of ['created_to_sent', 'sent_to_submitted', 'submitted_to_mined', 'mined_to_confirmed'])
+    assert.equal(await count(stage), '1', stage);
   assert.equal(await metric(s, /^relaybox_transaction_reprices_count\{network="anvil"\} (\d+)$/m), '1');
-  assert.equal(await metric(s, /^relaybox_transaction_reprices_bucket\{le="0",network="anvil"\} (\d+)$/m), '1', 'signed once');
+  assert.equal(
+    await metric(s, /^relaybox_transaction_reprices_bucket\{le="0",network="anvil"\} (\d+)$/m),
+    '1',
+    'signed once',
+  );
   assert.equal(await metric(s, /^relaybox_transaction_rebroadcasts_count\{network="anvil"\} (\d+)$/m), '1');
   // After the send the relayer's balance is checked again on its own (its transactions moved).
-  const watch = await waitFor(() => status(s), (st) => st.balance_watch !== null, 20_000, 'a balance check after the send');
+  const watch = await waitFor(
+    () => status(s),
+    (st) => st.balance_watch !== null,
+    20_000,
+    'a balance check after the send',
+  );
   assert.equal(watch.balance_watch.level, 'ok');
 });
 
 test('a relayer created through the API gets its balance checked too', async (t) => {
   const s = await start(t, 'http://127.0.0.1:9/hook');
-  const created = await s.request('POST', '/api/v1/relayers', { body: { id: 'later', name: 'later', network: 'anvil', network_type: 'evm', paused: false, signer_id: 'spare', policies: { min_balance: 1 } } });
+  const created = await s.request('POST', '/api/v1/relayers', {
+    body: {
+      id: 'later',
+      name: 'later',
+      network: 'anvil',
+      network_type: 'evm',
+      paused: false,
+      signer_id: 'spare',
+      policies: { min_balance: 1 },
+    },
+  });
   assert.equal(created.status, 201, created.text);
-  const later = await waitFor(async () => (await s.request('GET', '/api/v1/relayers/later/status')).body.data, (st) => st.balance_watch !== null, 20_000, "the new relayer's first check");
+  const later = await waitFor(
+    async () => (await s.request('GET', '/api/v1/relayers/later/status')).body.data,
+    (st) => st.balance_watch !== null,
+    20_000,
+    "the new relayer's first check",
+  );
   assert.equal(later.balance_watch.balance, later.balance);
   assert.equal(later.balance_watch.min_balance, '1');
 });

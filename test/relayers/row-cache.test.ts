@@ -5,8 +5,22 @@ import { createRelayerRowCache, ROW_HOLD_MS, sameSettings } from '../../src/doma
 import type { RelayerRow } from '../../src/domain/relayers/ports.ts';
 
 const row = (id: string, extra: Partial<RelayerRow> = {}): RelayerRow => ({
-  id, name: id, network: 'local', network_type: 'evm', signer_id: 's', address: '0x01', paused: false, notification_id: null,
-  policies: null, custom_rpc_urls: null, system_disabled: false, disabled_reason: null, source: 'config', next_nonce: 0, last_created_ms: 0, ...extra,
+  id,
+  name: id,
+  network: 'local',
+  network_type: 'evm',
+  signer_id: 's',
+  address: '0x01',
+  paused: false,
+  notification_id: null,
+  policies: null,
+  custom_rpc_urls: null,
+  system_disabled: false,
+  disabled_reason: null,
+  source: 'config',
+  next_nonce: 0,
+  last_created_ms: 0,
+  ...extra,
 });
 
 function setup() {
@@ -14,11 +28,14 @@ function setup() {
   const reads: string[] = [];
   const stored = new Map<string, RelayerRow>([['a', row('a')]]);
   let failing = false;
-  const cache = createRelayerRowCache(async (id) => {
-    reads.push(id);
-    if (failing) throw new Error('store down');
-    return stored.get(id);
-  }, () => clock);
+  const cache = createRelayerRowCache(
+    async (id) => {
+      reads.push(id);
+      if (failing) throw new Error('store down');
+      return stored.get(id);
+    },
+    () => clock,
+  );
   return { cache, reads, stored, tick: (ms: number) => (clock += ms), fail: (on: boolean) => (failing = on) };
 }
 

@@ -21,14 +21,26 @@ async function endpoint(t: { after(fn: () => unknown): void }) {
 const DOWN: FaultMode = { kind: 'overloaded' };
 
 const waitStatus = (s: TestServer, id: string, statuses: string[], timeoutMs = 30_000) =>
-  waitFor(async () => (await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data, (tx) => statuses.includes(tx?.status), timeoutMs, `status ${statuses.join('/')}`);
+  waitFor(
+    async () => (await s.request('GET', `/api/v1/relayers/r/transactions/${id}`)).body.data,
+    (tx) => statuses.includes(tx?.status),
+    timeoutMs,
+    `status ${statuses.join('/')}`,
+  );
 
 test('every RPC URL down: status and readiness say so, the transaction stays scheduled, and it confirms by itself once one answers', async (t) => {
   const [a, b] = [await endpoint(t), await endpoint(t)];
   const s = await build(t, {
     runtime: true,
     config: {
-      networks: [anvil.network('outage', { rpc_urls: [{ url: a.url, weight: 100 }, { url: b.url, weight: 50 }] })],
+      networks: [
+        anvil.network('outage', {
+          rpc_urls: [
+            { url: a.url, weight: 100 },
+            { url: b.url, weight: 50 },
+          ],
+        }),
+      ],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[2] }],
       relayers: [{ id: 'r', name: 'outage', network: 'outage', signer_id: 'key' }],
       notifications: [],
@@ -36,19 +48,38 @@ test('every RPC URL down: status and readiness say so, the transaction stays sch
     },
   });
   // The first balance check, so the status route has a balance to answer with while the network does not.
-  await waitFor(async () => (await s.request('GET', '/api/v1/relayers/r/status')).body.data, (st) => st.balance_watch !== null, 20_000, 'a balance check');
+  await waitFor(
+    async () => (await s.request('GET', '/api/v1/relayers/r/status')).body.data,
+    (st) => st.balance_watch !== null,
+    20_000,
+    'a balance check',
+  );
   await anvil.setAutomine(false);
   t.after(() => anvil.setAutomine(true));
-  const sent = await s.request('POST', '/api/v1/relayers/r/transactions', { body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' } });
+  const sent = await s.request('POST', '/api/v1/relayers/r/transactions', {
+    body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' },
+  });
   assert.equal(sent.status, 200, sent.text);
   const id = sent.body.data.id;
   await waitStatus(s, id, ['submitted']);
 
   a.proxy.mode = b.proxy.mode = DOWN;
-  const down = await waitFor(async () => (await s.request('GET', '/api/v1/relayers/r/status')).body, (body) => body.data?.rpc?.available === false, 30_000, 'the outage in the status');
+  const down = await waitFor(
+    async () => (await s.request('GET', '/api/v1/relayers/r/status')).body,
+    (body) => body.data?.rpc?.available === false,
+    30_000,
+    'the outage in the status',
+  );
   assert.deepEqual([down.data.rpc.urls, down.data.rpc.urls_up], [2, 0]);
-  assert.match(down.data.rpc.reason, /^every RPC URL of network 'outage' is down \(last error: HTTP 503\); its transactions wait and resume when one answers$/);
-  assert.equal(down.data.balance, down.data.balance_watch.balance, "the last check's balance while the network does not answer");
+  assert.match(
+    down.data.rpc.reason,
+    /^every RPC URL of network 'outage' is down \(last error: HTTP 503\); its transactions wait and resume when one answers$/,
+  );
+  assert.equal(
+    down.data.balance,
+    down.data.balance_watch.balance,
+    "the last check's balance while the network does not answer",
+  );
   assert.doesNotMatch(JSON.stringify(down), /provider-key/);
   const ready = await s.request('GET', '/api/v1/ready', { auth: false });
   assert.equal(ready.status, 200);
@@ -74,7 +105,14 @@ test('one provider rate-limiting (429, Retry-After: 120) is paused alone: sends 
   limited.proxy.mode = { kind: 'limited', retryAfter: '120' };
   const s = await build(t, {
     config: {
-      networks: [anvil.network('limited', { rpc_urls: [{ url: limited.url, weight: 100 }, { url: live.url, weight: 50 }] })],
+      networks: [
+        anvil.network('limited', {
+          rpc_urls: [
+            { url: limited.url, weight: 100 },
+            { url: live.url, weight: 50 },
+          ],
+        }),
+      ],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[1] }],
       relayers: [{ id: 'r', name: 'limited', network: 'limited', signer_id: 'key' }],
       notifications: [],
@@ -83,7 +121,9 @@ test('one provider rate-limiting (429, Retry-After: 120) is paused alone: sends 
   });
   const ids = [];
   for (let i = 0; i < 3; i++) {
-    const sent = await s.request('POST', '/api/v1/relayers/r/transactions', { body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' } });
+    const sent = await s.request('POST', '/api/v1/relayers/r/transactions', {
+      body: { to: ANVIL_ADDRESSES[0], value: 1, speed: 'fast' },
+    });
     assert.equal(sent.status, 200, sent.text);
     ids.push(sent.body.data.id);
   }

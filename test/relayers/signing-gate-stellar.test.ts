@@ -28,11 +28,31 @@ before(async () => {
     resolveSigner: signer.resolveSigner,
     env: { LOG_LEVEL: 'warn' },
     config: {
-      networks: [{ type: 'stellar', network: 'stellar-sim', passphrase: sim.passphrase, rpc_urls: [{ url: sim.url, weight: 100 }], average_blocktime_ms: 50 }],
+      networks: [
+        {
+          type: 'stellar',
+          network: 'stellar-sim',
+          passphrase: sim.passphrase,
+          rpc_urls: [{ url: sim.url, weight: 100 }],
+          average_blocktime_ms: 50,
+        },
+      ],
       signers: [{ id: 'key', type: 'local', private_key: KEY.secret() }],
       relayers: [
-        { id: 'xlm', name: 'Relayer pays, max_fee 1000', network: 'stellar-sim', signer_id: 'key', policies: { max_fee: 1_000 } },
-        { id: 'xlm-keeps', name: 'Relayer pays, keeps almost everything', network: 'stellar-sim', signer_id: 'key', policies: { min_balance: Number(1_000n * XLM - 50n) } },
+        {
+          id: 'xlm',
+          name: 'Relayer pays, max_fee 1000',
+          network: 'stellar-sim',
+          signer_id: 'key',
+          policies: { max_fee: 1_000 },
+        },
+        {
+          id: 'xlm-keeps',
+          name: 'Relayer pays, keeps almost everything',
+          network: 'stellar-sim',
+          signer_id: 'key',
+          policies: { min_balance: Number(1_000n * XLM - 50n) },
+        },
       ],
       notifications: [],
     } as never,
@@ -43,16 +63,25 @@ after(async () => {
   await sim?.close();
 });
 
-const signRoute = (relayer: string, unsigned_xdr: string) => s.request('POST', `/api/v1/relayers/${relayer}/sign-transaction`, { body: { unsigned_xdr } });
+const signRoute = (relayer: string, unsigned_xdr: string) =>
+  s.request('POST', `/api/v1/relayers/${relayer}/sign-transaction`, { body: { unsigned_xdr } });
 
 /** A transaction from `source` (its next sequence as the simulator knows it) with `op`, the fee bid `fee`. */
 function transaction(source: string, op: xdr.Operation, fee = 100): ReturnType<TransactionBuilder['build']> {
   const sequence = (sim.account(source)?.seq ?? 0n).toString();
-  return new TransactionBuilder(new Account(source, sequence), { fee: String(fee), networkPassphrase: sim.passphrase }).addOperation(op).setTimeout(120).build();
+  return new TransactionBuilder(new Account(source, sequence), { fee: String(fee), networkPassphrase: sim.passphrase })
+    .addOperation(op)
+    .setTimeout(120)
+    .build();
 }
 
 const pay = (destination: string) => Operation.payment({ destination, asset: Asset.native(), amount: '1' });
-const contractCall = () => Operation.invokeContractFunction({ contract: StrKey.encodeContract(randomBytes(32)), function: 'transfer', args: [] });
+const contractCall = () =>
+  Operation.invokeContractFunction({
+    contract: StrKey.encodeContract(randomBytes(32)),
+    function: 'transfer',
+    args: [],
+  });
 
 /** Asks `ask` and checks it was refused with `reason` before the key signed anything. */
 async function refusedUnsigned(relayer: string, unsigned: string, reason: RegExp, what: string): Promise<void> {
@@ -65,8 +94,20 @@ async function refusedUnsigned(relayer: string, unsigned: string, reason: RegExp
 
 test('relayer pays: sign-transaction of a transaction the relayer pays for applies its max_fee and min_balance', async () => {
   const dest = Keypair.random().publicKey();
-  await refusedUnsigned('xlm', transaction(RELAYER, pay(dest), 5_000).toXDR(), /^Policy violation: the transaction's fee \(5000\) is above the relayer's max_fee \(1000\)$/, 'max_fee');
-  await refusedUnsigned('xlm-keeps', transaction(RELAYER, pay(dest)).toXDR(), new RegExp(`^Insufficient relayer balance\\. Required: ${1_000n * XLM + 50n}, Available: ${1_000n * XLM}, Fee: 100, Min balance: ${1_000n * XLM - 50n}$`), 'min_balance');
+  await refusedUnsigned(
+    'xlm',
+    transaction(RELAYER, pay(dest), 5_000).toXDR(),
+    /^Policy violation: the transaction's fee \(5000\) is above the relayer's max_fee \(1000\)$/,
+    'max_fee',
+  );
+  await refusedUnsigned(
+    'xlm-keeps',
+    transaction(RELAYER, pay(dest)).toXDR(),
+    new RegExp(
+      `^Insufficient relayer balance\\. Required: ${1_000n * XLM + 50n}, Available: ${1_000n * XLM}, Fee: 100, Min balance: ${1_000n * XLM - 50n}$`,
+    ),
+    'min_balance',
+  );
   // Control: within the policies, and a transaction someone else pays for, are signed as given.
   const within = await signRoute('xlm', transaction(RELAYER, pay(dest)).toXDR());
   assert.equal(within.status, 200, within.text);
@@ -77,7 +118,12 @@ test('relayer pays: sign-transaction of a transaction the relayer pays for appli
 });
 
 test('a contract call is simulated before the relayer signs it as given or pays its fee bump; a failing simulation refuses it', async () => {
-  await refusedUnsigned('xlm', transaction(RELAYER, contractCall()).toXDR(), /^Simulation failed: .*Soroban VM/, 'sign-transaction of a contract call');
+  await refusedUnsigned(
+    'xlm',
+    transaction(RELAYER, contractCall()).toXDR(),
+    /^Simulation failed: .*Soroban VM/,
+    'sign-transaction of a contract call',
+  );
 
   // A user's signed contract call sent with fee_bump: true: the relayer would pay its fee; it fails before any signature.
   const user = Keypair.random();
@@ -86,7 +132,9 @@ test('a contract call is simulated before the relayer signs it as given or pays 
   inner.sign(user);
   const before = signer.faults.signatures;
   const submits = sim.calls.get('sendTransaction') ?? 0;
-  const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', { body: { network: 'stellar-sim', transaction_xdr: inner.toXDR(), fee_bump: true, max_fee: 1_000 } });
+  const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', {
+    body: { network: 'stellar-sim', transaction_xdr: inner.toXDR(), fee_bump: true, max_fee: 1_000 },
+  });
   assert.equal(sent.status, 200, sent.text);
   const done = await waitFinal(s, 'xlm', sent.body.data.id);
   assert.equal(done.status, 'failed');

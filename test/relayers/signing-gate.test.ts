@@ -23,7 +23,12 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getBurnCheckedInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import {
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getBurnCheckedInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
 import { build, type TestServer } from '../helper.ts';
 import { startSolanaSim, type SolanaSim } from '../support/solana-rpc.ts';
 import { startJupiterSim, type JupiterSim } from '../support/jupiter-api.ts';
@@ -52,12 +57,20 @@ const PLUGIN = `export async function handler({ api, params }) {
 before(async () => {
   sol = await startSolanaSim({ finalizeDepth: 2 });
   jup = await startJupiterSim(sol);
-  [usdc, user, attacker] = await Promise.all([sol.createMint(6), generateKeyPairSigner(), generateKeyPairSigner().then((k) => k.address)]);
+  [usdc, user, attacker] = await Promise.all([
+    sol.createMint(6),
+    generateKeyPairSigner(),
+    generateKeyPairSigner().then((k) => k.address),
+  ]);
   jup.setPrice(usdc, 150_000_000n, 6); // 150 tokens per SOL
   sol.airdrop(RELAYER, 10n * SOL);
   await sol.fundTokens(user.address, usdc, 100_000_000n); // 100 tokens, no SOL
   await sol.fundTokens(RELAYER, usdc, 0n); // the relayer's token account, so a fee payment needs no creation
-  const gasless = { fee_payment_strategy: 'user', min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000 }] };
+  const gasless = {
+    fee_payment_strategy: 'user',
+    min_balance: 0,
+    allowed_tokens: [{ mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000 }],
+  };
   signer = faultySigners();
   s = await build(undefined, {
     runtime: true,
@@ -68,9 +81,32 @@ before(async () => {
       networks: [{ type: 'solana', network: 'solana-sim', rpc_urls: [{ url: sol.url, weight: 100 }] }],
       signers: [{ id: 'key', type: 'local', private_key: SEED }],
       relayers: [
-        { id: 'pays', name: 'Relayer pays, one account disallowed', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer', min_balance: 0, disallowed_accounts: [attacker] } },
-        { id: 'strict', name: 'Relayer pays, System Program only, one signature', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer', min_balance: 0, allowed_programs: ['11111111111111111111111111111111'], max_signatures: 1 } },
-        { id: 'keeps', name: 'Relayer pays, keeps 9.99 SOL', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer', min_balance: 9_999_999_000 } },
+        {
+          id: 'pays',
+          name: 'Relayer pays, one account disallowed',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: { fee_payment_strategy: 'relayer', min_balance: 0, disallowed_accounts: [attacker] },
+        },
+        {
+          id: 'strict',
+          name: 'Relayer pays, System Program only, one signature',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: {
+            fee_payment_strategy: 'relayer',
+            min_balance: 0,
+            allowed_programs: ['11111111111111111111111111111111'],
+            max_signatures: 1,
+          },
+        },
+        {
+          id: 'keeps',
+          name: 'Relayer pays, keeps 9.99 SOL',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: { fee_payment_strategy: 'relayer', min_balance: 9_999_999_000 },
+        },
         { id: 'gasless', name: 'Users pay in tokens', network: 'solana-sim', signer_id: 'key', policies: gasless },
       ],
       notifications: [],
@@ -82,24 +118,45 @@ after(async () => {
   await Promise.all([jup?.close(), sol?.close()]);
 });
 
-const rpc = async (relayer: string, method: string, params: unknown) => (await s.request('POST', `/api/v1/relayers/${relayer}/rpc`, { body: { jsonrpc: '2.0', id: 1, method, params } })).body;
-const signRoute = (relayer: string, transaction: string) => s.request('POST', `/api/v1/relayers/${relayer}/sign-transaction`, { body: { transaction } });
-const ata = async (owner: string, mint: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+const rpc = async (relayer: string, method: string, params: unknown) =>
+  (await s.request('POST', `/api/v1/relayers/${relayer}/rpc`, { body: { jsonrpc: '2.0', id: 1, method, params } }))
+    .body;
+const signRoute = (relayer: string, transaction: string) =>
+  s.request('POST', `/api/v1/relayers/${relayer}/sign-transaction`, { body: { transaction } });
+const ata = async (owner: string, mint: string) =>
+  (
+    await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  )[0];
 
 /** `instructions` paid by the relayer on the network's latest blockhash, signed by `signers` (the relayer's slot empty). */
 async function relayerPaid(instructions: Instruction[], signers: KeyPairSigner[] = []): Promise<string> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(RELAYER), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(sol.svm.latestBlockhash()), lastValidBlockHeight: 1_000n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash(sol.svm.latestBlockhash()), lastValidBlockHeight: 1_000n },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const compiled = compileTransaction(message);
-  return getBase64EncodedWireTransaction(signers.length ? await partiallySignTransaction(signers.map((k) => k.keyPair), compiled) : compiled);
+  return getBase64EncodedWireTransaction(
+    signers.length
+      ? await partiallySignTransaction(
+          signers.map((k) => k.keyPair),
+          compiled,
+        )
+      : compiled,
+  );
 }
 
 /** Asks `ask` and checks it was refused with `reason` before the key signed anything. */
-async function refusedUnsigned(ask: () => Promise<{ reason: string | undefined; signed: boolean }>, reason: RegExp, what: string): Promise<void> {
+async function refusedUnsigned(
+  ask: () => Promise<{ reason: string | undefined; signed: boolean }>,
+  reason: RegExp,
+  what: string,
+): Promise<void> {
   const before = signer.faults.signatures;
   const answer = await ask();
   assert.equal(answer.signed, false, `${what}: signed`);
@@ -117,26 +174,54 @@ const viaRpc = (relayer: string, method: string, wire: string) => async () => {
 };
 
 test("relayer pays: a transfer to a disallowed account is refused by every path that signs (send, sign-transaction, rpc signTransaction and signAndSendTransaction, a plugin's signTransaction)", async () => {
-  const drain = await relayerPaid([getTransferSolInstruction({ source: createNoopSigner(address(RELAYER)), destination: address(attacker), amount: SOL })]);
-  const disallowed = new RegExp(`^(Failed to prepare the transfer transaction: )?Policy violation: Account ${attacker} is explicitly disallowed$`);
-  await refusedUnsigned(async () => {
-    const res = await s.request('POST', '/api/v1/relayers/pays/transactions', { body: { transaction: drain } });
-    return { reason: res.body.error, signed: res.status === 200 };
-  }, disallowed, 'the send route');
+  const drain = await relayerPaid([
+    getTransferSolInstruction({
+      source: createNoopSigner(address(RELAYER)),
+      destination: address(attacker),
+      amount: SOL,
+    }),
+  ]);
+  const disallowed = new RegExp(
+    `^(Failed to prepare the transfer transaction: )?Policy violation: Account ${attacker} is explicitly disallowed$`,
+  );
+  await refusedUnsigned(
+    async () => {
+      const res = await s.request('POST', '/api/v1/relayers/pays/transactions', { body: { transaction: drain } });
+      return { reason: res.body.error, signed: res.status === 200 };
+    },
+    disallowed,
+    'the send route',
+  );
   await refusedUnsigned(viaRoute('pays', drain), disallowed, 'POST sign-transaction');
   await refusedUnsigned(viaRpc('pays', 'signTransaction', drain), disallowed, 'rpc signTransaction');
   await refusedUnsigned(viaRpc('pays', 'signAndSendTransaction', drain), disallowed, 'rpc signAndSendTransaction');
-  await refusedUnsigned(async () => {
-    const res = await s.request('POST', '/api/v1/plugins/signs/call', { body: { params: { relayerId: 'pays', transaction: drain } } });
-    assert.equal(res.status, 200, res.text);
-    return { reason: res.body.data.refused?.message, signed: res.body.data.signed !== undefined };
-  }, disallowed, "a plugin's signTransaction");
+  await refusedUnsigned(
+    async () => {
+      const res = await s.request('POST', '/api/v1/plugins/signs/call', {
+        body: { params: { relayerId: 'pays', transaction: drain } },
+      });
+      assert.equal(res.status, 200, res.text);
+      return { reason: res.body.data.refused?.message, signed: res.body.data.signed !== undefined };
+    },
+    disallowed,
+    "a plugin's signTransaction",
+  );
   assert.equal(sol.balance(attacker), 0n, 'nothing reached the disallowed account');
 
   // The rpc methods also apply the reference's rule whoever pays: no lamports out of the relayer's account.
   const friend = (await generateKeyPairSigner()).address;
-  const gift = await relayerPaid([getTransferSolInstruction({ source: createNoopSigner(address(RELAYER)), destination: address(friend), amount: SOL })]);
-  await refusedUnsigned(viaRpc('pays', 'signTransaction', gift), /Policy violation: Lamports transfers are not allowed from the relayer account$/, 'rpc signTransaction, lamports out');
+  const gift = await relayerPaid([
+    getTransferSolInstruction({
+      source: createNoopSigner(address(RELAYER)),
+      destination: address(friend),
+      amount: SOL,
+    }),
+  ]);
+  await refusedUnsigned(
+    viaRpc('pays', 'signTransaction', gift),
+    /Policy violation: Lamports transfers are not allowed from the relayer account$/,
+    'rpc signTransaction, lamports out',
+  );
 
   // Control: a harmless transaction is signed by both routes.
   const memo = await relayerPaid([{ programAddress: MEMO, data: new TextEncoder().encode('hello') }]);
@@ -147,33 +232,65 @@ test("relayer pays: a transfer to a disallowed account is refused by every path 
 
 test('relayer pays: sign-transaction applies allowed_programs, max_signatures and min_balance as the send route does', async () => {
   const memo = await relayerPaid([{ programAddress: MEMO, data: new TextEncoder().encode('not allowed') }]);
-  await refusedUnsigned(viaRoute('strict', memo), new RegExp(`^Policy violation: Program ${MEMO} not allowed$`), 'allowed_programs');
+  await refusedUnsigned(
+    viaRoute('strict', memo),
+    new RegExp(`^Policy violation: Program ${MEMO} not allowed$`),
+    'allowed_programs',
+  );
   const cosigner = await generateKeyPairSigner();
   sol.airdrop(cosigner.address, SOL);
-  const twoSigners = await relayerPaid([getTransferSolInstruction({ source: cosigner, destination: address(RELAYER), amount: 1_000n })], [cosigner]);
-  await refusedUnsigned(viaRoute('strict', twoSigners), /^Policy violation: Transaction requires 2 signatures, which exceeds maximum allowed 1$/, 'max_signatures');
+  const twoSigners = await relayerPaid(
+    [getTransferSolInstruction({ source: cosigner, destination: address(RELAYER), amount: 1_000n })],
+    [cosigner],
+  );
+  await refusedUnsigned(
+    viaRoute('strict', twoSigners),
+    /^Policy violation: Transaction requires 2 signatures, which exceeds maximum allowed 1$/,
+    'max_signatures',
+  );
   const harmless = await relayerPaid([{ programAddress: MEMO, data: new TextEncoder().encode('keeps') }]);
-  await refusedUnsigned(viaRoute('keeps', harmless), /^Insufficient relayer balance\. Required: \d+, Available: \d+, Fee: 5000, Min balance: 9999999000$/, 'min_balance');
+  await refusedUnsigned(
+    viaRoute('keeps', harmless),
+    /^Insufficient relayer balance\. Required: \d+, Available: \d+, Fee: 5000, Min balance: 9999999000$/,
+    'min_balance',
+  );
 });
 
 /** The user's fee payment to the relayer in tokens, after `before` (instructions of the user's own). */
 async function gaslessTransaction(before: Instruction[]): Promise<string> {
-  const payment = getTransferCheckedInstruction({ source: await ata(user.address, usdc), mint: address(usdc), destination: await ata(RELAYER, usdc), authority: createNoopSigner(user.address), amount: 5_000n, decimals: 6 });
+  const payment = getTransferCheckedInstruction({
+    source: await ata(user.address, usdc),
+    mint: address(usdc),
+    destination: await ata(RELAYER, usdc),
+    authority: createNoopSigner(user.address),
+    amount: 5_000n,
+    decimals: 6,
+  });
   return relayerPaid([...before, payment], [user]);
 }
 
 test('users pay: a transaction whose fee payment would fail is simulated and refused before the relayer signs as fee payer', async () => {
   // The user burns every token first: the payment (instruction 1) then fails with the Token program's InsufficientFunds (Custom 1).
-  const burnAll = getBurnCheckedInstruction({ account: await ata(user.address, usdc), mint: address(usdc), authority: createNoopSigner(user.address), amount: 100_000_000n, decimals: 6 });
+  const burnAll = getBurnCheckedInstruction({
+    account: await ata(user.address, usdc),
+    mint: address(usdc),
+    authority: createNoopSigner(user.address),
+    amount: 100_000_000n,
+    decimals: 6,
+  });
   const unpaid = await gaslessTransaction([burnAll]);
   const simulation = /Transaction simulation failed: instruction 1 failed: Custom\(1\)$/;
   await refusedUnsigned(viaRpc('gasless', 'signTransaction', unpaid), simulation, 'rpc signTransaction');
   await refusedUnsigned(viaRoute('gasless', unpaid), simulation, 'POST sign-transaction');
   await refusedUnsigned(viaRpc('gasless', 'signAndSendTransaction', unpaid), simulation, 'rpc signAndSendTransaction');
-  await refusedUnsigned(async () => {
-    const res = await s.request('POST', '/api/v1/relayers/gasless/transactions', { body: { transaction: unpaid } });
-    return { reason: res.body.error, signed: res.status === 200 };
-  }, simulation, 'the send route');
+  await refusedUnsigned(
+    async () => {
+      const res = await s.request('POST', '/api/v1/relayers/gasless/transactions', { body: { transaction: unpaid } });
+      return { reason: res.body.error, signed: res.status === 200 };
+    },
+    simulation,
+    'the send route',
+  );
   assert.equal(sol.tokenBalance(await ata(user.address, usdc)), 100_000_000n, 'nothing landed');
 
   // Control: the same payment without the burn simulates, and is signed.
@@ -183,21 +300,41 @@ test('users pay: a transaction whose fee payment would fail is simulated and ref
 
 test('users pay: prepareTransaction and the sponsored build simulate what the relayer signs (a burn the fee payment leaves unpayable is refused)', async () => {
   // The relayer builds these itself: the simulation runs the user's instructions with the fee payment the relayer adds.
-  const burnAll = getBurnCheckedInstruction({ account: await ata(user.address, usdc), mint: address(usdc), authority: createNoopSigner(user.address), amount: 100_000_000n, decimals: 6 });
+  const burnAll = getBurnCheckedInstruction({
+    account: await ata(user.address, usdc),
+    mint: address(usdc),
+    authority: createNoopSigner(user.address),
+    amount: 100_000_000n,
+    decimals: 6,
+  });
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(user.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(sol.svm.latestBlockhash()), lastValidBlockHeight: 1_000n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash(sol.svm.latestBlockhash()), lastValidBlockHeight: 1_000n },
+        m,
+      ),
     // Instruction 0 of the prepared transaction is the relayer's fee transfer; the burn follows it and takes more than is left.
     (m) => appendTransactionMessageInstructions([burnAll], m),
   );
   const request = getBase64EncodedWireTransaction(compileTransaction(message));
-  await refusedUnsigned(async () => {
-    const res = await rpc('gasless', 'prepareTransaction', { transaction: request, fee_token: usdc });
-    return { reason: res.error?.description, signed: res.result !== undefined };
-  }, /Transaction simulation failed: instruction 1 failed: Custom\(1\)$/, 'rpc prepareTransaction');
-  await refusedUnsigned(async () => {
-    const res = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', { body: { transaction: request, fee_token: usdc } });
-    return { reason: res.body.error, signed: res.status === 200 };
-  }, /Transaction simulation failed: instruction 1 failed: Custom\(1\)$/, 'sponsored build');
+  await refusedUnsigned(
+    async () => {
+      const res = await rpc('gasless', 'prepareTransaction', { transaction: request, fee_token: usdc });
+      return { reason: res.error?.description, signed: res.result !== undefined };
+    },
+    /Transaction simulation failed: instruction 1 failed: Custom\(1\)$/,
+    'rpc prepareTransaction',
+  );
+  await refusedUnsigned(
+    async () => {
+      const res = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', {
+        body: { transaction: request, fee_token: usdc },
+      });
+      return { reason: res.body.error, signed: res.status === 200 };
+    },
+    /Transaction simulation failed: instruction 1 failed: Custom\(1\)$/,
+    'sponsored build',
+  );
 });

@@ -48,7 +48,9 @@ test('a paused relayer refuses sends and replaces with 400 saying so; unpausing 
   const send = await s.request('POST', txPath('evm'), { body: evmBody() });
   assert.equal(send.status, 400);
   assert.match(send.body.error, /relayer 'evm' is paused/);
-  const replace = await s.request('PUT', txPath('evm', sent.id), { body: evmBody({ max_fee_per_gas: 5e9, max_priority_fee_per_gas: 2e9 }) });
+  const replace = await s.request('PUT', txPath('evm', sent.id), {
+    body: evmBody({ max_fee_per_gas: 5e9, max_priority_fee_per_gas: 2e9 }),
+  });
   assert.equal(replace.status, 400);
   assert.match(replace.body.error, /relayer 'evm' is paused/);
   const configPaused = await s.request('POST', txPath('evm-paused'), { body: evmBody() });
@@ -66,12 +68,18 @@ test('a relayer with a notification records a transaction_update event in the sa
   await s.request('PATCH', '/api/v1/relayers/evm', { body: { notification_id: 'hook-a' } });
   const sent = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
   const canceled = (await s.request('DELETE', txPath('evm', sent.id))).body.data;
-  const events = s.app.db.prepare('SELECT event, notification_id, body FROM webhook_events WHERE transaction_id = ? ORDER BY seq').all(sent.id) as Array<{ event: string; notification_id: string; body: string }>;
+  const events = s.app.db
+    .prepare('SELECT event, notification_id, body FROM webhook_events WHERE transaction_id = ? ORDER BY seq')
+    .all(sent.id) as Array<{ event: string; notification_id: string; body: string }>;
   assert.ok(events.length >= 2, 'the send, the cancel (and the broadcast in between, if it came first)');
   assert.ok(events.every((e) => e.event === 'transaction_update' && e.notification_id === 'hook-a'));
   const payloads = events.map((e) => JSON.parse(e.body).payload);
   assert.equal(payloads[0].status, 'sent');
-  assert.deepEqual(payloads.at(-1), { payload_type: 'transaction', ...canceled }, 'the cancel is written with its event');
+  assert.deepEqual(
+    payloads.at(-1),
+    { payload_type: 'transaction', ...canceled },
+    'the cancel is written with its event',
+  );
 });
 
 test('on restart the config rewrites name and signer while the database keeps paused and notification_id', async (t) => {
@@ -80,17 +88,25 @@ test('on restart the config rewrites name and signer while the database keeps pa
   t.after(() => rmSync(path.dirname(dataDir), { recursive: true, force: true }));
   try {
     await first.request('PATCH', '/api/v1/relayers/evm', { body: { notification_id: 'hook-a', paused: true } });
-    await first.request('POST', txPath('evm-legacy'), { body: evmBody({ max_fee_per_gas: undefined, max_priority_fee_per_gas: undefined, gas_price: 1 }) });
+    await first.request('POST', txPath('evm-legacy'), {
+      body: evmBody({ max_fee_per_gas: undefined, max_priority_fee_per_gas: undefined, gas_price: 1 }),
+    });
   } finally {
     await first.app.close();
   }
-  const relayers = testConfig.relayers!.map((r) => (r.id === 'evm' ? { ...r, name: 'Renamed' } : r.id === 'evm-legacy' ? { ...r, initial_nonce: 10 } : r)).filter((r) => r.id !== 'solana');
+  const relayers = testConfig
+    .relayers!.map((r) =>
+      r.id === 'evm' ? { ...r, name: 'Renamed' } : r.id === 'evm-legacy' ? { ...r, initial_nonce: 10 } : r,
+    )
+    .filter((r) => r.id !== 'solana');
   const again = await buildWithRelayers(t, { dataDir, config: { relayers } });
   const evm = (await again.request('GET', '/api/v1/relayers/evm')).body.data;
   assert.equal(evm.name, 'Renamed');
   assert.equal(evm.paused, true);
   assert.equal(evm.notification_id, 'hook-a');
-  const legacy = await again.request('POST', txPath('evm-legacy'), { body: { value: 1, to: evmBody().to, gas_price: 1 } });
+  const legacy = await again.request('POST', txPath('evm-legacy'), {
+    body: { value: 1, to: evmBody().to, gas_price: 1 },
+  });
   assert.equal(legacy.body.data.nonce, 10, 'a higher initial_nonce moves the nonce forward');
   const gone = await again.request('GET', '/api/v1/relayers/solana');
   assert.equal(gone.status, 404, 'a relayer removed from the config is hidden');

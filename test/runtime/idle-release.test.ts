@@ -24,8 +24,13 @@ export async function handler(c) {
 
 type Released = { thread: string; heapBefore: number; heapAfter: number; isolates: number };
 
-test('after a burst of calls and a few idle seconds, every thread of the runtime gives its memory back; no isolate sees gc', { timeout: 120_000 }, async (t) => {
-  assert.ok(!RUNTIME_PROCESS.execArgv.some((a) => /expose[-_]gc/.test(a)), 'the runtime process does not run with --expose-gc');
+test('after a burst of calls and a few idle seconds, every thread of the runtime gives its memory back; no isolate sees gc', {
+  timeout: 120_000,
+}, async (t) => {
+  assert.ok(
+    !RUNTIME_PROCESS.execArgv.some((a) => /expose[-_]gc/.test(a)),
+    'the runtime process does not run with --expose-gc',
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'relaybox-idle-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(path.join(dir, 'burst.ts'), BURST);
@@ -78,13 +83,19 @@ test('after a burst of calls and a few idle seconds, every thread of the runtime
   for (let round = 0; round < 8; round++) {
     const burst = await Promise.all(Array.from({ length: 32 }, call));
     for (const r of burst) assert.ok(r.ok, JSON.stringify(r));
-    if (round === 0) assert.equal((JSON.parse((burst[0] as { result: string }).result) as { gc: string }).gc, 'undefined');
+    if (round === 0)
+      assert.equal((JSON.parse((burst[0] as { result: string }).result) as { gc: string }).gc, 'undefined');
   }
   // What came before the burst's end (the release of the start's own garbage) does not count.
   released = [];
 
   // Idle now: the release comes a few seconds on. Wait for the main thread and both workers (no time asserted).
-  while (!(released.some((r) => r.thread === 'main') && new Set(released.filter((r) => r.thread !== 'main').map((r) => r.thread)).size === 2)) {
+  while (
+    !(
+      released.some((r) => r.thread === 'main') &&
+      new Set(released.filter((r) => r.thread !== 'main').map((r) => r.thread)).size === 2
+    )
+  ) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const main = released.find((r) => r.thread === 'main')!;
@@ -101,7 +112,8 @@ test('after a burst of calls and a few idle seconds, every thread of the runtime
 
   // A second idle spell after a single call: nothing grew, so no worker disposes its one-context isolate again.
   released = [];
-  while (new Set(released.filter((r) => r.thread !== 'main').map((r) => r.thread)).size < 2) await new Promise((r) => setTimeout(r, 200));
+  while (new Set(released.filter((r) => r.thread !== 'main').map((r) => r.thread)).size < 2)
+    await new Promise((r) => setTimeout(r, 200));
   for (const w of released.filter((r) => r.thread !== 'main')) assert.equal(w.isolates, 0, JSON.stringify(w));
 
   send({ t: 'shutdown' });

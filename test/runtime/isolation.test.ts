@@ -9,7 +9,8 @@ test('no host capability is reachable from plugin code', async (t) => {
     const res = await s.request('POST', '/api/v1/plugins/escape/call', { body: {} });
     assert.equal(res.status, 200, res.text);
     const { attempts, suspiciousGlobals } = res.body.data;
-    for (const [name, outcome] of Object.entries(attempts)) assert.notEqual(outcome, 'REACHED', `${mode}: ${name} reached the host`);
+    for (const [name, outcome] of Object.entries(attempts))
+      assert.notEqual(outcome, 'REACHED', `${mode}: ${name} reached the host`);
     assert.notEqual(attempts['import()'], 'REACHED');
     assert.equal(attempts.fetch, 'refused', 'the sandbox fetch refuses what the egress policy does not allow');
     assert.deepEqual(suspiciousGlobals, [], 'no isolated-vm handle or host binding on the sandbox globals');

@@ -9,7 +9,10 @@ async function assertServiceAnswers(s: TestServer): Promise<void> {
   const health = await s.request('GET', '/api/v1/health', { auth: false });
   assert.equal(health.status, 200);
   // The runtime may be restarting after a catastrophic OOM: other calls answer again once it is back.
-  await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 7 } })).body?.data === 7, 200);
+  await eventually(
+    async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 7 } })).body?.data === 7,
+    200,
+  );
 }
 
 test('a synchronous infinite loop answers TIMEOUT 504 while other calls keep answering', async (t) => {
@@ -37,7 +40,9 @@ test('an infinite loop after an await answers TIMEOUT 504', async (t) => {
 });
 
 test('a memory bomb answers MEMORY_LIMIT_EXCEEDED 500 and the service recovers', async (t) => {
-  const s = await build(t, { plugins: { 'bomb.ts': fixture('memory-bomb.ts'), 'arrays.ts': fixture('array-bomb.ts'), 'echo.ts': ECHO } });
+  const s = await build(t, {
+    plugins: { 'bomb.ts': fixture('memory-bomb.ts'), 'arrays.ts': fixture('array-bomb.ts'), 'echo.ts': ECHO },
+  });
   for (const id of ['bomb', 'arrays']) {
     const res = await s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} });
     assert.equal(res.status, 500, `${id}: ${res.text}`);
@@ -72,8 +77,12 @@ test('a failed call that leaves a large heap gets a new isolate next time; a sma
       if (params === 'large-failure') { const garbage = new Array(1e6).fill(1.5); throw new Error('large ' + garbage.length); }
       return calls;
     }`;
-  const s = await build(t, { env: { PLUGIN_THREADS: '1', PLUGIN_CONCURRENCY: '1' }, plugins: { 'stateful.ts': plugin } });
-  const call = async (params: string) => (await s.request('POST', '/api/v1/plugins/stateful/call', { body: { params } })).body;
+  const s = await build(t, {
+    env: { PLUGIN_THREADS: '1', PLUGIN_CONCURRENCY: '1' },
+    plugins: { 'stateful.ts': plugin },
+  });
+  const call = async (params: string) =>
+    (await s.request('POST', '/api/v1/plugins/stateful/call', { body: { params } })).body;
   assert.equal((await call('ok')).data, 1);
   assert.equal((await call('ok')).data, 2);
   assert.equal((await call('small-failure')).success, false);

@@ -17,7 +17,10 @@ test('the runtime recovers after its process is killed, and the service keeps an
     assert.equal(during.body.success, false);
   }
   assert.equal((await s.request('GET', '/api/v1/health', { auth: false })).status, 200);
-  await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 2 } })).body?.data === 2, 200);
+  await eventually(
+    async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 2 } })).body?.data === 2,
+    200,
+  );
   assert.notEqual(runtime.pid, pid);
 });
 
@@ -26,7 +29,9 @@ test('a full queue answers 503 with Retry-After, never a bare 500', async (t) =>
     plugins: { 'slow.ts': fixture('slow.ts') },
     env: { PLUGIN_THREADS: '1', PLUGIN_CONCURRENCY: '1', PLUGIN_MAX_QUEUE: '1' },
   });
-  const results = await Promise.all(Array.from({ length: 8 }, () => s.request('POST', '/api/v1/plugins/slow/call', { body: {} })));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => s.request('POST', '/api/v1/plugins/slow/call', { body: {} })),
+  );
   const statuses = results.map((r) => r.status);
   assert.ok(statuses.includes(200), String(statuses));
   assert.ok(statuses.includes(503), String(statuses));
@@ -34,7 +39,10 @@ test('a full queue answers 503 with Retry-After, never a bare 500', async (t) =>
     assert.equal(r.headers.get('retry-after'), '1');
     assert.equal(r.body.success, false);
   }
-  assert.ok(statuses.every((x) => x === 200 || x === 503), String(statuses));
+  assert.ok(
+    statuses.every((x) => x === 200 || x === 503),
+    String(statuses),
+  );
 });
 
 /** The runtime processes this test process started (the service runs in it): its children running the runtime's server. */
@@ -46,7 +54,9 @@ function runtimeProcesses(): number[] {
       return '';
     }
   };
-  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((tid) => read(`/proc/${process.pid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number));
+  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((tid) =>
+    read(`/proc/${process.pid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number),
+  );
   return children.filter((pid) => read(`/proc/${pid}/cmdline`).includes('runtime/process/server.ts'));
 }
 
@@ -69,5 +79,8 @@ test('a runtime that can never start is restarted ever more slowly, not in a loo
   await killing;
   // Restarts 0, 0.2, 0.4, 0.8, 1.6 s apart (doubling up to 5 s): a handful in 4 s, not one every few milliseconds.
   assert.ok(killed.size >= 3 && killed.size <= 8, `${killed.size} runtime processes started in 4 s`);
-  await eventually(async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 2 } })).body?.data === 2, 200);
+  await eventually(
+    async () => (await s.request('POST', '/api/v1/plugins/echo/call', { body: { params: 2 } })).body?.data === 2,
+    200,
+  );
 });

@@ -12,10 +12,18 @@ const SEND = `{ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_
 
 const LEFTOVERS: Record<string, string> = {
   'spin-after-host-call': plugin(`kv.exists('a').then(() => { for (;;) {} }); return 'left a spinner';`),
-  'spin-after-many-host-calls': plugin(`for (let i = 0; i < 20; i++) kv.get('k' + i).then(() => { for (;;) {} }); return 'left 20';`),
-  'spin-in-finalizer': plugin(`const r = new FinalizationRegistry(() => { for (;;) {} }); for (let i = 0; i < 1000; i++) r.register({ i, pad: new Array(100) }, i); const junk = []; for (let i = 0; i < 2e5; i++) junk.push({ i }); return 'registered';`),
-  'spin-after-wait-async': plugin(`let how = 'no waitAsync'; try { const ia = new Int32Array(new SharedArrayBuffer(4)); Atomics.waitAsync(ia, 0, 0, 20).value.then(() => { for (;;) {} }); how = 'waitAsync'; } catch (e) { how = e.constructor.name; } return how;`),
-  'spin-after-wasm-compile': plugin(`const p = WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); await p; return 'compiled';`),
+  'spin-after-many-host-calls': plugin(
+    `for (let i = 0; i < 20; i++) kv.get('k' + i).then(() => { for (;;) {} }); return 'left 20';`,
+  ),
+  'spin-in-finalizer': plugin(
+    `const r = new FinalizationRegistry(() => { for (;;) {} }); for (let i = 0; i < 1000; i++) r.register({ i, pad: new Array(100) }, i); const junk = []; for (let i = 0; i < 2e5; i++) junk.push({ i }); return 'registered';`,
+  ),
+  'spin-after-wait-async': plugin(
+    `let how = 'no waitAsync'; try { const ia = new Int32Array(new SharedArrayBuffer(4)); Atomics.waitAsync(ia, 0, 0, 20).value.then(() => { for (;;) {} }); how = 'waitAsync'; } catch (e) { how = e.constructor.name; } return how;`,
+  ),
+  'spin-after-wasm-compile': plugin(
+    `const p = WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); await p; return 'compiled';`,
+  ),
 };
 
 async function runtimeIdle(s: TestServer, label: string): Promise<void> {
@@ -29,14 +37,22 @@ async function runtimeIdle(s: TestServer, label: string): Promise<void> {
 }
 
 test('nothing a call leaves behind runs after it answered; the runtime stays idle and keeps serving', async (t) => {
-  const s = await build(t, { env: { PLUGIN_THREADS: '2' }, plugins: { ...Object.fromEntries(Object.entries(LEFTOVERS).map(([id, src]) => [`${id}.ts`, src])), 'echo.ts': ECHO } });
+  const s = await build(t, {
+    env: { PLUGIN_THREADS: '2' },
+    plugins: {
+      ...Object.fromEntries(Object.entries(LEFTOVERS).map(([id, src]) => [`${id}.ts`, src])),
+      'echo.ts': ECHO,
+    },
+  });
   for (const id of Object.keys(LEFTOVERS)) {
     for (let i = 0; i < 3; i++) {
       const res = await s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} });
       assert.equal(res.status, 200, `${id}: ${res.text}`);
     }
     await runtimeIdle(s, id);
-    const echoes = await Promise.all(Array.from({ length: 20 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })));
+    const echoes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })),
+    );
     echoes.forEach((r, i) => assert.equal(r.body?.data, i, `${id}: echo after it`));
     assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).status, 200);
     t.diagnostic(`${id}: answered 3 times, runtime idle afterwards, 20 echo calls served`);
@@ -58,7 +74,10 @@ test('the next call in a warm context gets no log line and no api budget from th
     `export const settings = { timeout: 5, emit_logs: true };`,
   );
   const s = await build(t, { env: { PLUGIN_THREADS: '1', PLUGIN_CONCURRENCY: '1' }, plugins: { 'leaver.ts': leaver } });
-  assert.equal((await s.request('POST', '/api/v1/plugins/leaver/call', { body: { params: 'leave' } })).body.data, 'left');
+  assert.equal(
+    (await s.request('POST', '/api/v1/plugins/leaver/call', { body: { params: 'leave' } })).body.data,
+    'left',
+  );
   const second = await s.request('POST', '/api/v1/plugins/leaver/call', { body: { params: 'count' } });
   assert.equal(second.status, 200, second.text);
   assert.equal(second.body.data, 100, 'the full api budget');
@@ -82,7 +101,10 @@ test('host work a call started ends with it: transactionWait pollers stop when t
      throw new Error('gone, pollers left behind');`,
     `export const settings = { timeout: 30 };`,
   );
-  const s = await build(t, { devnet: true, plugins: { 'pollers.ts': pollers, 'thrower.ts': thrower, 'echo.ts': ECHO } });
+  const s = await build(t, {
+    devnet: true,
+    plugins: { 'pollers.ts': pollers, 'thrower.ts': thrower, 'echo.ts': ECHO },
+  });
   const res = await s.request('POST', '/api/v1/plugins/pollers/call', { body: {} });
   assert.equal(res.status, 200, res.text);
   await eventuallyZero(s, 'after a call that left 60 pollers');

@@ -10,7 +10,12 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.ts';
-import { CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile, readRegularFile } from '../../src/config/read-file.ts';
+import {
+  CONFIG_FILE_MAX_BYTES,
+  KEYSTORE_MAX_BYTES,
+  readJsonFile,
+  readRegularFile,
+} from '../../src/config/read-file.ts';
 import { API_KEY } from '../helper.ts';
 import { startService } from '../faults/support.ts';
 import { makeKeystore } from '../support/keystore.ts';
@@ -32,8 +37,15 @@ function fifo(dir: string, name: string): string {
 /** A config of one keystore signer at `keystorePath` (no relayers: nothing else is started). */
 function keystoreConfig(dir: string, keystorePath: string): string {
   const file = path.join(dir, 'config.json');
-  const signer = { id: 'ks', type: 'local', config: { path: keystorePath, passphrase: { type: 'plain', value: 'pass' } } };
-  writeFileSync(file, JSON.stringify({ networks: [], signers: [signer], relayers: [], notifications: [], plugins: [] }));
+  const signer = {
+    id: 'ks',
+    type: 'local',
+    config: { path: keystorePath, passphrase: { type: 'plain', value: 'pass' } },
+  };
+  writeFileSync(
+    file,
+    JSON.stringify({ networks: [], signers: [signer], relayers: [], notifications: [], plugins: [] }),
+  );
   return file;
 }
 
@@ -51,40 +63,64 @@ test('a FIFO, a directory, a device and an oversized file are refused by name an
     [big, /config file .*big\.json is \d+ bytes, over the 1048576-byte limit/],
     [path.join(dir, 'missing.json'), /config file .*missing\.json does not exist/],
   ];
-  for (const [file, reason] of cases) assert.throws(() => readRegularFile(file, CONFIG_FILE_MAX_BYTES, 'config file'), reason, file);
+  for (const [file, reason] of cases)
+    assert.throws(() => readRegularFile(file, CONFIG_FILE_MAX_BYTES, 'config file'), reason, file);
   // The same through the config loader: the FIFO as the config file itself.
   assert.throws(() => load(pipe), /is a FIFO/);
 });
 
 test("a JSON syntax error names the file, line and column, never the file's text", (t) => {
   const dir = tempDir(t);
-  const cases = [`{\n  "signers": [ ${CANARY} ]\n}`, `{"a": "${CANARY}" "b": 1}`, `{"a": "${CANARY}`, `["${CANARY}\u0001"]`];
+  const cases = [
+    `{\n  "signers": [ ${CANARY} ]\n}`,
+    `{"a": "${CANARY}" "b": 1}`,
+    `{"a": "${CANARY}`,
+    `["${CANARY}\u0001"]`,
+  ];
   const where = ['line 2, column 16', 'line 1, column 41', 'line 1, column 39', 'line 1, column 34'];
   cases.forEach((text, i) => {
     const file = path.join(dir, `bad-${i}.json`);
     writeFileSync(file, text);
-    assert.throws(() => readJsonFile(file, CONFIG_FILE_MAX_BYTES, 'config file'), (err: Error) => {
-      assert.ok(!err.message.includes(CANARY), `echoed: ${err.message}`);
-      assert.equal(err.message, `config file ${file} is not valid JSON: syntax error at ${where[i]}`);
-      return true;
-    });
-    assert.throws(() => load(file), (err: Error) => !err.message.includes(CANARY) && /not valid JSON/.test(err.message));
+    assert.throws(
+      () => readJsonFile(file, CONFIG_FILE_MAX_BYTES, 'config file'),
+      (err: Error) => {
+        assert.ok(!err.message.includes(CANARY), `echoed: ${err.message}`);
+        assert.equal(err.message, `config file ${file} is not valid JSON: syntax error at ${where[i]}`);
+        return true;
+      },
+    );
+    assert.throws(
+      () => load(file),
+      (err: Error) => !err.message.includes(CANARY) && /not valid JSON/.test(err.message),
+    );
   });
 });
 
 test('keystores and network files: a FIFO or an oversized file is refused at config load, naming the field', (t) => {
   const dir = tempDir(t);
-  assert.throws(() => load(keystoreConfig(dir, fifo(dir, 'keystore.json'))), /signers\.0\.config\.path: keystore .*keystore\.json is a FIFO \(named pipe\), not a regular file/);
+  assert.throws(
+    () => load(keystoreConfig(dir, fifo(dir, 'keystore.json'))),
+    /signers\.0\.config\.path: keystore .*keystore\.json is a FIFO \(named pipe\), not a regular file/,
+  );
   const big = path.join(dir, 'big-keystore.json');
-  writeFileSync(big, JSON.stringify({ ...makeKeystore(Buffer.alloc(32, 1), 'pass'), padding: 'x'.repeat(KEYSTORE_MAX_BYTES) }));
-  assert.throws(() => load(keystoreConfig(dir, big)), /keystore .*big-keystore\.json is \d+ bytes, over the 65536-byte limit/);
+  writeFileSync(
+    big,
+    JSON.stringify({ ...makeKeystore(Buffer.alloc(32, 1), 'pass'), padding: 'x'.repeat(KEYSTORE_MAX_BYTES) }),
+  );
+  assert.throws(
+    () => load(keystoreConfig(dir, big)),
+    /keystore .*big-keystore\.json is \d+ bytes, over the 65536-byte limit/,
+  );
 
   const networks = path.join(dir, 'networks');
   mkdirSync(networks);
   writeFileSync(path.join(networks, 'a.json'), JSON.stringify({ networks: [] }));
   fifo(networks, 'b.json');
   const config = path.join(dir, 'with-networks.json');
-  writeFileSync(config, JSON.stringify({ networks: './networks', signers: [], relayers: [], notifications: [], plugins: [] }));
+  writeFileSync(
+    config,
+    JSON.stringify({ networks: './networks', signers: [], relayers: [], notifications: [], plugins: [] }),
+  );
   assert.throws(() => load(config), /networks: network file .*b\.json is a FIFO \(named pipe\), not a regular file/);
 });
 
@@ -101,7 +137,12 @@ async function exitOf(child: ReturnType<typeof startService>, withinMs: number):
 
 test('a real start with a keystore path that is a FIFO is refused at once with a clear line, before anything reads it', async (t) => {
   const dir = tempDir(t);
-  const service = startService({ API_KEY, CONFIG_PATH: keystoreConfig(dir, fifo(dir, 'keystore.json')), DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: dir });
+  const service = startService({
+    API_KEY,
+    CONFIG_PATH: keystoreConfig(dir, fifo(dir, 'keystore.json')),
+    DATA_DIR: path.join(dir, 'data'),
+    PLUGINS_DIR: dir,
+  });
   t.after(() => service.killHard());
   assert.equal(await exitOf(service, 20_000), 1);
   assert.match(service.output(), /keystore .*keystore\.json is a FIFO \(named pipe\), not a regular file/);
@@ -119,13 +160,21 @@ test('a start waiting on a database that accepts but never answers stops on SIGT
   });
   const port = (silent.address() as { port: number }).port;
   const dir = tempDir(t);
-  const service = startService({ API_KEY, DATABASE_URL: `postgres://relaybox@127.0.0.1:${port}/relaybox`, DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: dir });
+  const service = startService({
+    API_KEY,
+    DATABASE_URL: `postgres://relaybox@127.0.0.1:${port}/relaybox`,
+    DATA_DIR: path.join(dir, 'data'),
+    PLUGINS_DIR: dir,
+  });
   t.after(() => service.killHard());
   await connected;
   // The start now waits for an answer that never comes.
   process.kill(service.child.pid!, 'SIGTERM');
   assert.equal(await exitOf(service, 10_000), 0);
-  const lines = service.output().split('\n').filter((l) => l.includes('stop requested while starting'));
+  const lines = service
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('stop requested while starting'));
   assert.equal(lines.length, 1, service.output());
   assert.equal(JSON.parse(lines[0]!).signal, 'SIGTERM');
 });
@@ -134,10 +183,18 @@ test('without STORAGE_ENCRYPTION_KEY the start logs one warning line', async (t)
   const dir = tempDir(t);
   const withKeystore = path.join(dir, 'ks.json');
   writeFileSync(withKeystore, JSON.stringify(makeKeystore(Buffer.alloc(32, 1), 'pass')));
-  const ok = startService({ API_KEY, CONFIG_PATH: keystoreConfig(dir, withKeystore), DATA_DIR: path.join(dir, 'data'), PLUGINS_DIR: dir });
+  const ok = startService({
+    API_KEY,
+    CONFIG_PATH: keystoreConfig(dir, withKeystore),
+    DATA_DIR: path.join(dir, 'data'),
+    PLUGINS_DIR: dir,
+  });
   t.after(() => ok.killHard());
   await ok.listening;
-  const warnings = ok.output().split('\n').filter((l) => l.includes('STORAGE_ENCRYPTION_KEY not set'));
+  const warnings = ok
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('STORAGE_ENCRYPTION_KEY not set'));
   assert.equal(warnings.length, 1, ok.output());
   assert.equal(JSON.parse(warnings[0]!).level, 40);
   assert.equal(await ok.stop(), 0);

@@ -14,10 +14,14 @@ const MAX_INNOCENT_CALLS = 20_000;
 const MAX_OFFENDER_CALLS = 10;
 
 /** The counter plugin's stored count (JSON text), read from the store itself. */
-const storedCount = (s: TestServer) => s.app.db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ?').pluck().get('counter', 'calls');
+const storedCount = (s: TestServer) =>
+  s.app.db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ?').pluck().get('counter', 'calls');
 
 test('an OOM-looping plugin next to an innocent one: the innocent keeps >= 99 % 200s, the offender ends quarantined', async (t) => {
-  const s = await build(t, { env: { PLUGIN_QUARANTINE_CRASHES: '3' }, plugins: { 'bomb.ts': fixture('oom-every-call.ts'), 'echo.ts': ECHO } });
+  const s = await build(t, {
+    env: { PLUGIN_QUARANTINE_CRASHES: '3' },
+    plugins: { 'bomb.ts': fixture('oom-every-call.ts'), 'echo.ts': ECHO },
+  });
   await answersAgain(s);
   let offenderDone = false;
   let issued = 0;
@@ -50,17 +54,31 @@ test('an OOM-looping plugin next to an innocent one: the innocent keeps >= 99 % 
   const byStatus: Record<string, number> = {};
   for (const r of innocent) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
   const share = (byStatus[200] ?? 0) / innocent.length;
-  t.diagnostic(`innocent answers by status: ${JSON.stringify(byStatus)} (${(share * 100).toFixed(2)} % 200); offender: ${offender.join(', ')}`);
+  t.diagnostic(
+    `innocent answers by status: ${JSON.stringify(byStatus)} (${(share * 100).toFixed(2)} % 200); offender: ${offender.join(', ')}`,
+  );
   assert.ok(innocent.length >= 100, `the innocent made ${innocent.length} calls during the crashes`);
-  assert.ok(share >= 0.99, `innocent 200s: ${(share * 100).toFixed(2)} % of ${innocent.length} (${JSON.stringify(byStatus)})`);
-  assert.deepEqual(offender, ['500 MEMORY_LIMIT_EXCEEDED', '500 MEMORY_LIMIT_EXCEEDED', '500 MEMORY_LIMIT_EXCEEDED', '503 PLUGIN_QUARANTINED'], 'three crashes, then quarantine');
+  assert.ok(
+    share >= 0.99,
+    `innocent 200s: ${(share * 100).toFixed(2)} % of ${innocent.length} (${JSON.stringify(byStatus)})`,
+  );
+  assert.deepEqual(
+    offender,
+    ['500 MEMORY_LIMIT_EXCEEDED', '500 MEMORY_LIMIT_EXCEEDED', '500 MEMORY_LIMIT_EXCEEDED', '503 PLUGIN_QUARANTINED'],
+    'three crashes, then quarantine',
+  );
   const before = s.app.runtime.pid;
-  assert.equal((await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data.code, 'PLUGIN_QUARANTINED');
+  assert.equal(
+    (await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data.code,
+    'PLUGIN_QUARANTINED',
+  );
   assert.equal(s.app.runtime.pid, before, 'the quarantined offender no longer reaches the sandbox');
 });
 
 test("a call whose host call went out is not replayed after a neighbour's crash: 503, and its host call ran once", async (t) => {
-  const s = await build(t, { plugins: { 'bomb.ts': fixture('oom-every-call.ts'), 'counter.ts': fixture('count-then-wait.ts'), 'echo.ts': ECHO } });
+  const s = await build(t, {
+    plugins: { 'bomb.ts': fixture('oom-every-call.ts'), 'counter.ts': fixture('count-then-wait.ts'), 'echo.ts': ECHO },
+  });
   await answersAgain(s);
   const counted = s.request('POST', '/api/v1/plugins/counter/call', { body: { params: { waitMs: 30_000 } } });
   // Its host call (kv.set) has run once the count is in the store; it then waits, in flight, for 30 s.

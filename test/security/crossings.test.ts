@@ -12,8 +12,14 @@ const LONG = `export const settings = { timeout: 20, memory_mb: 64, emit_traces:
 test('oversized host-call arguments are refused inside the sandbox, before they cross', async (t) => {
   const s = await build(t, {
     plugins: {
-      'big-keys.ts': plugin(`const key = 'k'.repeat(8 * 1024 * 1024); const codes = {}; for (let i = 0; i < 100; i++) { try { await kv.get(key); codes.sent = (codes.sent || 0) + 1; } catch (e) { codes[e.code] = (codes[e.code] || 0) + 1; } } return codes;`, LONG),
-      'big-payloads.ts': plugin(`const r = api.useRelayer('sepolia-example'); const codes = {}; for (let i = 0; i < 40; i++) { try { await r.sendTransaction({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_price: 1, data: '0x' + 'ab'.repeat(400 * 1024) }); } catch (e) { codes[e.code] = (codes[e.code] || 0) + 1; } } try { await r.listTransactions({ x: 'y'.repeat(2 * 1024 * 1024) }); } catch (e) { codes.huge = e.code; } return codes;`, LONG),
+      'big-keys.ts': plugin(
+        `const key = 'k'.repeat(8 * 1024 * 1024); const codes = {}; for (let i = 0; i < 100; i++) { try { await kv.get(key); codes.sent = (codes.sent || 0) + 1; } catch (e) { codes[e.code] = (codes[e.code] || 0) + 1; } } return codes;`,
+        LONG,
+      ),
+      'big-payloads.ts': plugin(
+        `const r = api.useRelayer('sepolia-example'); const codes = {}; for (let i = 0; i < 40; i++) { try { await r.sendTransaction({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, gas_price: 1, data: '0x' + 'ab'.repeat(400 * 1024) }); } catch (e) { codes[e.code] = (codes[e.code] || 0) + 1; } } try { await r.listTransactions({ x: 'y'.repeat(2 * 1024 * 1024) }); } catch (e) { codes.huge = e.code; } return codes;`,
+        LONG,
+      ),
     },
   });
   const pid = s.app.runtime.pid;
@@ -27,8 +33,14 @@ test('oversized host-call arguments are refused inside the sandbox, before they 
   assert.equal(payloads.body.data.huge, 'VALIDATION_FAILED');
   const traces = payloads.body.metadata.traces as Array<{ payload: unknown }>;
   assert.ok(payloads.text.length < 300 * 1024, `answer of ${payloads.text.length} bytes with traces`);
-  assert.ok(traces.every((e) => JSON.stringify(e.payload).length <= 16 * 1024 + 64), 'each trace payload bounded');
-  assert.ok(traces.some((e) => (e.payload as { truncated?: boolean })?.truncated), 'large payloads are replaced by a marker');
+  assert.ok(
+    traces.every((e) => JSON.stringify(e.payload).length <= 16 * 1024 + 64),
+    'each trace payload bounded',
+  );
+  assert.ok(
+    traces.some((e) => (e.payload as { truncated?: boolean })?.truncated),
+    'large payloads are replaced by a marker',
+  );
   const after = rssMiB(s.app.runtime.pid);
   t.diagnostic(`runtime RSS ${before.toFixed(0)} -> ${after.toFixed(0)} MiB`);
   assert.ok(after < before + 64, `runtime RSS grew from ${before.toFixed(0)} to ${after.toFixed(0)} MiB`);
@@ -37,7 +49,9 @@ test('oversized host-call arguments are refused inside the sandbox, before they 
 test('a kv TTL must be a finite, positive number; nothing is stored otherwise', async (t) => {
   const s = await build(t, {
     plugins: {
-      'ttl.ts': plugin(`const out = {}; for (const [name, ttl] of [['NaN', NaN], ['Infinity', Infinity], ['-1', -1], ['0', 0], ['string', '5'], ['null', null], ['object', { valueOf: () => 5 }]]) { try { await kv.set('k-' + name, 1, { ttlSec: ttl }); out[name] = 'stored'; } catch (e) { out[name] = e.code; } out[name] += '/' + (await kv.exists('k-' + name)); } await kv.set('fine', 1, { ttlSec: 3600 }); out.fine = await kv.exists('fine'); let lock; try { await kv.withLock('l', async () => 1, { ttlSec: NaN }); lock = 'taken'; } catch (e) { lock = e.code; } out.lock = lock; return out;`),
+      'ttl.ts': plugin(
+        `const out = {}; for (const [name, ttl] of [['NaN', NaN], ['Infinity', Infinity], ['-1', -1], ['0', 0], ['string', '5'], ['null', null], ['object', { valueOf: () => 5 }]]) { try { await kv.set('k-' + name, 1, { ttlSec: ttl }); out[name] = 'stored'; } catch (e) { out[name] = e.code; } out[name] += '/' + (await kv.exists('k-' + name)); } await kv.set('fine', 1, { ttlSec: 3600 }); out.fine = await kv.exists('fine'); let lock; try { await kv.withLock('l', async () => 1, { ttlSec: NaN }); lock = 'taken'; } catch (e) { lock = e.code; } out.lock = lock; return out;`,
+      ),
     },
   });
   const res = await s.request('POST', '/api/v1/plugins/ttl/call', { body: {} });
@@ -52,8 +66,14 @@ test('a kv TTL must be a finite, positive number; nothing is stored otherwise', 
     fine: true,
     lock: 'VALIDATION_FAILED',
   });
-  const rows = s.app.db.prepare('SELECT key, expires_at FROM plugin_kv').all() as Array<{ key: string; expires_at: number | null }>;
-  assert.deepEqual(rows.map((r) => r.key), ['fine']);
+  const rows = s.app.db.prepare('SELECT key, expires_at FROM plugin_kv').all() as Array<{
+    key: string;
+    expires_at: number | null;
+  }>;
+  assert.deepEqual(
+    rows.map((r) => r.key),
+    ['fine'],
+  );
   assert.ok(rows[0]!.expires_at !== null);
 });
 
@@ -73,10 +93,14 @@ test('a plugin KV namespace has a quota of keys and bytes (config entry, else th
     env: { PLUGIN_KV_MAX_KEYS: '2' },
     plugins: { 'quota.ts': quota, 'other.ts': quota },
   });
-  const call = async (id: string, params: string) => (await s.request('POST', `/api/v1/plugins/${id}/call`, { body: { params } })).body.data;
+  const call = async (id: string, params: string) =>
+    (await s.request('POST', `/api/v1/plugins/${id}/call`, { body: { params } })).body.data;
   const keys = await call('quota', 'keys');
   assert.equal(keys.k4, 'ok');
-  assert.match(keys.sixth, /^VALIDATION_FAILED: kv quota exceeded: this plugin may store at most 5 keys and 4096 bytes/);
+  assert.match(
+    keys.sixth,
+    /^VALIDATION_FAILED: kv quota exceeded: this plugin may store at most 5 keys and 4096 bytes/,
+  );
   assert.equal(keys.overwrite, 'ok', 'overwriting a key takes no new key');
   assert.equal(keys.afterDelete, 'ok', 'deleting frees its share');
   const bytes = await call('quota', 'bytes');

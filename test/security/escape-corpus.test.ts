@@ -10,8 +10,14 @@ import { API_KEY, build, type TestResponse, type TestServer } from '../helper.ts
 import { rawRequest } from './support.ts';
 
 const CANARY = path.join(tmpdir(), `relaybox-escape-canary-${process.pid}`);
-const KIT = readFileSync(new URL('../fixtures/escapes/probe-kit.js', import.meta.url), 'utf8').replace('__CANARY__', JSON.stringify(CANARY));
-const WASM_LOOP = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 9, 1, 7, 0, 3, 64, 12, 0, 11, 11];
+const KIT = readFileSync(new URL('../fixtures/escapes/probe-kit.js', import.meta.url), 'utf8').replace(
+  '__CANARY__',
+  JSON.stringify(CANARY),
+);
+const WASM_LOOP = [
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 9, 1, 7, 0, 3, 64, 12, 0, 11,
+  11,
+];
 
 interface Attempt {
   /** Plugin id, also the row of the README table. */
@@ -31,41 +37,325 @@ const held = (res: TestResponse, label: string) => {
 };
 
 const ATTEMPTS: Attempt[] = [
-  { id: 'host-globals', source: handler(`for (const k of ['process', 'require', 'module', 'exports', 'global', 'Buffer', 'fetch', 'setTimeout', 'setImmediate', 'queueMicrotask', 'ivm', '_ivm', '$0', '$1', 'host', 'host_', '__dirname']) attempt('globalThis.' + k, () => globalThis[k]); check('globalThis', globalThis); return result({ names: Object.getOwnPropertyNames(globalThis).filter((k) => /^(process|require|module|ivm|_ivm|host|Buffer|global)$|\\$/.test(k)) });`), expect: (r) => { held(r, 'host-globals'); assert.deepEqual(r.body.data.names, []); } },
-  { id: 'function-constructor', source: handler(`attempt('Function(process)', () => Function(PROCESS)()); attempt('Function(this)', () => Function('return this')()); attempt('AsyncFunction', async () => 0); attempt('async ctor', () => (async () => {}).constructor(PROCESS)); attempt('generator ctor', () => (function* () {}).constructor(PROCESS)().next().value); return result();`) },
-  { id: 'eval', source: handler(`attempt('eval', () => eval(PROCESS.replace('return ', ''))); attempt('indirect eval', () => (0, eval)('this')); attempt('indirect eval process', () => (0, eval)('typeof process === "undefined" ? undefined : process')); return result();`) },
-  { id: 'dynamic-import', source: handler(`const r = {}; for (const m of ['node:fs', 'fs', 'child_process', 'data:text/javascript,export default globalThis.process']) { try { const ns = await (0, eval)('import(' + JSON.stringify(m) + ')'); check('import ' + m, ns); r[m] = 'loaded'; } catch (e) { r[m] = 'refused'; } } try { const ns = await new Function('return import("node:fs")')(); check('Function import', ns); r.fn = 'loaded'; } catch { r.fn = 'refused'; } return result({ r });`), expect: (r) => { held(r, 'dynamic-import'); for (const v of Object.values(r.body.data.r)) assert.equal(v, 'refused'); } },
-  { id: 'context-chains', source: handler(`for (const k of ['params', 'headers', 'query', 'config', 'route', 'method', 'requestId']) chains('context.' + k, context[k]); chains('context', context); return result();`), body: { params: { a: [1], b: { c: 'd' } } } },
-  { id: 'api-chains', source: handler(`chains('api', context.api); chains('api.useRelayer', context.api.useRelayer); chains('api.transactionWait', context.api.transactionWait); const r = context.api.useRelayer('sepolia-example'); chains('relayer', r); for (const k of Object.keys(r)) chains('relayer.' + k, r[k]); const rec = await r.getRelayer(); chains('relayer record', rec); return result();`) },
-  { id: 'kv-chains', source: handler(`const kv = context.kv; chains('kv', kv); for (const k of Object.keys(kv)) chains('kv.' + k, kv[k]); await kv.set('k', { a: 1 }); chains('kv value', await kv.get('k')); return result();`) },
-  { id: 'console-chains', source: handler(`chains('console', console); for (const k of Object.keys(console)) chains('console.' + k, console[k]); console.log({ toString() { check('console this', this); return 'x'; }, toJSON() { callerChain('console toJSON', arguments.callee); framesOf('console toJSON'); return 1; } }); return result();`) },
-  { id: 'host-promise-chains', source: handler(`const p = context.kv.get('x'); chains('kv promise', p); chains('kv promise.then', p.then); const q = context.api.useRelayer('sepolia-example').getRelayer(); chains('api promise', q); await p; await q; return result();`) },
-  { id: 'host-error-chains', source: handler(`const r = context.api.useRelayer('sepolia-example'); await attemptAsync('bad send', () => r.sendTransaction({ to: 'nope', value: -1 })); await attemptAsync('unknown relayer', () => context.api.useRelayer('nope').getRelayer()); await attemptAsync('bad kv key', () => context.kv.get('bad key!')); await attemptAsync('bad ttl', () => context.kv.set('k', 1, { ttlSec: -1 })); await attemptAsync('missing tx', () => r.getTransaction({ transactionId: 'nope' })); try { await context.kv.get('bad key!'); } catch (e) { framesOf('kv error'); return result({ stackMentionsHost: /node:|runtime\\/|\\/work\\//.test(String(e.stack)) }); } return result();`), expect: (r) => { held(r, 'host-error-chains'); assert.equal(r.body.data.stackMentionsHost, false, 'a host error shows no host stack'); } },
-  { id: 'prepare-stack-trace', source: handler(`Error.prepareStackTrace = (e, frames) => { frames.forEach((f, i) => { check('pst this ' + i, f.getThis()); check('pst fn ' + i, f.getFunction()); }); return 'x'; }; try { null.x; } catch (e) { e.stack; } await context.kv.get('x'); framesOf('after host await'); try { await context.kv.get('bad key!'); } catch (e) { e.stack; } delete Error.prepareStackTrace; return result();`) },
-  { id: 'capture-stack-trace', source: handler(`const o = {}; Error.stackTraceLimit = Infinity; Error.prepareStackTrace = (e, frames) => frames; Error.captureStackTrace(o); for (const f of o.stack) { check('cst this', f.getThis()); check('cst fn', f.getFunction()); } delete Error.prepareStackTrace; Error.stackTraceLimit = 10; return result();`) },
-  { id: 'frames-inside-host-call', source: handler(`for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'timeout', 'arguments', 'result']) Object.defineProperty(Object.prototype, k, { configurable: true, get() { check('option getter this ' + k, this); framesOf('inside host call ' + k); callerChain('option getter ' + k, arguments.callee); return undefined; } }); let got; try { got = await context.kv.get('x'); } catch (e) { chains('option error', e); } for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'timeout', 'arguments', 'result']) delete Object.prototype[k]; return result({ got: got === undefined ? 'failed' : got });`), expect: (r) => { held(r, 'frames-inside-host-call'); assert.equal(r.body.data.got, null, 'inherited option getters do not change how the host call runs'); } },
-  { id: 'caller-chain', source: handler(`function sloppy() { callerChain('sloppy', sloppy); framesOf('sloppy'); } sloppy(); [1].map(function () { callerChain('map cb', arguments.callee); }); await context.kv.withLock('l', function () { callerChain('withLock fn', arguments.callee); framesOf('withLock fn'); return 1; }); return result();`) },
-  { id: 'getter-on-result', source: handler(`return { get found() { check('getter this', this); callerChain('result getter', Object.getOwnPropertyDescriptor(this, 'found').get); framesOf('result getter'); check('getter global', globalThis); return found; }, leaks };`) },
-  { id: 'tojson-on-result', source: handler(`return { toJSON(key) { check('toJSON this', this); callerChain('toJSON', arguments.callee); framesOf('toJSON'); return { found, leaks, key }; } };`), expect: (r) => { held(r, 'tojson-on-result'); assert.equal(r.body.data.key, ''); } },
-  { id: 'proxy-result', source: handler(`const t = { found, leaks, x: 1 }; let inside = false; return new Proxy(t, { get(o, k, recv) { if (!inside) { inside = true; check('proxy recv', recv); framesOf('proxy get'); inside = false; } return Reflect.get(o, k); }, ownKeys(o) { callerChain('proxy ownKeys', arguments.callee); return Reflect.ownKeys(o); }, getOwnPropertyDescriptor(o, k) { return Reflect.getOwnPropertyDescriptor(o, k); } });`), expect: (r) => { held(r, 'proxy-result'); assert.equal(r.body.data.x, 1); } },
-  { id: 'thenable-result', source: handler(`return { then(resolve, reject) { chains('resolve', resolve); chains('reject', reject); callerChain('then', arguments.callee); framesOf('then'); resolve(result({ via: 'thenable' })); } };`), expect: (r) => { held(r, 'thenable-result'); assert.equal(r.body.data.via, 'thenable'); } },
-  { id: 'promise-then-override', source: handler(`const then = Promise.prototype.then; Promise.prototype.then = function (a, b) { check('then this', this); check('then a', a); check('then b', b); chains('then a', a); return then.call(this, a, b); }; await context.kv.set('k', 1); const v = await context.kv.get('k'); Promise.prototype.then = then; return result({ v });`), expect: (r) => { held(r, 'promise-then-override'); assert.equal(r.body.data.v, 1); } },
-  { id: 'symbol-species', source: handler(`class EvilArray extends Array { static get [Symbol.species]() { check('species this', this); framesOf('array species'); return Array; } } const a = EvilArray.from([1, 2]).map((x) => x * 2); class EvilPromise extends Promise { static get [Symbol.species]() { framesOf('promise species'); return Promise; } } Object.defineProperty(Promise, Symbol.species, { configurable: true, get() { framesOf('Promise species'); return EvilPromise; } }); await context.kv.get('x'); return EvilPromise.resolve(result({ a: [...a] }));`), expect: (r) => { held(r, 'symbol-species'); assert.deepEqual(r.body.data.a, [2, 4]); } },
-  { id: 'builtin-prototype-tampering', source: handler(`const keep = {}; for (const k of ['push', 'map', 'join', 'slice', 'forEach', 'shift']) { keep[k] = Array.prototype[k]; } Array.prototype.push = function (...xs) { for (const x of xs) check('push arg', x); return keep.push.apply(this, xs); }; Array.prototype.join = function () { check('join this', this); return keep.join.apply(this, arguments); }; for (const k of ['ok', 'value', 'error', 'code', 'status', 'details', 'message', 'logs', 'then', 'toJSON']) Object.defineProperty(Object.prototype, k, { __proto__: null, configurable: true, get() { check('proto getter ' + k, this); return undefined; }, set(v) { check('proto setter ' + k, v); } }); let v; try { await context.kv.set('k', 2); v = await context.kv.get('k'); } catch (e) { v = 'failed'; } try { await context.kv.get('bad key!'); } catch (e) { chains('tampered error', e); } for (const k of ['ok', 'value', 'error', 'code', 'status', 'details', 'message', 'logs', 'then', 'toJSON']) delete Object.prototype[k]; Object.assign(Array.prototype, keep); return result({ v });`), expect: (r) => { held(r, 'builtin-prototype-tampering'); assert.equal(r.body.data.v, 2); } },
-  { id: 'json-override', source: handler(`JSON.stringify = () => '{"hacked":true}'; JSON.parse = () => ({ ok: true, value: 'hacked' }); Object.prototype.toJSON = undefined; const v = await context.kv.get('absent'); return { found, leaks, v, n: 1n, u: undefined };`, `export const settings = { emit_logs: true };`), expect: (r) => { held(r, 'json-override'); assert.deepEqual(r.body.data, { found: [], leaks: [], v: null, n: '1', u: null }); } },
-  { id: 'proto-keys-in-result', source: handler(`const o = JSON.parse('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"found":[],"leaks":[]}'); return o;`), expect: (r) => { assert.equal(r.status, 200); assert.ok(Object.hasOwn(r.body.data, '__proto__'), 'the key stays plain data'); assert.equal(Object.getOwnPropertyDescriptor(r.body.data, '__proto__')?.value.polluted, 'yes'); } },
-  { id: 'proto-keys-in-params', source: handler(`const p = context.params; return result({ own: Object.hasOwn(p, '__proto__'), ctor: typeof p.constructor, isolatePolluted: ({}).polluted ?? null, query: Object.keys(context.query), header: context.headers['__proto__'] ?? null });`), body: '{"params":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}}', expect: (r) => { if (r.status === 400) return; held(r, 'proto-keys-in-params'); assert.equal(r.body.data.isolatePolluted, null); } },
-  { id: 'proto-keys-in-error-details', source: `import { pluginError } from '@openzeppelin/relayer-sdk';\n` + handler(`throw pluginError('polluting', { code: 'X', status: 422, details: JSON.parse('{"__proto__":{"polluted":"yes"},"nested":{"__proto__":{"polluted":"yes"}}}') });`), expect: (r) => { assert.equal(r.status, 422); assert.ok(Object.hasOwn(r.body.data.details, '__proto__')); } },
-  { id: 'proto-keys-in-kv', source: handler(`const kv = context.kv; await kv.set('__proto__', JSON.parse('{"__proto__":{"polluted":"yes"}}')); await kv.set('constructor', { prototype: { polluted: 'yes' } }); const v = await kv.get('__proto__'); const keys = await kv.listKeys('*'); await kv.clear(); return result({ own: Object.hasOwn(v, '__proto__'), keys, isolatePolluted: ({}).polluted ?? null });`), expect: (r) => { held(r, 'proto-keys-in-kv'); assert.equal(r.body.data.own, true); assert.deepEqual(r.body.data.keys, ['__proto__', 'constructor']); assert.equal(r.body.data.isolatePolluted, null); } },
-  { id: 'shared-array-buffer-atomics-wait', source: handler(`const sab = new SharedArrayBuffer(16); const ia = new Int32Array(sab); let r; try { r = Atomics.wait(ia, 0, 0); } catch (e) { r = 'threw: ' + e.message; } return result({ r });`, `export const settings = { timeout: 0.5 };`), expect: (r) => { if (r.status === 200) { held(r, 'sab'); assert.match(String(r.body.data.r), /threw/); return; } assert.equal(r.status, 504, r.text); assert.equal(r.body.data.code, 'TIMEOUT'); } },
-  { id: 'webassembly-infinite-loop', source: handler(`const m = new WebAssembly.Module(new Uint8Array(${JSON.stringify(WASM_LOOP)})); const i = new WebAssembly.Instance(m, {}); i.exports.f(); return result();`, `export const settings = { timeout: 0.5 };`), expect: (r) => { assert.equal(r.status, 504, r.text); assert.equal(r.body.data.code, 'TIMEOUT'); } },
-  { id: 'webassembly-async-infinite-loop', source: handler(`const { instance } = await WebAssembly.instantiate(new Uint8Array(${JSON.stringify(WASM_LOOP)})); instance.exports.f(); return result();`, `export const settings = { timeout: 0.5 };`), expect: (r) => { assert.ok(r.status === 504 || r.status === 500, r.text); if (r.status === 504) assert.equal(r.body.data.code, 'TIMEOUT'); } },
-  { id: 'reachability-walk', source: handler(`const n = reach([['globalThis', globalThis], ['context', context], ['console', console], ['relayer', context.api.useRelayer('x')], ['kv promise', context.kv.get('x')]], 20000); return result({ n });`), expect: (r) => { held(r, 'reachability-walk'); assert.ok(r.body.data.n > 500, `walked ${r.body.data.n} objects`); } },
-  { id: 'relayer-id-traversal', source: handler(`const codes = {}; for (const id of ['../x', '../../../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', 'sepolia-example/../x', '/etc/passwd', '__proto__', 'constructor', 'toString', '', 'sepolia-example\\u0000']) { try { await context.api.useRelayer(id).getRelayer(); codes[id] = 'FOUND'; } catch (e) { codes[id] = e.code; } } return result({ codes });`), expect: (r) => { held(r, 'relayer-id-traversal'); for (const [id, code] of Object.entries(r.body.data.codes)) assert.ok(code === 'RELAYER_NOT_FOUND' || code === 'VALIDATION_FAILED', `${id}: ${code}`); } },
-  { id: 'function-prototype-tampering', source: handler(`const { call, apply, bind } = Function.prototype; Function.prototype.call = function (...a) { check('call this', this); for (const x of a) check('call arg', x); return Reflect.apply(call, this, a); }; Function.prototype.apply = function (t, a) { check('apply this', this); check('apply t', t); return Reflect.apply(apply, this, [t, a]); }; const saved = Reflect.apply; Reflect.apply = function (f, t, a) { check('Reflect.apply f', f); check('Reflect.apply t', t); for (const x of a || []) check('Reflect.apply arg', x); return saved(f, t, a); }; const v = await context.kv.exists('x'); Reflect.apply = saved; Object.assign(Function.prototype, { call, apply, bind }); return result({ v });`), expect: (r) => { held(r, 'function-prototype-tampering'); assert.equal(r.body.data.v, false); } },
-  { id: 'log-limit-bypass-via-array-push', source: handler(`const big = 'x'.repeat(4e6); const push = Array.prototype.push; Array.prototype.push = function (v) { this[this.length] = { level: 'log', message: big }; return this.length; }; console.log('a'); console.log('b'); Array.prototype.push = push; return result();`, `export const settings = { emit_logs: true };`), expect: (r) => { held(r, 'log-limit-bypass'); assert.ok(r.text.length < 200 * 1024, `logs came out at ${r.text.length} bytes`); } },
-  { id: 'error-limit-bypass-via-string-slice', source: handler(`const big = 'y'.repeat(4e6); String.prototype.slice = function () { return big; }; String.prototype.trim = function () { return big; }; throw new Error('z'.repeat(5000));`), expect: (r) => { assert.equal(r.status, 500); assert.ok(r.text.length < 64 * 1024, `error came out at ${r.text.length} bytes`); } },
-  { id: 'legacy-two-argument-handler', source: `${''}export async function handler(api, params) { chains('legacy api', api); chains('legacy params', params); callerChain('legacy', arguments.callee); return result(); }` },
+  {
+    id: 'host-globals',
+    source: handler(
+      `for (const k of ['process', 'require', 'module', 'exports', 'global', 'Buffer', 'fetch', 'setTimeout', 'setImmediate', 'queueMicrotask', 'ivm', '_ivm', '$0', '$1', 'host', 'host_', '__dirname']) attempt('globalThis.' + k, () => globalThis[k]); check('globalThis', globalThis); return result({ names: Object.getOwnPropertyNames(globalThis).filter((k) => /^(process|require|module|ivm|_ivm|host|Buffer|global)$|\\$/.test(k)) });`,
+    ),
+    expect: (r) => {
+      held(r, 'host-globals');
+      assert.deepEqual(r.body.data.names, []);
+    },
+  },
+  {
+    id: 'function-constructor',
+    source: handler(
+      `attempt('Function(process)', () => Function(PROCESS)()); attempt('Function(this)', () => Function('return this')()); attempt('AsyncFunction', async () => 0); attempt('async ctor', () => (async () => {}).constructor(PROCESS)); attempt('generator ctor', () => (function* () {}).constructor(PROCESS)().next().value); return result();`,
+    ),
+  },
+  {
+    id: 'eval',
+    source: handler(
+      `attempt('eval', () => eval(PROCESS.replace('return ', ''))); attempt('indirect eval', () => (0, eval)('this')); attempt('indirect eval process', () => (0, eval)('typeof process === "undefined" ? undefined : process')); return result();`,
+    ),
+  },
+  {
+    id: 'dynamic-import',
+    source: handler(
+      `const r = {}; for (const m of ['node:fs', 'fs', 'child_process', 'data:text/javascript,export default globalThis.process']) { try { const ns = await (0, eval)('import(' + JSON.stringify(m) + ')'); check('import ' + m, ns); r[m] = 'loaded'; } catch (e) { r[m] = 'refused'; } } try { const ns = await new Function('return import("node:fs")')(); check('Function import', ns); r.fn = 'loaded'; } catch { r.fn = 'refused'; } return result({ r });`,
+    ),
+    expect: (r) => {
+      held(r, 'dynamic-import');
+      for (const v of Object.values(r.body.data.r)) assert.equal(v, 'refused');
+    },
+  },
+  {
+    id: 'context-chains',
+    source: handler(
+      `for (const k of ['params', 'headers', 'query', 'config', 'route', 'method', 'requestId']) chains('context.' + k, context[k]); chains('context', context); return result();`,
+    ),
+    body: { params: { a: [1], b: { c: 'd' } } },
+  },
+  {
+    id: 'api-chains',
+    source: handler(
+      `chains('api', context.api); chains('api.useRelayer', context.api.useRelayer); chains('api.transactionWait', context.api.transactionWait); const r = context.api.useRelayer('sepolia-example'); chains('relayer', r); for (const k of Object.keys(r)) chains('relayer.' + k, r[k]); const rec = await r.getRelayer(); chains('relayer record', rec); return result();`,
+    ),
+  },
+  {
+    id: 'kv-chains',
+    source: handler(
+      `const kv = context.kv; chains('kv', kv); for (const k of Object.keys(kv)) chains('kv.' + k, kv[k]); await kv.set('k', { a: 1 }); chains('kv value', await kv.get('k')); return result();`,
+    ),
+  },
+  {
+    id: 'console-chains',
+    source: handler(
+      `chains('console', console); for (const k of Object.keys(console)) chains('console.' + k, console[k]); console.log({ toString() { check('console this', this); return 'x'; }, toJSON() { callerChain('console toJSON', arguments.callee); framesOf('console toJSON'); return 1; } }); return result();`,
+    ),
+  },
+  {
+    id: 'host-promise-chains',
+    source: handler(
+      `const p = context.kv.get('x'); chains('kv promise', p); chains('kv promise.then', p.then); const q = context.api.useRelayer('sepolia-example').getRelayer(); chains('api promise', q); await p; await q; return result();`,
+    ),
+  },
+  {
+    id: 'host-error-chains',
+    source: handler(
+      `const r = context.api.useRelayer('sepolia-example'); await attemptAsync('bad send', () => r.sendTransaction({ to: 'nope', value: -1 })); await attemptAsync('unknown relayer', () => context.api.useRelayer('nope').getRelayer()); await attemptAsync('bad kv key', () => context.kv.get('bad key!')); await attemptAsync('bad ttl', () => context.kv.set('k', 1, { ttlSec: -1 })); await attemptAsync('missing tx', () => r.getTransaction({ transactionId: 'nope' })); try { await context.kv.get('bad key!'); } catch (e) { framesOf('kv error'); return result({ stackMentionsHost: /node:|runtime\\/|\\/work\\//.test(String(e.stack)) }); } return result();`,
+    ),
+    expect: (r) => {
+      held(r, 'host-error-chains');
+      assert.equal(r.body.data.stackMentionsHost, false, 'a host error shows no host stack');
+    },
+  },
+  {
+    id: 'prepare-stack-trace',
+    source: handler(
+      `Error.prepareStackTrace = (e, frames) => { frames.forEach((f, i) => { check('pst this ' + i, f.getThis()); check('pst fn ' + i, f.getFunction()); }); return 'x'; }; try { null.x; } catch (e) { e.stack; } await context.kv.get('x'); framesOf('after host await'); try { await context.kv.get('bad key!'); } catch (e) { e.stack; } delete Error.prepareStackTrace; return result();`,
+    ),
+  },
+  {
+    id: 'capture-stack-trace',
+    source: handler(
+      `const o = {}; Error.stackTraceLimit = Infinity; Error.prepareStackTrace = (e, frames) => frames; Error.captureStackTrace(o); for (const f of o.stack) { check('cst this', f.getThis()); check('cst fn', f.getFunction()); } delete Error.prepareStackTrace; Error.stackTraceLimit = 10; return result();`,
+    ),
+  },
+  {
+    id: 'frames-inside-host-call',
+    source: handler(
+      `for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'timeout', 'arguments', 'result']) Object.defineProperty(Object.prototype, k, { configurable: true, get() { check('option getter this ' + k, this); framesOf('inside host call ' + k); callerChain('option getter ' + k, arguments.callee); return undefined; } }); let got; try { got = await context.kv.get('x'); } catch (e) { chains('option error', e); } for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'timeout', 'arguments', 'result']) delete Object.prototype[k]; return result({ got: got === undefined ? 'failed' : got });`,
+    ),
+    expect: (r) => {
+      held(r, 'frames-inside-host-call');
+      assert.equal(r.body.data.got, null, 'inherited option getters do not change how the host call runs');
+    },
+  },
+  {
+    id: 'caller-chain',
+    source: handler(
+      `function sloppy() { callerChain('sloppy', sloppy); framesOf('sloppy'); } sloppy(); [1].map(function () { callerChain('map cb', arguments.callee); }); await context.kv.withLock('l', function () { callerChain('withLock fn', arguments.callee); framesOf('withLock fn'); return 1; }); return result();`,
+    ),
+  },
+  {
+    id: 'getter-on-result',
+    source: handler(
+      `return { get found() { check('getter this', this); callerChain('result getter', Object.getOwnPropertyDescriptor(this, 'found').get); framesOf('result getter'); check('getter global', globalThis); return found; }, leaks };`,
+    ),
+  },
+  {
+    id: 'tojson-on-result',
+    source: handler(
+      `return { toJSON(key) { check('toJSON this', this); callerChain('toJSON', arguments.callee); framesOf('toJSON'); return { found, leaks, key }; } };`,
+    ),
+    expect: (r) => {
+      held(r, 'tojson-on-result');
+      assert.equal(r.body.data.key, '');
+    },
+  },
+  {
+    id: 'proxy-result',
+    source: handler(
+      `const t = { found, leaks, x: 1 }; let inside = false; return new Proxy(t, { get(o, k, recv) { if (!inside) { inside = true; check('proxy recv', recv); framesOf('proxy get'); inside = false; } return Reflect.get(o, k); }, ownKeys(o) { callerChain('proxy ownKeys', arguments.callee); return Reflect.ownKeys(o); }, getOwnPropertyDescriptor(o, k) { return Reflect.getOwnPropertyDescriptor(o, k); } });`,
+    ),
+    expect: (r) => {
+      held(r, 'proxy-result');
+      assert.equal(r.body.data.x, 1);
+    },
+  },
+  {
+    id: 'thenable-result',
+    source: handler(
+      `return { then(resolve, reject) { chains('resolve', resolve); chains('reject', reject); callerChain('then', arguments.callee); framesOf('then'); resolve(result({ via: 'thenable' })); } };`,
+    ),
+    expect: (r) => {
+      held(r, 'thenable-result');
+      assert.equal(r.body.data.via, 'thenable');
+    },
+  },
+  {
+    id: 'promise-then-override',
+    source: handler(
+      `const then = Promise.prototype.then; Promise.prototype.then = function (a, b) { check('then this', this); check('then a', a); check('then b', b); chains('then a', a); return then.call(this, a, b); }; await context.kv.set('k', 1); const v = await context.kv.get('k'); Promise.prototype.then = then; return result({ v });`,
+    ),
+    expect: (r) => {
+      held(r, 'promise-then-override');
+      assert.equal(r.body.data.v, 1);
+    },
+  },
+  {
+    id: 'symbol-species',
+    source: handler(
+      `class EvilArray extends Array { static get [Symbol.species]() { check('species this', this); framesOf('array species'); return Array; } } const a = EvilArray.from([1, 2]).map((x) => x * 2); class EvilPromise extends Promise { static get [Symbol.species]() { framesOf('promise species'); return Promise; } } Object.defineProperty(Promise, Symbol.species, { configurable: true, get() { framesOf('Promise species'); return EvilPromise; } }); await context.kv.get('x'); return EvilPromise.resolve(result({ a: [...a] }));`,
+    ),
+    expect: (r) => {
+      held(r, 'symbol-species');
+      assert.deepEqual(r.body.data.a, [2, 4]);
+    },
+  },
+  {
+    id: 'builtin-prototype-tampering',
+    source: handler(
+      `const keep = {}; for (const k of ['push', 'map', 'join', 'slice', 'forEach', 'shift']) { keep[k] = Array.prototype[k]; } Array.prototype.push = function (...xs) { for (const x of xs) check('push arg', x); return keep.push.apply(this, xs); }; Array.prototype.join = function () { check('join this', this); return keep.join.apply(this, arguments); }; for (const k of ['ok', 'value', 'error', 'code', 'status', 'details', 'message', 'logs', 'then', 'toJSON']) Object.defineProperty(Object.prototype, k, { __proto__: null, configurable: true, get() { check('proto getter ' + k, this); return undefined; }, set(v) { check('proto setter ' + k, v); } }); let v; try { await context.kv.set('k', 2); v = await context.kv.get('k'); } catch (e) { v = 'failed'; } try { await context.kv.get('bad key!'); } catch (e) { chains('tampered error', e); } for (const k of ['ok', 'value', 'error', 'code', 'status', 'details', 'message', 'logs', 'then', 'toJSON']) delete Object.prototype[k]; Object.assign(Array.prototype, keep); return result({ v });`,
+    ),
+    expect: (r) => {
+      held(r, 'builtin-prototype-tampering');
+      assert.equal(r.body.data.v, 2);
+    },
+  },
+  {
+    id: 'json-override',
+    source: handler(
+      `JSON.stringify = () => '{"hacked":true}'; JSON.parse = () => ({ ok: true, value: 'hacked' }); Object.prototype.toJSON = undefined; const v = await context.kv.get('absent'); return { found, leaks, v, n: 1n, u: undefined };`,
+      `export const settings = { emit_logs: true };`,
+    ),
+    expect: (r) => {
+      held(r, 'json-override');
+      assert.deepEqual(r.body.data, { found: [], leaks: [], v: null, n: '1', u: null });
+    },
+  },
+  {
+    id: 'proto-keys-in-result',
+    source: handler(
+      `const o = JSON.parse('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"found":[],"leaks":[]}'); return o;`,
+    ),
+    expect: (r) => {
+      assert.equal(r.status, 200);
+      assert.ok(Object.hasOwn(r.body.data, '__proto__'), 'the key stays plain data');
+      assert.equal(Object.getOwnPropertyDescriptor(r.body.data, '__proto__')?.value.polluted, 'yes');
+    },
+  },
+  {
+    id: 'proto-keys-in-params',
+    source: handler(
+      `const p = context.params; return result({ own: Object.hasOwn(p, '__proto__'), ctor: typeof p.constructor, isolatePolluted: ({}).polluted ?? null, query: Object.keys(context.query), header: context.headers['__proto__'] ?? null });`,
+    ),
+    body: '{"params":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}}',
+    expect: (r) => {
+      if (r.status === 400) return;
+      held(r, 'proto-keys-in-params');
+      assert.equal(r.body.data.isolatePolluted, null);
+    },
+  },
+  {
+    id: 'proto-keys-in-error-details',
+    source:
+      `import { pluginError } from '@openzeppelin/relayer-sdk';\n` +
+      handler(
+        `throw pluginError('polluting', { code: 'X', status: 422, details: JSON.parse('{"__proto__":{"polluted":"yes"},"nested":{"__proto__":{"polluted":"yes"}}}') });`,
+      ),
+    expect: (r) => {
+      assert.equal(r.status, 422);
+      assert.ok(Object.hasOwn(r.body.data.details, '__proto__'));
+    },
+  },
+  {
+    id: 'proto-keys-in-kv',
+    source: handler(
+      `const kv = context.kv; await kv.set('__proto__', JSON.parse('{"__proto__":{"polluted":"yes"}}')); await kv.set('constructor', { prototype: { polluted: 'yes' } }); const v = await kv.get('__proto__'); const keys = await kv.listKeys('*'); await kv.clear(); return result({ own: Object.hasOwn(v, '__proto__'), keys, isolatePolluted: ({}).polluted ?? null });`,
+    ),
+    expect: (r) => {
+      held(r, 'proto-keys-in-kv');
+      assert.equal(r.body.data.own, true);
+      assert.deepEqual(r.body.data.keys, ['__proto__', 'constructor']);
+      assert.equal(r.body.data.isolatePolluted, null);
+    },
+  },
+  {
+    id: 'shared-array-buffer-atomics-wait',
+    source: handler(
+      `const sab = new SharedArrayBuffer(16); const ia = new Int32Array(sab); let r; try { r = Atomics.wait(ia, 0, 0); } catch (e) { r = 'threw: ' + e.message; } return result({ r });`,
+      `export const settings = { timeout: 0.5 };`,
+    ),
+    expect: (r) => {
+      if (r.status === 200) {
+        held(r, 'sab');
+        assert.match(String(r.body.data.r), /threw/);
+        return;
+      }
+      assert.equal(r.status, 504, r.text);
+      assert.equal(r.body.data.code, 'TIMEOUT');
+    },
+  },
+  {
+    id: 'webassembly-infinite-loop',
+    source: handler(
+      `const m = new WebAssembly.Module(new Uint8Array(${JSON.stringify(WASM_LOOP)})); const i = new WebAssembly.Instance(m, {}); i.exports.f(); return result();`,
+      `export const settings = { timeout: 0.5 };`,
+    ),
+    expect: (r) => {
+      assert.equal(r.status, 504, r.text);
+      assert.equal(r.body.data.code, 'TIMEOUT');
+    },
+  },
+  {
+    id: 'webassembly-async-infinite-loop',
+    source: handler(
+      `const { instance } = await WebAssembly.instantiate(new Uint8Array(${JSON.stringify(WASM_LOOP)})); instance.exports.f(); return result();`,
+      `export const settings = { timeout: 0.5 };`,
+    ),
+    expect: (r) => {
+      assert.ok(r.status === 504 || r.status === 500, r.text);
+      if (r.status === 504) assert.equal(r.body.data.code, 'TIMEOUT');
+    },
+  },
+  {
+    id: 'reachability-walk',
+    source: handler(
+      `const n = reach([['globalThis', globalThis], ['context', context], ['console', console], ['relayer', context.api.useRelayer('x')], ['kv promise', context.kv.get('x')]], 20000); return result({ n });`,
+    ),
+    expect: (r) => {
+      held(r, 'reachability-walk');
+      assert.ok(r.body.data.n > 500, `walked ${r.body.data.n} objects`);
+    },
+  },
+  {
+    id: 'relayer-id-traversal',
+    source: handler(
+      `const codes = {}; for (const id of ['../x', '../../../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', 'sepolia-example/../x', '/etc/passwd', '__proto__', 'constructor', 'toString', '', 'sepolia-example\\u0000']) { try { await context.api.useRelayer(id).getRelayer(); codes[id] = 'FOUND'; } catch (e) { codes[id] = e.code; } } return result({ codes });`,
+    ),
+    expect: (r) => {
+      held(r, 'relayer-id-traversal');
+      for (const [id, code] of Object.entries(r.body.data.codes))
+        assert.ok(code === 'RELAYER_NOT_FOUND' || code === 'VALIDATION_FAILED', `${id}: ${code}`);
+    },
+  },
+  {
+    id: 'function-prototype-tampering',
+    source: handler(
+      `const { call, apply, bind } = Function.prototype; Function.prototype.call = function (...a) { check('call this', this); for (const x of a) check('call arg', x); return Reflect.apply(call, this, a); }; Function.prototype.apply = function (t, a) { check('apply this', this); check('apply t', t); return Reflect.apply(apply, this, [t, a]); }; const saved = Reflect.apply; Reflect.apply = function (f, t, a) { check('Reflect.apply f', f); check('Reflect.apply t', t); for (const x of a || []) check('Reflect.apply arg', x); return saved(f, t, a); }; const v = await context.kv.exists('x'); Reflect.apply = saved; Object.assign(Function.prototype, { call, apply, bind }); return result({ v });`,
+    ),
+    expect: (r) => {
+      held(r, 'function-prototype-tampering');
+      assert.equal(r.body.data.v, false);
+    },
+  },
+  {
+    id: 'log-limit-bypass-via-array-push',
+    source: handler(
+      `const big = 'x'.repeat(4e6); const push = Array.prototype.push; Array.prototype.push = function (v) { this[this.length] = { level: 'log', message: big }; return this.length; }; console.log('a'); console.log('b'); Array.prototype.push = push; return result();`,
+      `export const settings = { emit_logs: true };`,
+    ),
+    expect: (r) => {
+      held(r, 'log-limit-bypass');
+      assert.ok(r.text.length < 200 * 1024, `logs came out at ${r.text.length} bytes`);
+    },
+  },
+  {
+    id: 'error-limit-bypass-via-string-slice',
+    source: handler(
+      `const big = 'y'.repeat(4e6); String.prototype.slice = function () { return big; }; String.prototype.trim = function () { return big; }; throw new Error('z'.repeat(5000));`,
+    ),
+    expect: (r) => {
+      assert.equal(r.status, 500);
+      assert.ok(r.text.length < 64 * 1024, `error came out at ${r.text.length} bytes`);
+    },
+  },
+  {
+    id: 'legacy-two-argument-handler',
+    source: `${''}export async function handler(api, params) { chains('legacy api', api); chains('legacy params', params); callerChain('legacy', arguments.callee); return result(); }`,
+  },
 ];
 
 /** The host (this test process runs the HTTP app) must come out of every attempt unchanged. */
@@ -99,7 +389,10 @@ test('every escape attempt in the corpus is held, and the service keeps serving'
       const answers = await Promise.all(
         batch.map((a) =>
           typeof a.body === 'string'
-            ? s.request('POST', `/api/v1/plugins/${a.id}/call?__proto__=x&constructor=y`, { rawBody: a.body, headers: { 'content-type': 'application/json', __proto__: 'polluted' } as Record<string, string> })
+            ? s.request('POST', `/api/v1/plugins/${a.id}/call?__proto__=x&constructor=y`, {
+                rawBody: a.body,
+                headers: { 'content-type': 'application/json', __proto__: 'polluted' } as Record<string, string>,
+              })
             : s.request('POST', `/api/v1/plugins/${a.id}/call`, { body: a.body ?? {} }),
         ),
       );
@@ -130,7 +423,15 @@ test('a plugin cannot see another plugin’s globals or KV namespace', async (t)
   for (let i = 0; i < 3; i++) {
     assert.deepEqual((await s.request('POST', '/api/v1/plugins/writer/call', { body: {} })).body.data, ['mine']);
     const res = await s.request('POST', '/api/v1/plugins/reader/call', { body: {} });
-    assert.deepEqual(res.body.data, { secret: null, polluted: null, evil: null, parse: 1, mine: null, keys: [], exists: false });
+    assert.deepEqual(res.body.data, {
+      secret: null,
+      polluted: null,
+      evil: null,
+      parse: 1,
+      mine: null,
+      keys: [],
+      exists: false,
+    });
   }
   assertHostIntact('two plugins');
 });
@@ -150,7 +451,16 @@ test('plugin ids that are paths never reach the file system', async (t) => {
     '/api/v1/plugins/..%2Fecho/call',
   ];
   for (const p of paths) {
-    const res = await rawRequest(s.url, 'POST', p, [['Authorization', `Bearer ${API_KEY}`], ['Content-Type', 'application/json']], '{}');
+    const res = await rawRequest(
+      s.url,
+      'POST',
+      p,
+      [
+        ['Authorization', `Bearer ${API_KEY}`],
+        ['Content-Type', 'application/json'],
+      ],
+      '{}',
+    );
     assert.ok(res.status >= 400 && res.status < 500, `${p}: ${res.status} ${res.text.slice(0, 200)}`);
     assert.equal(res.body?.success, false, p);
     assert.doesNotMatch(res.text, /root:|export async function/, `${p}: file content leaked`);
@@ -166,7 +476,9 @@ test('a plugin that imports fs or child_process does not build', async (t) => {
     'req-cp.cjs': `const cp = require('child_process'); exports.handler = async () => String(cp.execSync('id'));`,
     'dyn-fs.ts': `export async function handler() { const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8'); }`,
   };
-  const s = await build(t, { plugins: { ...sources, 'echo.ts': `export async function handler(c) { return c.params; }` } });
+  const s = await build(t, {
+    plugins: { ...sources, 'echo.ts': `export async function handler(c) { return c.params; }` },
+  });
   for (const file of Object.keys(sources)) {
     const id = file.replace(/\.[a-z]+$/, '');
     const res = await s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} });

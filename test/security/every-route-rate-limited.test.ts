@@ -8,10 +8,16 @@ import { ROUTE_GROUPS } from '../../src/openapi/registry.ts';
 import { build, type TestServer } from '../helper.ts';
 
 /** The concrete path of an Express route template: every `:param` an id that exists nowhere. */
-const concrete = (template: string) => template.replace(/:([A-Za-z_]+)/g, (_m, name: string) => `no-such-${name.replace(/_/g, '-')}`);
+const concrete = (template: string) =>
+  template.replace(/:([A-Za-z_]+)/g, (_m, name: string) => `no-such-${name.replace(/_/g, '-')}`);
 
 /** One request as `secret`: its status and Retry-After, the body left unread (the event stream never ends). */
-async function hit(s: TestServer, method: string, path: string, secret: string): Promise<{ status: number; retryAfter: string | null }> {
+async function hit(
+  s: TestServer,
+  method: string,
+  path: string,
+  secret: string,
+): Promise<{ status: number; retryAfter: string | null }> {
   const controller = new AbortController();
   const hasBody = !['get', 'head', 'delete'].includes(method);
   const res = await fetch(s.url + path, {
@@ -26,13 +32,27 @@ async function hit(s: TestServer, method: string, path: string, secret: string):
 }
 
 test('every route behind the API key answers 429 once the key is over its own limit', async (t) => {
-  const s = await build(t, { devnet: false, runtime: false, env: { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' } });
-  const routes = ROUTE_GROUPS.flatMap((group) => group.routes.filter((route) => (route.auth ?? group.auth ?? true)).map((route) => ({ method: route.method, path: `${group.prefix}${concrete(route.path)}` })));
+  const s = await build(t, {
+    devnet: false,
+    runtime: false,
+    env: { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' },
+  });
+  const routes = ROUTE_GROUPS.flatMap((group) =>
+    group.routes
+      .filter((route) => route.auth ?? group.auth ?? true)
+      .map((route) => ({ method: route.method, path: `${group.prefix}${concrete(route.path)}` })),
+  );
   assert.ok(routes.length > 40, `the route table was read (${routes.length} routes)`);
   const unlimited: string[] = [];
   for (const { method, path } of routes) {
     // A key of its own per route, allowed everything: the limit, not a permission, is what answers.
-    const minted = await s.request('POST', '/api/v1/api-keys', { body: { name: `${method} ${path}`.slice(0, 200), permissions: ['*:*:*'], rate_limit: { requests_per_second: 1, burst_size: 1 } } });
+    const minted = await s.request('POST', '/api/v1/api-keys', {
+      body: {
+        name: `${method} ${path}`.slice(0, 200),
+        permissions: ['*:*:*'],
+        rate_limit: { requests_per_second: 1, burst_size: 1 },
+      },
+    });
     assert.equal(minted.status, 201, minted.text);
     let limited: { status: number; retryAfter: string | null } | undefined;
     for (let i = 0; i < 10 && !limited; i++) {
@@ -40,14 +60,19 @@ test('every route behind the API key answers 429 once the key is over its own li
       if (answer.status === 429) limited = answer;
     }
     if (!limited) unlimited.push(`${method.toUpperCase()} ${path}`);
-    else assert.ok(Number(limited.retryAfter) >= 1, `${method.toUpperCase()} ${path}: Retry-After says when to come back`);
+    else
+      assert.ok(Number(limited.retryAfter) >= 1, `${method.toUpperCase()} ${path}: Retry-After says when to come back`);
   }
   assert.deepEqual(unlimited, [], 'routes outside the per-key limit');
 });
 
 test('the routes without a key (health, readiness, the API reference) stay outside the limit', async (t) => {
   const s = await build(t, { devnet: false, runtime: false, env: { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1' } });
-  const open = ROUTE_GROUPS.flatMap((group) => group.routes.filter((route) => route.auth === false || (route.auth === undefined && group.auth === false)).map((route) => `${group.prefix}${concrete(route.path)}`));
+  const open = ROUTE_GROUPS.flatMap((group) =>
+    group.routes
+      .filter((route) => route.auth === false || (route.auth === undefined && group.auth === false))
+      .map((route) => `${group.prefix}${concrete(route.path)}`),
+  );
   assert.ok(open.includes('/api/v1/health'), open.join(', '));
   for (const path of open) {
     for (let i = 0; i < 5; i++) assert.notEqual((await hit(s, 'get', path, 'not-a-key')).status, 429, path);

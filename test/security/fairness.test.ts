@@ -10,18 +10,28 @@ import { build, type TestResponse, type TestServer } from '../helper.ts';
 import { ECHO, answersAgain, assertEnvelope, pause, plugin } from './sandbox-support.ts';
 import { eventually } from '../support/eventually.ts';
 
-const hanger = (timeout: number) => plugin(`await new Promise(() => {});`, `export const settings = { timeout: ${timeout} };`);
-const burner = plugin(`const until = Date.now() + 1500; let n = 0; while (Date.now() < until) n++; return n;`, `export const settings = { timeout: 5 };`);
+const hanger = (timeout: number) =>
+  plugin(`await new Promise(() => {});`, `export const settings = { timeout: ${timeout} };`);
+const burner = plugin(
+  `const until = Date.now() + 1500; let n = 0; while (Date.now() < until) n++; return n;`,
+  `export const settings = { timeout: 5 };`,
+);
 
 /** Starts the calls; `pending()` is true while none of them has answered. */
 function fire(s: TestServer, id: string, n: number): { all: Promise<TestResponse[]>; pending(): boolean } {
   let answered = 0;
-  const all = Promise.all(Array.from({ length: n }, () => s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} }).finally(() => answered++)));
+  const all = Promise.all(
+    Array.from({ length: n }, () =>
+      s.request('POST', `/api/v1/plugins/${id}/call`, { body: {} }).finally(() => answered++),
+    ),
+  );
   return { all, pending: () => answered === 0 };
 }
 
 async function innocentAnswers(s: TestServer, label: string): Promise<void> {
-  const echoes = await Promise.all(Array.from({ length: 10 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })));
+  const echoes = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })),
+  );
   echoes.forEach((r, i) => assert.equal(r.body?.data, i, `${label}: ${r.text}`));
 }
 
@@ -31,7 +41,9 @@ test('a plugin runs and queues at most its share of calls; past it, 429 PLUGIN_B
     env: { PLUGIN_MAX_CONCURRENT_CALLS: '2', PLUGIN_MAX_QUEUED_CALLS: '0' },
     plugins: { 'capped.ts': hanger(1), 'uncapped.ts': hanger(1), 'echo.ts': ECHO },
   });
-  const capped = await Promise.all(Array.from({ length: 4 }, () => s.request('POST', '/api/v1/plugins/capped/call', { body: {} })));
+  const capped = await Promise.all(
+    Array.from({ length: 4 }, () => s.request('POST', '/api/v1/plugins/capped/call', { body: {} })),
+  );
   const statuses = capped.map((r) => r.status).sort();
   assert.deepEqual(statuses, [429, 429, 504, 504], capped.map((r) => r.text).join('\n'));
   for (const r of capped) {
@@ -44,7 +56,11 @@ test('a plugin runs and queues at most its share of calls; past it, 429 PLUGIN_B
     } else assert.equal(r.body.data.code, 'TIMEOUT', 'the queued call keeps its deadline');
   }
   // Without a config entry the environment's defaults apply: 2 running, none queued.
-  const defaults = (await Promise.all(Array.from({ length: 3 }, () => s.request('POST', '/api/v1/plugins/uncapped/call', { body: {} })))).map((r) => r.status).sort();
+  const defaults = (
+    await Promise.all(Array.from({ length: 3 }, () => s.request('POST', '/api/v1/plugins/uncapped/call', { body: {} })))
+  )
+    .map((r) => r.status)
+    .sort();
   assert.deepEqual(defaults, [429, 504, 504]);
   const listed = await s.request('GET', '/api/v1/plugins/capped');
   assert.equal(listed.body.data.max_concurrent_calls, 1);
@@ -58,7 +74,10 @@ test('idle hangers of several plugins and CPU burners never hold back another pl
   const hangers = [0, 1, 2, 3].map((i) => fire(s, `hanger${i}`, 8));
   await pause(300);
   await innocentAnswers(s, 'with 32 hangers');
-  assert.ok(hangers.every((h) => h.pending()), 'the innocent calls answered while all 32 hangers were still hanging');
+  assert.ok(
+    hangers.every((h) => h.pending()),
+    'the innocent calls answered while all 32 hangers were still hanging',
+  );
   const burners = fire(s, 'burner', 4);
   await pause(200);
   await innocentAnswers(s, 'with 4 burners and 32 hangers');
@@ -86,11 +105,17 @@ test('a plugin that crashes the runtime three times is quarantined until its fil
   assert.equal(quarantined.status, 503);
   assert.match(quarantined.body.error, /crashed the sandbox runtime 3 times .* quarantined until its file changes/);
   const pid = s.app.runtime.pid;
-  assert.equal((await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data.code, 'PLUGIN_QUARANTINED');
+  assert.equal(
+    (await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data.code,
+    'PLUGIN_QUARANTINED',
+  );
   assert.equal(s.app.runtime.pid, pid, 'a quarantined plugin no longer reaches the sandbox');
   assert.equal((await s.request('GET', '/api/v1/plugins/bomb')).body.data.error.code, 'PLUGIN_QUARANTINED');
   writeFileSync(path.join(s.pluginsDir, 'bomb.ts'), `export async function handler() { return 'fixed'; }\n`);
-  const fixed = await eventually(async () => (await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data === 'fixed', { intervalMs: 100 });
+  const fixed = await eventually(
+    async () => (await s.request('POST', '/api/v1/plugins/bomb/call', { body: {} })).body.data === 'fixed',
+    { intervalMs: 100 },
+  );
   assert.ok(fixed, 'the edited plugin did not load');
 });
 
@@ -99,10 +124,13 @@ test('a plugin that crashes the runtime while loading is quarantined at once', a
   const s = await build(t, { plugins: { 'echo.ts': ECHO } });
   writeFileSync(path.join(s.pluginsDir, 'loadbomb.ts'), bomb);
   let res: TestResponse | undefined;
-  await eventually(async () => {
-    res = await s.request('POST', '/api/v1/plugins/loadbomb/call', { body: {} });
-    return res.body?.data?.code === 'PLUGIN_QUARANTINED';
-  }, { intervalMs: 100 });
+  await eventually(
+    async () => {
+      res = await s.request('POST', '/api/v1/plugins/loadbomb/call', { body: {} });
+      return res.body?.data?.code === 'PLUGIN_QUARANTINED';
+    },
+    { intervalMs: 100 },
+  );
   assert.equal(res?.body?.data?.code, 'PLUGIN_QUARANTINED', res?.text);
   assert.match(res!.body.error, /while loading/);
   await answersAgain(s);

@@ -17,7 +17,12 @@ async function targets(s: TestServer) {
   assert.equal(sent.status, 200);
   return [
     { name: 'send', method: 'POST', path: txPath('evm'), valid: JSON.stringify(evmBody()) },
-    { name: 'replace', method: 'PUT', path: txPath('evm', sent.body.data.id), valid: JSON.stringify(evmBody({ max_fee_per_gas: 4_000_000_000 })) },
+    {
+      name: 'replace',
+      method: 'PUT',
+      path: txPath('evm', sent.body.data.id),
+      valid: JSON.stringify(evmBody({ max_fee_per_gas: 4_000_000_000 })),
+    },
     { name: 'notification', method: 'POST', path: '/api/v1/notifications', valid: JSON.stringify({ url: HOOK }) },
   ];
 }
@@ -39,7 +44,16 @@ test('malformed and truncated JSON answers 400 naming the parse failure', async 
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
-    const bodies = ['{"value":1,}', '{value:1}', "{'url':'x'}", 'NaN', '{"a":1}}', r.valid.slice(0, Math.floor(r.valid.length / 2)), r.valid.slice(0, -1), '{"a":"\\x"}'];
+    const bodies = [
+      '{"value":1,}',
+      '{value:1}',
+      "{'url':'x'}",
+      'NaN',
+      '{"a":1}}',
+      r.valid.slice(0, Math.floor(r.valid.length / 2)),
+      r.valid.slice(0, -1),
+      '{"a":"\\x"}',
+    ];
     for (const body of bodies) {
       const res = await s.request(r.method, r.path, { rawBody: body, headers: JSON_TYPE });
       assertRejected(res, `${r.name} ${body}`, { status: 400, message: 'Bad Request', error: /^Invalid JSON: / });
@@ -66,9 +80,20 @@ test('a body that is not labelled JSON answers 415 naming the content type, even
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'text/json', 'application/xml']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+      'text/json',
+      'application/xml',
+    ]) {
       const res = await s.request(r.method, r.path, { rawBody: r.valid, headers: { 'content-type': type } });
-      assertRejected(res, `${r.name} ${type}`, { status: 415, message: 'Unsupported Media Type', error: /Content-Type must be application\/json/ });
+      assertRejected(res, `${r.name} ${type}`, {
+        status: 415,
+        message: 'Unsupported Media Type',
+        error: /Content-Type must be application\/json/,
+      });
     }
     // No Content-Type header at all (fetch would add text/plain).
     const bare = await rawRequest(s.url, r.method, r.path, [['Authorization', `Bearer ${API_KEY}`]], r.valid);
@@ -82,17 +107,30 @@ test('10,000 levels of nesting in a send body and a notification body answer 400
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
-    for (const [kind, deep] of [['arrays', nestedArrays(10_000)], ['objects', nestedObjects(10_000)]] as const) {
+    for (const [kind, deep] of [
+      ['arrays', nestedArrays(10_000)],
+      ['objects', nestedObjects(10_000)],
+    ] as const) {
       const body = r.valid.replace(/}$/, `,"nested":${deep}}`);
       const res = await s.request(r.method, r.path, { rawBody: body, headers: JSON_TYPE });
-      assertRejected(res, `${r.name} ${kind}`, { status: 400, message: 'Bad Request', error: /nests deeper than 128 levels/ });
+      assertRejected(res, `${r.name} ${kind}`, {
+        status: 400,
+        message: 'Bad Request',
+        error: /nests deeper than 128 levels/,
+      });
     }
   }
   // Brackets inside strings are text, not nesting.
-  const inString = await s.request('POST', '/api/v1/notifications', { rawBody: JSON.stringify({ url: HOOK, id: '['.repeat(10_000) }), headers: JSON_TYPE });
+  const inString = await s.request('POST', '/api/v1/notifications', {
+    rawBody: JSON.stringify({ url: HOOK, id: '['.repeat(10_000) }),
+    headers: JSON_TYPE,
+  });
   assertRejected(inString, 'brackets in a string', { status: 400, error: /'id' must match pattern/ });
   // At the limit the parser lets it through and the schema answers instead.
-  const atLimit = await s.request('POST', txPath('evm'), { rawBody: JSON.stringify(evmBody()).replace(/}$/, `,"data":${nestedArrays(127)}}`), headers: JSON_TYPE });
+  const atLimit = await s.request('POST', txPath('evm'), {
+    rawBody: JSON.stringify(evmBody()).replace(/}$/, `,"data":${nestedArrays(127)}}`),
+    headers: JSON_TYPE,
+  });
   assertRejected(atLimit, 'at the limit', { status: 400, error: /'data' must be string/ });
   assert.deepEqual(storeCounts(s), before);
 });
@@ -123,9 +161,15 @@ test('a body compressed with an unknown or broken encoding answers 4xx, never 5x
   const routes = await targets(s);
   const before = storeCounts(s);
   for (const r of routes) {
-    const broken = await s.request(r.method, r.path, { rawBody: 'not gzip', headers: { ...JSON_TYPE, 'content-encoding': 'gzip' } });
+    const broken = await s.request(r.method, r.path, {
+      rawBody: 'not gzip',
+      headers: { ...JSON_TYPE, 'content-encoding': 'gzip' },
+    });
     assertRejected(broken, `${r.name} gzip`, { status: 400 });
-    const unknown = await s.request(r.method, r.path, { rawBody: r.valid, headers: { ...JSON_TYPE, 'content-encoding': 'x-made-up' } });
+    const unknown = await s.request(r.method, r.path, {
+      rawBody: r.valid,
+      headers: { ...JSON_TYPE, 'content-encoding': 'x-made-up' },
+    });
     assertRejected(unknown, `${r.name} unknown`, { status: 415, error: /unsupported content encoding/ });
   }
   assert.deepEqual(storeCounts(s), before);

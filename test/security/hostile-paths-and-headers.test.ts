@@ -10,7 +10,18 @@ const app = shared(() => buildWithRelayers(undefined));
 
 const AUTH: [string, string] = ['Authorization', `Bearer ${API_KEY}`];
 const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
-const HOSTILE_IDS = ['a%2Fb', '%2F', '..', '%2E%2E', '.%2E', 'a%2F..%2F..%2Fb', '..%2F..%2Fetc%2Fpasswd', '%00', '%E0%A4%A', '%'];
+const HOSTILE_IDS = [
+  'a%2Fb',
+  '%2F',
+  '..',
+  '%2E%2E',
+  '.%2E',
+  'a%2F..%2F..%2Fb',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%00',
+  '%E0%A4%A',
+  '%',
+];
 
 test('relayer, transaction, notification and plugin ids holding %2F or .. answer a 4xx envelope and write nothing', async () => {
   const s = await app();
@@ -51,12 +62,22 @@ test('an unknown relayer id with a slash is named in the 404, not resolved as a 
   const res = await rawRequest(s.url, 'GET', '/api/v1/relayers/evm%2F..%2Fevm/transactions', [AUTH]);
   assertRejected(res, 'slash id', { status: 404, message: 'Relayer with ID evm/../evm not found' });
   const dots = await rawRequest(s.url, 'GET', '/api/v1/relayers/evm/transactions/..', [AUTH]);
-  assertRejected(dots, 'dot-dot transaction', { status: 404, message: 'Not found', error: /transaction '\.\.' not found/ });
+  assertRejected(dots, 'dot-dot transaction', {
+    status: 404,
+    message: 'Not found',
+    error: /transaction '\.\.' not found/,
+  });
 });
 
 test("'bearer' in any case and extra spaces are accepted (RFC 7235: the scheme is case-insensitive, 1*SP)", async () => {
   const s = await app();
-  for (const header of [`bearer ${API_KEY}`, `BEARER ${API_KEY}`, `BeArEr ${API_KEY}`, `Bearer    ${API_KEY}`, `Bearer ${API_KEY}   `]) {
+  for (const header of [
+    `bearer ${API_KEY}`,
+    `BEARER ${API_KEY}`,
+    `BeArEr ${API_KEY}`,
+    `Bearer    ${API_KEY}`,
+    `Bearer ${API_KEY}   `,
+  ]) {
     const res = await rawRequest(s.url, 'GET', '/api/v1/relayers', [['Authorization', header]]);
     assert.equal(res.status, 200, JSON.stringify(header));
   }
@@ -73,13 +94,38 @@ test('an empty, malformed, repeated or wrong Authorization answers 401 in the en
     ['empty header', [['Authorization', '']], /missing Authorization header|must be 'Bearer <token>'/],
     ['two tokens', [['Authorization', `Bearer ${API_KEY} ${API_KEY}`]], /must be 'Bearer <token>'/],
     ['tab separator', [['Authorization', `Bearer\t${API_KEY}`]], /must be 'Bearer <token>'/],
-    ['other scheme', [['Authorization', `Basic ${Buffer.from(`x:${API_KEY}`).toString('base64')}`]], /must be 'Bearer <token>'/],
+    [
+      'other scheme',
+      [['Authorization', `Basic ${Buffer.from(`x:${API_KEY}`).toString('base64')}`]],
+      /must be 'Bearer <token>'/,
+    ],
     ['token without scheme', [['Authorization', API_KEY]], /must be 'Bearer <token>'/],
     ['key with a suffix', [['Authorization', `Bearer ${API_KEY}x`]], /invalid API key/],
     ['key cut short', [['Authorization', `Bearer ${API_KEY.slice(0, -1)}`]], /invalid API key/],
-    ['right key second', [['Authorization', 'Bearer wrong'], ['Authorization', `Bearer ${API_KEY}`]], /more than one Authorization header/],
-    ['right key first', [['Authorization', `Bearer ${API_KEY}`], ['authorization', 'Bearer wrong']], /more than one Authorization header/],
-    ['right key twice', [['Authorization', `Bearer ${API_KEY}`], ['Authorization', `Bearer ${API_KEY}`]], /more than one Authorization header/],
+    [
+      'right key second',
+      [
+        ['Authorization', 'Bearer wrong'],
+        ['Authorization', `Bearer ${API_KEY}`],
+      ],
+      /more than one Authorization header/,
+    ],
+    [
+      'right key first',
+      [
+        ['Authorization', `Bearer ${API_KEY}`],
+        ['authorization', 'Bearer wrong'],
+      ],
+      /more than one Authorization header/,
+    ],
+    [
+      'right key twice',
+      [
+        ['Authorization', `Bearer ${API_KEY}`],
+        ['Authorization', `Bearer ${API_KEY}`],
+      ],
+      /more than one Authorization header/,
+    ],
   ];
   for (const [label, headers, reason] of cases) {
     for (const [method, path, body] of [
@@ -90,10 +136,20 @@ test('an empty, malformed, repeated or wrong Authorization answers 401 in the en
       const res = await rawRequest(s.url, method, path, body ? [...headers, JSON_TYPE] : headers, body);
       // The reference's 401 body; the precise reason is in WWW-Authenticate (RFC 6750).
       assert.equal(res.status, 401, `${label} ${method} ${path}`);
-      assert.deepEqual(res.body, { success: false, code: 401, data: null, error: 'Unauthorized', message: 'Unauthorized' }, label);
+      assert.deepEqual(
+        res.body,
+        { success: false, code: 401, data: null, error: 'Unauthorized', message: 'Unauthorized' },
+        label,
+      );
       assert.match(res.headers.get('www-authenticate') ?? '', reason, label);
     }
-    const plugin = await rawRequest(s.url, 'POST', '/api/v1/plugins/echo/call', [...headers, JSON_TYPE], '{"params":{}}');
+    const plugin = await rawRequest(
+      s.url,
+      'POST',
+      '/api/v1/plugins/echo/call',
+      [...headers, JSON_TYPE],
+      '{"params":{}}',
+    );
     assertRejected(plugin, `${label} plugin`, { status: 401, pluginRoute: true });
     assert.equal(plugin.body.error, 'Unauthorized');
   }

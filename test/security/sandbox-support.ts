@@ -5,8 +5,10 @@ import { readFileSync } from 'node:fs';
 import type { TestResponse, TestServer } from '../helper.ts';
 
 /** A plugin whose handler body is `body` (with `kv`, `api`, `context` in scope). */
-export const plugin = (body: string, settings = `export const settings = { timeout: 2, memory_mb: 64, emit_logs: true };`) =>
-  `${settings}\nexport async function handler(context) {\nconst { kv, api } = context;\n${body}\n}\n`;
+export const plugin = (
+  body: string,
+  settings = `export const settings = { timeout: 2, memory_mb: 64, emit_logs: true };`,
+) => `${settings}\nexport async function handler(context) {\nconst { kv, api } = context;\n${body}\n}\n`;
 
 export const ECHO = `export async function handler(c) { return c.params; }`;
 

@@ -50,13 +50,24 @@ function sqliteBackend(t: TestContext): Backend {
     env: { DATA_DIR: dataDir },
     rows: async () =>
       read((db) => ({
-        signers: (db.prepare('SELECT id, type, secret, deleted_at FROM signers ORDER BY id').all() as Array<{ id: string; type: string; secret: string | null; deleted_at: string | null }>).map((r) => ({ id: r.id, type: r.type, secret: r.secret, deleted: r.deleted_at !== null })),
-        notifications: db.prepare('SELECT id, signing_key FROM notifications ORDER BY id').all() as Rows['notifications'],
+        signers: (
+          db.prepare('SELECT id, type, secret, deleted_at FROM signers ORDER BY id').all() as Array<{
+            id: string;
+            type: string;
+            secret: string | null;
+            deleted_at: string | null;
+          }>
+        ).map((r) => ({ id: r.id, type: r.type, secret: r.secret, deleted: r.deleted_at !== null })),
+        notifications: db
+          .prepare('SELECT id, signing_key FROM notifications ORDER BY id')
+          .all() as Rows['notifications'],
       })),
     insertRemoteSigner: async (id, secret) =>
       read((db) => {
         const now = new Date().toISOString();
-        db.prepare("INSERT INTO signers (id, type, config, secret, source, created_at, updated_at) VALUES (?, 'vault', '{}', ?, 'api', ?, ?)").run(id, secret, now, now);
+        db.prepare(
+          "INSERT INTO signers (id, type, config, secret, source, created_at, updated_at) VALUES (?, 'vault', '{}', ?, 'api', ?, ?)",
+        ).run(id, secret, now, now);
       }),
   };
 }
@@ -75,12 +86,21 @@ async function postgresBackend(): Promise<Backend> {
   return {
     env: { DATABASE_URL: url },
     rows: async () => ({
-      signers: (await query<{ id: string; type: string; secret: string | null; deleted_at: string | null }>('SELECT id, type, secret, deleted_at FROM signers ORDER BY id')).map((r) => ({ id: r.id, type: r.type, secret: r.secret, deleted: r.deleted_at !== null })),
-      notifications: await query<Rows['notifications'][number]>('SELECT id, signing_key FROM notifications ORDER BY id'),
+      signers: (
+        await query<{ id: string; type: string; secret: string | null; deleted_at: string | null }>(
+          'SELECT id, type, secret, deleted_at FROM signers ORDER BY id',
+        )
+      ).map((r) => ({ id: r.id, type: r.type, secret: r.secret, deleted: r.deleted_at !== null })),
+      notifications: await query<Rows['notifications'][number]>(
+        'SELECT id, signing_key FROM notifications ORDER BY id',
+      ),
     }),
     insertRemoteSigner: async (id, secret) => {
       const now = new Date().toISOString();
-      await query("INSERT INTO signers (id, type, config, secret, source, created_at, updated_at) VALUES ($1, 'vault', '{}', $2, 'api', $3, $3)", [id, secret, now]);
+      await query(
+        "INSERT INTO signers (id, type, config, secret, source, created_at, updated_at) VALUES ($1, 'vault', '{}', $2, 'api', $3, $3)",
+        [id, secret, now],
+      );
     },
   };
 }
@@ -113,21 +133,55 @@ function assertSealedUnder(rows: Rows, key: string): void {
 /** A signer and a notification created through the API, and a remote signer's credentials, all stored in plain. */
 async function storePlainSecrets(t: TestContext, backend: Backend): Promise<void> {
   const s = await start(t, backend);
-  assert.equal((await s.request('POST', '/api/v1/signers', { body: { id: 'api-signer', type: 'plain', config: { key: SIGNER_KEY } } })).status, 201);
-  assert.equal((await s.request('POST', '/api/v1/signers', { body: { id: 'gone-signer', type: 'plain', config: { key: SIGNER_KEY } } })).status, 201);
+  assert.equal(
+    (
+      await s.request('POST', '/api/v1/signers', {
+        body: { id: 'api-signer', type: 'plain', config: { key: SIGNER_KEY } },
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await s.request('POST', '/api/v1/signers', {
+        body: { id: 'gone-signer', type: 'plain', config: { key: SIGNER_KEY } },
+      })
+    ).status,
+    201,
+  );
   assert.equal((await s.request('DELETE', '/api/v1/signers/gone-signer')).status, 200);
-  assert.equal((await s.request('POST', '/api/v1/notifications', { body: { id: 'api-hook', url: 'https://example.com/hook', signing_key: WEBHOOK_KEY } })).status, 201);
+  assert.equal(
+    (
+      await s.request('POST', '/api/v1/notifications', {
+        body: { id: 'api-hook', url: 'https://example.com/hook', signing_key: WEBHOOK_KEY },
+      })
+    ).status,
+    201,
+  );
   await s.close();
   await backend.insertRemoteSigner('vault-signer', VAULT_CREDENTIALS);
   const rows = await backend.rows();
-  assert.equal(rows.signers.find((r) => r.id === 'api-signer')!.secret, SIGNER_KEY, 'stored in plain without a storage key');
+  assert.equal(
+    rows.signers.find((r) => r.id === 'api-signer')!.secret,
+    SIGNER_KEY,
+    'stored in plain without a storage key',
+  );
   assert.equal(rows.signers.find((r) => r.id === 'gone-signer')!.secret, null, "a deleted signer's key is dropped");
 }
 
 /** The signer still signs: its address resolves through a relayer created on it. */
 async function assertSignerWorks(s: TestServer): Promise<void> {
   const relayerId = `r-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await s.request('POST', '/api/v1/relayers', { body: { id: relayerId, name: relayerId, network: 'devnet', network_type: 'evm', paused: true, signer_id: 'api-signer' } });
+  const res = await s.request('POST', '/api/v1/relayers', {
+    body: {
+      id: relayerId,
+      name: relayerId,
+      network: 'devnet',
+      network_type: 'evm',
+      paused: true,
+      signer_id: 'api-signer',
+    },
+  });
   assert.equal(res.status, 201, res.text);
   assert.equal(res.body.data.address, '0x90F79bf6EB2c4f870365E785982E1f101E93b906');
   assert.equal((await s.request('DELETE', `/api/v1/relayers/${relayerId}`)).status, 200);
@@ -143,11 +197,23 @@ async function rotationStory(t: TestContext, backend: Backend, refusedWithOldKey
 
   // Rotation: new key B, previous A. Everything is re-sealed under B.
   const rotating = await start(t, backend, { STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: KEY_A });
-  assert.ok(rotating.logs.some((l) => l.msg === 'stored secrets sealed under STORAGE_ENCRYPTION_KEY (sealed: were plain; resealed: were under STORAGE_ENCRYPTION_KEY_PREVIOUS)' && l.resealed === 3));
+  assert.ok(
+    rotating.logs.some(
+      (l) =>
+        l.msg ===
+          'stored secrets sealed under STORAGE_ENCRYPTION_KEY (sealed: were plain; resealed: were under STORAGE_ENCRYPTION_KEY_PREVIOUS)' &&
+        l.resealed === 3,
+    ),
+  );
   await rotating.close();
   const rotated = await backend.rows();
   assertSealedUnder(rotated, KEY_B);
-  for (const { stored, owner } of secretsOf(rotated)) assert.throws(() => createSecretBox(KEY_A).open(stored, owner), /differs/, `${owner} no longer opens with the old key`);
+  for (const { stored, owner } of secretsOf(rotated))
+    assert.throws(
+      () => createSecretBox(KEY_A).open(stored, owner),
+      /differs/,
+      `${owner} no longer opens with the old key`,
+    );
 
   // Only B: works, and the rotated signer still signs.
   const onlyB = await start(t, backend, { STORAGE_ENCRYPTION_KEY: KEY_B });
@@ -165,11 +231,21 @@ async function rotationStory(t: TestContext, backend: Backend, refusedWithOldKey
 }
 
 test('SQLite: signer keys, remote-signer credentials and webhook keys stored before the key are sealed; rotation re-seals them all', async (t) => {
-  await rotationStory(t, sqliteBackend(t), /STORAGE_ENCRYPTION_KEY does not open 3 stored secret\(s\) \(notification 'api-hook', signer 'api-signer', signer 'vault-signer'\): they were sealed with another key/);
+  await rotationStory(
+    t,
+    sqliteBackend(t),
+    /STORAGE_ENCRYPTION_KEY does not open 3 stored secret\(s\) \(notification 'api-hook', signer 'api-signer', signer 'vault-signer'\): they were sealed with another key/,
+  );
 });
 
-test('PostgreSQL: the same, and the verifier follows the rotation (the old key is refused by it)', { skip: !(await postgresReachable()) && 'no PostgreSQL' }, async (t) => {
-  await rotationStory(t, await postgresBackend(), /STORAGE_ENCRYPTION_KEY mismatch: this database is used with a different STORAGE_ENCRYPTION_KEY/);
+test('PostgreSQL: the same, and the verifier follows the rotation (the old key is refused by it)', {
+  skip: !(await postgresReachable()) && 'no PostgreSQL',
+}, async (t) => {
+  await rotationStory(
+    t,
+    await postgresBackend(),
+    /STORAGE_ENCRYPTION_KEY mismatch: this database is used with a different STORAGE_ENCRYPTION_KEY/,
+  );
 });
 
 test('a secret that opens with neither key refuses the start and changes nothing', async (t) => {
@@ -178,14 +254,26 @@ test('a secret that opens with neither key refuses the start and changes nothing
   await (await start(t, backend, { STORAGE_ENCRYPTION_KEY: KEY_A })).close();
   const before = await backend.rows();
   const third = 'storage-key-C-0123456789abcdef0123456789';
-  await assert.rejects(start(t, backend, { STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: third }), /does not open 3 stored secret/);
+  await assert.rejects(
+    start(t, backend, { STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: third }),
+    /does not open 3 stored secret/,
+  );
   assert.deepEqual(await backend.rows(), before, 'one transaction: nothing was re-sealed');
 });
 
 test('STORAGE_ENCRYPTION_KEY_PREVIOUS alone, too short, or equal to the key is refused at config load', async () => {
   const { loadConfig } = await import('../../src/config/config.ts');
   const env = { API_KEY: 'test-api-key-0123456789abcdef0123456789' };
-  assert.throws(() => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY_PREVIOUS: KEY_A }), /STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY/);
-  assert.throws(() => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: 'short' }), /at least 32 characters/);
-  assert.throws(() => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: KEY_B }), /is the same as STORAGE_ENCRYPTION_KEY/);
+  assert.throws(
+    () => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY_PREVIOUS: KEY_A }),
+    /STORAGE_ENCRYPTION_KEY_PREVIOUS is set without STORAGE_ENCRYPTION_KEY/,
+  );
+  assert.throws(
+    () => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: 'short' }),
+    /at least 32 characters/,
+  );
+  assert.throws(
+    () => loadConfig({ ...env, STORAGE_ENCRYPTION_KEY: KEY_B, STORAGE_ENCRYPTION_KEY_PREVIOUS: KEY_B }),
+    /is the same as STORAGE_ENCRYPTION_KEY/,
+  );
 });

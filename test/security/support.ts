@@ -6,14 +6,22 @@ import type { TestResponse, TestServer } from '../helper.ts';
 /** The store's tables a rejected request must leave alone. */
 export function storeCounts(s: TestServer): Record<string, number> {
   const count = (table: string) => (s.app.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return { transactions: count('transactions'), notifications: count('notifications'), webhook_events: count('webhook_events') };
+  return {
+    transactions: count('transactions'),
+    notifications: count('notifications'),
+    webhook_events: count('webhook_events'),
+  };
 }
 
 /**
  * A 4xx answered in the envelope: `success:false`, `data:null`, a precise `error`, and for
  * record routes `message` in the spec's words. Never a 5xx, never HTML.
  */
-export function assertRejected(res: TestResponse, label: string, expect: { status?: number; message?: string; error?: RegExp; pluginRoute?: boolean } = {}): void {
+export function assertRejected(
+  res: TestResponse,
+  label: string,
+  expect: { status?: number; message?: string; error?: RegExp; pluginRoute?: boolean } = {},
+): void {
   assert.ok(res.status >= 400 && res.status < 500, `${label}: status ${res.status} ${res.text.slice(0, 200)}`);
   if (expect.status !== undefined) assert.equal(res.status, expect.status, `${label}: ${res.text.slice(0, 200)}`);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/, label);
@@ -34,11 +42,23 @@ export function assertRejected(res: TestResponse, label: string, expect: { statu
  * Sends a request through node:http, byte for byte: fetch would normalise `..` in the path,
  * merge repeated headers and refuse some of the values tested here.
  */
-export function rawRequest(base: string, method: string, path: string, headers: Array<[string, string]>, body?: string | Buffer): Promise<TestResponse> {
+export function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Array<[string, string]>,
+  body?: string | Buffer,
+): Promise<TestResponse> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method, path, headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string> },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string>,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

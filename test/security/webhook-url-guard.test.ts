@@ -6,17 +6,33 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { build } from '../helper.ts';
-import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from '../webhooks/support.ts';
+import {
+  FAST_WEBHOOKS,
+  emit,
+  pointRelayer,
+  startReceiver,
+  txRecord,
+  waitFor,
+  waitForFailedDelivery,
+} from '../webhooks/support.ts';
 
 /** One attempt, so a refused delivery is failed at once; private addresses refused. */
 const ONE_ATTEMPT = { ...FAST_WEBHOOKS, WEBHOOK_MAX_ATTEMPTS: '1', WEBHOOK_BLOCK_PRIVATE_IPS: 'true' };
 
 test('webhook URLs given through the API: metadata always refused, loopback and private while WEBHOOK_BLOCK_PRIVATE_IPS is on', async (t) => {
   // RPC_ALLOWED_HOSTS lists RPC providers: it does not restrict webhook receivers; RPC_BLOCK_PRIVATE_IPS does not apply.
-  const s = await build(t, { env: { RPC_ALLOWED_HOSTS: 'rpc.example', RPC_BLOCK_PRIVATE_IPS: 'false', WEBHOOK_BLOCK_PRIVATE_IPS: 'true' } });
+  const s = await build(t, {
+    env: { RPC_ALLOWED_HOSTS: 'rpc.example', RPC_BLOCK_PRIVATE_IPS: 'false', WEBHOOK_BLOCK_PRIVATE_IPS: 'true' },
+  });
   const cases: Array<[string, RegExp]> = [
-    ['http://169.254.169.254/latest/meta-data', /host '169\.254\.169\.254' is a cloud metadata address .*: always refused$/],
-    ['http://127.0.0.1:9000/hook', /host '127\.0\.0\.1' is a loopback address .*: refused while WEBHOOK_BLOCK_PRIVATE_IPS is on$/],
+    [
+      'http://169.254.169.254/latest/meta-data',
+      /host '169\.254\.169\.254' is a cloud metadata address .*: always refused$/,
+    ],
+    [
+      'http://127.0.0.1:9000/hook',
+      /host '127\.0\.0\.1' is a loopback address .*: refused while WEBHOOK_BLOCK_PRIVATE_IPS is on$/,
+    ],
     ['http://10.1.2.3/hook', /host '10\.1\.2\.3' is a private address/],
     ['http://[::ffff:169.254.169.254]/', /is a cloud metadata address/],
     ['http://localhost:3000/hook', /host 'localhost' names an internal host/],
@@ -30,16 +46,29 @@ test('webhook URLs given through the API: metadata always refused, loopback and 
   }
   assert.equal((await s.request('GET', '/api/v1/notifications/hook')).status, 404, 'nothing refused was stored');
 
-  assert.equal((await s.request('POST', '/api/v1/notifications', { body: { id: 'hook', url: 'https://203.0.113.10/hook' } })).status, 201);
+  assert.equal(
+    (await s.request('POST', '/api/v1/notifications', { body: { id: 'hook', url: 'https://203.0.113.10/hook' } }))
+      .status,
+    201,
+  );
   const patched = await s.request('PATCH', '/api/v1/notifications/hook', { body: { url: 'http://169.254.169.254/' } });
   assert.equal(patched.status, 400, patched.text);
-  assert.match(patched.body.error, /^'url': webhook URL refused: host '169\.254\.169\.254' is a cloud metadata address/);
+  assert.match(
+    patched.body.error,
+    /^'url': webhook URL refused: host '169\.254\.169\.254' is a cloud metadata address/,
+  );
   assert.equal((await s.request('GET', '/api/v1/notifications/hook')).body.data.url, 'https://203.0.113.10/hook');
 
   // By default (and with RPC_BLOCK_PRIVATE_IPS on) a receiver on loopback is allowed: it is usually the team's own service.
   const open = await build(t, { env: { RPC_BLOCK_PRIVATE_IPS: 'true' } });
-  assert.equal((await open.request('POST', '/api/v1/notifications', { body: { id: 'local', url: 'http://127.0.0.1:9000/hook' } })).status, 201);
-  const metadata = await open.request('POST', '/api/v1/notifications', { body: { id: 'meta', url: 'http://169.254.169.254/' } });
+  assert.equal(
+    (await open.request('POST', '/api/v1/notifications', { body: { id: 'local', url: 'http://127.0.0.1:9000/hook' } }))
+      .status,
+    201,
+  );
+  const metadata = await open.request('POST', '/api/v1/notifications', {
+    body: { id: 'meta', url: 'http://169.254.169.254/' },
+  });
   assert.equal(metadata.status, 400);
   assert.match(metadata.body.error, /cloud metadata address .*always refused/);
 });
@@ -56,7 +85,10 @@ test('DNS rebinding: a receiver name public when given and loopback at delivery 
   pointRelayer(s.app.db, 'hook-relayer', 'rebind');
   await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
   const failed = await waitForFailedDelivery(s, 'rebind');
-  assert.match(failed.last_error, /host 'hooks\.example' resolves to 127\.0\.0\.1, a loopback address .*WEBHOOK_BLOCK_PRIVATE_IPS/);
+  assert.match(
+    failed.last_error,
+    /host 'hooks\.example' resolves to 127\.0\.0\.1, a loopback address .*WEBHOOK_BLOCK_PRIVATE_IPS/,
+  );
   assert.equal(receiver.received.length, 0, 'no request reached the loopback receiver');
 });
 
@@ -76,8 +108,14 @@ async function startRedirector(t: TestContext, status: number, to: string) {
 test('a receiver that redirects (here to loopback) is not followed: the 3xx is a failed delivery', async (t) => {
   const inner = await startReceiver(t);
   // WEBHOOK_BLOCK_PRIVATE_IPS off, so the guard itself would let the redirect through: only the redirect rule stops it.
-  const s = await build(t, { env: { ...ONE_ATTEMPT, WEBHOOK_BLOCK_PRIVATE_IPS: 'false' }, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] });
-  for (const [id, status] of [['moved', 307], ['found', 302]] as const) {
+  const s = await build(t, {
+    env: { ...ONE_ATTEMPT, WEBHOOK_BLOCK_PRIVATE_IPS: 'false' },
+    resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+  });
+  for (const [id, status] of [
+    ['moved', 307],
+    ['found', 302],
+  ] as const) {
     const redirector = await startRedirector(t, status, inner.url);
     assert.equal((await s.request('POST', '/api/v1/notifications', { body: { id, url: redirector.url } })).status, 201);
     pointRelayer(s.app.db, `relayer-${id}`, id);
@@ -89,11 +127,18 @@ test('a receiver that redirects (here to loopback) is not followed: the 3xx is a
   assert.equal(inner.received.length, 0, 'the redirect target never got a request');
 });
 
-test('a config-file notification on loopback is the operator\'s: delivered with WEBHOOK_BLOCK_PRIVATE_IPS on', async (t) => {
+test("a config-file notification on loopback is the operator's: delivered with WEBHOOK_BLOCK_PRIVATE_IPS on", async (t) => {
   const receiver = await startReceiver(t);
-  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_BLOCK_PRIVATE_IPS: 'true' }, config: { notifications: [{ id: 'operator-hook', url: receiver.url }] } });
+  const s = await build(t, {
+    env: { ...FAST_WEBHOOKS, WEBHOOK_BLOCK_PRIVATE_IPS: 'true' },
+    config: { notifications: [{ id: 'operator-hook', url: receiver.url }] },
+  });
   pointRelayer(s.app.db, 'hook-relayer', 'operator-hook');
   await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
-  await waitFor(async () => (await s.request('GET', '/api/v1/notifications/operator-hook/deliveries')).body.data[0]?.status === 'delivered', 'delivery');
+  await waitFor(
+    async () =>
+      (await s.request('GET', '/api/v1/notifications/operator-hook/deliveries')).body.data[0]?.status === 'delivered',
+    'delivery',
+  );
   assert.equal(receiver.received.length, 1);
 });

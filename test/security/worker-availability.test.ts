@@ -13,13 +13,17 @@ test('calls of a plugin spinning in its isolate never block a worker: other plug
   const spinner = plugin(`await kv.get('x'); for (;;) {}`, `export const settings = { timeout: 8 };`);
   const s = await build(t, { env: { PLUGIN_THREADS: '2' }, plugins: { 'spinner.ts': spinner, 'echo.ts': ECHO } });
   let spinnersDone = false;
-  const spinners = Promise.all(Array.from({ length: 6 }, () => s.request('POST', '/api/v1/plugins/spinner/call', { body: {} }))).then((all) => {
+  const spinners = Promise.all(
+    Array.from({ length: 6 }, () => s.request('POST', '/api/v1/plugins/spinner/call', { body: {} })),
+  ).then((all) => {
     spinnersDone = true;
     return all;
   });
   await pause(300);
   for (let round = 0; round < 5; round++) {
-    const echoes = await Promise.all(Array.from({ length: 8 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })));
+    const echoes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => s.request('POST', '/api/v1/plugins/echo/call', { body: { params: i } })),
+    );
     echoes.forEach((r, i) => assert.equal(r.body?.data, i, r.text));
     assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).status, 200);
   }
@@ -38,7 +42,11 @@ async function metric(s: { request(m: string, p: string): Promise<TestResponse> 
 }
 
 test('a worker whose event loop stops answering is detected, replaced and counted; readiness reports it meanwhile', async (t) => {
-  const s = await build(t, { env: { PLUGIN_THREADS: '1' }, runtimeFaults: { stallWorkerOn: 'stall' }, plugins: { 'stall.ts': ECHO, 'echo.ts': ECHO } });
+  const s = await build(t, {
+    env: { PLUGIN_THREADS: '1' },
+    runtimeFaults: { stallWorkerOn: 'stall' },
+    plugins: { 'stall.ts': ECHO, 'echo.ts': ECHO },
+  });
   assert.equal(await metric(s, 'relaybox_runtime_worker_stalls_total'), 0);
   const stalled = s.request('POST', '/api/v1/plugins/stall/call', { body: {} });
   let sawNotReady = false;
@@ -55,7 +63,10 @@ test('a worker whose event loop stops answering is detected, replaced and counte
   assert.equal(res.status, 503, res.text);
   assert.equal(res.headers.get('retry-after'), '1');
   await answersAgain(s, 'echo');
-  await eventually(async () => (await s.request('GET', '/api/v1/ready', { auth: false })).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
+  await eventually(async () => (await s.request('GET', '/api/v1/ready', { auth: false })).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
   assert.equal((await s.request('GET', '/api/v1/ready', { auth: false })).status, 200, 'ready again once replaced');
   assert.equal(await metric(s, 'relaybox_runtime_worker_stalls_total'), 1);
 });

@@ -35,15 +35,20 @@ function useEnv(vars: Record<string, string>) {
     Object.assign(process.env, saved);
   };
 }
-const goodEnv = () => ({ AWS_ACCESS_KEY_ID: sim.accessKeyId, AWS_SECRET_ACCESS_KEY: sim.secretAccessKey, AWS_ENDPOINT_URL_KMS: sim.url });
-const entry = (keyId: string, id = 'kms'): SignerConfig => ({ id, type: 'aws_kms', config: { region: sim.region, key_id: keyId } }) as unknown as SignerConfig;
+const goodEnv = () => ({
+  AWS_ACCESS_KEY_ID: sim.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: sim.secretAccessKey,
+  AWS_ENDPOINT_URL_KMS: sim.url,
+});
+const entry = (keyId: string, id = 'kms'): SignerConfig =>
+  ({ id, type: 'aws_kms', config: { region: sim.region, key_id: keyId } }) as unknown as SignerConfig;
 
 describe('with the right credentials', () => {
   let restore: () => void;
   before(() => (restore = useEnv(goodEnv())));
   after(() => restore());
 
-  test('EVM: the address is the key\'s, and each digest is signed r‖s‖v with s low, recovering to it', async () => {
+  test("EVM: the address is the key's, and each digest is signed r‖s‖v with s low, recovering to it", async () => {
     const signer = await createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env });
     const spki = await publicKeyOf(sim.keys.ECC_SECG_P256K1);
     assert.equal(signer.address, evmAddressFromPublicKey(spki));
@@ -58,36 +63,58 @@ describe('with the right credentials', () => {
     }
   });
 
-  test('Solana and Stellar: the address is the Ed25519 key\'s, and signatures verify against it', async () => {
+  test("Solana and Stellar: the address is the Ed25519 key's, and signatures verify against it", async () => {
     const spki = await publicKeyOf(sim.keys.ECC_NIST_EDWARDS25519);
     const raw = spki.subarray(12);
     for (const networkType of ['solana', 'stellar'] as const) {
       const signer = await createSigner(entry(sim.keys.ECC_NIST_EDWARDS25519), networkType, { env: process.env });
-      assert.equal(signer.address, networkType === 'solana' ? getAddressDecoder().decode(raw) : StrKey.encodeEd25519PublicKey(Buffer.from(raw)));
+      assert.equal(
+        signer.address,
+        networkType === 'solana' ? getAddressDecoder().decode(raw) : StrKey.encodeEd25519PublicKey(Buffer.from(raw)),
+      );
       const message = randomBytes(200);
       const signature = await signer.ed25519!.sign(message);
       assert.equal(signature.length, 64);
-      assert.ok(verify(null, message, createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }), signature));
+      assert.ok(
+        verify(null, message, createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }), signature),
+      );
     }
   });
 
   test('a missing key, and a key of the wrong curve, are refused naming the signer', async () => {
-    await assert.rejects(createSigner(entry('00000000-0000-0000-0000-000000000000'), 'evm', { env: process.env }), /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey .*: the key was not found/);
-    await assert.rejects(createSigner(entry(sim.keys.ECC_NIST_P256), 'evm', { env: process.env }), /signer 'kms': AWS KMS key '.*' is ECC_NIST_P256 .*needs an ECC_SECG_P256K1 key/);
-    await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'solana', { env: process.env }), /signer 'kms': .* is ECC_SECG_P256K1 .*needs an ECC_NIST_EDWARDS25519 key/);
+    await assert.rejects(
+      createSigner(entry('00000000-0000-0000-0000-000000000000'), 'evm', { env: process.env }),
+      /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey .*: the key was not found/,
+    );
+    await assert.rejects(
+      createSigner(entry(sim.keys.ECC_NIST_P256), 'evm', { env: process.env }),
+      /signer 'kms': AWS KMS key '.*' is ECC_NIST_P256 .*needs an ECC_SECG_P256K1 key/,
+    );
+    await assert.rejects(
+      createSigner(entry(sim.keys.ECC_SECG_P256K1), 'solana', { env: process.env }),
+      /signer 'kms': .* is ECC_SECG_P256K1 .*needs an ECC_NIST_EDWARDS25519 key/,
+    );
   });
 
   test('a throttled KMS at send time fails the sign naming the signer and the cause', async () => {
     const signer = await createSigner(entry(sim.keys.ECC_SECG_P256K1, 'throttled'), 'evm', { env: process.env });
     sim.failNext('Sign', 'throttle', 10);
-    await assert.rejects(signer.signEvmDigest!(randomBytes(32)), /signer 'throttled': AWS KMS Sign .*: throttled by AWS KMS \(ThrottlingException, 3 attempts\)/);
+    await assert.rejects(
+      signer.signEvmDigest!(randomBytes(32)),
+      /signer 'throttled': AWS KMS Sign .*: throttled by AWS KMS \(ThrottlingException, 3 attempts\)/,
+    );
     sim.clearFaults();
   });
 
   test('a KMS that does not answer a sign fails it within SIGNER_TIMEOUT_MS, naming the signer; the next sign works', async () => {
-    const signer = await createSigner(entry(sim.keys.ECC_SECG_P256K1, 'slow'), 'evm', { env: { ...process.env, SIGNER_TIMEOUT_MS: '500' } });
+    const signer = await createSigner(entry(sim.keys.ECC_SECG_P256K1, 'slow'), 'evm', {
+      env: { ...process.env, SIGNER_TIMEOUT_MS: '500' },
+    });
     sim.failNext('Sign', 'hang', 1);
-    await assert.rejects(signer.signEvmDigest!(randomBytes(32)), /signer 'slow': AWS KMS Sign .*: no answer within 500 ms \(timed out\)/);
+    await assert.rejects(
+      signer.signEvmDigest!(randomBytes(32)),
+      /signer 'slow': AWS KMS Sign .*: no answer within 500 ms \(timed out\)/,
+    );
     assert.equal((await signer.signEvmDigest!(randomBytes(32))).length, 65);
   });
 });
@@ -97,7 +124,10 @@ describe('with wrong credentials', () => {
     const restore = useEnv({ ...goodEnv(), AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64') });
     try {
       const before = sim.refused;
-      await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }), /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey \(key '.*'\): the credentials were refused \(InvalidSignatureException: check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the region\)$/);
+      await assert.rejects(
+        createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }),
+        /^RemoteSignerError: signer 'kms': AWS KMS GetPublicKey \(key '.*'\): the credentials were refused \(InvalidSignatureException: check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the region\)$/,
+      );
       assert.ok(sim.refused > before);
     } finally {
       restore();
@@ -107,7 +137,10 @@ describe('with wrong credentials', () => {
   test('an unknown access key id is refused', async () => {
     const restore = useEnv({ ...goodEnv(), AWS_ACCESS_KEY_ID: 'AKIAUNKNOWNUNKNOWN00' });
     try {
-      await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }), /the credentials were refused \(UnrecognizedClientException/);
+      await assert.rejects(
+        createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }),
+        /the credentials were refused \(UnrecognizedClientException/,
+      );
     } finally {
       restore();
     }
@@ -116,7 +149,10 @@ describe('with wrong credentials', () => {
   test('an unreachable KMS is told as unreachable', async () => {
     const restore = useEnv({ ...goodEnv(), AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:9' });
     try {
-      await assert.rejects(createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }), /signer 'kms': AWS KMS GetPublicKey .*: AWS KMS unreachable \(ECONNREFUSED\)/);
+      await assert.rejects(
+        createSigner(entry(sim.keys.ECC_SECG_P256K1), 'evm', { env: process.env }),
+        /signer 'kms': AWS KMS GetPublicKey .*: AWS KMS unreachable \(ECONNREFUSED\)/,
+      );
     } finally {
       restore();
     }
@@ -126,12 +162,16 @@ describe('with wrong credentials', () => {
 /** The public key (SPKI DER) the simulator holds, read through its own API with the right credentials. */
 async function publicKeyOf(keyId: string): Promise<Uint8Array> {
   const { KMSClient, GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
-  const client = new KMSClient({ region: sim.region, endpoint: sim.url, credentials: { accessKeyId: sim.accessKeyId, secretAccessKey: sim.secretAccessKey } });
+  const client = new KMSClient({
+    region: sim.region,
+    endpoint: sim.url,
+    credentials: { accessKeyId: sim.accessKeyId, secretAccessKey: sim.secretAccessKey },
+  });
   return (await client.send(new GetPublicKeyCommand({ KeyId: keyId }))).PublicKey!;
 }
 
 describe('through the service', () => {
-  test('a relayer with an aws_kms signer has the key\'s address, and its EVM send is confirmed on anvil', async (t) => {
+  test("a relayer with an aws_kms signer has the key's address, and its EVM send is confirmed on anvil", async (t) => {
     const restore = useEnv(goodEnv());
     t.after(restore);
     const anvil = await startAnvil();

@@ -33,7 +33,8 @@ test('a DER signature with a high s is made low, and v recovers to the address',
     // libsecp256k1 answers a low s; half the time it is made high, as a KMS may answer.
     let raw = secp256k1.signatureImport(signDer(digest));
     const s = BigInt(toHex(raw.subarray(32)));
-    if (i % 2 === 0 && s <= N / 2n) raw = Uint8Array.from([...raw.subarray(0, 32), ...Buffer.from((N - s).toString(16).padStart(64, '0'), 'hex')]);
+    if (i % 2 === 0 && s <= N / 2n)
+      raw = Uint8Array.from([...raw.subarray(0, 32), ...Buffer.from((N - s).toString(16).padStart(64, '0'), 'hex')]);
     const der = secp256k1.signatureExport(raw);
     for (const answer of [der, raw]) {
       const sig = evmSignatureFrom(answer, digest, address);

@@ -39,7 +39,14 @@ function setEnv(vars: Record<string, string>): void {
 }
 
 before(async () => {
-  [aws, google, azure, vault, turnkey, cdp] = await Promise.all([startAwsKmsSim(), startGoogleKmsSim(), startAzureKeyVaultSim(), startVaultSim(), startTurnkeySim(), startCdpSim()]);
+  [aws, google, azure, vault, turnkey, cdp] = await Promise.all([
+    startAwsKmsSim(),
+    startGoogleKmsSim(),
+    startAzureKeyVaultSim(),
+    startVaultSim(),
+    startTurnkeySim(),
+    startCdpSim(),
+  ]);
   azure.trust();
   vault.putKv('secret', 'evm-key', { value: randomBytes(32).toString('hex') });
   transitPubkey = vault.addTransitKey('transit', 'relayer-key');
@@ -95,8 +102,19 @@ const CASES: Case[] = [
     config: () => {
       const a = google.serviceAccount;
       return {
-        service_account: { project_id: a.project_id, private_key_id: a.private_key_id, private_key: a.private_key, client_email: a.client_email, client_id: a.client_id },
-        key: { location: google.location, key_ring_id: google.keyRing, key_id: google.keys.EC_SIGN_SECP256K1_SHA256, key_version: 1 },
+        service_account: {
+          project_id: a.project_id,
+          private_key_id: a.private_key_id,
+          private_key: a.private_key,
+          client_email: a.client_email,
+          client_id: a.client_id,
+        },
+        key: {
+          location: google.location,
+          key_ring_id: google.keyRing,
+          key_id: google.keys.EC_SIGN_SECP256K1_SHA256,
+          key_version: 1,
+        },
       };
     },
     network: 'sepolia',
@@ -105,7 +123,14 @@ const CASES: Case[] = [
   },
   {
     type: 'azure_key_vault',
-    config: () => ({ auth_type: 'client_secret', tenant_id: azure.tenantId, client_id: azure.clientId, client_secret: azure.clientSecret, vault_url: azure.url, key_name: azure.keys.secp256k1 }),
+    config: () => ({
+      auth_type: 'client_secret',
+      tenant_id: azure.tenantId,
+      client_id: azure.clientId,
+      client_secret: azure.clientSecret,
+      vault_url: azure.url,
+      key_name: azure.keys.secp256k1,
+    }),
     network: 'sepolia',
     calledAt: 'create',
     secrets: () => [azure.clientSecret],
@@ -119,21 +144,38 @@ const CASES: Case[] = [
   },
   {
     type: 'vault_transit',
-    config: () => ({ address: vault.url, role_id: vault.roleId, secret_id: vault.secretId, key_name: 'relayer-key', pubkey: transitPubkey }),
+    config: () => ({
+      address: vault.url,
+      role_id: vault.roleId,
+      secret_id: vault.secretId,
+      key_name: 'relayer-key',
+      pubkey: transitPubkey,
+    }),
     network: 'stellar-testnet',
     calledAt: 'sign',
     secrets: () => [vault.roleId, vault.secretId],
   },
   {
     type: 'turnkey',
-    config: () => ({ api_public_key: turnkey.apiKey.apiPublicKey, api_private_key: turnkey.apiKey.apiPrivateKey, organization_id: turnkey.organizationId, private_key_id: turnkeyKey.privateKeyId, public_key: turnkeyKey.publicKey }),
+    config: () => ({
+      api_public_key: turnkey.apiKey.apiPublicKey,
+      api_private_key: turnkey.apiKey.apiPrivateKey,
+      organization_id: turnkey.organizationId,
+      private_key_id: turnkeyKey.privateKeyId,
+      public_key: turnkeyKey.publicKey,
+    }),
     network: 'sepolia',
     calledAt: 'sign',
     secrets: () => [turnkey.apiKey.apiPrivateKey],
   },
   {
     type: 'cdp',
-    config: () => ({ api_key_id: cdp.credentials.apiKeyId, api_key_secret: cdp.credentials.apiKeySecret, wallet_secret: cdp.credentials.walletSecret, account_address: cdpAccount }),
+    config: () => ({
+      api_key_id: cdp.credentials.apiKeyId,
+      api_key_secret: cdp.credentials.apiKeySecret,
+      wallet_secret: cdp.credentials.walletSecret,
+      account_address: cdpAccount,
+    }),
     network: 'sepolia',
     calledAt: 'sign',
     secrets: () => [cdp.credentials.apiKeySecret, cdp.credentials.walletSecret],
@@ -145,7 +187,10 @@ const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\./;
 
 /** An unsigned Stellar payment for the example's testnet: what a Stellar relayer's sign-transaction signs. */
 function stellarXdr(): string {
-  return new TransactionBuilder(new Account(Keypair.random().publicKey(), '41'), { fee: '100', networkPassphrase: Networks.TESTNET })
+  return new TransactionBuilder(new Account(Keypair.random().publicKey(), '41'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
     .addOperation(Operation.payment({ destination: Keypair.random().publicKey(), asset: Asset.native(), amount: '1' }))
     .setTimeout(60)
     .build()
@@ -154,19 +199,39 @@ function stellarXdr(): string {
 
 /** What the service answered when the provider was first called: the relayer's creation, or a signature. */
 async function providerCalled(s: TestServer, c: Case, signerId: string): Promise<{ status: number; text: string }> {
-  const relayer = await s.request('POST', '/api/v1/relayers', { body: { id: `r-${signerId}`, name: c.type, network: c.network, network_type: c.network === 'sepolia' ? 'evm' : 'stellar', paused: false, signer_id: signerId } });
+  const relayer = await s.request('POST', '/api/v1/relayers', {
+    body: {
+      id: `r-${signerId}`,
+      name: c.type,
+      network: c.network,
+      network_type: c.network === 'sepolia' ? 'evm' : 'stellar',
+      paused: false,
+      signer_id: signerId,
+    },
+  });
   if (c.calledAt === 'create') return relayer;
   assert.ok(relayer.status < 300, `${c.type}: no provider call at creation: ${relayer.text}`);
   const base = `/api/v1/relayers/r-${signerId}`;
-  return c.network === 'sepolia' ? s.request('POST', `${base}/sign`, { body: { message: 'hello' } }) : s.request('POST', `${base}/sign-transaction`, { body: { unsigned_xdr: stellarXdr() } });
+  return c.network === 'sepolia'
+    ? s.request('POST', `${base}/sign`, { body: { message: 'hello' } })
+    : s.request('POST', `${base}/sign-transaction`, { body: { unsigned_xdr: stellarXdr() } });
 }
 
 for (const c of CASES) {
   test(`${c.type}: a provider that repeats its request gets none of it, and no credential, into the answer or a log`, async (t) => {
     // The providers' endpoints as an operator would set them; the AWS SDK reads its own from the process environment.
-    const s = await build(t, { env: { GOOGLE_CLOUD_KMS_ENDPOINT: google.url, AZURE_AUTHORITY_HOST: azure.url, TURNKEY_API_BASE_URL: turnkey.url, CDP_API_BASE_URL: cdp.url } });
+    const s = await build(t, {
+      env: {
+        GOOGLE_CLOUD_KMS_ENDPOINT: google.url,
+        AZURE_AUTHORITY_HOST: azure.url,
+        TURNKEY_API_BASE_URL: turnkey.url,
+        CDP_API_BASE_URL: cdp.url,
+      },
+    });
     const signerId = `reflect-${c.type.replace(/_/g, '-')}`;
-    const created = await s.request('POST', '/api/v1/signers', { body: { id: signerId, type: c.type, config: c.config() } });
+    const created = await s.request('POST', '/api/v1/signers', {
+      body: { id: signerId, type: c.type, config: c.config() },
+    });
     assert.equal(created.status, 201, created.text);
     const answer = await providerCalled(s, c, signerId);
     t.diagnostic(`${answer.status} ${answer.text}`);
@@ -174,26 +239,37 @@ for (const c of CASES) {
     assert.ok(answer.text.includes(`signer '${signerId}'`), `${c.type}: the answer names the signer: ${answer.text}`);
     assert.ok(!answer.text.includes(REFLECTED), `${c.type}: the provider's text is not in the answer: ${answer.text}`);
     assert.ok(!JWT.test(answer.text) && !/Bearer /i.test(answer.text), `${c.type}: no bearer token in the answer`);
-    for (const secret of c.secrets()) assert.ok(!answer.text.includes(secret), `${c.type}: a credential is in the answer: ${answer.text}`);
+    for (const secret of c.secrets())
+      assert.ok(!answer.text.includes(secret), `${c.type}: a credential is in the answer: ${answer.text}`);
 
     const logs = s.rawLogs();
     for (const secret of c.secrets()) assert.ok(!logs.includes(secret), `${c.type}: a credential is in the logs`);
     for (const line of s.logs) {
       const text = JSON.stringify(line);
       assert.ok(!JWT.test(text), `${c.type}: a bearer JWT is in a log line: ${text.slice(0, 3000)}`);
-      if (text.includes(REFLECTED)) assert.equal(line.level, 20, `${c.type}: the provider's text is only ever at debug level: ${text.slice(0, 300)}`);
+      if (text.includes(REFLECTED))
+        assert.equal(
+          line.level,
+          20,
+          `${c.type}: the provider's text is only ever at debug level: ${text.slice(0, 300)}`,
+        );
     }
   });
 }
 
-test('the log scrubber knows the signer clients\' credential variables, whatever config names them', async (t) => {
+test("the log scrubber knows the signer clients' credential variables, whatever config names them", async (t) => {
   const azureSecret = `azure-${randomBytes(18).toString('hex')}`;
   const vaultToken = `hvs.${randomBytes(20).toString('base64url')}`;
-  const cdpSecret = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
-  const s = await build(t, { env: { AZURE_CLIENT_SECRET: azureSecret, VAULT_TOKEN: vaultToken, CDP_API_KEY_SECRET: cdpSecret } });
+  const cdpSecret = generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'der', type: 'pkcs8' })
+    .toString('base64');
+  const s = await build(t, {
+    env: { AZURE_CLIENT_SECRET: azureSecret, VAULT_TOKEN: vaultToken, CDP_API_KEY_SECRET: cdpSecret },
+  });
   // A client's error that repeats them, logged by the service as any other line: a 404 whose path carries them.
   await s.request('GET', `/api/v1/relayers/${encodeURIComponent(`${SESSION_TOKEN}-${azureSecret}-${vaultToken}`)}`);
   const logs = s.rawLogs();
   assert.match(logs, /\[redacted\]-\[redacted\]-\[redacted\]/, 'the path was logged, each secret in it scrubbed');
-  for (const secret of [SESSION_TOKEN, azureSecret, vaultToken]) assert.ok(!logs.includes(secret), `scrubbed: ${secret.slice(0, 8)}…`);
+  for (const secret of [SESSION_TOKEN, azureSecret, vaultToken])
+    assert.ok(!logs.includes(secret), `scrubbed: ${secret.slice(0, 8)}…`);
 });

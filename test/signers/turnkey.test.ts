@@ -26,14 +26,26 @@ const EVM_ADDRESS = privateKeyToAccount(ANVIL_KEYS[2]).address;
 const ED = turnkey.addPrivateKey('ed25519');
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
 
-function entry(sim: TurnkeySim, key: { privateKeyId: string; publicKey: string }, config: Record<string, unknown> = {}): SignerConfig {
+function entry(
+  sim: TurnkeySim,
+  key: { privateKeyId: string; publicKey: string },
+  config: Record<string, unknown> = {},
+): SignerConfig {
   return {
     id: 'turnkey-signer',
     type: 'turnkey',
-    config: { api_public_key: sim.apiKey.apiPublicKey, api_private_key: { type: 'plain', value: sim.apiKey.apiPrivateKey }, organization_id: sim.organizationId, private_key_id: key.privateKeyId, public_key: key.publicKey, ...config },
+    config: {
+      api_public_key: sim.apiKey.apiPublicKey,
+      api_private_key: { type: 'plain', value: sim.apiKey.apiPrivateKey },
+      organization_id: sim.organizationId,
+      private_key_id: key.privateKeyId,
+      public_key: key.publicKey,
+      ...config,
+    },
   } as SignerConfig;
 }
-const env = (sim: TurnkeySim, extra: Record<string, string> = {}) => ({ TURNKEY_API_BASE_URL: sim.url, ...extra }) as NodeJS.ProcessEnv;
+const env = (sim: TurnkeySim, extra: Record<string, string> = {}) =>
+  ({ TURNKEY_API_BASE_URL: sim.url, ...extra }) as NodeJS.ProcessEnv;
 const digest = keccak256(toHex('relaybox turnkey'));
 
 test('EVM: the address comes from public_key; Turnkey signs the digest and v is recovered', async () => {
@@ -57,8 +69,15 @@ test('EVM: a high-s answer is made low-s (EIP-2) and still recovers to the addre
 
 test('EVM: a public_key that is not the key Turnkey signs with: the signature is refused, never used', async () => {
   const other = turnkey.addPrivateKey('secp256k1');
-  const signer = await createSigner(entry(turnkey, { privateKeyId: EVM.privateKeyId, publicKey: other.publicKey }), 'evm', { env: env(turnkey) });
-  await assert.rejects(signer.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), /signer 'turnkey-signer': Turnkey key '.*': the signature does not recover to the signer's address .*: refused, never broadcast/);
+  const signer = await createSigner(
+    entry(turnkey, { privateKeyId: EVM.privateKeyId, publicKey: other.publicKey }),
+    'evm',
+    { env: env(turnkey) },
+  );
+  await assert.rejects(
+    signer.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')),
+    /signer 'turnkey-signer': Turnkey key '.*': the signature does not recover to the signer's address .*: refused, never broadcast/,
+  );
 });
 
 test('Solana and Stellar: the address is public_key in each spelling; Turnkey Ed25519 signatures verify', async () => {
@@ -75,9 +94,19 @@ test('Solana and Stellar: the address is public_key in each spelling; Turnkey Ed
 test('an API key that is not registered is refused by the stamp check, naming the signer', async () => {
   const stranger = newTurnkeyApiKey();
   const refused = turnkey.stats.refusedStamps;
-  const signer = await createSigner(entry(turnkey, EVM, { api_public_key: stranger.apiPublicKey, api_private_key: { type: 'plain', value: stranger.apiPrivateKey } }), 'evm', { env: env(turnkey) });
+  const signer = await createSigner(
+    entry(turnkey, EVM, {
+      api_public_key: stranger.apiPublicKey,
+      api_private_key: { type: 'plain', value: stranger.apiPrivateKey },
+    }),
+    'evm',
+    { env: env(turnkey) },
+  );
   await assert.rejects(signer.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), (err: Error) => {
-    assert.equal(err.message, "signer 'turnkey-signer': Turnkey sign_raw_payload: the API key was refused (UNAUTHENTICATED: check api_public_key and api_private_key, and that the key is registered)");
+    assert.equal(
+      err.message,
+      "signer 'turnkey-signer': Turnkey sign_raw_payload: the API key was refused (UNAUTHENTICATED: check api_public_key and api_private_key, and that the key is registered)",
+    );
     assert.ok(!err.message.includes(stranger.apiPrivateKey));
     return true;
   });
@@ -89,26 +118,65 @@ test('an api_private_key that does not match api_public_key is refused when the 
   const refused = turnkey.stats.refusedStamps;
   for (const networkType of ['evm', 'solana'] as const) {
     const key = networkType === 'evm' ? EVM : ED;
-    await assert.rejects(createSigner(entry(turnkey, key, { api_private_key: { type: 'plain', value: stranger.apiPrivateKey } }), networkType, { env: env(turnkey) }), (err: Error) => {
-      assert.equal(err.message, "signer 'turnkey-signer': 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)");
-      assert.ok(!err.message.includes(stranger.apiPrivateKey));
-      return true;
-    });
+    await assert.rejects(
+      createSigner(
+        entry(turnkey, key, { api_private_key: { type: 'plain', value: stranger.apiPrivateKey } }),
+        networkType,
+        { env: env(turnkey) },
+      ),
+      (err: Error) => {
+        assert.equal(
+          err.message,
+          "signer 'turnkey-signer': 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)",
+        );
+        assert.ok(!err.message.includes(stranger.apiPrivateKey));
+        return true;
+      },
+    );
   }
-  await assert.rejects(createSigner(entry(turnkey, EVM, { api_private_key: { type: 'plain', value: 'not-hex' } }), 'evm', { env: env(turnkey) }), /^Error: signer 'turnkey-signer': 'api_private_key' must be the Turnkey API key's P-256 private key in hex/);
-  await assert.rejects(createSigner(entry(turnkey, EVM, { api_public_key: 'abcd' }), 'evm', { env: env(turnkey) }), /signer 'turnkey-signer': 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex/);
+  await assert.rejects(
+    createSigner(entry(turnkey, EVM, { api_private_key: { type: 'plain', value: 'not-hex' } }), 'evm', {
+      env: env(turnkey),
+    }),
+    /^Error: signer 'turnkey-signer': 'api_private_key' must be the Turnkey API key's P-256 private key in hex/,
+  );
+  await assert.rejects(
+    createSigner(entry(turnkey, EVM, { api_public_key: 'abcd' }), 'evm', { env: env(turnkey) }),
+    /signer 'turnkey-signer': 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex/,
+  );
   assert.equal(turnkey.stats.refusedStamps, refused, 'refused before any request');
 });
 
 test('the wrong organization, an unknown key, a key of the wrong curve and a bad public_key are clear errors', async () => {
-  const evm = (config: Record<string, unknown>) => createSigner(entry(turnkey, EVM, config), 'evm', { env: env(turnkey) });
-  const sign = async (config: Record<string, unknown>) => (await evm(config)).signEvmDigest!(Buffer.from(digest.slice(2), 'hex'));
-  await assert.rejects(sign({ organization_id: 'another-org' }), /signer 'turnkey-signer': Turnkey sign_raw_payload: refused \(PERMISSION_DENIED: the API key may not use this organization or key; check organization_id and the policies\)$/);
-  await assert.rejects(sign({ private_key_id: 'absent' }), /: not found \(NOT_FOUND: check private_key_id and organization_id\)$/);
-  const edAsEvm = await createSigner(entry(turnkey, { privateKeyId: ED.privateKeyId, publicKey: EVM.publicKey }), 'evm', { env: env(turnkey) });
-  await assert.rejects(edAsEvm.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')), /refused as invalid \(INVALID_ARGUMENT: is private_key_id a key of the curve this network signs with\?\)$/);
-  await assert.rejects(createSigner(entry(turnkey, ED), 'evm', { env: env(turnkey) }), /signer 'turnkey-signer': 'public_key' must be the secp256k1 public key in hex for EVM/);
-  await assert.rejects(createSigner(entry(turnkey, EVM), 'solana', { env: env(turnkey) }), /'public_key' must be the Ed25519 public key in hex \(32 bytes\) for Solana and Stellar; it has 65/);
+  const evm = (config: Record<string, unknown>) =>
+    createSigner(entry(turnkey, EVM, config), 'evm', { env: env(turnkey) });
+  const sign = async (config: Record<string, unknown>) =>
+    (await evm(config)).signEvmDigest!(Buffer.from(digest.slice(2), 'hex'));
+  await assert.rejects(
+    sign({ organization_id: 'another-org' }),
+    /signer 'turnkey-signer': Turnkey sign_raw_payload: refused \(PERMISSION_DENIED: the API key may not use this organization or key; check organization_id and the policies\)$/,
+  );
+  await assert.rejects(
+    sign({ private_key_id: 'absent' }),
+    /: not found \(NOT_FOUND: check private_key_id and organization_id\)$/,
+  );
+  const edAsEvm = await createSigner(
+    entry(turnkey, { privateKeyId: ED.privateKeyId, publicKey: EVM.publicKey }),
+    'evm',
+    { env: env(turnkey) },
+  );
+  await assert.rejects(
+    edAsEvm.signEvmDigest!(Buffer.from(digest.slice(2), 'hex')),
+    /refused as invalid \(INVALID_ARGUMENT: is private_key_id a key of the curve this network signs with\?\)$/,
+  );
+  await assert.rejects(
+    createSigner(entry(turnkey, ED), 'evm', { env: env(turnkey) }),
+    /signer 'turnkey-signer': 'public_key' must be the secp256k1 public key in hex for EVM/,
+  );
+  await assert.rejects(
+    createSigner(entry(turnkey, EVM), 'solana', { env: env(turnkey) }),
+    /'public_key' must be the Ed25519 public key in hex \(32 bytes\) for Solana and Stellar; it has 65/,
+  );
 });
 
 test('a hanging, throttling, pending or unreachable Turnkey fails that sign in bounded time, naming the signer; then it signs again', async (t) => {
@@ -118,9 +186,14 @@ test('a hanging, throttling, pending or unreachable Turnkey fails that sign in b
   const signer = await createSigner(entry(sim, key), 'evm', { env: env(sim, { SIGNER_TIMEOUT_MS: '300' }) });
   const bytes = Buffer.from(digest.slice(2), 'hex');
   sim.setFault('hang');
-  await assert.rejects(signer.signEvmDigest!(bytes), { message: "signer 'turnkey-signer': Turnkey sign_raw_payload: no answer within 300 ms (timed out)" });
+  await assert.rejects(signer.signEvmDigest!(bytes), {
+    message: "signer 'turnkey-signer': Turnkey sign_raw_payload: no answer within 300 ms (timed out)",
+  });
   sim.setFault('throttle');
-  await assert.rejects(signer.signEvmDigest!(bytes), /signer 'turnkey-signer': Turnkey sign_raw_payload: throttled by the service \(RESOURCE_EXHAUSTED\)$/);
+  await assert.rejects(
+    signer.signEvmDigest!(bytes),
+    /signer 'turnkey-signer': Turnkey sign_raw_payload: throttled by the service \(RESOURCE_EXHAUSTED\)$/,
+  );
   sim.setFault('pending');
   await assert.rejects(signer.signEvmDigest!(bytes), /the activity is ACTIVITY_STATUS_CONSENSUS_NEEDED, not completed/);
   sim.setFault('ok');
@@ -128,7 +201,10 @@ test('a hanging, throttling, pending or unreachable Turnkey fails that sign in b
   const gone = await startTurnkeySim();
   await gone.close();
   const nowhere = await createSigner(entry(gone, gone.addPrivateKey('secp256k1')), 'evm', { env: env(gone) });
-  await assert.rejects(nowhere.signEvmDigest!(bytes), /signer 'turnkey-signer': Turnkey sign_raw_payload: unreachable \(ECONNREFUSED\)/);
+  await assert.rejects(
+    nowhere.signEvmDigest!(bytes),
+    /signer 'turnkey-signer': Turnkey sign_raw_payload: unreachable \(ECONNREFUSED\)/,
+  );
 });
 
 test('through the service: an EVM relayer on turnkey has the key address and its send is confirmed on anvil', async (t) => {
@@ -143,7 +219,13 @@ test('through the service: an EVM relayer on turnkey has the key address and its
         {
           id: 'turnkey-evm',
           type: 'turnkey',
-          config: { api_public_key: turnkey.apiKey.apiPublicKey, api_private_key: { type: 'env', value: 'RELAYBOX_TURNKEY_API_KEY' }, organization_id: turnkey.organizationId, private_key_id: EVM.privateKeyId, public_key: EVM.publicKey },
+          config: {
+            api_public_key: turnkey.apiKey.apiPublicKey,
+            api_private_key: { type: 'env', value: 'RELAYBOX_TURNKEY_API_KEY' },
+            organization_id: turnkey.organizationId,
+            private_key_id: EVM.privateKeyId,
+            public_key: EVM.publicKey,
+          },
         } as SignerConfig,
       ],
       relayers: [{ id: 'tk', name: 'turnkey', network: 'anvil', signer_id: 'turnkey-evm' }],
@@ -154,13 +236,23 @@ test('through the service: an EVM relayer on turnkey has the key address and its
   const relayer = await s.request('GET', '/api/v1/relayers/tk');
   assert.equal(relayer.body.data.address.toLowerCase(), EVM_ADDRESS.toLowerCase());
   const to = '0x00000000000000000000000000000000000000a2';
-  const sent = await s.request('POST', '/api/v1/relayers/tk/transactions', { body: { to, value: '1000', speed: 'fast' } });
+  const sent = await s.request('POST', '/api/v1/relayers/tk/transactions', {
+    body: { to, value: '1000', speed: 'fast' },
+  });
   assert.equal(sent.status, 200, sent.text);
   const txUrl = `/api/v1/relayers/tk/transactions/${sent.body.data.id}`;
-  await waitFor(async () => (await s.request('GET', txUrl)).body.data, (tx) => ['mined', 'confirmed'].includes(tx.status), 60_000, 'mined');
+  await waitFor(
+    async () => (await s.request('GET', txUrl)).body.data,
+    (tx) => ['mined', 'confirmed'].includes(tx.status),
+    60_000,
+    'mined',
+  );
   assert.equal(BigInt(await anvil.rpc('eth_getBalance', [to, 'latest'])), 1000n);
   const signed = await s.request('POST', '/api/v1/relayers/tk/sign', { body: { message: 'hello' } });
   assert.equal(signed.status, 200, signed.text);
-  assert.equal(await recoverAddress({ hash: hashMessage('hello'), signature: `0x${signed.body.data.sig}` }), EVM_ADDRESS);
+  assert.equal(
+    await recoverAddress({ hash: hashMessage('hello'), signature: `0x${signed.body.data.sig}` }),
+    EVM_ADDRESS,
+  );
   assert.ok(!s.rawLogs().includes(turnkey.apiKey.apiPrivateKey), 'the API private key is never logged');
 });

@@ -34,7 +34,13 @@ function entry(sim: VaultSim, config: Record<string, unknown> = {}, id = 'vault-
   return {
     id,
     type: 'vault',
-    config: { address: sim.url, role_id: { type: 'plain', value: sim.roleId }, secret_id: { type: 'plain', value: sim.secretId }, key_name: 'evm-key', ...config },
+    config: {
+      address: sim.url,
+      role_id: { type: 'plain', value: sim.roleId },
+      secret_id: { type: 'plain', value: sim.secretId },
+      key_name: 'evm-key',
+      ...config,
+    },
   } as SignerConfig;
 }
 const env = (extra: Record<string, string> = {}) => ({ ...extra }) as NodeJS.ProcessEnv;
@@ -66,9 +72,15 @@ test('Solana and Stellar: the key is an Ed25519 seed; signatures verify against 
 
 test('a wrong secret_id or role_id is refused at login (400): a start-up error naming the signer, no secret shown', async () => {
   const refusedBefore = vault.stats.refusedLogins;
-  for (const wrong of [{ secret_id: { type: 'plain', value: 'not-the-secret-id' } }, { role_id: { type: 'plain', value: 'not-the-role-id' } }]) {
+  for (const wrong of [
+    { secret_id: { type: 'plain', value: 'not-the-secret-id' } },
+    { role_id: { type: 'plain', value: 'not-the-role-id' } },
+  ]) {
     await assert.rejects(createSigner(entry(vault, wrong), 'evm', { env: env() }), (err: Error) => {
-      assert.match(err.message, /^signer 'vault-signer': Vault AppRole login: HTTP 400: refused \(check role_id and secret_id\)$/);
+      assert.match(
+        err.message,
+        /^signer 'vault-signer': Vault AppRole login: HTTP 400: refused \(check role_id and secret_id\)$/,
+      );
       assert.ok(!err.message.includes('not-the-') && !err.message.includes(vault.secretId));
       return true;
     });
@@ -78,7 +90,9 @@ test('a wrong secret_id or role_id is refused at login (400): a start-up error n
 
 test('the simulated Vault refuses KV reads without a token it issued (403)', async () => {
   for (const token of [undefined, 'hvs.forged']) {
-    const res = await fetch(`${vault.url}/v1/secret/data/evm-key`, { headers: token ? { 'x-vault-token': token } : {} });
+    const res = await fetch(`${vault.url}/v1/secret/data/evm-key`, {
+      headers: token ? { 'x-vault-token': token } : {},
+    });
     assert.equal(res.status, 403);
     assert.deepEqual(await res.json(), { errors: ['permission denied'] });
   }
@@ -88,30 +102,54 @@ test('a namespace is sent with every call; the wrong one is refused', async (t) 
   const scoped = await startVaultSim({ namespace: 'team-a' });
   t.after(() => scoped.close());
   scoped.putKv('secret', 'evm-key', { value: EVM_KEY });
-  assert.equal((await createSigner(entry(scoped, { namespace: 'team-a' }), 'evm', { env: env() })).address, EVM_ADDRESS);
-  await assert.rejects(createSigner(entry(scoped, { namespace: 'team-b' }), 'evm', { env: env() }), /login: HTTP 400: refused/);
+  assert.equal(
+    (await createSigner(entry(scoped, { namespace: 'team-a' }), 'evm', { env: env() })).address,
+    EVM_ADDRESS,
+  );
+  await assert.rejects(
+    createSigner(entry(scoped, { namespace: 'team-b' }), 'evm', { env: env() }),
+    /login: HTTP 400: refused/,
+  );
   await assert.rejects(createSigner(entry(scoped), 'evm', { env: env() }), /login: HTTP 400: refused/);
 });
 
 test('a missing secret, a secret without value, and a key of the wrong size each fail naming the signer and the cause', async () => {
-  await assert.rejects(createSigner(entry(vault, { key_name: 'absent' }), 'evm', { env: env() }), /^RemoteSignerError: signer 'vault-signer': Vault KV read of 'absent' at 'secret': HTTP 404: not found/);
-  await assert.rejects(createSigner(entry(vault, { key_name: 'no-value' }), 'evm', { env: env() }), /signer 'vault-signer': Vault secret 'no-value' at 'secret' has no 'value' field/);
+  await assert.rejects(
+    createSigner(entry(vault, { key_name: 'absent' }), 'evm', { env: env() }),
+    /^RemoteSignerError: signer 'vault-signer': Vault KV read of 'absent' at 'secret': HTTP 404: not found/,
+  );
+  await assert.rejects(
+    createSigner(entry(vault, { key_name: 'no-value' }), 'evm', { env: env() }),
+    /signer 'vault-signer': Vault secret 'no-value' at 'secret' has no 'value' field/,
+  );
   vault.putKv('secret', 'short', { value: 'abcd' });
-  await assert.rejects(createSigner(entry(vault, { key_name: 'short' }), 'evm', { env: env() }), /'value' must be 32 bytes of hex/);
+  await assert.rejects(
+    createSigner(entry(vault, { key_name: 'short' }), 'evm', { env: env() }),
+    /'value' must be 32 bytes of hex/,
+  );
 });
 
 test('an unreachable, a hanging and a throttling Vault each give a bounded error naming the signer', async (t) => {
   const sim = await startVaultSim();
   sim.putKv('secret', 'evm-key', { value: EVM_KEY });
   sim.setFault('hang');
-  await assert.rejects(createSigner(entry(sim), 'evm', { env: env({ SIGNER_TIMEOUT_MS: '300' }) }), /^RemoteSignerError: signer 'vault-signer': Vault AppRole login: no answer within 300 ms \(timed out\)$/);
+  await assert.rejects(
+    createSigner(entry(sim), 'evm', { env: env({ SIGNER_TIMEOUT_MS: '300' }) }),
+    /^RemoteSignerError: signer 'vault-signer': Vault AppRole login: no answer within 300 ms \(timed out\)$/,
+  );
   sim.setFault('throttle');
-  await assert.rejects(createSigner(entry(sim), 'evm', { env: env() }), /signer 'vault-signer': Vault AppRole login: HTTP 429: throttled/);
+  await assert.rejects(
+    createSigner(entry(sim), 'evm', { env: env() }),
+    /signer 'vault-signer': Vault AppRole login: HTTP 429: throttled/,
+  );
   await sim.close();
   // A port nothing listens on any more, never connected to (a pooled socket would fail otherwise).
   const gone = await startVaultSim();
   await gone.close();
-  await assert.rejects(createSigner(entry(gone), 'evm', { env: env() }), /signer 'vault-signer': Vault AppRole login: unreachable \(ECONNREFUSED\)/);
+  await assert.rejects(
+    createSigner(entry(gone), 'evm', { env: env() }),
+    /signer 'vault-signer': Vault AppRole login: unreachable \(ECONNREFUSED\)/,
+  );
   t.diagnostic('each failure was one sentence, no stack trace in the message');
 });
 
@@ -149,16 +187,43 @@ test('through the service: a relayer with a vault signer has the key address and
 
 test("an 'address' or a client base URL that is not an http(s) URL is refused naming the signer and where it is set, not in fetch's words", async () => {
   for (const address of ['vault.internal:8200', 'ftp://vault.internal', '']) {
-    await assert.rejects(createSigner(entry(vault, { address }), 'evm', { env: env() }), { message: "signer 'vault-signer': 'address' (the Vault server) must be an http(s) URL (https://host[:port])" }, address);
+    await assert.rejects(
+      createSigner(entry(vault, { address }), 'evm', { env: env() }),
+      { message: "signer 'vault-signer': 'address' (the Vault server) must be an http(s) URL (https://host[:port])" },
+      address,
+    );
   }
   const createTurnkey = fromEnv((await import('../../src/signers/turnkey/signer.ts')).createSigner);
   const createCdp = fromEnv((await import('../../src/signers/cdp/signer.ts')).createSigner);
   const { newTurnkeyApiKey } = await import('../support/simulators/turnkey.ts');
   const { newCdpCredentials } = await import('../support/simulators/cdp.ts');
   const apiKey = newTurnkeyApiKey();
-  const turnkey = { id: 'tk', type: 'turnkey', config: { api_public_key: apiKey.apiPublicKey, api_private_key: { type: 'plain', value: apiKey.apiPrivateKey }, organization_id: 'o', private_key_id: 'k', public_key: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a' } } as unknown as SignerConfig;
-  await assert.rejects(createTurnkey(turnkey, 'solana', { env: env({ TURNKEY_API_BASE_URL: 'api.turnkey.local' }) }), { message: "signer 'tk': TURNKEY_API_BASE_URL must be an http(s) URL (https://host[:port])" });
+  const turnkey = {
+    id: 'tk',
+    type: 'turnkey',
+    config: {
+      api_public_key: apiKey.apiPublicKey,
+      api_private_key: { type: 'plain', value: apiKey.apiPrivateKey },
+      organization_id: 'o',
+      private_key_id: 'k',
+      public_key: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    },
+  } as unknown as SignerConfig;
+  await assert.rejects(createTurnkey(turnkey, 'solana', { env: env({ TURNKEY_API_BASE_URL: 'api.turnkey.local' }) }), {
+    message: "signer 'tk': TURNKEY_API_BASE_URL must be an http(s) URL (https://host[:port])",
+  });
   const c = newCdpCredentials().credentials;
-  const cdp = { id: 'cdp', type: 'cdp', config: { api_key_id: c.apiKeyId, api_key_secret: { type: 'plain', value: c.apiKeySecret }, wallet_secret: { type: 'plain', value: c.walletSecret }, account_address: EVM_ADDRESS } } as unknown as SignerConfig;
-  await assert.rejects(createCdp(cdp, 'evm', { env: env({ CDP_API_BASE_URL: 'not a url' }) }), { message: "signer 'cdp': CDP_API_BASE_URL must be an http(s) URL (https://host[:port])" });
+  const cdp = {
+    id: 'cdp',
+    type: 'cdp',
+    config: {
+      api_key_id: c.apiKeyId,
+      api_key_secret: { type: 'plain', value: c.apiKeySecret },
+      wallet_secret: { type: 'plain', value: c.walletSecret },
+      account_address: EVM_ADDRESS,
+    },
+  } as unknown as SignerConfig;
+  await assert.rejects(createCdp(cdp, 'evm', { env: env({ CDP_API_BASE_URL: 'not a url' }) }), {
+    message: "signer 'cdp': CDP_API_BASE_URL must be an http(s) URL (https://host[:port])",
+  });
 });

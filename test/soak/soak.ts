@@ -48,7 +48,13 @@ async function main(): Promise<void> {
   const pluginsDir = path.join(root, 'plugins');
   mkdirSync(pluginsDir);
   for (const [name, src] of Object.entries(PLUGINS)) writeFileSync(path.join(pluginsDir, name), src);
-  const service = await startService({ API_KEY, DATA_DIR: path.join(root, 'data'), PLUGINS_DIR: pluginsDir, RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000' });
+  const service = await startService({
+    API_KEY,
+    DATA_DIR: path.join(root, 'data'),
+    PLUGINS_DIR: pluginsDir,
+    RATE_LIMIT_RPS: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+  });
   const base = `${service.url}/api/v1`;
   const stop = async () => {
     await service.stop();
@@ -72,19 +78,55 @@ async function main(): Promise<void> {
     let url = '';
     let body: unknown = {};
     switch (kind) {
-      case 'echo': url = '/plugins/echo/call'; body = { params: { hello: 'world', n: Math.random() } }; break;
-      case 'logs': url = '/plugins/logs/call'; body = { params: { x: 1 } }; break;
-      case 'kv': url = '/plugins/kv/call'; body = { params: { k: Math.floor(Math.random() * 1000) } }; break;
-      case 'plugin-send': url = '/plugins/send/call'; break;
-      case 'cpu': url = '/plugins/cpu/call'; break;
-      case 'loop': url = '/plugins/loop/call'; break;
-      case 'bomb': url = '/plugins/bomb/call'; break;
-      case 'send': url = '/relayers/sepolia-example/transactions'; body = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' }; break;
-      case 'list': method = 'GET'; url = '/relayers/sepolia-example/transactions/?page=1&per_page=10'; body = undefined; break;
-      case 'notification': url = '/notifications'; body = { id: `soak-${process.pid}-${++notificationId}`, url: 'https://example.com/hook', signing_key: 'a-signing-key-of-at-least-32-characters' }; break;
+      case 'echo':
+        url = '/plugins/echo/call';
+        body = { params: { hello: 'world', n: Math.random() } };
+        break;
+      case 'logs':
+        url = '/plugins/logs/call';
+        body = { params: { x: 1 } };
+        break;
+      case 'kv':
+        url = '/plugins/kv/call';
+        body = { params: { k: Math.floor(Math.random() * 1000) } };
+        break;
+      case 'plugin-send':
+        url = '/plugins/send/call';
+        break;
+      case 'cpu':
+        url = '/plugins/cpu/call';
+        break;
+      case 'loop':
+        url = '/plugins/loop/call';
+        break;
+      case 'bomb':
+        url = '/plugins/bomb/call';
+        break;
+      case 'send':
+        url = '/relayers/sepolia-example/transactions';
+        body = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1, speed: 'fast' };
+        break;
+      case 'list':
+        method = 'GET';
+        url = '/relayers/sepolia-example/transactions/?page=1&per_page=10';
+        body = undefined;
+        break;
+      case 'notification':
+        url = '/notifications';
+        body = {
+          id: `soak-${process.pid}-${++notificationId}`,
+          url: 'https://example.com/hook',
+          signing_key: 'a-signing-key-of-at-least-32-characters',
+        };
+        break;
     }
     try {
-      const res = await fetch(base + url, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(base + url, {
+        method,
+        headers: auth,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
       const text = await res.text();
       const key = `${kind} ${res.status}`;
       counts[key] = (counts[key] ?? 0) + 1;
@@ -124,7 +166,8 @@ async function main(): Promise<void> {
 
   // A single sample lands anywhere on the sawtooth the bombs cause (the runtime restarts and warms up again),
   // so compare like with like: the peak of the first window after warm-up, and the peak of the last window.
-  const peak = (from: number, to: number, key: 'total' | 'http' | 'runtime') => Math.max(...samples.filter((s) => s.t >= from && s.t <= to).map((s) => s[key]));
+  const peak = (from: number, to: number, key: 'total' | 'http' | 'runtime') =>
+    Math.max(...samples.filter((s) => s.t >= from && s.t <= to).map((s) => s[key]));
   const end = samples.at(-1)!.t;
   const settledWindow: [number, number] = [WARMUP_MS, WARMUP_MS + WINDOW_MS];
   const lastWindow: [number, number] = [end - WINDOW_MS, end];
@@ -132,13 +175,23 @@ async function main(): Promise<void> {
   const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
   const firstSettled = samples.find((s) => s.t >= WARMUP_MS)!;
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  console.log(`soak: ${MINUTES} min, ${CONCURRENCY} in flight, ${total} requests (${Math.round(total / (DURATION_MS / 1000))}/s), ${errors} connection errors`);
-  console.log(`RSS peak (MiB), first ${WINDOW_MS / 1000} s after the ${WARMUP_MS / 1000} s warm-up → last ${WINDOW_MS / 1000} s:`);
+  console.log(
+    `soak: ${MINUTES} min, ${CONCURRENCY} in flight, ${total} requests (${Math.round(total / (DURATION_MS / 1000))}/s), ${errors} connection errors`,
+  );
+  console.log(
+    `RSS peak (MiB), first ${WINDOW_MS / 1000} s after the ${WARMUP_MS / 1000} s warm-up → last ${WINDOW_MS / 1000} s:`,
+  );
   for (const key of ['total', 'http', 'runtime'] as const) {
-    console.log(`  ${key.padEnd(7)} ${Math.round(peak(...settledWindow, key))} → ${Math.round(peak(...lastWindow, key))} (${pct(growth(key))})`);
+    console.log(
+      `  ${key.padEnd(7)} ${Math.round(peak(...settledWindow, key))} → ${Math.round(peak(...lastWindow, key))} (${pct(growth(key))})`,
+    );
   }
-  console.log(`RSS single samples (MiB): start ${Math.round(samples[0]!.total)}, first after warm-up ${Math.round(firstSettled.total)}, last ${Math.round(samples.at(-1)!.total)} (${pct(samples.at(-1)!.total / firstSettled.total - 1)}), min ${Math.round(Math.min(...samples.map((s) => s.total)))}, max ${Math.round(Math.max(...samples.map((s) => s.total)))}`);
-  console.log(`RSS curve, total = HTTP process + runtime (MiB): ${samples.map((s) => `${Math.round(s.t / 1000)}s=${Math.round(s.total)} (${Math.round(s.http)}+${Math.round(s.runtime)})`).join(' ')}`);
+  console.log(
+    `RSS single samples (MiB): start ${Math.round(samples[0]!.total)}, first after warm-up ${Math.round(firstSettled.total)}, last ${Math.round(samples.at(-1)!.total)} (${pct(samples.at(-1)!.total / firstSettled.total - 1)}), min ${Math.round(Math.min(...samples.map((s) => s.total)))}, max ${Math.round(Math.max(...samples.map((s) => s.total)))}`,
+  );
+  console.log(
+    `RSS curve, total = HTTP process + runtime (MiB): ${samples.map((s) => `${Math.round(s.t / 1000)}s=${Math.round(s.total)} (${Math.round(s.http)}+${Math.round(s.runtime)})`).join(' ')}`,
+  );
   console.log('requests by kind and status:');
   for (const k of Object.keys(counts).sort()) console.log(`  ${k}: ${counts[k]}`);
   let ok = true;

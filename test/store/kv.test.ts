@@ -23,7 +23,9 @@ const redisUp = await redisReachable();
 /** Every plugin id prefixed with this test's own tag, so tests sharing one Redis never meet; its keys go at the end. */
 function namespaced(repo: KvRepo, tag: string): KvRepo {
   const wrapped: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(repo)) wrapped[name] = (plugin: string, ...rest: unknown[]) => (fn as (...a: unknown[]) => unknown)(`${tag}-${plugin}`, ...rest);
+  for (const [name, fn] of Object.entries(repo))
+    wrapped[name] = (plugin: string, ...rest: unknown[]) =>
+      (fn as (...a: unknown[]) => unknown)(`${tag}-${plugin}`, ...rest);
   return wrapped as unknown as KvRepo;
 }
 const quota = { maxKeys: 3, maxBytes: 200 };
@@ -138,7 +140,10 @@ for (const [name, factory, skip] of adapters) {
       await kv.set('p', 'a', '11', undefined, quota);
       clock.advance(50);
       await kv.set('p', 'd', '4', undefined, quota);
-      await assert.rejects(async () => kv.set('p', 'a', JSON.stringify('x'.repeat(300)), undefined, quota), refused(/kv quota exceeded/));
+      await assert.rejects(
+        async () => kv.set('p', 'a', JSON.stringify('x'.repeat(300)), undefined, quota),
+        refused(/kv quota exceeded/),
+      );
       assert.equal(await kv.get('p', 'a'), '11');
     });
 

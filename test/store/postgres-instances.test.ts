@@ -26,7 +26,9 @@ function open(t: import('node:test').TestContext, owner = `i-${randomUUID().slic
   return store;
 }
 
-test("a commit on one instance wakes the other's job and outbox listeners; a rollback wakes nobody", { skip }, async (t) => {
+test("a commit on one instance wakes the other's job and outbox listeners; a rollback wakes nobody", {
+  skip,
+}, async (t) => {
   const writer = open(t);
   const other = open(t);
   let jobs = 0;
@@ -58,11 +60,23 @@ test('a job leased by an instance that died is run by another instance once the 
   const kind = `handoff-${randomUUID().slice(0, 8)}`;
   await dead.repos.jobs.schedule({ kind, subject: 'tx-1', dueAt: 0, payload: { n: 1 } });
   // The dying instance claimed it (short lease) and never finished: kill -9 leaves exactly this row behind.
-  const [claimed] = await dead.repos.jobs.claim({ owner: 'dead-instance', now: Date.now(), limit: 1, leaseMs: 1500, kinds: [kind] });
+  const [claimed] = await dead.repos.jobs.claim({
+    owner: 'dead-instance',
+    now: Date.now(),
+    limit: 1,
+    leaseMs: 1500,
+    kinds: [kind],
+  });
   assert.ok(claimed);
   await dead.close();
   const ran: unknown[] = [];
-  const scheduler = createJobScheduler({ jobs: alive.repos.jobs, owner: 'alive-instance', logger: recordingLog(), wakeups: alive.onJobsScheduled, pollIntervalMs: 200 });
+  const scheduler = createJobScheduler({
+    jobs: alive.repos.jobs,
+    owner: 'alive-instance',
+    logger: recordingLog(),
+    wakeups: alive.onJobsScheduled,
+    pollIntervalMs: 200,
+  });
   scheduler.register(kind, async (job) => {
     ran.push(job.payload);
   });

@@ -17,7 +17,11 @@ const skip = available ? undefined : 'no PostgreSQL server answers (set DATABASE
 /** A migrated store on a schema of its own, closed and dropped when the test ends. */
 async function freshStore(t: TestContext) {
   const schema = await createTestSchema(databaseUrl);
-  const store = createPostgresStore({ url: schema.url, outbox: { owner: `test-${randomUUID()}`, leaseMs: 30_000 }, max: 5 });
+  const store = createPostgresStore({
+    url: schema.url,
+    outbox: { owner: `test-${randomUUID()}`, leaseMs: 30_000 },
+    max: 5,
+  });
   await migrate(store.db);
   t.after(async () => {
     await store.close();
@@ -49,10 +53,16 @@ test('PostgreSQL store: a transaction chosen as a deadlock victim runs again and
     });
   assert.deepEqual(await Promise.all([lockBoth('a', 'b', 'ab'), lockBoth('b', 'a', 'ba')]), ['ab', 'ba']);
   assert.equal(runs.ab + runs.ba, 3, `one of them ran again: ${JSON.stringify(runs)}`);
-  assert.deepEqual([(await store.repos.relayers.get('a'))!.next_nonce, (await store.repos.relayers.get('b'))!.next_nonce], [1, 1], 'both committed once');
+  assert.deepEqual(
+    [(await store.repos.relayers.get('a'))!.next_nonce, (await store.repos.relayers.get('b'))!.next_nonce],
+    [1, 1],
+    'both committed once',
+  );
 });
 
-test('PostgreSQL store: the funds ledger is in no deadlock: a status change releasing funds and a send reserving them, each holding the row the other wants next', { skip }, async (t) => {
+test('PostgreSQL store: the funds ledger is in no deadlock: a status change releasing funds and a send reserving them, each holding the row the other wants next', {
+  skip,
+}, async (t) => {
   const store = await freshStore(t);
   await store.repos.relayers.seed([relayerSeed('r1', { notification_id: null })]);
   const record = { ...txRecord('r1', 'tx-1', 1000, 'submitted'), nonce: 0 };
@@ -82,32 +92,63 @@ test('PostgreSQL store: the funds ledger is in no deadlock: a status change rele
     assert.ok(await tx.transactions.update({ ...record, status: 'submitted', hashes: ['0x01'] }, 'submitted', 1));
     recordHeld.open();
     await released.opened;
-    return tx.relayers.advanceFrom('r1', read, { next_nonce: read.next_nonce + 1, last_created_ms: read.last_created_ms + 1 }, 7n);
+    return tx.relayers.advanceFrom(
+      'r1',
+      read,
+      { next_nonce: read.next_nonce + 1, last_created_ms: read.last_created_ms + 1 },
+      7n,
+    );
   });
   const [mined, moved] = await Promise.all([release, send]);
   assert.deepEqual(runs, { release: 1, send: 1 }, 'neither was chosen as a deadlock victim and run again');
-  assert.equal(mined, false, 'the status change found the record moved on (an optimistic write; its writer reads again)');
-  assert.deepEqual(moved?.funds, { reserved: 7n, released: 0n }, 'the send was admitted against the ledger as committed before it');
-  assert.deepEqual(await store.repos.transactions.funds('r1'), { reserved: 2n, released: 5n }, 'both moves applied, exactly once');
+  assert.equal(
+    mined,
+    false,
+    'the status change found the record moved on (an optimistic write; its writer reads again)',
+  );
+  assert.deepEqual(
+    moved?.funds,
+    { reserved: 7n, released: 0n },
+    'the send was admitted against the ledger as committed before it',
+  );
+  assert.deepEqual(
+    await store.repos.transactions.funds('r1'),
+    { reserved: 2n, released: 5n },
+    'both moves applied, exactly once',
+  );
 });
 
-test('PostgreSQL store: a reserve admitted against a ledger that grew before its commit runs again against the new one', { skip, timeout: 60_000 }, async (t) => {
+test('PostgreSQL store: a reserve admitted against a ledger that grew before its commit runs again against the new one', {
+  skip,
+  timeout: 60_000,
+}, async (t) => {
   const store = await freshStore(t);
   await store.repos.relayers.seed([relayerSeed('r1', { notification_id: null })]);
   const read = (await store.repos.relayers.get('r1'))!;
   const seen: bigint[] = [];
   let grown = false;
   const moved = await store.atomically(async (tx) => {
-    const row = await tx.relayers.advanceFrom('r1', read, { next_nonce: read.next_nonce + 1, last_created_ms: read.last_created_ms + 1 }, 10n);
+    const row = await tx.relayers.advanceFrom(
+      'r1',
+      read,
+      { next_nonce: read.next_nonce + 1, last_created_ms: read.last_created_ms + 1 },
+      10n,
+    );
     seen.push(row!.funds!.reserved);
     // Another writer (a replacement raising its hold) commits between this send's admission and its commit.
     if (!grown) {
       grown = true;
-      await store.connection.pool.query("INSERT INTO relayer_funds (relayer_id, reserved, released) VALUES ('r1', 4, 0)");
+      await store.connection.pool.query(
+        "INSERT INTO relayer_funds (relayer_id, reserved, released) VALUES ('r1', 4, 0)",
+      );
     }
     return row;
   });
-  assert.deepEqual(seen, [10n, 14n], 'admitted first against 0 reserved, then, run again, against the 4 that were added');
+  assert.deepEqual(
+    seen,
+    [10n, 14n],
+    'admitted first against 0 reserved, then, run again, against the 4 that were added',
+  );
   assert.deepEqual(moved?.funds, { reserved: 14n, released: 0n });
   assert.deepEqual(await store.repos.transactions.funds('r1'), { reserved: 14n, released: 0n });
 });

@@ -23,8 +23,12 @@ function preparedStatements(t: { after(fn: () => void): void }) {
   createTransactionsRepo(db);
   db.prepare = prepare;
   // EXPLAIN needs every parameter bound; a literal in each place compiles to the same program shape.
-  const opcodes = (sql: string) => (prepare(`EXPLAIN ${sql.replace(/\?/g, '1')}`).all() as Array<{ opcode: string }>).map((r) => r.opcode);
-  const plan = (sql: string) => (prepare(`EXPLAIN QUERY PLAN ${sql.replace(/\?/g, '1')}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+  const opcodes = (sql: string) =>
+    (prepare(`EXPLAIN ${sql.replace(/\?/g, '1')}`).all() as Array<{ opcode: string }>).map((r) => r.opcode);
+  const plan = (sql: string) =>
+    (prepare(`EXPLAIN QUERY PLAN ${sql.replace(/\?/g, '1')}`).all() as Array<{ detail: string }>)
+      .map((r) => r.detail)
+      .join(' | ');
   return { seen, opcodes, plan };
 }
 
@@ -32,7 +36,12 @@ test('a transaction insert or update builds no temporary b-tree', (t) => {
   const { seen, opcodes } = preparedStatements(t);
   const writes = seen.filter((sql) => /^\s*(INSERT INTO|UPDATE) transactions\b/.test(sql));
   assert.equal(writes.length, 2, 'the insert and the update of a transaction');
-  for (const sql of writes) assert.deepEqual(opcodes(sql).filter((op) => op === 'OpenEphemeral'), [], sql);
+  for (const sql of writes)
+    assert.deepEqual(
+      opcodes(sql).filter((op) => op === 'OpenEphemeral'),
+      [],
+      sql,
+    );
 });
 
 test('the walk of unfinished transactions reads the partial index', (t) => {

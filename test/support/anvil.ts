@@ -37,7 +37,10 @@ export interface TestAnvil {
   /** A block every `ms` (rounded to whole seconds, anvil's unit); 0 stops interval mining. */
   setIntervalMining(ms: number): Promise<void>;
   /** The pool: pending and queued transactions by sender and nonce (txpool_content). */
-  txpool(): Promise<{ pending: Record<string, Record<string, { hash: Hex }>>; queued: Record<string, Record<string, { hash: Hex }>> }>;
+  txpool(): Promise<{
+    pending: Record<string, Record<string, { hash: Hex }>>;
+    queued: Record<string, Record<string, { hash: Hex }>>;
+  }>;
   /** Removes a pending transaction from the pool, as an eviction or a node restart would. */
   dropTransaction(hash: Hex): Promise<void>;
   /** Replaces the last `depth` blocks with empty ones (their transactions are gone). */
@@ -66,13 +69,19 @@ export interface TestAnvil {
  * Starts anvil on a free port. Call once per test file and stop it in `after`:
  * @example const anvil = await startAnvil(); after(() => anvil.stop());
  */
-export async function startAnvil(options: { chainId?: number; blockTimeMs?: number; args?: readonly string[] } = {}): Promise<TestAnvil> {
+export async function startAnvil(
+  options: { chainId?: number; blockTimeMs?: number; args?: readonly string[] } = {},
+): Promise<TestAnvil> {
   const chainId = options.chainId ?? 31337;
   // args: extra anvil arguments, e.g. ['--optimism'] for anvil's OP-stack mode.
   const devnet = await startDevnet({ chainId, blockTimeMs: options.blockTimeMs, args: options.args });
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+    const res = await fetch(devnet.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
     const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
     if (body.error) throw Object.assign(new Error(`${method}: ${body.error.message}`), { code: body.error.code });
     return body.result as T;
@@ -81,9 +90,21 @@ export async function startAnvil(options: { chainId?: number; blockTimeMs?: numb
   const signed = async (key: Hex, f: TxFields = {}): Promise<Hex> => {
     const account = privateKeyToAccount(key);
     const nonce = f.nonce ?? (await pendingNonce(account.address));
-    const common = { chainId, nonce, to: f.to === undefined ? ANVIL_ADDRESSES[2]! : f.to, value: f.value ?? 1n, data: f.data, gas: f.gas ?? (f.data ? 200_000n : 21_000n) };
+    const common = {
+      chainId,
+      nonce,
+      to: f.to === undefined ? ANVIL_ADDRESSES[2]! : f.to,
+      value: f.value ?? 1n,
+      data: f.data,
+      gas: f.gas ?? (f.data ? 200_000n : 21_000n),
+    };
     if (f.gasPrice !== undefined) return account.signTransaction({ ...common, type: 'legacy', gasPrice: f.gasPrice });
-    return account.signTransaction({ ...common, type: 'eip1559', maxFeePerGas: f.maxFeePerGas ?? 10_000_000_000n, maxPriorityFeePerGas: f.maxPriorityFeePerGas ?? 1_000_000_000n });
+    return account.signTransaction({
+      ...common,
+      type: 'eip1559',
+      maxFeePerGas: f.maxFeePerGas ?? 10_000_000_000n,
+      maxPriorityFeePerGas: f.maxPriorityFeePerGas ?? 1_000_000_000n,
+    });
   };
   return {
     url: devnet.url,
@@ -104,7 +125,10 @@ export async function startAnvil(options: { chainId?: number; blockTimeMs?: numb
     async waitMined(hash, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const receipt = await rpc<{ status: Hex; blockNumber: Hex; blockHash: Hex } | null>('eth_getTransactionReceipt', [hash]);
+        const receipt = await rpc<{ status: Hex; blockNumber: Hex; blockHash: Hex } | null>(
+          'eth_getTransactionReceipt',
+          [hash],
+        );
         if (receipt) return receipt;
         if (Date.now() > deadline) throw new Error(`${hash} not mined within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 10));
@@ -153,9 +177,12 @@ export function revertingCode(data: Hex): Hex {
 
 /** Revert data of `Error(message)`, `Panic(code)` and a custom error `selector` with one uint256. */
 export const revertData = {
-  error: (message: string): Hex => concatHex(['0x08c379a0', encodeAbiParameters(parseAbiParameters('string'), [message])]),
-  panic: (code: number): Hex => concatHex(['0x4e487b71', encodeAbiParameters(parseAbiParameters('uint256'), [BigInt(code)])]),
-  custom: (selector: Hex, arg: bigint): Hex => concatHex([selector, encodeAbiParameters(parseAbiParameters('uint256'), [arg])]),
+  error: (message: string): Hex =>
+    concatHex(['0x08c379a0', encodeAbiParameters(parseAbiParameters('string'), [message])]),
+  panic: (code: number): Hex =>
+    concatHex(['0x4e487b71', encodeAbiParameters(parseAbiParameters('uint256'), [BigInt(code)])]),
+  custom: (selector: Hex, arg: bigint): Hex =>
+    concatHex([selector, encodeAbiParameters(parseAbiParameters('uint256'), [arg])]),
 };
 
 /** `PUSH1 0 PUSH1 0 REVERT`: reverts with no data. */

@@ -13,7 +13,10 @@ export interface CliRun {
 
 /** PATH with this Node first (bin/relaybox runs `node`), NODE_PATH if the test run has one, and nothing else. */
 export function baseEnv(): Record<string, string> {
-  return { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}) };
+  return {
+    PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}),
+  };
 }
 
 /**
@@ -26,8 +29,15 @@ function childEnv(env: Record<string, string | undefined> = {}): Record<string, 
 }
 
 /** Starts bin/relaybox as a service; `listening` resolves once `line` (a text, any log format) has been printed. */
-export function startRelaybox(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; until?: RegExp }) {
-  const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startRelaybox(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; until?: RegExp },
+) {
+  const child = spawn(RELAYBOX, args, {
+    cwd: options.cwd,
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -42,9 +52,16 @@ export function startRelaybox(args: string[], options: { cwd: string; env?: Reco
 }
 
 /** Runs bin/relaybox to its end (a deadline of 60 s: a start that should have failed at once hangs no test run). */
-export function runRelaybox(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliRun> {
+export function runRelaybox(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(RELAYBOX, args, { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(RELAYBOX, args, {
+      cwd: options.cwd,
+      env: childEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -2,7 +2,10 @@
 // afterwards, never on how fast it came (a count of short sleeps is a time margin in disguise).
 import { setTimeout as pause } from 'node:timers/promises';
 
-export async function eventually<T>(check: () => T | Promise<T>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     const value = await check();

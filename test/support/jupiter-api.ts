@@ -52,43 +52,98 @@ export async function startJupiterSim(sim: SolanaSim): Promise<JupiterSim> {
   sim.airdrop(pool.address, 1_000n * LAMPORTS_PER_SOL);
 
   function quote(q: URLSearchParams): [number, unknown] {
-    const [inputMint, outputMint, amount, slippageBps] = ['inputMint', 'outputMint', 'amount', 'slippageBps'].map((k) => q.get(k) ?? '');
-    if (!/^\d+$/.test(amount!) || BigInt(amount!) === 0n) return [400, { error: 'amount must be a positive integer', errorCode: 'INVALID_AMOUNT' }];
+    const [inputMint, outputMint, amount, slippageBps] = ['inputMint', 'outputMint', 'amount', 'slippageBps'].map(
+      (k) => q.get(k) ?? '',
+    );
+    if (!/^\d+$/.test(amount!) || BigInt(amount!) === 0n)
+      return [400, { error: 'amount must be a positive integer', errorCode: 'INVALID_AMOUNT' }];
     const sell = inputMint === WSOL ? prices.get(outputMint!) : prices.get(inputMint!);
-    if (!sell || (inputMint !== WSOL && outputMint !== WSOL)) return [400, { error: `The token ${inputMint === WSOL ? outputMint : inputMint} is not tradable`, errorCode: 'TOKEN_NOT_TRADABLE' }];
+    if (!sell || (inputMint !== WSOL && outputMint !== WSOL))
+      return [
+        400,
+        {
+          error: `The token ${inputMint === WSOL ? outputMint : inputMint} is not tradable`,
+          errorCode: 'TOKEN_NOT_TRADABLE',
+        },
+      ];
     const inAmount = BigInt(amount!);
-    const outAmount = inputMint === WSOL ? (inAmount * sell.perSol) / LAMPORTS_PER_SOL : (inAmount * LAMPORTS_PER_SOL) / sell.perSol;
+    const outAmount =
+      inputMint === WSOL ? (inAmount * sell.perSol) / LAMPORTS_PER_SOL : (inAmount * LAMPORTS_PER_SOL) / sell.perSol;
     const bps = BigInt(Number(slippageBps) || 0);
-    const swapInfo = { ammKey: pool.address, label: 'Simulated pool', inputMint, outputMint, inAmount: inAmount.toString(), outAmount: outAmount.toString(), feeAmount: '0', feeMint: inputMint };
-    return [200, {
-      inputMint, inAmount: inAmount.toString(), outputMint, outAmount: outAmount.toString(),
-      otherAmountThreshold: (outAmount - (outAmount * bps) / 10_000n).toString(), swapMode: 'ExactIn', slippageBps: Number(bps),
-      platformFee: null, priceImpactPct: '0', routePlan: [{ swapInfo, percent: 100 }], contextSlot: sim.slot, timeTaken: 0.001,
-    }];
+    const swapInfo = {
+      ammKey: pool.address,
+      label: 'Simulated pool',
+      inputMint,
+      outputMint,
+      inAmount: inAmount.toString(),
+      outAmount: outAmount.toString(),
+      feeAmount: '0',
+      feeMint: inputMint,
+    };
+    return [
+      200,
+      {
+        inputMint,
+        inAmount: inAmount.toString(),
+        outputMint,
+        outAmount: outAmount.toString(),
+        otherAmountThreshold: (outAmount - (outAmount * bps) / 10_000n).toString(),
+        swapMode: 'ExactIn',
+        slippageBps: Number(bps),
+        platformFee: null,
+        priceImpactPct: '0',
+        routePlan: [{ swapInfo, percent: 100 }],
+        contextSlot: sim.slot,
+        timeTaken: 0.001,
+      },
+    ];
   }
 
   /** Token → SOL only (what the relayer's swaps do): the user's tokens to the pool, the pool's lamports to the user. */
-  async function swap(body: { quoteResponse?: Record<string, string>; userPublicKey?: string }): Promise<[number, unknown]> {
+  async function swap(body: {
+    quoteResponse?: Record<string, string>;
+    userPublicKey?: string;
+  }): Promise<[number, unknown]> {
     const q = body.quoteResponse;
-    if (!q || !body.userPublicKey || q.outputMint !== WSOL || !prices.has(q.inputMint!)) return [400, { error: 'only token to SOL swaps of a quote from this API', errorCode: 'INVALID_REQUEST' }];
+    if (!q || !body.userPublicKey || q.outputMint !== WSOL || !prices.has(q.inputMint!))
+      return [400, { error: 'only token to SOL swaps of a quote from this API', errorCode: 'INVALID_REQUEST' }];
     const user = address(body.userPublicKey);
     const mint = address(q.inputMint!);
-    const [[source], [destination]] = await Promise.all([findAssociatedTokenPda({ owner: user, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }), findAssociatedTokenPda({ owner: pool.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })]);
+    const [[source], [destination]] = await Promise.all([
+      findAssociatedTokenPda({ owner: user, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
+      findAssociatedTokenPda({ owner: pool.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
+    ]);
     if (sim.tokenBalance(destination) === null) await sim.fundTokens(pool.address, mint, 0n);
     const { decimals } = prices.get(q.inputMint!)!;
     const instructions = [
-      getTransferCheckedInstruction({ source, mint, destination, authority: createNoopSigner(user), amount: BigInt(q.inAmount!), decimals }),
+      getTransferCheckedInstruction({
+        source,
+        mint,
+        destination,
+        authority: createNoopSigner(user),
+        amount: BigInt(q.inAmount!),
+        decimals,
+      }),
       getTransferSolInstruction({ source: pool, destination: user, amount: BigInt(q.otherAmountThreshold!) }),
     ];
     const blockhash = sim.svm.latestBlockhash() as Blockhash;
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(user, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash, lastValidBlockHeight: BigInt(sim.slot + 150) }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash({ blockhash, lastValidBlockHeight: BigInt(sim.slot + 150) }, m),
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const signed = await partiallySignTransaction([pool.keyPair], compileTransaction(message));
-    return [200, { swapTransaction: getBase64EncodedWireTransaction(signed), lastValidBlockHeight: sim.slot + 150, prioritizationFeeLamports: 0, computeUnitLimit: 200_000 }];
+    return [
+      200,
+      {
+        swapTransaction: getBase64EncodedWireTransaction(signed),
+        lastValidBlockHeight: sim.slot + 150,
+        prioritizationFeeLamports: 0,
+        computeUnitLimit: 200_000,
+      },
+    ];
   }
 
   async function answer(req: IncomingMessage): Promise<[number, unknown]> {
@@ -109,7 +164,9 @@ export async function startJupiterSim(sim: SolanaSim): Promise<JupiterSim> {
   const server: Server = createServer((req, res) => {
     answer(req)
       .then(([status, body]) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)))
-      .catch((err: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: err.message })));
+      .catch((err: Error) =>
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: err.message })),
+      );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

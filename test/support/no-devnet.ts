@@ -5,7 +5,8 @@
 // chain fails saying why.
 import { createServer, type Server } from 'node:http';
 
-const NO_DEVNET_MESSAGE = "no chain behind the example config's networks in this test app: pass devnet: true to build() for the devnet's anvil, or give config.networks";
+const NO_DEVNET_MESSAGE =
+  "no chain behind the example config's networks in this test app: pass devnet: true to build() for the devnet's anvil, or give config.networks";
 
 let listening: Promise<string> | undefined;
 
@@ -25,7 +26,8 @@ export function noDevnetUrl(): Promise<string> {
     server.listen(0, '127.0.0.1', () => {
       server.unref();
       const address = server.address();
-      if (!address || typeof address === 'string') return reject(new Error('the no-devnet listener did not bind a TCP port'));
+      if (!address || typeof address === 'string')
+        return reject(new Error('the no-devnet listener did not bind a TCP port'));
       resolve(`http://127.0.0.1:${address.port}`);
     });
   });
@@ -40,7 +42,11 @@ function answer(body: string): unknown {
   } catch {
     parsed = undefined;
   }
-  const error = (id: unknown) => ({ jsonrpc: '2.0', id: id ?? null, error: { code: -32601, message: NO_DEVNET_MESSAGE } });
+  const error = (id: unknown) => ({
+    jsonrpc: '2.0',
+    id: id ?? null,
+    error: { code: -32601, message: NO_DEVNET_MESSAGE },
+  });
   const idOf = (r: unknown) => (r !== null && typeof r === 'object' ? (r as { id?: unknown }).id : undefined);
   return Array.isArray(parsed) ? parsed.map((r) => error(idOf(r))) : error(idOf(parsed));
 }

@@ -7,19 +7,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** Where distributions put SoftHSM's PKCS#11 module (Debian/Ubuntu first; SOFTHSM2_MODULE overrides). */
-const MODULE_PATHS = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so', '/usr/lib64/pkcs11/libsofthsm2.so', '/usr/local/lib/softhsm/libsofthsm2.so'];
+const MODULE_PATHS = [
+  '/usr/lib/softhsm/libsofthsm2.so',
+  '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so',
+  '/usr/lib64/pkcs11/libsofthsm2.so',
+  '/usr/local/lib/softhsm/libsofthsm2.so',
+];
 
 /** The module path, or why the tests cannot run here. */
 export function findSoftHsm(): { modulePath: string } | { missing: string } {
   const candidates = process.env.SOFTHSM2_MODULE ? [process.env.SOFTHSM2_MODULE] : MODULE_PATHS;
   const modulePath = candidates.find((p) => existsSync(p));
-  if (!modulePath) return { missing: `no SoftHSM PKCS#11 module (looked at ${candidates.join(', ')}; apt-get install softhsm2 opensc)` };
+  if (!modulePath)
+    return {
+      missing: `no SoftHSM PKCS#11 module (looked at ${candidates.join(', ')}; apt-get install softhsm2 opensc)`,
+    };
   for (const tool of ['softhsm2-util', 'pkcs11-tool']) {
     try {
       execFileSync(tool, ['--help'], { stdio: 'ignore' });
     } catch (err) {
       // --help exits non-zero on some versions; only a missing program matters.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { missing: `${tool} is not installed (apt-get install softhsm2 opensc)` };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        return { missing: `${tool} is not installed (apt-get install softhsm2 opensc)` };
     }
   }
   return { modulePath };
@@ -57,21 +66,55 @@ export function createToken(modulePath: string, keys: KeySpec[]): SoftHsmToken {
   process.env.SOFTHSM2_CONF = conf;
   const tokenLabel = 'relaybox-test';
   const pin = randomBytes(6).toString('hex');
-  const run = (tool: string, args: string[]) => execFileSync(tool, args, { env: process.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const init = run('softhsm2-util', ['--init-token', '--free', '--label', tokenLabel, '--pin', pin, '--so-pin', randomBytes(6).toString('hex')]);
+  const run = (tool: string, args: string[]) =>
+    execFileSync(tool, args, { env: process.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const init = run('softhsm2-util', [
+    '--init-token',
+    '--free',
+    '--label',
+    tokenLabel,
+    '--pin',
+    pin,
+    '--so-pin',
+    randomBytes(6).toString('hex'),
+  ]);
   const slot = Number(/reassigned to slot (\d+)/.exec(init)?.[1]);
   if (!Number.isSafeInteger(slot)) throw new Error(`softhsm2-util did not say which slot the token is in: ${init}`);
   const ecPoints: Record<string, Buffer> = {};
   for (const key of keys) {
-    const out = run('pkcs11-tool', ['--module', modulePath, '--token-label', tokenLabel, '--login', '--pin', pin, '--keypairgen', '--key-type', key.type, '--label', key.label, '--id', key.id]);
+    const out = run('pkcs11-tool', [
+      '--module',
+      modulePath,
+      '--token-label',
+      tokenLabel,
+      '--login',
+      '--pin',
+      pin,
+      '--keypairgen',
+      '--key-type',
+      key.type,
+      '--label',
+      key.label,
+      '--id',
+      key.id,
+    ]);
     const point = /EC_POINT:\s+([0-9a-f]+)/.exec(out)?.[1];
     if (!point) throw new Error(`pkcs11-tool printed no EC_POINT for ${key.label}: ${out}`);
     ecPoints[key.label] = Buffer.from(point, 'hex');
   }
-  const tool = (args: string[]) => run('pkcs11-tool', ['--module', modulePath, '--token-label', tokenLabel, '--login', '--pin', pin, ...args]);
+  const tool = (args: string[]) =>
+    run('pkcs11-tool', ['--module', modulePath, '--token-label', tokenLabel, '--login', '--pin', pin, ...args]);
   const crossPublicKey = (id: string, otherId: string) => {
     tool(['--delete-object', '--type', 'pubkey', '--id', id]);
     tool(['--type', 'pubkey', '--id', otherId, '--set-id', id]);
   };
-  return { modulePath, tokenLabel, slot, pin, ecPoints, crossPublicKey, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    modulePath,
+    tokenLabel,
+    slot,
+    pin,
+    ecPoints,
+    crossPublicKey,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -18,7 +18,10 @@ export function postgresReachable(): Promise<boolean> {
       await client.query('SELECT 1');
       return true;
     } catch (err) {
-      if (process.env.CI) throw new Error(`PostgreSQL is required in CI but ${maskUrl(ADMIN_URL)} does not answer: ${(err as Error).message}`);
+      if (process.env.CI)
+        throw new Error(
+          `PostgreSQL is required in CI but ${maskUrl(ADMIN_URL)} does not answer: ${(err as Error).message}`,
+        );
       return false;
     } finally {
       await client.end().catch(() => undefined);

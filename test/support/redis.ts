@@ -7,13 +7,19 @@ let reachable: Promise<boolean> | undefined;
 
 export function redisReachable(): Promise<boolean> {
   reachable ??= (async () => {
-    const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      connectTimeout: 2_000,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
       return (await client.ping()) === 'PONG';
     } catch (err) {
-      if (process.env.CI) throw new Error(`Redis is required in CI but ${REDIS_URL} does not answer: ${(err as Error).message}`);
+      if (process.env.CI)
+        throw new Error(`Redis is required in CI but ${REDIS_URL} does not answer: ${(err as Error).message}`);
       return false;
     } finally {
       client.disconnect();

@@ -69,7 +69,8 @@ function methodsOf(body: Buffer): string[] {
   }
 }
 
-const bump = (map: Map<string, number>, methods: readonly string[]) => methods.forEach((m) => map.set(m, (map.get(m) ?? 0) + 1));
+const bump = (map: Map<string, number>, methods: readonly string[]) =>
+  methods.forEach((m) => map.set(m, (map.get(m) ?? 0) + 1));
 
 /** What the proxy answers by itself in `mode` (true: answered, nothing to forward). */
 function failed(mode: FaultMode, counts: FaultCounts, req: IncomingMessage, res: ServerResponse): boolean {
@@ -88,13 +89,16 @@ function failed(mode: FaultMode, counts: FaultCounts, req: IncomingMessage, res:
       return true;
     case 'limited':
       counts.errors++;
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': mode.retryAfter }).end('{"error":"rate limited"}');
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': mode.retryAfter })
+        .end('{"error":"rate limited"}');
       return true;
     case 'errors':
       if (Math.random() >= mode.rate) return false;
       // Half overloaded (503), half rate-limited with a Retry-After, as providers answer.
       counts.errors++;
-      if (counts.errors % 2 === 0) res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('too many requests');
+      if (counts.errors % 2 === 0)
+        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('too many requests');
       else res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
       return true;
     case 'pass':
@@ -108,11 +112,16 @@ type RpcItem = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unkn
 /** The proxy's own answer to a swallowed eth_sendRawTransaction. */
 function swallowedAnswer(item: RpcItem, answer: 'hash' | 'known') {
   const raw = Array.isArray(item.params) ? (item.params[0] as Hex) : '0x';
-  return answer === 'hash' ? { jsonrpc: '2.0', id: item.id, result: keccak256(raw) } : { jsonrpc: '2.0', id: item.id, error: { code: -32000, message: 'already known' } };
+  return answer === 'hash'
+    ? { jsonrpc: '2.0', id: item.id, result: keccak256(raw) }
+    : { jsonrpc: '2.0', id: item.id, error: { code: -32000, message: 'already known' } };
 }
 
 /** The body's items split into those swallowed (answered here) and the rest (a body to forward, or null). */
-function splitSwallowed(body: Buffer, answer: 'hash' | 'known'): { answers: unknown[]; rest: RpcItem[]; batch: boolean } | null {
+function splitSwallowed(
+  body: Buffer,
+  answer: 'hash' | 'known',
+): { answers: unknown[]; rest: RpcItem[]; batch: boolean } | null {
   let parsed: RpcItem | RpcItem[];
   try {
     parsed = JSON.parse(body.toString()) as RpcItem | RpcItem[];
@@ -121,7 +130,11 @@ function splitSwallowed(body: Buffer, answer: 'hash' | 'known'): { answers: unkn
   }
   const items = Array.isArray(parsed) ? parsed : [parsed];
   if (!items.some((i) => i?.method === 'eth_sendRawTransaction')) return null;
-  return { answers: items.filter((i) => i.method === 'eth_sendRawTransaction').map((i) => swallowedAnswer(i, answer)), rest: items.filter((i) => i.method !== 'eth_sendRawTransaction'), batch: Array.isArray(parsed) };
+  return {
+    answers: items.filter((i) => i.method === 'eth_sendRawTransaction').map((i) => swallowedAnswer(i, answer)),
+    rest: items.filter((i) => i.method !== 'eth_sendRawTransaction'),
+    batch: Array.isArray(parsed),
+  };
 }
 
 export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
@@ -134,7 +147,11 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
 
   const forward = async (body: Buffer, methods: string[], res: ServerResponse) => {
     try {
-      const answer = await fetch(proxy.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) });
+      const answer = await fetch(proxy.upstream, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array(body),
+      });
       const text = await answer.text();
       counts.forwarded++;
       bump(answered, methods);
@@ -157,11 +174,16 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     const split = mode.kind === 'swallow' ? splitSwallowed(body, mode.answer) : null;
     if (!split) return forward(body, methods, res);
     counts.swallowed += split.answers.length;
-    if (!split.batch) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(split.answers[0]));
+    if (!split.batch)
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(split.answers[0]));
     // A batch: the other items forwarded as a batch of their own, the answers put together.
     let others: unknown[] = [];
     if (split.rest.length > 0) {
-      const answer = await fetch(proxy.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(split.rest) }).catch(() => null);
+      const answer = await fetch(proxy.upstream, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(split.rest),
+      }).catch(() => null);
       if (!answer) return void res.socket?.destroy();
       counts.forwarded++;
       others = (await answer.json()) as unknown[];

@@ -12,7 +12,14 @@
 // The chaos suite uses it as well: useNonce() spends a nonce of any account behind the relayer's back.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keccak256, numberToHex, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from 'viem';
+import {
+  keccak256,
+  numberToHex,
+  parseTransaction,
+  recoverTransactionAddress,
+  type Hex,
+  type TransactionSerialized,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { TestAnvil, TxFields } from './anvil.ts';
 
@@ -95,7 +102,13 @@ export async function startSequencerProxy(anvil: TestAnvil, options: { l1Gas?: b
         case 'eth_sendRawTransaction':
           return { ...base, result: await serial(() => sequence(params[0] as Hex)) };
         case 'eth_getTransactionCount':
-          return { ...base, result: await anvil.rpc('eth_getTransactionCount', [params[0], params[1] === 'pending' ? 'latest' : params[1]]) };
+          return {
+            ...base,
+            result: await anvil.rpc('eth_getTransactionCount', [
+              params[0],
+              params[1] === 'pending' ? 'latest' : params[1],
+            ]),
+          };
         case 'eth_estimateGas':
           return { ...base, result: numberToHex(BigInt(await anvil.rpc<Hex>('eth_estimateGas', params)) + l1Gas) };
         case 'txpool_content':
@@ -118,7 +131,9 @@ export async function startSequencerProxy(anvil: TestAnvil, options: { l1Gas?: b
         const result = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
       }
     })();
   });
@@ -126,7 +141,10 @@ export async function startSequencerProxy(anvil: TestAnvil, options: { l1Gas?: b
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     offered,
-    useNonce: async (key, fields = {}) => serial(async () => sequence(await anvil.signed(key, { ...fields, nonce: fields.nonce ?? (await latestNonce(anvil, key)) }))),
+    useNonce: async (key, fields = {}) =>
+      serial(async () =>
+        sequence(await anvil.signed(key, { ...fields, nonce: fields.nonce ?? (await latestNonce(anvil, key)) })),
+      ),
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();

@@ -4,6 +4,11 @@ import { signerSettings } from '../../src/config/config.ts';
 import type { SignerFactory } from '../../src/signers/factory.ts';
 
 export function fromEnv(factory: SignerFactory) {
-  return (...[signer, networkType, context]: [Parameters<SignerFactory>[0], Parameters<SignerFactory>[1], { env: NodeJS.ProcessEnv }]) =>
-    factory(signer, networkType, { env: context.env, settings: signerSettings(context.env) });
+  return (
+    ...[signer, networkType, context]: [
+      Parameters<SignerFactory>[0],
+      Parameters<SignerFactory>[1],
+      { env: NodeJS.ProcessEnv },
+    ]
+  ) => factory(signer, networkType, { env: context.env, settings: signerSettings(context.env) });
 }

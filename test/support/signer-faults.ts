@@ -16,7 +16,9 @@ export interface SignerFaults {
   hangAfter(skip: number): void;
 }
 
-export function faultySigners(base: SignerResolver = createSignerResolver({ env: process.env, settings: signerSettings(process.env) })): { resolveSigner: SignerResolver; faults: SignerFaults } {
+export function faultySigners(
+  base: SignerResolver = createSignerResolver({ env: process.env, settings: signerSettings(process.env) }),
+): { resolveSigner: SignerResolver; faults: SignerFaults } {
   const planned = new Map<number, 'fail' | 'hang'>();
   let count = 0;
   const faults: SignerFaults = {
@@ -27,7 +29,8 @@ export function faultySigners(base: SignerResolver = createSignerResolver({ env:
     failAfter: (skip) => void planned.set(count + skip, 'fail'),
     hangAfter: (skip) => void planned.set(count + skip, 'hang'),
   };
-  const wrap = <A extends unknown[]>(sign: (...args: A) => Promise<Uint8Array>) =>
+  const wrap =
+    <A extends unknown[]>(sign: (...args: A) => Promise<Uint8Array>) =>
     async (...args: A): Promise<Uint8Array> => {
       const fault = planned.get(count);
       planned.delete(count++);

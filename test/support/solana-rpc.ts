@@ -12,8 +12,24 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { LiteSVM } from 'litesvm';
-import { generateKeyPairSigner, getBase58Decoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports, type Address, type Transaction } from '@solana/kit';
-import { AccountState, TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getMintEncoder, getTokenDecoder, getTokenEncoder } from '@solana-program/token';
+import {
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  lamports,
+  type Address,
+  type Transaction,
+} from '@solana/kit';
+import {
+  AccountState,
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getMintEncoder,
+  getTokenDecoder,
+  getTokenEncoder,
+} from '@solana-program/token';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
@@ -26,8 +42,14 @@ export interface SolanaSimOptions {
 }
 
 // litesvm's numeric error enums (internal.d.ts), in order: the RPC names errors by these names.
-const TX_ERRORS = `AccountInUse AccountLoadedTwice AccountNotFound ProgramAccountNotFound InsufficientFundsForFee InvalidAccountForFee AlreadyProcessed BlockhashNotFound CallChainTooDeep MissingSignatureForFee InvalidAccountIndex SignatureFailure InvalidProgramForExecution SanitizeFailure ClusterMaintenance AccountBorrowOutstanding WouldExceedMaxBlockCostLimit UnsupportedVersion InvalidWritableAccount WouldExceedMaxAccountCostLimit WouldExceedAccountDataBlockLimit TooManyAccountLocks AddressLookupTableNotFound InvalidAddressLookupTableOwner InvalidAddressLookupTableData InvalidAddressLookupTableIndex InvalidRentPayingAccount WouldExceedMaxVoteCostLimit WouldExceedAccountDataTotalLimit MaxLoadedAccountsDataSizeExceeded ResanitizationNeeded InvalidLoadedAccountsDataSizeLimit UnbalancedTransaction ProgramCacheHitMaxLimit CommitCancelled`.split(' ');
-const IX_ERRORS = `GenericError InvalidArgument InvalidInstructionData InvalidAccountData AccountDataTooSmall InsufficientFunds IncorrectProgramId MissingRequiredSignature AccountAlreadyInitialized UninitializedAccount UnbalancedInstruction ModifiedProgramId ExternalAccountLamportSpend ExternalAccountDataModified ReadonlyLamportChange ReadonlyDataModified DuplicateAccountIndex ExecutableModified RentEpochModified NotEnoughAccountKeys AccountDataSizeChanged AccountNotExecutable AccountBorrowFailed AccountBorrowOutstanding DuplicateAccountOutOfSync InvalidError ExecutableDataModified ExecutableLamportChange ExecutableAccountNotRentExempt UnsupportedProgramId CallDepth MissingAccount ReentrancyNotAllowed MaxSeedLengthExceeded InvalidSeeds InvalidRealloc ComputationalBudgetExceeded PrivilegeEscalation ProgramEnvironmentSetupFailure ProgramFailedToComplete ProgramFailedToCompile Immutable IncorrectAuthority AccountNotRentExempt InvalidAccountOwner ArithmeticOverflow UnsupportedSysvar IllegalOwner MaxAccountsDataAllocationsExceeded MaxAccountsExceeded MaxInstructionTraceLengthExceeded BuiltinProgramsMustConsumeComputeUnits BorshIoError`.split(' ');
+const TX_ERRORS =
+  `AccountInUse AccountLoadedTwice AccountNotFound ProgramAccountNotFound InsufficientFundsForFee InvalidAccountForFee AlreadyProcessed BlockhashNotFound CallChainTooDeep MissingSignatureForFee InvalidAccountIndex SignatureFailure InvalidProgramForExecution SanitizeFailure ClusterMaintenance AccountBorrowOutstanding WouldExceedMaxBlockCostLimit UnsupportedVersion InvalidWritableAccount WouldExceedMaxAccountCostLimit WouldExceedAccountDataBlockLimit TooManyAccountLocks AddressLookupTableNotFound InvalidAddressLookupTableOwner InvalidAddressLookupTableData InvalidAddressLookupTableIndex InvalidRentPayingAccount WouldExceedMaxVoteCostLimit WouldExceedAccountDataTotalLimit MaxLoadedAccountsDataSizeExceeded ResanitizationNeeded InvalidLoadedAccountsDataSizeLimit UnbalancedTransaction ProgramCacheHitMaxLimit CommitCancelled`.split(
+    ' ',
+  );
+const IX_ERRORS =
+  `GenericError InvalidArgument InvalidInstructionData InvalidAccountData AccountDataTooSmall InsufficientFunds IncorrectProgramId MissingRequiredSignature AccountAlreadyInitialized UninitializedAccount UnbalancedInstruction ModifiedProgramId ExternalAccountLamportSpend ExternalAccountDataModified ReadonlyLamportChange ReadonlyDataModified DuplicateAccountIndex ExecutableModified RentEpochModified NotEnoughAccountKeys AccountDataSizeChanged AccountNotExecutable AccountBorrowFailed AccountBorrowOutstanding DuplicateAccountOutOfSync InvalidError ExecutableDataModified ExecutableLamportChange ExecutableAccountNotRentExempt UnsupportedProgramId CallDepth MissingAccount ReentrancyNotAllowed MaxSeedLengthExceeded InvalidSeeds InvalidRealloc ComputationalBudgetExceeded PrivilegeEscalation ProgramEnvironmentSetupFailure ProgramFailedToComplete ProgramFailedToCompile Immutable IncorrectAuthority AccountNotRentExempt InvalidAccountOwner ArithmeticOverflow UnsupportedSysvar IllegalOwner MaxAccountsDataAllocationsExceeded MaxAccountsExceeded MaxInstructionTraceLengthExceeded BuiltinProgramsMustConsumeComputeUnits BorshIoError`.split(
+    ' ',
+  );
 
 type Failed = { err(): unknown; meta(): { logs(): string[]; computeUnitsConsumed(): bigint } };
 const isFailed = (r: unknown): r is Failed => typeof (r as Failed).err === 'function';
@@ -38,10 +60,16 @@ function rpcError(err: unknown): unknown {
   const e = err as { index?: number; accountIndex?: number; err?: () => unknown };
   if (typeof e.err === 'function') {
     const inner = e.err() as number | { code?: number; msg?: string };
-    const ix = typeof inner === 'number' ? IX_ERRORS[inner] : inner.code !== undefined ? { Custom: inner.code } : { BorshIoError: inner.msg };
+    const ix =
+      typeof inner === 'number'
+        ? IX_ERRORS[inner]
+        : inner.code !== undefined
+          ? { Custom: inner.code }
+          : { BorshIoError: inner.msg };
     return { InstructionError: [e.index, ix] };
   }
-  if (e.accountIndex !== undefined) return { [err!.constructor.name.replace('TransactionError', '')]: { account_index: e.accountIndex } };
+  if (e.accountIndex !== undefined)
+    return { [err!.constructor.name.replace('TransactionError', '')]: { account_index: e.accountIndex } };
   if (e.index !== undefined) return { DuplicateInstruction: e.index };
   return String(err);
 }
@@ -59,7 +87,12 @@ function describe(err: unknown): string {
   const [name, value] = Object.entries(err as object)[0]!;
   if (name !== 'InstructionError') return name;
   const [index, ix] = value as [number, unknown];
-  const detail = typeof ix === 'string' ? ix : 'Custom' in (ix as object) ? `custom program error: 0x${(ix as { Custom: number }).Custom.toString(16)}` : JSON.stringify(ix);
+  const detail =
+    typeof ix === 'string'
+      ? ix
+      : 'Custom' in (ix as object)
+        ? `custom program error: 0x${(ix as { Custom: number }).Custom.toString(16)}`
+        : JSON.stringify(ix);
   return `Error processing Instruction ${index}: ${detail}`;
 }
 
@@ -132,13 +165,24 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
     const at = blockhashes.get(hash);
     return at !== undefined && slot <= at + validBlocks;
   };
-  const commitmentOf = (s: number) => (slot >= s + finalizeDepth ? 'finalized' : slot >= s + confirmDepth ? 'confirmed' : 'processed');
-  const slotFor = (commitment?: string) => Math.max(1, commitment === 'finalized' ? slot - finalizeDepth : commitment === 'processed' ? slot : slot - confirmDepth);
+  const commitmentOf = (s: number) =>
+    slot >= s + finalizeDepth ? 'finalized' : slot >= s + confirmDepth ? 'confirmed' : 'processed';
+  const slotFor = (commitment?: string) =>
+    Math.max(
+      1,
+      commitment === 'finalized' ? slot - finalizeDepth : commitment === 'processed' ? slot : slot - confirmDepth,
+    );
   const context = () => ({ slot, apiVersion: '2.2.0' });
   const decode = (wire: string): Transaction => txDecoder.decode(new Uint8Array(base64.encode(wire)));
 
   function preflightFailure(err: unknown, logs: string[] = []) {
-    return new RpcError(-32002, `Transaction simulation failed: ${describe(err)}`, { err, logs, accounts: null, unitsConsumed: 0, returnData: null });
+    return new RpcError(-32002, `Transaction simulation failed: ${describe(err)}`, {
+      err,
+      logs,
+      accounts: null,
+      unitsConsumed: 0,
+      returnData: null,
+    });
   }
 
   function sendTransaction(wire: string, config: { skipPreflight?: boolean } = {}) {
@@ -181,12 +225,25 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
   function simulate(wire: string, config: { sigVerify?: boolean } = {}) {
     const tx = decode(wire);
     const message = messageDecoder.decode(tx.messageBytes);
-    if (!valid(message.lifetimeToken)) return { context: context(), value: { err: 'BlockhashNotFound', logs: [], accounts: null, unitsConsumed: 0, returnData: null } };
+    if (!valid(message.lifetimeToken))
+      return {
+        context: context(),
+        value: { err: 'BlockhashNotFound', logs: [], accounts: null, unitsConsumed: 0, returnData: null },
+      };
     svm.withSigverify(config.sigVerify ?? false);
     try {
       const r = svm.simulateTransaction(tx);
       const meta = r.meta();
-      return { context: context(), value: { err: isFailed(r) ? rpcError(r.err()) : null, logs: meta.logs(), accounts: null, unitsConsumed: Number(meta.computeUnitsConsumed()), returnData: null } };
+      return {
+        context: context(),
+        value: {
+          err: isFailed(r) ? rpcError(r.err()) : null,
+          logs: meta.logs(),
+          accounts: null,
+          unitsConsumed: Number(meta.computeUnitsConsumed()),
+          returnData: null,
+        },
+      };
     } finally {
       svm.withSigverify(true);
     }
@@ -207,16 +264,32 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
       const account = svm.getAccount(address as Address);
       if (!account.exists) return { context: context(), value: null };
       const data = Buffer.from(account.data).toString('base64');
-      return { context: context(), value: { data: [data, 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: account.programAddress, rentEpoch: 0, space: account.data.length } };
+      return {
+        context: context(),
+        value: {
+          data: [data, 'base64'],
+          executable: account.executable,
+          lamports: Number(account.lamports),
+          owner: account.programAddress,
+          rentEpoch: 0,
+          space: account.data.length,
+        },
+      };
     },
     getMinimumBalanceForRentExemption: ([size]) => Number(svm.minimumBalanceForRentExemption(BigInt(size as number))),
     getFeeForMessage: ([message]) => {
       const m = messageDecoder.decode(new Uint8Array(base64.encode(message as string)));
-      return { context: context(), value: valid(m.lifetimeToken) ? Number(LAMPORTS_PER_SIGNATURE) * m.header.numSignerAccounts : null };
+      return {
+        context: context(),
+        value: valid(m.lifetimeToken) ? Number(LAMPORTS_PER_SIGNATURE) * m.header.numSignerAccounts : null,
+      };
     },
     simulateTransaction: ([wire, config]) => simulate(wire as string, config as { sigVerify?: boolean }),
     sendTransaction: ([wire, config]) => sendTransaction(wire as string, config as { skipPreflight?: boolean }),
-    getSignatureStatuses: ([signatures]) => ({ context: context(), value: (signatures as string[]).map(signatureStatus) }),
+    getSignatureStatuses: ([signatures]) => ({
+      context: context(),
+      value: (signatures as string[]).map(signatureStatus),
+    }),
     requestAirdrop: ([address, amount]) => {
       const r = svm.airdrop(address as Address, lamports(BigInt(amount as number)));
       if (!r || isFailed(r)) throw new RpcError(-32603, 'airdrop failed');
@@ -241,8 +314,17 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
     try {
       return { jsonrpc: '2.0', id: body.id, result: method(body.params ?? []) };
     } catch (err) {
-      if (err instanceof RpcError) return { jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } };
-      return { jsonrpc: '2.0', id: body.id, error: { code: -32602, message: `invalid params: ${(err as Error).message}` } };
+      if (err instanceof RpcError)
+        return {
+          jsonrpc: '2.0',
+          id: body.id,
+          error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) },
+        };
+      return {
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: -32602, message: `invalid params: ${(err as Error).message}` },
+      };
     }
   }
 
@@ -266,14 +348,51 @@ export async function startSolanaSim(options: SolanaSimOptions = {}): Promise<So
     balance: (address) => svm.getBalance(address as Address) ?? 0n,
     async createMint(decimals) {
       const { address } = await generateKeyPairSigner();
-      const data = new Uint8Array(getMintEncoder().encode({ mintAuthority: null, supply: 10n ** 15n, decimals, isInitialized: true, freezeAuthority: null }));
-      svm.setAccount({ address, data, executable: false, lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))), programAddress: TOKEN_PROGRAM_ADDRESS, space: BigInt(data.length) });
+      const data = new Uint8Array(
+        getMintEncoder().encode({
+          mintAuthority: null,
+          supply: 10n ** 15n,
+          decimals,
+          isInitialized: true,
+          freezeAuthority: null,
+        }),
+      );
+      svm.setAccount({
+        address,
+        data,
+        executable: false,
+        lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))),
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+        space: BigInt(data.length),
+      });
       return address;
     },
     async fundTokens(owner, mint, amount) {
-      const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-      const data = new Uint8Array(getTokenEncoder().encode({ mint: mint as Address, owner: owner as Address, amount, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0, closeAuthority: null }));
-      svm.setAccount({ address: ata, data, executable: false, lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))), programAddress: TOKEN_PROGRAM_ADDRESS, space: BigInt(data.length) });
+      const [ata] = await findAssociatedTokenPda({
+        owner: owner as Address,
+        mint: mint as Address,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      });
+      const data = new Uint8Array(
+        getTokenEncoder().encode({
+          mint: mint as Address,
+          owner: owner as Address,
+          amount,
+          delegate: null,
+          state: AccountState.Initialized,
+          isNative: null,
+          delegatedAmount: 0,
+          closeAuthority: null,
+        }),
+      );
+      svm.setAccount({
+        address: ata,
+        data,
+        executable: false,
+        lamports: lamports(svm.minimumBalanceForRentExemption(BigInt(data.length))),
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+        space: BigInt(data.length),
+      });
       return ata;
     },
     tokenBalance(account) {

@@ -67,7 +67,12 @@ function createAccount(ledger: Ledger, op: Operation.CreateAccount, source: stri
   if (amount < 2n * ledger.baseReserve) return done(C.createAccountLowReserve());
   if (from.balance - amount < minimum(ledger, from)) return done(C.createAccountUnderfunded());
   from.balance -= amount;
-  ledger.accounts.set(op.destination, { balance: amount, seq: BigInt(ledger.ledger) << 32n, subentries: 0, trustlines: new Map() });
+  ledger.accounts.set(op.destination, {
+    balance: amount,
+    seq: BigInt(ledger.ledger) << 32n,
+    subentries: 0,
+    trustlines: new Map(),
+  });
   return done(C.createAccountSuccess(), true);
 }
 
@@ -100,7 +105,8 @@ function changeTrust(ledger: Ledger, op: Operation.ChangeTrust, source: string):
 /** Path payment strict send from a credit asset to XLM, through the simulated book (direct, any `path` ignored). */
 function pathPaymentStrictSend(ledger: Ledger, op: Operation.PathPaymentStrictSend, source: string): Outcome {
   const P = xdr.PathPaymentStrictSendResult;
-  const done = (r: xdr.PathPaymentStrictSendResult, ok = false) => inner(xdr.OperationResultTr.pathPaymentStrictSend(r), ok);
+  const done = (r: xdr.PathPaymentStrictSendResult, ok = false) =>
+    inner(xdr.OperationResultTr.pathPaymentStrictSend(r), ok);
   const send = op.sendAsset;
   if (send.isNative() || !op.destAsset.isNative()) return done(P.pathPaymentStrictSendTooFewOffers());
   const from = ledger.accounts.get(source)!;
@@ -116,7 +122,11 @@ function pathPaymentStrictSend(ledger: Ledger, op: Operation.PathPaymentStrictSe
   if (out < stroops(op.destMin)) return done(P.pathPaymentStrictSendUnderDestmin());
   line.balance -= amount;
   dest.balance += out;
-  const last = new xdr.SimplePaymentResult({ destination: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(op.destination)), asset: Asset.native().toXDRObject(), amount: xdr.Int64.fromString(out.toString()) });
+  const last = new xdr.SimplePaymentResult({
+    destination: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(op.destination)),
+    asset: Asset.native().toXDRObject(),
+    amount: xdr.Int64.fromString(out.toString()),
+  });
   return done(P.pathPaymentStrictSendSuccess(new xdr.PathPaymentStrictSendResultSuccess({ offers: [], last })), true);
 }
 

@@ -12,7 +12,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { Asset, FeeBumpTransaction, Keypair, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import {
+  Asset,
+  FeeBumpTransaction,
+  Keypair,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from '@stellar/stellar-base';
 import { applyOperation, type Ledger } from './stellar-ops.ts';
 
 const BASE_RESERVE = 5_000_000n;
@@ -47,16 +55,28 @@ const i64 = (n: bigint) => xdr.Int64.fromString(n.toString());
 const inner = (tx: Transaction | FeeBumpTransaction) => (tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx);
 
 function txResult(fee: bigint, result: xdr.TransactionResultResult): string {
-  return new xdr.TransactionResult({ feeCharged: i64(fee), result, ext: new xdr.TransactionResultExt(0) }).toXDR('base64');
+  return new xdr.TransactionResult({ feeCharged: i64(fee), result, ext: new xdr.TransactionResultExt(0) }).toXDR(
+    'base64',
+  );
 }
 
 /** An inner failure wrapped the way core reports a fee bump's. */
-function bumpResult(tx: FeeBumpTransaction, success: boolean, innerResult: xdr.InnerTransactionResultResult): xdr.TransactionResultResult {
+function bumpResult(
+  tx: FeeBumpTransaction,
+  success: boolean,
+  innerResult: xdr.InnerTransactionResultResult,
+): xdr.TransactionResultResult {
   const pair = new xdr.InnerTransactionResultPair({
     transactionHash: tx.innerTransaction.hash(),
-    result: new xdr.InnerTransactionResult({ feeCharged: i64(0n), result: innerResult, ext: new xdr.InnerTransactionResultExt(0) }),
+    result: new xdr.InnerTransactionResult({
+      feeCharged: i64(0n),
+      result: innerResult,
+      ext: new xdr.InnerTransactionResultExt(0),
+    }),
   });
-  return success ? xdr.TransactionResultResult.txFeeBumpInnerSuccess(pair) : xdr.TransactionResultResult.txFeeBumpInnerFailed(pair);
+  return success
+    ? xdr.TransactionResultResult.txFeeBumpInnerSuccess(pair)
+    : xdr.TransactionResultResult.txFeeBumpInnerFailed(pair);
 }
 
 /** Every required signer (the hash's) has a valid signature among the decorated ones. */
@@ -64,11 +84,16 @@ function signedBy(tx: Transaction | FeeBumpTransaction, signers: string[]): bool
   const hash = tx.hash();
   return signers.every((address) => {
     const kp = Keypair.fromPublicKey(address);
-    return tx.signatures.some((s) => Buffer.compare(s.hint(), kp.signatureHint()) === 0 && kp.verify(hash, s.signature()));
+    return tx.signatures.some(
+      (s) => Buffer.compare(s.hint(), kp.signatureHint()) === 0 && kp.verify(hash, s.signature()),
+    );
   });
 }
 
-const innerSigners = (tx: Transaction) => [...new Set([tx.source, ...tx.operations.map((op) => op.source ?? tx.source)])].filter((a) => StrKey.isValidEd25519PublicKey(a));
+const innerSigners = (tx: Transaction) =>
+  [...new Set([tx.source, ...tx.operations.map((op) => op.source ?? tx.source)])].filter((a) =>
+    StrKey.isValidEd25519PublicKey(a),
+  );
 
 class RpcError extends Error {
   readonly code: number;
@@ -128,10 +153,16 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     const bump = tx instanceof FeeBumpTransaction;
     const feeSource = state.accounts.get(bump ? tx.feeSource : t.source);
     if (!feeSource) return R.txNoAccount();
-    if (BigInt(tx.fee) < baseFee * (bump ? ops + 1n : ops) || (bump && BigInt(tx.fee) / (ops + 1n) < BigInt(t.fee) / ops)) return R.txInsufficientFee();
-    if (feeSource.balance - state.baseReserve * (2n + BigInt(feeSource.subentries)) < BigInt(tx.fee)) return R.txInsufficientBalance();
+    if (
+      BigInt(tx.fee) < baseFee * (bump ? ops + 1n : ops) ||
+      (bump && BigInt(tx.fee) / (ops + 1n) < BigInt(t.fee) / ops)
+    )
+      return R.txInsufficientFee();
+    if (feeSource.balance - state.baseReserve * (2n + BigInt(feeSource.subentries)) < BigInt(tx.fee))
+      return R.txInsufficientBalance();
     if (bump && !signedBy(tx, [tx.feeSource])) return R.txBadAuth();
-    if (!signedBy(t, innerSigners(t))) return bump ? bumpResult(tx, false, xdr.InnerTransactionResultResult.txBadAuth()) : R.txBadAuth();
+    if (!signedBy(t, innerSigners(t)))
+      return bump ? bumpResult(tx, false, xdr.InnerTransactionResultResult.txBadAuth()) : R.txBadAuth();
     return null;
   }
 
@@ -157,8 +188,19 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     if (!ok) state.accounts = snapshot;
     const R = xdr.TransactionResultResult;
     const IR = xdr.InnerTransactionResultResult;
-    const result = bump ? bumpResult(tx, ok, ok ? IR.txSuccess(results) : IR.txFailed(results)) : ok ? R.txSuccess(results) : R.txFailed(results);
-    applied.set(hash, { status: ok ? 'SUCCESS' : 'FAILED', ledger: state.ledger, createdAt: closeTime, envelopeXdr, resultXdr: txResult(fee, result), feeBump: bump });
+    const result = bump
+      ? bumpResult(tx, ok, ok ? IR.txSuccess(results) : IR.txFailed(results))
+      : ok
+        ? R.txSuccess(results)
+        : R.txFailed(results);
+    applied.set(hash, {
+      status: ok ? 'SUCCESS' : 'FAILED',
+      ledger: state.ledger,
+      createdAt: closeTime,
+      envelopeXdr,
+      resultXdr: txResult(fee, result),
+      feeBump: bump,
+    });
   }
 
   function closeLedger() {
@@ -193,44 +235,101 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
   }
 
   function getTransaction(hash: string) {
-    const base = { latestLedger: state.ledger, latestLedgerCloseTime: String(closeTime), oldestLedger: 1, oldestLedgerCloseTime: '0' };
+    const base = {
+      latestLedger: state.ledger,
+      latestLedgerCloseTime: String(closeTime),
+      oldestLedger: 1,
+      oldestLedgerCloseTime: '0',
+    };
     const t = applied.get(hash);
     if (!t) return { ...base, status: 'NOT_FOUND' };
-    return { ...base, status: t.status, txHash: hash, applicationOrder: 1, feeBump: t.feeBump, envelopeXdr: t.envelopeXdr, resultXdr: t.resultXdr, ledger: t.ledger, createdAt: String(t.createdAt) };
+    return {
+      ...base,
+      status: t.status,
+      txHash: hash,
+      applicationOrder: 1,
+      feeBump: t.feeBump,
+      envelopeXdr: t.envelopeXdr,
+      resultXdr: t.resultXdr,
+      ledger: t.ledger,
+      createdAt: String(t.createdAt),
+    };
   }
 
   function ledgerEntry(keyXdr: string) {
     const key = xdr.LedgerKey.fromXDR(keyXdr, 'base64');
     const kind = key.switch().name;
     if (kind !== 'account' && kind !== 'trustline') return null;
-    const id = StrKey.encodeEd25519PublicKey((kind === 'account' ? key.account() : key.trustLine()).accountId().ed25519());
+    const id = StrKey.encodeEd25519PublicKey(
+      (kind === 'account' ? key.account() : key.trustLine()).accountId().ed25519(),
+    );
     const acc = state.accounts.get(id);
     if (!acc) return null;
     const accountId = Keypair.fromPublicKey(id).xdrAccountId();
     let data: xdr.LedgerEntryData;
     if (kind === 'account') {
       data = xdr.LedgerEntryData.account(
-        new xdr.AccountEntry({ accountId, balance: i64(acc.balance), seqNum: i64(acc.seq), numSubEntries: acc.subentries, inflationDest: null, flags: 0, homeDomain: '', thresholds: Buffer.from([1, 0, 0, 0]), signers: [], ext: new xdr.AccountEntryExt(0) }),
+        new xdr.AccountEntry({
+          accountId,
+          balance: i64(acc.balance),
+          seqNum: i64(acc.seq),
+          numSubEntries: acc.subentries,
+          inflationDest: null,
+          flags: 0,
+          homeDomain: '',
+          thresholds: Buffer.from([1, 0, 0, 0]),
+          signers: [],
+          ext: new xdr.AccountEntryExt(0),
+        }),
       );
     } else {
       const asset = key.trustLine().asset();
       const line = acc.trustlines.get(asset.toXDR('base64'));
       if (!line) return null;
-      data = xdr.LedgerEntryData.trustline(new xdr.TrustLineEntry({ accountId, asset, balance: i64(line.balance), limit: i64(line.limit), flags: 1, ext: new xdr.TrustLineEntryExt(0) }));
+      data = xdr.LedgerEntryData.trustline(
+        new xdr.TrustLineEntry({
+          accountId,
+          asset,
+          balance: i64(line.balance),
+          limit: i64(line.limit),
+          flags: 1,
+          ext: new xdr.TrustLineEntryExt(0),
+        }),
+      );
     }
     return { key: keyXdr, xdr: data.toXDR('base64'), lastModifiedLedgerSeq: state.ledger };
   }
 
-  const fees = () => Object.fromEntries(['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [k, String(baseFee)]));
+  const fees = () =>
+    Object.fromEntries(
+      ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [
+        k,
+        String(baseFee),
+      ]),
+    );
   const methods: Record<string, (p: Record<string, unknown>) => unknown> = {
     getHealth: () => ({ status: 'healthy', latestLedger: state.ledger, oldestLedger: 1, ledgerRetentionWindow: 17280 }),
     getNetwork: () => ({ passphrase, protocolVersion: 23 }),
-    getLatestLedger: () => ({ id: Buffer.alloc(32, state.ledger % 256).toString('hex'), protocolVersion: 23, sequence: state.ledger }),
-    getFeeStats: () => ({ sorobanInclusionFee: { ...fees(), transactionCount: '0', ledgerCount: 50 }, inclusionFee: { ...fees(), transactionCount: '0', ledgerCount: 50 }, latestLedger: state.ledger }),
-    getLedgerEntries: (p) => ({ entries: (p.keys as string[]).map(ledgerEntry).filter((e) => e !== null), latestLedger: state.ledger }),
+    getLatestLedger: () => ({
+      id: Buffer.alloc(32, state.ledger % 256).toString('hex'),
+      protocolVersion: 23,
+      sequence: state.ledger,
+    }),
+    getFeeStats: () => ({
+      sorobanInclusionFee: { ...fees(), transactionCount: '0', ledgerCount: 50 },
+      inclusionFee: { ...fees(), transactionCount: '0', ledgerCount: 50 },
+      latestLedger: state.ledger,
+    }),
+    getLedgerEntries: (p) => ({
+      entries: (p.keys as string[]).map(ledgerEntry).filter((e) => e !== null),
+      latestLedger: state.ledger,
+    }),
     sendTransaction: (p) => sendTransaction(p.transaction as string),
     getTransaction: (p) => getTransaction(p.hash as string),
-    simulateTransaction: () => ({ error: 'this simulated network runs no Soroban VM: contract calls cannot be simulated', latestLedger: state.ledger }),
+    simulateTransaction: () => ({
+      error: 'this simulated network runs no Soroban VM: contract calls cannot be simulated',
+      latestLedger: state.ledger,
+    }),
   };
 
   async function answer(req: IncomingMessage): Promise<unknown> {
@@ -248,7 +347,11 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     try {
       return { jsonrpc: '2.0', id: body.id, result: method(body.params ?? {}) };
     } catch (err) {
-      return { jsonrpc: '2.0', id: body.id, error: { code: err instanceof RpcError ? err.code : -32602, message: (err as Error).message } };
+      return {
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: err instanceof RpcError ? err.code : -32602, message: (err as Error).message },
+      };
     }
   }
 
@@ -269,7 +372,13 @@ export async function startStellarSim(options: StellarSimOptions = {}): Promise<
     fund(address, stroops) {
       const acc = state.accounts.get(address);
       if (acc) acc.balance += stroops;
-      else state.accounts.set(address, { balance: stroops, seq: BigInt(state.ledger) << 32n, subentries: 0, trustlines: new Map() });
+      else
+        state.accounts.set(address, {
+          balance: stroops,
+          seq: BigInt(state.ledger) << 32n,
+          subentries: 0,
+          trustlines: new Map(),
+        });
     },
     account: (address) => state.accounts.get(address),
     credit(address, asset, units) {

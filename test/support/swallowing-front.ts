@@ -24,7 +24,11 @@ type Accept = (item: Item, upstream: (method: string, params: unknown) => Promis
 async function startFront(upstream: string, accept: Accept): Promise<SwallowingFront> {
   let swallowed = 0;
   const ask = async (method: string, params: unknown) => {
-    const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(upstream, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     return ((await res.json()) as { result?: unknown }).result;
   };
   const front = { swallowing: true };
@@ -41,9 +45,15 @@ async function startFront(upstream: string, accept: Accept): Promise<SwallowingF
     if (front.swallowing && item?.method === 'sendTransaction') {
       swallowed++;
       const result = await accept(item, ask);
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: item.id, result }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: item.id, result }));
     }
-    const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) }).catch(() => null);
+    const answer = await fetch(upstream, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    }).catch(() => null);
     if (!answer) return void res.socket?.destroy();
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
   });
@@ -83,6 +93,11 @@ export function startStellarSwallower(upstream: string, passphrase: string): Pro
     const envelope = (item.params as { transaction: string }).transaction;
     const hash = TransactionBuilder.fromXDR(envelope, passphrase).hash().toString('hex');
     const latest = (await ask('getLatestLedger', {})) as { sequence: number };
-    return { status: 'PENDING', hash, latestLedger: latest.sequence, latestLedgerCloseTime: String(Math.floor(Date.now() / 1000)) };
+    return {
+      status: 'PENDING',
+      hash,
+      latestLedger: latest.sequence,
+      latestLedgerCloseTime: String(Math.floor(Date.now() / 1000)),
+    };
   });
 }

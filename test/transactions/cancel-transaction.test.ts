@@ -44,7 +44,9 @@ test('sent, submitted and final Stellar transactions are not canceled; the answe
   await s.app.jobs.close(); // the statuses are set by the test, not by the relay
   const sent = (await s.request('POST', txPath('stellar'), { body: stellarBody() })).body.data;
   for (const status of ['sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired']) {
-    s.app.db.prepare("UPDATE transactions SET status = ?, record = json_set(record, '$.status', ?) WHERE id = ?").run(status, status, sent.id);
+    s.app.db
+      .prepare("UPDATE transactions SET status = ?, record = json_set(record, '$.status', ?) WHERE id = ?")
+      .run(status, status, sent.id);
     const res = await s.request('DELETE', txPath('stellar', sent.id));
     assert.equal(res.status, 400, status);
     assert.equal(res.body.message, 'Bad Request');

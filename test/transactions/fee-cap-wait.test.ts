@@ -16,8 +16,14 @@ const LOW_BASE_FEE = GWEI;
 const TO = ANVIL_ADDRESSES[2]!;
 const path = (id = '') => `/api/v1/relayers/relay/transactions/${id}`;
 /** Explicit prices under the cap: accepted into the pool before fees rise. */
-const belowCap = { to: TO, value: 1, max_fee_per_gas: String((CAP * 8n) / 10n), max_priority_fee_per_gas: String(GWEI) };
-const WAITING = /^waiting at the fee cap: the network asks \d+ wei per gas, above the relayer's gas_price_cap of 10000000000 wei/;
+const belowCap = {
+  to: TO,
+  value: 1,
+  max_fee_per_gas: String((CAP * 8n) / 10n),
+  max_priority_fee_per_gas: String(GWEI),
+};
+const WAITING =
+  /^waiting at the fee cap: the network asks \d+ wei per gas, above the relayer's gas_price_cap of 10000000000 wei/;
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -27,7 +33,16 @@ function start(t: Parameters<typeof build>[0]): Promise<TestServer> {
     config: {
       networks: [anvil.network('anvil', { resubmit_timeout_ms: 300 })],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[0] }],
-      relayers: [{ id: 'relay', name: 'capped', network: 'anvil', signer_id: 'key', notification_id: 'hook', policies: { gas_price_cap: Number(CAP) } }],
+      relayers: [
+        {
+          id: 'relay',
+          name: 'capped',
+          network: 'anvil',
+          signer_id: 'key',
+          notification_id: 'hook',
+          policies: { gas_price_cap: Number(CAP) },
+        },
+      ],
       // Nothing listens: the events stay in the store, where the test counts them.
       notifications: [{ id: 'hook', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
       plugins: [],
@@ -36,10 +51,21 @@ function start(t: Parameters<typeof build>[0]): Promise<TestServer> {
 }
 
 const get = async (s: TestServer, id: string) => (await s.request('GET', path(id))).body.data as Record<string, any>;
-const waitRecord = (s: TestServer, id: string, done: (r: Record<string, any>) => boolean, what: string) => waitFor(() => get(s, id), done, 30_000, what);
+const waitRecord = (s: TestServer, id: string, done: (r: Record<string, any>) => boolean, what: string) =>
+  waitFor(() => get(s, id), done, 30_000, what);
 const reasons = (s: TestServer, id: string) =>
-  (s.app.db.prepare('SELECT body FROM webhook_events WHERE transaction_id = ? ORDER BY seq').pluck().all(id) as string[]).map((b) => JSON.parse(b).payload.status_reason as string | null);
-const waitsCounted = async (s: TestServer) => Number(/relaybox_transaction_fee_cap_waits_total\{network="anvil"\} (\d+)/.exec((await s.request('GET', '/metrics')).text)?.[1] ?? 0);
+  (
+    s.app.db
+      .prepare('SELECT body FROM webhook_events WHERE transaction_id = ? ORDER BY seq')
+      .pluck()
+      .all(id) as string[]
+  ).map((b) => JSON.parse(b).payload.status_reason as string | null);
+const waitsCounted = async (s: TestServer) =>
+  Number(
+    /relaybox_transaction_fee_cap_waits_total\{network="anvil"\} (\d+)/.exec(
+      (await s.request('GET', '/metrics')).text,
+    )?.[1] ?? 0,
+  );
 
 /** Sent under the cap with automine off (it sits in the pool), then the next base fee pushed far above the cap. */
 async function waitingAtCap(s: TestServer, body: Record<string, unknown>): Promise<Record<string, any>> {
@@ -60,7 +86,11 @@ test('at the cap: no more re-pricing, one reason, one event, one count; it leave
   await sleep(2_000);
   const still = await get(s, waiting.id);
   assert.deepEqual(still.hashes, waiting.hashes, 'no version signed while at the cap');
-  assert.equal(reasons(s, waiting.id).filter((r) => WAITING.test(r ?? '')).length, 1, 'one transaction_update says it waits');
+  assert.equal(
+    reasons(s, waiting.id).filter((r) => WAITING.test(r ?? '')).length,
+    1,
+    'one transaction_update says it waits',
+  );
   assert.equal(await waitsCounted(s), 1);
 
   // Fees fall (nothing mined yet): the check sees the network's price back under the cap and says so.
@@ -102,7 +132,9 @@ test('without valid_until, a transaction not mined 8 hours after its creation is
   await waitRecord(s, id, (r) => r.status === 'submitted', 'submitted');
   // Its creation moved 8 hours and a minute into the past (the store holds the record as JSON).
   const created = new Date(Date.now() - 8 * 3_600_000 - 60_000).toISOString();
-  s.app.db.prepare("UPDATE transactions SET record = json_set(record, '$.created_at', ?) WHERE id = ?").run(created, id);
+  s.app.db
+    .prepare("UPDATE transactions SET record = json_set(record, '$.created_at', ?) WHERE id = ?")
+    .run(created, id);
   const noop = await waitRecord(s, id, (r) => r.noop_hashes.length === 1, 'the expiry NOOP');
   assert.match(noop.status_reason, /not mined within 8 hours/);
   await waitInPool(anvil, noop.noop_hashes[0]);

@@ -23,7 +23,12 @@ const RELAYER_ADDRESS = ANVIL_ADDRESSES[0]!;
 const TO = ANVIL_ADDRESSES[2]!;
 const path = (id = '') => `/api/v1/relayers/relay/transactions/${id}`;
 /** Explicit prices under the cap (and above anvil's 1 gwei base fee): accepted into the pool before fees rise. */
-const belowCap = { to: TO, value: 1, max_fee_per_gas: String((CAP * 8n) / 10n), max_priority_fee_per_gas: String(GWEI) };
+const belowCap = {
+  to: TO,
+  value: 1,
+  max_fee_per_gas: String((CAP * 8n) / 10n),
+  max_priority_fee_per_gas: String(GWEI),
+};
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
@@ -63,9 +68,19 @@ function start(t: Parameters<typeof build>[0], network: Partial<NetworkConfig> =
       // read afresh (1 ms cache): the relayer's balance watch also reads them, and one read just before a test raises
       // the base fee must not price the path under test. Half-second blocks: the check runs every 250 ms, so the
       // re-broadcasts each test waits for come twice as fast (their count is what is asserted, not their pace).
-      networks: [anvil.network('anvil', { rpc_urls: [{ url: node.url, weight: 100 }], resubmit_timeout_ms: 3_600_000, gas_price_cache: { enabled: true, stale_after_ms: 1 }, average_blocktime_ms: 500, ...network })],
+      networks: [
+        anvil.network('anvil', {
+          rpc_urls: [{ url: node.url, weight: 100 }],
+          resubmit_timeout_ms: 3_600_000,
+          gas_price_cache: { enabled: true, stale_after_ms: 1 },
+          average_blocktime_ms: 500,
+          ...network,
+        }),
+      ],
       signers: [{ id: 'key', type: 'local', development: true, private_key: ANVIL_KEYS[0] }],
-      relayers: [{ id: 'relay', name: 'capped', network: 'anvil', signer_id: 'key', policies: { gas_price_cap: Number(CAP) } }],
+      relayers: [
+        { id: 'relay', name: 'capped', network: 'anvil', signer_id: 'key', policies: { gas_price_cap: Number(CAP) } },
+      ],
       notifications: [],
       plugins: [],
     },
@@ -79,7 +94,8 @@ function assertAllUnderCap(from: number, cap = CAP): Array<{ hash: Hex; to: Hex 
   return sent.map(({ hash, tx }) => {
     const top = tx.maxFeePerGas ?? tx.gasPrice!;
     assert.ok(top <= cap, `${hash} (nonce ${tx.nonce}) offers ${top} wei per gas, above the cap of ${cap}`);
-    if (tx.maxPriorityFeePerGas !== undefined) assert.ok(tx.maxPriorityFeePerGas <= top, `${hash}: tip above the max fee`);
+    if (tx.maxPriorityFeePerGas !== undefined)
+      assert.ok(tx.maxPriorityFeePerGas <= top, `${hash}: tip above the max fee`);
     return { hash, to: tx.to ?? undefined, top };
   });
 }
@@ -91,15 +107,27 @@ function assertAllUnderCap(from: number, cap = CAP): Array<{ hash: Hex; to: Hex 
 async function assertVersionsSeen(record: Record<string, any>, from: number): Promise<void> {
   const hashes = record.hashes as Hex[];
   const broadcast = () => new Set(node.raws.slice(from).map((raw) => keccak256(raw)));
-  await waitFor(async () => broadcast(), (seen) => hashes.every((h) => seen.has(h)), 10_000, 'the record\'s versions among the broadcasts').catch(() => undefined);
+  await waitFor(
+    async () => broadcast(),
+    (seen) => hashes.every((h) => seen.has(h)),
+    10_000,
+    "the record's versions among the broadcasts",
+  ).catch(() => undefined);
   const seen = new Set(assertAllUnderCap(from).map((s) => s.hash));
   for (const h of hashes) assert.ok(seen.has(h), `version ${h} was never broadcast through the recorder`);
 }
 
 const get = async (s: TestServer, id: string) => (await s.request('GET', path(id))).body.data as Record<string, any>;
-const waitRecord = (s: TestServer, id: string, done: (r: Record<string, any>) => boolean, what: string) => waitFor(() => get(s, id), done, 60_000, what);
+const waitRecord = (s: TestServer, id: string, done: (r: Record<string, any>) => boolean, what: string) =>
+  waitFor(() => get(s, id), done, 60_000, what);
 /** Broadcasts (of anything) after `count` have happened: the check ran again since. */
-const waitBroadcasts = (count: number) => waitFor(async () => node.raws.length, (n) => n >= count, 60_000, `${count} broadcasts`);
+const waitBroadcasts = (count: number) =>
+  waitFor(
+    async () => node.raws.length,
+    (n) => n >= count,
+    60_000,
+    `${count} broadcasts`,
+  );
 
 /** Fees pushed above the cap with automine off while `fn` runs; then back low, mining again, and `id()` ends final. */
 async function highFees(s: TestServer, fn: () => Promise<void>, id: () => string): Promise<Record<string, any>> {
@@ -121,7 +149,10 @@ async function highFees(s: TestServer, fn: () => Promise<void>, id: () => string
 }
 
 /** Sent under the cap, accepted into the pool (automine off), then the next block's base fee pushed far above the cap. */
-async function inPoolThenHighFees(s: TestServer, body: Record<string, unknown> = belowCap): Promise<Record<string, any>> {
+async function inPoolThenHighFees(
+  s: TestServer,
+  body: Record<string, unknown> = belowCap,
+): Promise<Record<string, any>> {
   const res = await s.request('POST', path(), { body });
   assert.equal(res.status, 200, res.text);
   await waitRecord(s, res.body.data.id, (r) => r.status === 'submitted', 'submitted');
@@ -206,7 +237,11 @@ test('re-broadcast with new fees: a dropped transaction the node wants priced hi
       const repriced = await waitRecord(s, id, (r) => r.hashes.length >= 2, 'a version priced for the node');
       assert.equal(repriced.max_fee_per_gas, String(CAP));
       await waitBroadcasts(node.raws.length + 3);
-      assert.deepEqual((await get(s, id)).hashes, repriced.hashes, 'refused at the cap: broadcast again, not re-signed higher');
+      assert.deepEqual(
+        (await get(s, id)).hashes,
+        repriced.hashes,
+        'refused at the cap: broadcast again, not re-signed higher',
+      );
     },
     () => id,
   );
@@ -265,7 +300,12 @@ test('gap fill: NOOPs for unused nonces below a send are priced at most at the c
       assert.equal(res.status, 200, res.text);
       id = res.body.data.id;
       const noops = () => assertAllUnderCap(from).filter((b) => b.to?.toLowerCase() === RELAYER_ADDRESS.toLowerCase());
-      await waitFor(async () => noops().length, (n) => n >= 2, 60_000, 'NOOPs for the two gaps');
+      await waitFor(
+        async () => noops().length,
+        (n) => n >= 2,
+        60_000,
+        'NOOPs for the two gaps',
+      );
     },
     () => id,
   );
@@ -284,11 +324,18 @@ test('re-nonce: a cap lowered since the send binds the version re-signed under a
     const sent = (await s.request('POST', path(), { body: belowCap })).body.data;
     id = sent.id;
     await waitRecord(s, id, (r) => r.status === 'submitted', 'submitted');
-    const patched = await s.request('PATCH', '/api/v1/relayers/relay', { body: { policies: { gas_price_cap: Number(lowered) } } });
+    const patched = await s.request('PATCH', '/api/v1/relayers/relay', {
+      body: { policies: { gas_price_cap: Number(lowered) } },
+    });
     assert.equal(patched.status, 200, patched.text);
     from = node.raws.length;
     // A transaction from elsewhere takes its nonce and is mined: ours is re-signed with the next one.
-    const outside = await anvil.sendFrom(ANVIL_KEYS[0], { nonce: sent.nonce, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 50n * GWEI, value: 7n });
+    const outside = await anvil.sendFrom(ANVIL_KEYS[0], {
+      nonce: sent.nonce,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 50n * GWEI,
+      value: 7n,
+    });
     await anvil.mine(1);
     await anvil.waitMined(outside);
     const renonced = await waitRecord(s, id, (r) => r.nonce !== sent.nonce, 'the re-nonced transaction');

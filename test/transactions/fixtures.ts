@@ -57,7 +57,12 @@ export const testConfig: Partial<ConfigFile> = {
     devnetNetwork('legacy-chain', 31337, []),
     // buildWithRelayers points this one at a simulated Solana network (test/support/solana-rpc.ts) started for the test.
     { type: 'solana', network: 'solana-devnet', rpc_urls: [{ url: UNREACHABLE_RPC, weight: 100 }] },
-    { type: 'stellar', network: 'stellar-testnet', passphrase: STELLAR_PASSPHRASE, rpc_urls: [{ url: UNREACHABLE_RPC, weight: 100 }] },
+    {
+      type: 'stellar',
+      network: 'stellar-testnet',
+      passphrase: STELLAR_PASSPHRASE,
+      rpc_urls: [{ url: UNREACHABLE_RPC, weight: 100 }],
+    },
   ],
   signers: [
     { id: 'evm-signer', type: 'local', development: true, private_key: EVM_KEY },
@@ -67,11 +72,23 @@ export const testConfig: Partial<ConfigFile> = {
   ],
   relayers: [
     { id: 'evm', name: 'EVM relayer', network: 'sepolia', signer_id: 'evm-signer' },
-    { id: 'evm-env', name: 'EVM relayer keyed from the environment', network: 'sepolia', signer_id: 'evm-signer-env', initial_nonce: 7 },
+    {
+      id: 'evm-env',
+      name: 'EVM relayer keyed from the environment',
+      network: 'sepolia',
+      signer_id: 'evm-signer-env',
+      initial_nonce: 7,
+    },
     { id: 'evm-legacy', name: 'EVM relayer on a legacy-fee chain', network: 'legacy-chain', signer_id: 'evm-signer' },
     { id: 'evm-paused', name: 'Paused EVM relayer', network: 'sepolia', signer_id: 'evm-signer', paused: true },
     // It pays its users' fees (without the field, users would pay in tokens: the reference's default).
-    { id: 'solana', name: 'Solana relayer', network: 'solana-devnet', signer_id: 'solana-signer', policies: { fee_payment_strategy: 'relayer' } },
+    {
+      id: 'solana',
+      name: 'Solana relayer',
+      network: 'solana-devnet',
+      signer_id: 'solana-signer',
+      policies: { fee_payment_strategy: 'relayer' },
+    },
     { id: 'stellar', name: 'Stellar relayer', network: 'stellar-testnet', signer_id: 'stellar-signer' },
   ],
   notifications: [{ id: 'hook-a', type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
@@ -84,10 +101,15 @@ process.env.RELAYBOX_TEST_EVM_KEY ??= EVM_KEY_2;
  * The app with the relayers above. The Solana network is a SIMULATED one (the real SVM behind a JSON-RPC stand-in,
  * slots advancing only on demand), since a Solana send is signed with the network's fee and balance.
  */
-export async function buildWithRelayers(t: TestContext | undefined, options: BuildOptions = {}): Promise<TestServer & { solana: SolanaSim }> {
+export async function buildWithRelayers(
+  t: TestContext | undefined,
+  options: BuildOptions = {},
+): Promise<TestServer & { solana: SolanaSim }> {
   const solana = await startSolanaSim({ slotMs: 0 });
   solana.airdrop(SOLANA_ADDRESS, 100_000_000_000n);
-  const networks = (testConfig.networks ?? []).map((n) => (n.type === 'solana' ? { ...n, rpc_urls: [{ url: solana.url, weight: 100 }] } : n));
+  const networks = (testConfig.networks ?? []).map((n) =>
+    n.type === 'solana' ? { ...n, rpc_urls: [{ url: solana.url, weight: 100 }] } : n,
+  );
   const s = await build(t, { ...options, config: { ...testConfig, networks, ...options.config } });
   if (t) t.after(() => solana.close());
   else {
@@ -112,8 +134,17 @@ export const evmBody = (extra: Record<string, unknown> = {}) => ({
 
 /** Gives the relayers' key a balance beyond any u128 amount on the fixture devnet `network` (anvil_setBalance). */
 export async function fundWithoutLimit(s: TestServer, network = 'sepolia'): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [EVM_ADDRESS, '0x' + (1n << 200n).toString(16)] });
-  await fetch(s.app.chains.devnets.get(network)!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'anvil_setBalance',
+    params: [EVM_ADDRESS, '0x' + (1n << 200n).toString(16)],
+  });
+  await fetch(s.app.chains.devnets.get(network)!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
 }
 
 /** Statuses a send reaches on the fixtures' devnets: signed (`sent`), then broadcast (`submitted`). */
@@ -128,10 +159,17 @@ export function solanaTransaction(recentBlockhash = 'EETubP5AKHgjPAhzPAFcb8BAY1h
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(SOLANA_ADDRESS), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(recentBlockhash), lastValidBlockHeight: 100n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash(recentBlockhash), lastValidBlockHeight: 100n },
+        m,
+      ),
     (m) =>
       appendTransactionMessageInstruction(
-        { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode('relaybox test') },
+        {
+          programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'),
+          data: new TextEncoder().encode('relaybox test'),
+        },
         m,
       ),
   );
@@ -141,7 +179,10 @@ export function solanaTransaction(recentBlockhash = 'EETubP5AKHgjPAhzPAFcb8BAY1h
 /** A Stellar payment transaction envelope in base64 XDR, signed by a throwaway key when asked. */
 export function stellarXdr(options: { signed?: boolean } = {}): string {
   const source = Keypair.random();
-  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: STELLAR_PASSPHRASE })
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: STELLAR_PASSPHRASE,
+  })
     .addOperation(Operation.payment({ destination: STELLAR_ADDRESS, asset: Asset.native(), amount: '1' }))
     .setTimeout(30)
     .build();
@@ -157,6 +198,10 @@ export const payment = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-export const stellarBody = (extra: Record<string, unknown> = {}) => ({ network: 'stellar-testnet', operations: [payment()], ...extra });
+export const stellarBody = (extra: Record<string, unknown> = {}) => ({
+  network: 'stellar-testnet',
+  operations: [payment()],
+  ...extra,
+});
 
 export const txPath = (relayer: string, id = '') => `/api/v1/relayers/${relayer}/transactions/${id}`;

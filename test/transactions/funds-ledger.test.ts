@@ -22,7 +22,12 @@ const GAS = 21_000n;
 const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const RELAYER = 'funded';
 const path = (id = '') => `/api/v1/relayers/${RELAYER}/transactions/${id}`;
-const send = (value: bigint) => ({ to: TO, value: Number(value), gas_price: Number(GAS_PRICE), gas_limit: Number(GAS) });
+const send = (value: bigint) => ({
+  to: TO,
+  value: Number(value),
+  gas_price: Number(GAS_PRICE),
+  gas_limit: Number(GAS),
+});
 const worst = (value: bigint) => value + GAS * GAS_PRICE;
 
 let keys = 0;
@@ -34,7 +39,12 @@ async function fundedKey(wei: bigint): Promise<{ key: `0x${string}`; address: `0
   return { key, address };
 }
 
-async function start(t: TestContext, key: string, policies: Record<string, unknown>, env: Record<string, string> = {}): Promise<TestServer> {
+async function start(
+  t: TestContext,
+  key: string,
+  policies: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   return build(t, {
     env,
     config: {
@@ -48,26 +58,46 @@ async function start(t: TestContext, key: string, policies: Record<string, unkno
 }
 
 const waitStatus = (s: TestServer, id: string, statuses: string[]) =>
-  waitFor(async () => (await s.request('GET', path(id))).body.data, (tx) => statuses.includes(tx?.status), 30_000, `status ${statuses.join('/')}`);
+  waitFor(
+    async () => (await s.request('GET', path(id))).body.data,
+    (tx) => statuses.includes(tx?.status),
+    30_000,
+    `status ${statuses.join('/')}`,
+  );
 const balance = async (address: string) => BigInt(await anvil.rpc<string>('eth_getBalance', [address, 'latest']));
 const accepted = (answers: Array<{ status: number }>) => answers.filter((r) => r.status === 200).length;
 
 const stores: Array<{ name: string; skip: string | false; env: () => Promise<Record<string, string>> }> = [
   { name: 'SQLite', skip: false, env: async () => ({}) },
-  { name: 'PostgreSQL', skip: pgSkip, env: async () => ({ DATABASE_URL: (await createTestDatabase('relaybox_funds')).url }) },
+  {
+    name: 'PostgreSQL',
+    skip: pgSkip,
+    env: async () => ({ DATABASE_URL: (await createTestDatabase('relaybox_funds')).url }),
+  },
 ];
 
 for (const store of stores) {
-  test(`${store.name}: min_balance counts what unmined sends hold: of three 0.002 ETH sends with 0.005 ETH above the minimum, the third is refused`, { skip: store.skip }, async (t) => {
+  test(`${store.name}: min_balance counts what unmined sends hold: of three 0.002 ETH sends with 0.005 ETH above the minimum, the third is refused`, {
+    skip: store.skip,
+  }, async (t) => {
     const { key, address } = await fundedKey(8n * MILLI);
     const s = await start(t, key, { min_balance: Number(3n * MILLI) }, await store.env());
     await anvil.setAutomine(false);
     t.after(() => anvil.setAutomine(true));
     const answers = [];
     for (let k = 0; k < 3; k++) answers.push(await s.request('POST', path(), { body: send(2n * MILLI) }));
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 400], answers.map((r) => r.text).join('\n'));
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 400],
+      answers.map((r) => r.text).join('\n'),
+    );
     const refused = answers[2]!.body;
-    assert.match(refused.error, new RegExp(`^Insufficient balance: Relayer balance ${8n * MILLI} is insufficient to cover ${worst(2n * MILLI)} on top of ${2n * worst(2n * MILLI)} wei reserved by its unmined transactions, with an enforced minimum balance of ${3n * MILLI}: ${3n * worst(2n * MILLI) + 3n * MILLI - 8n * MILLI} wei missing`));
+    assert.match(
+      refused.error,
+      new RegExp(
+        `^Insufficient balance: Relayer balance ${8n * MILLI} is insufficient to cover ${worst(2n * MILLI)} on top of ${2n * worst(2n * MILLI)} wei reserved by its unmined transactions, with an enforced minimum balance of ${3n * MILLI}: ${3n * worst(2n * MILLI) + 3n * MILLI - 8n * MILLI} wei missing`,
+      ),
+    );
     assert.equal(refused.message, 'Bad Request');
     // Each accepted send holds its worst case until mined.
     for (const r of answers.slice(0, 2)) assert.equal(r.body.data.funds_reserved, String(worst(2n * MILLI)));
@@ -77,7 +107,9 @@ for (const store of stores) {
     assert.ok((await balance(address)) >= 3n * MILLI, 'the balance stays above min_balance');
   });
 
-  test(`${store.name}: the funds guard counts what unmined sends hold: of four 0.003 ETH sends from 0.008 ETH, two are accepted (sent at once or in turn)`, { skip: store.skip }, async (t) => {
+  test(`${store.name}: the funds guard counts what unmined sends hold: of four 0.003 ETH sends from 0.008 ETH, two are accepted (sent at once or in turn)`, {
+    skip: store.skip,
+  }, async (t) => {
     const { key, address } = await fundedKey(8n * MILLI);
     const s = await start(t, key, {}, await store.env());
     await anvil.setAutomine(false);
@@ -86,23 +118,34 @@ for (const store of stores) {
     assert.equal(accepted(together), 2, together.map((r) => r.text).join('\n'));
     for (const r of together.filter((a) => a.status !== 200)) {
       assert.equal(r.status, 400);
-      assert.match(r.body.error, /^Insufficient balance: Relayer balance \d+ is insufficient to cover \d+ on top of \d+ wei reserved by its unmined transactions: \d+ wei missing/);
+      assert.match(
+        r.body.error,
+        /^Insufficient balance: Relayer balance \d+ is insufficient to cover \d+ on top of \d+ wei reserved by its unmined transactions: \d+ wei missing/,
+      );
     }
     const inTurn = await s.request('POST', path(), { body: send(3n * MILLI) });
     assert.equal(inTurn.status, 400, inTurn.text);
     // Released once mined: the ledger holds nothing, and what the balance has left can be sent again.
     await anvil.setAutomine(true);
     await anvil.mine();
-    for (const r of together.filter((a) => a.status === 200)) await waitStatus(s, r.body.data.id, ['mined', 'confirmed']);
+    for (const r of together.filter((a) => a.status === 200))
+      await waitStatus(s, r.body.data.id, ['mined', 'confirmed']);
     assert.equal((await s.app.store.repos.transactions.funds(RELAYER)).reserved, 0n);
     const left = await balance(address);
     assert.equal(left, 8n * MILLI - 2n * worst(3n * MILLI), 'gas at 1 gwei: the worst case is the cost');
-    const last = await waitFor(() => s.request('POST', path(), { body: send(left - GAS * GAS_PRICE) }), (r) => r.status === 200, 20_000, 'a send of all that is left');
+    const last = await waitFor(
+      () => s.request('POST', path(), { body: send(left - GAS * GAS_PRICE) }),
+      (r) => r.status === 200,
+      20_000,
+      'a send of all that is left',
+    );
     await waitStatus(s, last.body.data.id, ['mined', 'confirmed']);
     assert.equal(await balance(address), 0n);
   });
 
-  test(`${store.name}: a replacement holds the new worst case, and the ledger follows it to the release`, { skip: store.skip }, async (t) => {
+  test(`${store.name}: a replacement holds the new worst case, and the ledger follows it to the release`, {
+    skip: store.skip,
+  }, async (t) => {
     const { key } = await fundedKey(10n * MILLI);
     const s = await start(t, key, {}, await store.env());
     await anvil.setAutomine(false);
@@ -111,7 +154,9 @@ for (const store of stores) {
     assert.equal(first.status, 200, first.text);
     await waitStatus(s, first.body.data.id, ['submitted']);
     const price = 2n * GAS_PRICE;
-    const replaced = await s.request('PUT', path(first.body.data.id), { body: { ...send(2n * MILLI), gas_price: Number(price) } });
+    const replaced = await s.request('PUT', path(first.body.data.id), {
+      body: { ...send(2n * MILLI), gas_price: Number(price) },
+    });
     assert.equal(replaced.status, 200, replaced.text);
     const held = 2n * MILLI + GAS * price;
     assert.equal((await s.request('GET', path(first.body.data.id))).body.data.funds_reserved, String(held));
@@ -119,25 +164,29 @@ for (const store of stores) {
     // What is left after that hold: 10 − 2.042 mETH; a send of 8 mETH is refused, one of 7.9 accepted.
     const over = await s.request('POST', path(), { body: send(8n * MILLI) });
     assert.equal(over.status, 400, over.text);
-    const fits = await s.request('POST', path(), { body: send(79n * MILLI / 10n) });
+    const fits = await s.request('POST', path(), { body: send((79n * MILLI) / 10n) });
     assert.equal(fits.status, 200, fits.text);
     await anvil.setAutomine(true);
     await anvil.mine();
     for (const id of [first.body.data.id, fits.body.data.id]) await waitStatus(s, id, ['mined', 'confirmed', 'failed']);
     const ledger = await s.app.store.repos.transactions.funds(RELAYER);
     assert.equal(ledger.reserved, 0n);
-    assert.equal(ledger.released, held + worst(79n * MILLI / 10n));
+    assert.equal(ledger.released, held + worst((79n * MILLI) / 10n));
   });
 }
 
-test('PostgreSQL: two instances on one database cannot together promise more than the balance', { skip: pgSkip }, async (t) => {
+test('PostgreSQL: two instances on one database cannot together promise more than the balance', {
+  skip: pgSkip,
+}, async (t) => {
   const { key, address } = await fundedKey(8n * MILLI);
   const env = await stores[1]!.env();
   const a = await start(t, key, {}, env);
   const b = await start(t, key, {}, env);
   await anvil.setAutomine(false);
   t.after(() => anvil.setAutomine(true));
-  const answers = await Promise.all([a, b, a, b, a, b].map((s) => s.request('POST', path(), { body: send(3n * MILLI) })));
+  const answers = await Promise.all(
+    [a, b, a, b, a, b].map((s) => s.request('POST', path(), { body: send(3n * MILLI) })),
+  );
   assert.equal(accepted(answers), 2, answers.map((r) => r.text).join('\n'));
   for (const r of answers.filter((x) => x.status !== 200)) assert.match(r.body.error, /^Insufficient balance: /);
   assert.equal((await a.app.store.repos.transactions.funds(RELAYER)).reserved, 2n * worst(3n * MILLI));

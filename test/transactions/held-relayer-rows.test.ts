@@ -38,8 +38,13 @@ test('a pause by another instance refuses the next send with the paused error; a
 
 test('concurrent sends on a held row still get contiguous nonces', async (t) => {
   const s = await buildWithRelayers(t);
-  const sent = await Promise.all(Array.from({ length: 40 }, () => s.request('POST', '/api/v1/relayers/evm/transactions', { body: evmBody() })));
+  const sent = await Promise.all(
+    Array.from({ length: 40 }, () => s.request('POST', '/api/v1/relayers/evm/transactions', { body: evmBody() })),
+  );
   for (const r of sent) assert.equal(r.status, 200, JSON.stringify(r.body));
   const nonces = sent.map((r) => r.body.data.nonce as number).sort((a, b) => a - b);
-  assert.deepEqual(nonces, Array.from({ length: 40 }, (_, i) => nonces[0]! + i));
+  assert.deepEqual(
+    nonces,
+    Array.from({ length: 40 }, (_, i) => nonces[0]! + i),
+  );
 });

@@ -22,11 +22,18 @@ async function countOf(s: TestServer, relayer = 'evm'): Promise<number> {
 /** Node's client sends an array value as repeated header lines (fetch would join them into one). */
 function postWithRepeatedKey(s: TestServer, keys: string[]): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${s.url}${txPath('evm')}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': keys } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = httpRequest(
+      `${s.url}${txPath('evm')}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': keys },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(evmBody()));
   });
@@ -40,7 +47,10 @@ test('one key, one request: the retry answers the same transaction, marked repla
 
   // The same request written differently (key order, whitespace): the same request.
   const rewritten = ` {"max_priority_fee_per_gas": 1000000000, "to":"${evmBody().to}",\n "max_fee_per_gas":20000000000, "value":1 } `;
-  const retry = await s.request('POST', txPath('evm'), { rawBody: rewritten, headers: { ...keyed('order-42'), 'content-type': 'application/json' } });
+  const retry = await s.request('POST', txPath('evm'), {
+    rawBody: rewritten,
+    headers: { ...keyed('order-42'), 'content-type': 'application/json' },
+  });
   assert.equal(retry.status, 200, retry.text);
   assert.equal(retry.headers.get('idempotent-replayed'), 'true');
   assert.equal(retry.body.data.id, first.body.data.id);
@@ -67,7 +77,9 @@ test('one key, one request: the retry answers the same transaction, marked repla
 
 test('eight concurrent requests with one key create one transaction, and each is answered with it', async (t) => {
   const s = await buildWithRelayers(t);
-  const answers = await Promise.all(Array.from({ length: 8 }, () => s.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('burst') })));
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () => s.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('burst') })),
+  );
   for (const a of answers) assert.equal(a.status, 200, a.text);
   const ids = new Set(answers.map((a) => a.body.data.id));
   assert.equal(ids.size, 1, `one transaction for all: ${[...ids].join(', ')}`);
@@ -80,7 +92,10 @@ test('eight concurrent requests with one key create one transaction, and each is
 test('a send that fails before its transaction is written leaves the key free', async (t) => {
   const s = await buildWithRelayers(t);
   // More than the relayer holds: refused by the balance check, nothing written.
-  const poor = await s.request('POST', txPath('evm'), { body: evmBody({ value: '1000000000000000000000000000' }), headers: keyed('retry-me') });
+  const poor = await s.request('POST', txPath('evm'), {
+    body: evmBody({ value: '1000000000000000000000000000' }),
+    headers: keyed('retry-me'),
+  });
   assert.equal(poor.status, 400, poor.text);
   const ok = await s.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('retry-me') });
   assert.equal(ok.status, 200, ok.text);
@@ -120,7 +135,10 @@ test('after a restart on the same database file, the key still answers its trans
       assert.equal(retry.status, 200, retry.text);
       assert.equal(retry.headers.get('idempotent-replayed'), 'true');
       assert.equal(retry.body.data.id, first.body.data.id);
-      const other = await after.request('POST', txPath('evm'), { body: evmBody({ value: 3 }), headers: keyed('survives') });
+      const other = await after.request('POST', txPath('evm'), {
+        body: evmBody({ value: 3 }),
+        headers: keyed('survives'),
+      });
       assert.equal(other.status, 409, other.text);
     } finally {
       await after.close();
@@ -136,10 +154,19 @@ test('a key older than 25 hours is free again, and the next process deletes expi
   try {
     const before = await buildWithRelayers(undefined, { dataDir });
     try {
-      for (const key of ['reused', 'pruned', 'kept']) assert.equal((await before.request('POST', txPath('evm'), { body: evmBody(), headers: keyed(key) })).status, 200);
+      for (const key of ['reused', 'pruned', 'kept'])
+        assert.equal(
+          (await before.request('POST', txPath('evm'), { body: evmBody(), headers: keyed(key) })).status,
+          200,
+        );
       db.pragma('busy_timeout = 5000');
-      db.prepare("UPDATE idempotency_keys SET created_ms = created_ms - ? WHERE key IN ('reused', 'pruned')").run(26 * 3600_000);
-      const reused = await before.request('POST', txPath('evm'), { body: evmBody({ value: 2 }), headers: keyed('reused') });
+      db.prepare("UPDATE idempotency_keys SET created_ms = created_ms - ? WHERE key IN ('reused', 'pruned')").run(
+        26 * 3600_000,
+      );
+      const reused = await before.request('POST', txPath('evm'), {
+        body: evmBody({ value: 2 }),
+        headers: keyed('reused'),
+      });
       assert.equal(reused.status, 200, `an expired key sends anew: ${reused.text}`);
       assert.equal(reused.headers.get('idempotent-replayed'), null);
       assert.equal(await countOf(before), 4);
@@ -148,8 +175,12 @@ test('a key older than 25 hours is free again, and the next process deletes expi
     }
     const after = await buildWithRelayers(undefined, { dataDir });
     try {
-      assert.equal((await after.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('trigger') })).status, 200);
-      const keys = () => (db.prepare('SELECT key FROM idempotency_keys ORDER BY key').pluck().all() as string[]).join(',');
+      assert.equal(
+        (await after.request('POST', txPath('evm'), { body: evmBody(), headers: keyed('trigger') })).status,
+        200,
+      );
+      const keys = () =>
+        (db.prepare('SELECT key FROM idempotency_keys ORDER BY key').pluck().all() as string[]).join(',');
       await waitFor(() => keys() === 'kept,reused,trigger', 'the expired key to be deleted', 10_000);
     } finally {
       await after.close();

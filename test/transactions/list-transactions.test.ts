@@ -8,7 +8,8 @@ const app = shared(() => buildWithRelayers(undefined));
 
 async function seed(s: Awaited<ReturnType<typeof buildWithRelayers>>, n: number) {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await s.request('POST', txPath('evm'), { body: evmBody({ value: i }) })).body.data.id);
+  for (let i = 0; i < n; i++)
+    ids.push((await s.request('POST', txPath('evm'), { body: evmBody({ value: i }) })).body.data.id);
   return ids;
 }
 
@@ -19,9 +20,15 @@ test('the list is newest first, paginated with current_page, per_page and total_
   assert.equal(first.status, 200);
   assert.equal(first.body.success, true);
   assert.deepEqual(first.body.pagination, { current_page: 1, per_page: 10, total_items: 25 });
-  assert.deepEqual(first.body.data.map((tx: { id: string }) => tx.id), ids.slice(-10).reverse());
+  assert.deepEqual(
+    first.body.data.map((tx: { id: string }) => tx.id),
+    ids.slice(-10).reverse(),
+  );
   const last = await s.request('GET', `${txPath('evm')}?page=3&per_page=10`);
-  assert.deepEqual(last.body.data.map((tx: { id: string }) => tx.id), ids.slice(0, 5).reverse());
+  assert.deepEqual(
+    last.body.data.map((tx: { id: string }) => tx.id),
+    ids.slice(0, 5).reverse(),
+  );
   const beyond = await s.request('GET', `${txPath('evm')}?page=4`);
   assert.deepEqual(beyond.body.data, []);
   assert.equal(beyond.body.pagination.total_items, 25);
@@ -71,7 +78,10 @@ test('invalid list queries answer 400 Bad Request naming the parameter', async (
   for (const [query, reason] of cases) {
     const res = await s.request('GET', `${txPath('evm')}?${query}`);
     assert.equal(res.status, 400, query);
-    assert.deepEqual({ success: res.body.success, data: res.body.data, message: res.body.message }, { success: false, data: null, message: 'Bad Request' });
+    assert.deepEqual(
+      { success: res.body.success, data: res.body.data, message: res.body.message },
+      { success: false, data: null, message: 'Bad Request' },
+    );
     assert.match(res.body.error, reason, query);
   }
 });
@@ -91,14 +101,21 @@ test('the status filter lists and counts only that status', async (t) => {
   // Stellar transactions stay pending here (no network to relay to), and a cancel of a pending one is final at once.
   const s = await buildWithRelayers(t);
   const ids: string[] = [];
-  for (let i = 0; i < 6; i++) ids.push((await s.request('POST', txPath('stellar'), { body: stellarBody() })).body.data.id);
+  for (let i = 0; i < 6; i++)
+    ids.push((await s.request('POST', txPath('stellar'), { body: stellarBody() })).body.data.id);
   await s.request('DELETE', txPath('stellar', ids[1]!));
   await s.request('DELETE', txPath('stellar', ids[4]!));
   const canceled = await s.request('GET', `${txPath('stellar')}?status=canceled`);
-  assert.deepEqual(canceled.body.data.map((tx: { id: string }) => tx.id), [ids[4], ids[1]]);
+  assert.deepEqual(
+    canceled.body.data.map((tx: { id: string }) => tx.id),
+    [ids[4], ids[1]],
+  );
   assert.equal(canceled.body.pagination.total_items, 2);
   const pending = await s.request('GET', `${txPath('stellar')}?status=pending&per_page=2&page=2`);
-  assert.deepEqual(pending.body.data.map((tx: { id: string }) => tx.id), [ids[2], ids[0]]);
+  assert.deepEqual(
+    pending.body.data.map((tx: { id: string }) => tx.id),
+    [ids[2], ids[0]],
+  );
   assert.equal(pending.body.pagination.total_items, 4);
   const all = await s.request('GET', txPath('stellar'));
   assert.equal(all.body.pagination.total_items, 6);

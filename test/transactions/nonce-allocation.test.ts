@@ -7,14 +7,20 @@ import { buildWithRelayers, evmBody, txPath } from './fixtures.ts';
 
 test('50 concurrent sends get 50 distinct, gap-free nonces and strictly increasing created_at', async (t) => {
   const s = await buildWithRelayers(t);
-  const results = await Promise.all(Array.from({ length: 50 }, () => s.request('POST', txPath('evm'), { body: evmBody() })));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => s.request('POST', txPath('evm'), { body: evmBody() })),
+  );
   for (const r of results) assert.equal(r.status, 200, r.text);
   const txs = results.map((r) => r.body.data);
   const nonces = txs.map((tx) => tx.nonce).sort((a, b) => a - b);
-  assert.deepEqual(nonces, Array.from({ length: 50 }, (_, i) => i));
+  assert.deepEqual(
+    nonces,
+    Array.from({ length: 50 }, (_, i) => i),
+  );
   for (const tx of txs) assert.equal(Number(parseTransaction(tx.raw).nonce), tx.nonce);
   const byNonce = [...txs].sort((a, b) => a.nonce - b.nonce);
-  for (let i = 1; i < byNonce.length; i++) assert.ok(byNonce[i].created_at > byNonce[i - 1].created_at, 'created_at strictly increases');
+  for (let i = 1; i < byNonce.length; i++)
+    assert.ok(byNonce[i].created_at > byNonce[i - 1].created_at, 'created_at strictly increases');
 
   const next = await s.request('POST', txPath('evm'), { body: evmBody() });
   assert.equal(next.body.data.nonce, 50);

@@ -16,12 +16,24 @@ test('by-nonce: found, not found with the reference text, a nonce that is not a 
   // The same record as by id; its status may move (sent → submitted) between the two reads, so that part is left out.
   const still = ({ status, status_reason, sent_at, confirmed_at, ...rest }: Record<string, unknown>) => rest;
   const byId = (await s.request('GET', txPath('evm', sent.id))).body;
-  assert.deepEqual({ ...found.body, data: still(found.body.data) }, { success: true, data: still(byId.data), error: null });
-  assert.equal((await s.request('GET', byNonce('evm', `00${sent.nonce}`))).body.data.id, sent.id, 'leading zeros read as the same number, as a u64 parse does');
+  assert.deepEqual(
+    { ...found.body, data: still(found.body.data) },
+    { success: true, data: still(byId.data), error: null },
+  );
+  assert.equal(
+    (await s.request('GET', byNonce('evm', `00${sent.nonce}`))).body.data.id,
+    sent.id,
+    'leading zeros read as the same number, as a u64 parse does',
+  );
 
   const missing = await s.request('GET', byNonce('evm', '999'));
   assert.equal(missing.status, 404);
-  assert.deepEqual(missing.body, { success: false, data: null, error: 'Transaction with nonce 999 not found', message: 'Not found' });
+  assert.deepEqual(missing.body, {
+    success: false,
+    data: null,
+    error: 'Transaction with nonce 999 not found',
+    message: 'Not found',
+  });
   const top = await s.request('GET', byNonce('evm', '18446744073709551615'));
   assert.equal(top.status, 404, 'the largest u64 is a valid nonce that nothing holds');
   assert.equal(top.body.error, 'Transaction with nonce 18446744073709551615 not found');
@@ -43,7 +55,12 @@ test('by-nonce on Solana and Stellar relayers answers 501 with the reference tex
   for (const relayer of ['solana', 'stellar']) {
     const res = await s.request('GET', byNonce(relayer, '0'));
     assert.equal(res.status, 501, res.text);
-    assert.deepEqual(res.body, { success: false, data: null, error: 'Nonce lookup only supported for EVM networks', message: 'Not Implemented' });
+    assert.deepEqual(res.body, {
+      success: false,
+      data: null,
+      error: 'Nonce lookup only supported for EVM networks',
+      message: 'Not Implemented',
+    });
   }
 });
 
@@ -51,7 +68,11 @@ test('delete pending is its own route (never a transaction id), refused on Solan
   const s = await buildWithRelayers(t);
   const none = await s.request('DELETE', pending('evm'));
   assert.equal(none.status, 200, none.text);
-  assert.deepEqual(none.body, { success: true, data: { queued_for_cancellation_transaction_ids: [], failed_to_queue_transaction_ids: [], total_processed: 0 }, error: null });
+  assert.deepEqual(none.body, {
+    success: true,
+    data: { queued_for_cancellation_transaction_ids: [], failed_to_queue_transaction_ids: [], total_processed: 0 },
+    error: null,
+  });
 
   const solana = await s.request('DELETE', pending('solana'));
   assert.equal(solana.status, 400);
@@ -77,5 +98,6 @@ test('delete pending on Stellar cancels what the relayer has not sent yet (the r
   assert.deepEqual(new Set(res.body.data.queued_for_cancellation_transaction_ids), new Set([a.id, b.id]));
   assert.deepEqual(res.body.data.failed_to_queue_transaction_ids, []);
   assert.equal(res.body.data.total_processed, 2);
-  for (const id of [a.id, b.id]) assert.equal((await s.request('GET', txPath('stellar', id))).body.data.status, 'canceled');
+  for (const id of [a.id, b.id])
+    assert.equal((await s.request('GET', txPath('stellar', id))).body.data.status, 'canceled');
 });

@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseTransaction, recoverTransactionAddress } from 'viem';
 import { API_KEY, build } from '../helper.ts';
-import { buildWithRelayers, EVM_ADDRESS, evmBody, solanaTransaction, stellarBody, testConfig, TO, txPath } from './fixtures.ts';
+import {
+  buildWithRelayers,
+  EVM_ADDRESS,
+  evmBody,
+  solanaTransaction,
+  stellarBody,
+  testConfig,
+  TO,
+  txPath,
+} from './fixtures.ts';
 
 /** A record without what its broadcast changes (the relayer broadcasts in the background). */
 const sansBroadcast = (r: Record<string, unknown>) => ({ ...r, status: null, sent_at: null });
@@ -10,7 +19,15 @@ const sansBroadcast = (r: Record<string, unknown>) => ({ ...r, status: null, sen
 test('replace keeps id and nonce, re-signs with the new fields and keeps the hash history', async (t) => {
   const s = await buildWithRelayers(t);
   const sent = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
-  const res = await s.request('PUT', txPath('evm', sent.id), { body: evmBody({ value: 42, data: '0x01', gas_limit: 30_000, max_fee_per_gas: 22_000_000_000, max_priority_fee_per_gas: 1_100_000_000 }) });
+  const res = await s.request('PUT', txPath('evm', sent.id), {
+    body: evmBody({
+      value: 42,
+      data: '0x01',
+      gas_limit: 30_000,
+      max_fee_per_gas: 22_000_000_000,
+      max_priority_fee_per_gas: 1_100_000_000,
+    }),
+  });
   assert.equal(res.status, 200, res.text);
   const tx = res.body.data;
   assert.equal(tx.id, sent.id);
@@ -30,19 +47,31 @@ test('replace keeps id and nonce, re-signs with the new fields and keeps the has
 
 test('explicit prices must be at least 10% above the previous ones, else 400 naming the minimum', async (t) => {
   const s = await buildWithRelayers(t);
-  const legacy = (await s.request('POST', txPath('evm'), { body: { value: 1, to: TO, gas_price: 100_000_000_000 } })).body.data;
-  const low = await s.request('PUT', txPath('evm', legacy.id), { body: { value: 1, to: TO, gas_price: 109_999_999_999 } });
+  const legacy = (await s.request('POST', txPath('evm'), { body: { value: 1, to: TO, gas_price: 100_000_000_000 } }))
+    .body.data;
+  const low = await s.request('PUT', txPath('evm', legacy.id), {
+    body: { value: 1, to: TO, gas_price: 109_999_999_999 },
+  });
   assert.equal(low.status, 400);
   assert.equal(low.body.message, 'Bad Request');
-  assert.match(low.body.error, /'gas_price' must be at least 110000000000 to replace this transaction \(10% above the previous 100000000000\)/);
-  const ok = await s.request('PUT', txPath('evm', legacy.id), { body: { value: 1, to: TO, gas_price: 110_000_000_000 } });
+  assert.match(
+    low.body.error,
+    /'gas_price' must be at least 110000000000 to replace this transaction \(10% above the previous 100000000000\)/,
+  );
+  const ok = await s.request('PUT', txPath('evm', legacy.id), {
+    body: { value: 1, to: TO, gas_price: 110_000_000_000 },
+  });
   assert.equal(ok.status, 200);
   // Small prices (old + 1 wins over old × 1.1) are in test/transactions/evm-pricing.test.ts: a devnet refuses them.
 
   const eip = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
-  const lowTip = await s.request('PUT', txPath('evm', eip.id), { body: evmBody({ max_fee_per_gas: 22_000_000_000, max_priority_fee_per_gas: 1_099_999_999 }) });
+  const lowTip = await s.request('PUT', txPath('evm', eip.id), {
+    body: evmBody({ max_fee_per_gas: 22_000_000_000, max_priority_fee_per_gas: 1_099_999_999 }),
+  });
   assert.match(lowTip.body.error, /'max_priority_fee_per_gas' must be at least 1100000000/);
-  const lowCap = await s.request('PUT', txPath('evm', eip.id), { body: evmBody({ max_fee_per_gas: 21_999_999_999, max_priority_fee_per_gas: 1_100_000_000 }) });
+  const lowCap = await s.request('PUT', txPath('evm', eip.id), {
+    body: evmBody({ max_fee_per_gas: 21_999_999_999, max_priority_fee_per_gas: 1_100_000_000 }),
+  });
   assert.match(lowCap.body.error, /'max_fee_per_gas' must be at least 22000000000/);
 });
 
@@ -62,9 +91,14 @@ test('a transaction of another relayer, an unknown one, or an unknown relayer an
   const s = await buildWithRelayers(t);
   const sent = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
   for (const path of [txPath('evm-legacy', sent.id), txPath('evm', 'missing'), txPath('ghost', sent.id)]) {
-    const res = await s.request('PUT', path, { body: evmBody({ max_fee_per_gas: 5e9, max_priority_fee_per_gas: 2e9 }) });
+    const res = await s.request('PUT', path, {
+      body: evmBody({ max_fee_per_gas: 5e9, max_priority_fee_per_gas: 2e9 }),
+    });
     assert.equal(res.status, 404, path);
-    assert.deepEqual({ success: res.body.success, data: res.body.data, message: res.body.message }, { success: false, data: null, message: 'Not found' });
+    assert.deepEqual(
+      { success: res.body.success, data: res.body.data, message: res.body.message },
+      { success: false, data: null, message: 'Not found' },
+    );
   }
   const get = await s.request('GET', txPath('evm-legacy', sent.id));
   assert.equal(get.status, 404);
@@ -105,19 +139,34 @@ test('replace and list answer 429 Too Many Requests with Retry-After beyond the 
 test('only pending, sent or submitted EVM transactions can be replaced', async (t) => {
   const s = await buildWithRelayers(t);
   const sent = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
-  s.app.db.prepare("UPDATE transactions SET status = 'submitted', record = json_set(record, '$.status', 'submitted') WHERE id = ?").run(sent.id);
-  const submitted = await s.request('PUT', txPath('evm', sent.id), { body: evmBody({ max_fee_per_gas: 30e9, max_priority_fee_per_gas: 2e9 }) });
+  s.app.db
+    .prepare(
+      "UPDATE transactions SET status = 'submitted', record = json_set(record, '$.status', 'submitted') WHERE id = ?",
+    )
+    .run(sent.id);
+  const submitted = await s.request('PUT', txPath('evm', sent.id), {
+    body: evmBody({ max_fee_per_gas: 30e9, max_priority_fee_per_gas: 2e9 }),
+  });
   assert.equal(submitted.status, 200, submitted.text);
   assert.equal(submitted.body.data.status, 'sent', 'the new version waits for its broadcast');
   for (const status of ['confirmed', 'failed', 'expired', 'mined']) {
-    s.app.db.prepare("UPDATE transactions SET status = ?, record = json_set(record, '$.status', ?) WHERE id = ?").run(status, status, sent.id);
-    const res = await s.request('PUT', txPath('evm', sent.id), { body: evmBody({ max_fee_per_gas: 90e9, max_priority_fee_per_gas: 5e9 }) });
+    s.app.db
+      .prepare("UPDATE transactions SET status = ?, record = json_set(record, '$.status', ?) WHERE id = ?")
+      .run(status, status, sent.id);
+    const res = await s.request('PUT', txPath('evm', sent.id), {
+      body: evmBody({ max_fee_per_gas: 90e9, max_priority_fee_per_gas: 5e9 }),
+    });
     assert.equal(res.status, 400, status);
-    assert.match(res.body.error, new RegExp(`is ${status}; only pending, sent, submitted evm transactions can be replaced`));
+    assert.match(
+      res.body.error,
+      new RegExp(`is ${status}; only pending, sent, submitted evm transactions can be replaced`),
+    );
   }
   const other = (await s.request('POST', txPath('evm'), { body: evmBody() })).body.data;
   await s.request('DELETE', txPath('evm', other.id));
-  const canceled = await s.request('PUT', txPath('evm', other.id), { body: evmBody({ max_fee_per_gas: 9e9, max_priority_fee_per_gas: 5e9 }) });
+  const canceled = await s.request('PUT', txPath('evm', other.id), {
+    body: evmBody({ max_fee_per_gas: 9e9, max_priority_fee_per_gas: 5e9 }),
+  });
   assert.equal(canceled.status, 400);
   assert.match(canceled.body.error, /is canceled/);
 });
@@ -125,21 +174,35 @@ test('only pending, sent or submitted EVM transactions can be replaced', async (
 test('Solana and Stellar transactions are replaced while pending, and refused after', async (t) => {
   const s = await buildWithRelayers(t);
   await s.app.jobs.close(); // nothing moves them on: they stay pending until the test says otherwise
-  const sol = (await s.request('POST', txPath('solana'), { body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } })).body.data;
-  const solReplaced = await s.request('PUT', txPath('solana', sol.id), { body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } });
+  const sol = (
+    await s.request('POST', txPath('solana'), {
+      body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) },
+    })
+  ).body.data;
+  const solReplaced = await s.request('PUT', txPath('solana', sol.id), {
+    body: { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) },
+  });
   assert.equal(solReplaced.status, 200, solReplaced.text);
   assert.equal(solReplaced.body.data.id, sol.id);
   const wrongShape = await s.request('PUT', txPath('solana', sol.id), { body: evmBody() });
   assert.equal(wrongShape.status, 400);
 
   const xlm = (await s.request('POST', txPath('stellar'), { body: stellarBody() })).body.data;
-  const xlmReplaced = await s.request('PUT', txPath('stellar', xlm.id), { body: stellarBody({ memo: { type: 'text', value: 'v2' } }) });
+  const xlmReplaced = await s.request('PUT', txPath('stellar', xlm.id), {
+    body: stellarBody({ memo: { type: 'text', value: 'v2' } }),
+  });
   assert.equal(xlmReplaced.status, 200, xlmReplaced.text);
   assert.deepEqual(xlmReplaced.body.data.memo, { type: 'text', value: 'v2' });
 
-  for (const [relayer, id] of [['solana', sol.id], ['stellar', xlm.id]]) {
-    s.app.db.prepare("UPDATE transactions SET status = 'sent', record = json_set(record, '$.status', 'sent') WHERE id = ?").run(id);
-    const body = relayer === 'solana' ? { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } : stellarBody();
+  for (const [relayer, id] of [
+    ['solana', sol.id],
+    ['stellar', xlm.id],
+  ]) {
+    s.app.db
+      .prepare("UPDATE transactions SET status = 'sent', record = json_set(record, '$.status', 'sent') WHERE id = ?")
+      .run(id);
+    const body =
+      relayer === 'solana' ? { transaction: solanaTransaction(s.solana.svm.latestBlockhash()) } : stellarBody();
     const res = await s.request('PUT', txPath(relayer, id), { body });
     assert.equal(res.status, 400);
     assert.match(res.body.error, new RegExp(`is sent; only pending ${relayer} transactions can be replaced`));
@@ -148,7 +211,8 @@ test('Solana and Stellar transactions are replaced while pending, and refused af
 
 test('two concurrent replaces are serialized: both answers agree with the final record', async (t) => {
   const s = await buildWithRelayers(t);
-  const sent = (await s.request('POST', txPath('evm'), { body: { value: 1, to: TO, gas_price: 10_000_000_000 } })).body.data;
+  const sent = (await s.request('POST', txPath('evm'), { body: { value: 1, to: TO, gas_price: 10_000_000_000 } })).body
+    .data;
   // Both clear the bump over the original; only one can also clear it over the other.
   const [a, b] = await Promise.all([
     s.request('PUT', txPath('evm', sent.id), { body: { value: 2, to: TO, gas_price: 11_000_000_000 } }),
@@ -171,7 +235,9 @@ test('two concurrent replaces are serialized: both answers agree with the final 
   assert.equal(c.status, 200);
   assert.equal(d.status, 200);
   const end = (await s.request('GET', txPath('evm', sent.id))).body.data;
-  const [first, second] = [c, d].sort((x, y) => end.hashes.indexOf(x.body.data.hash) - end.hashes.indexOf(y.body.data.hash));
+  const [first, second] = [c, d].sort(
+    (x, y) => end.hashes.indexOf(x.body.data.hash) - end.hashes.indexOf(y.body.data.hash),
+  );
   assert.deepEqual(sansBroadcast(second!.body.data), sansBroadcast(end));
   assert.ok(BigInt(second!.body.data.max_fee_per_gas) >= (BigInt(first!.body.data.max_fee_per_gas) * 11n) / 10n);
   assert.equal(end.nonce, sent.nonce);

@@ -1,10 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keccak256, parseTransaction, recoverTransactionAddress, type TransactionSerialized } from 'viem';
-import { buildWithRelayers, CHAIN_ID, EVM_ADDRESS, EVM_KEY_2, evmBody, fundWithoutLimit, IN_FLIGHT, TO, txPath } from './fixtures.ts';
+import {
+  buildWithRelayers,
+  CHAIN_ID,
+  EVM_ADDRESS,
+  EVM_KEY_2,
+  evmBody,
+  fundWithoutLimit,
+  IN_FLIGHT,
+  TO,
+  txPath,
+} from './fixtures.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 
-test('an EIP-1559 send is signed for real by the relayer key, given the chain\'s nonce and recorded as sent', async (t) => {
+test("an EIP-1559 send is signed for real by the relayer key, given the chain's nonce and recorded as sent", async (t) => {
   const s = await buildWithRelayers(t);
   const res = await s.request('POST', txPath('evm'), { body: evmBody({ data: '0xdeadbeef' }) });
   assert.equal(res.status, 200);
@@ -51,7 +61,7 @@ test('a legacy send carries EIP-155 replay protection and a default gas limit of
   assert.equal(parsed.gasPrice, 3_000_000_000n);
   assert.equal(tx.gas_price, '3000000000');
   assert.equal(tx.gas_limit, 21000);
-  assert.equal(tx.signature.v, CHAIN_ID * 2 + 35 + Number(parsed.yParity ?? (Number(parsed.v) - 35 - CHAIN_ID * 2)));
+  assert.equal(tx.signature.v, CHAIN_ID * 2 + 35 + Number(parsed.yParity ?? Number(parsed.v) - 35 - CHAIN_ID * 2));
   assert.equal(await recoverTransactionAddress({ serializedTransaction: tx.raw }), EVM_ADDRESS);
 });
 
@@ -94,13 +104,18 @@ test('a value above 2^53 sent as a JSON number or a string round-trips exactly a
   // Enough for the amounts below: anvil sets the relayer's balance.
   await fundWithoutLimit(s);
   const raw = `{"value": 1000000000000000000001, "to": "${TO}", "gas_price": 1000000000000000000001}`;
-  const asNumber = await s.request('POST', txPath('evm'), { rawBody: raw, headers: { 'content-type': 'application/json' } });
+  const asNumber = await s.request('POST', txPath('evm'), {
+    rawBody: raw,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(asNumber.status, 200, asNumber.text);
   assert.match(asNumber.text, /"value":"1000000000000000000001"/);
   assert.equal(asNumber.body.data.gas_price, '1000000000000000000001');
   assert.equal(parseTransaction(asNumber.body.data.raw).value, 1000000000000000000001n);
 
-  const asString = await s.request('POST', txPath('evm'), { body: evmBody({ value: '1000000000000000000001', gas_limit: '9007199254740993' }) });
+  const asString = await s.request('POST', txPath('evm'), {
+    body: evmBody({ value: '1000000000000000000001', gas_limit: '9007199254740993' }),
+  });
   assert.equal(asString.status, 200, asString.text);
   assert.equal(asString.body.data.value, '1000000000000000000001');
   assert.equal(asString.body.data.gas_limit, '9007199254740993');
@@ -124,7 +139,10 @@ test('integers that are negative, fractional or out of range are refused naming 
     assert.equal(res.body.message, 'Bad Request');
     assert.match(res.body.error, reason);
   }
-  const rawNegative = await s.request('POST', txPath('evm'), { rawBody: `{"value": -1000000000000000000001, "to": "${TO}", "gas_price": 1}`, headers: { 'content-type': 'application/json' } });
+  const rawNegative = await s.request('POST', txPath('evm'), {
+    rawBody: `{"value": -1000000000000000000001, "to": "${TO}", "gas_price": 1}`,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(rawNegative.status, 400);
   assert.match(rawNegative.body.error, /'value'/);
 });
@@ -139,7 +157,10 @@ test('shape A rules: to or data, exactly one pricing mode, max fee >= priority f
     [{ value: 1, to: TO, speed: 'fast', max_fee_per_gas: 2, max_priority_fee_per_gas: 1 }, /exactly one pricing mode/],
     [{ value: 1, to: TO, max_fee_per_gas: 2 }, /'max_priority_fee_per_gas' is required/],
     [{ value: 1, to: TO, max_priority_fee_per_gas: 2 }, /'max_fee_per_gas' is required/],
-    [{ value: 1, to: TO, max_fee_per_gas: 1, max_priority_fee_per_gas: 2 }, /'max_fee_per_gas' \(1\) must be greater than or equal to 'max_priority_fee_per_gas' \(2\)/],
+    [
+      { value: 1, to: TO, max_fee_per_gas: 1, max_priority_fee_per_gas: 2 },
+      /'max_fee_per_gas' \(1\) must be greater than or equal to 'max_priority_fee_per_gas' \(2\)/,
+    ],
     [{ value: 1, to: TO, gas_price: 1, valid_until: '2020-01-01T00:00:00Z' }, /'valid_until' must be in the future/],
     [{ value: 1, to: TO, gas_price: 1, valid_until: 'tomorrow' }, /'valid_until' must match format "date-time"/],
     [{ value: 1, to: TO, gas_price: 1, speed: 'slow' }, /'speed' must be one of: fastest, fast, average, safeLow/],
@@ -156,7 +177,9 @@ test('shape A rules: to or data, exactly one pricing mode, max fee >= priority f
     assert.equal(res.body.data, null);
     assert.match(res.body.error, reason, JSON.stringify(body));
   }
-  const ok = await s.request('POST', txPath('evm'), { body: { value: 1, data: '0x', gas_price: 1, valid_until: future } });
+  const ok = await s.request('POST', txPath('evm'), {
+    body: { value: 1, data: '0x', gas_price: 1, valid_until: future },
+  });
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.body.data.to, null);
   assert.ok(ok.body.data.gas_limit >= 53_000, 'a creation is estimated by the chain (53,000 and up)');
@@ -178,7 +201,11 @@ test('a body of another relayer shape, or no body, is refused with the shape the
 
 test('send, get and list of an unknown relayer answer 404 naming it', async (t) => {
   const s = await buildWithRelayers(t);
-  for (const [method, path] of [['POST', txPath('ghost')], ['GET', txPath('ghost', 'x')], ['DELETE', txPath('ghost', 'x')]] as const) {
+  for (const [method, path] of [
+    ['POST', txPath('ghost')],
+    ['GET', txPath('ghost', 'x')],
+    ['DELETE', txPath('ghost', 'x')],
+  ] as const) {
     const res = await s.request(method, path, { body: method === 'POST' ? evmBody() : undefined });
     assert.equal(res.status, 404, path);
     assert.equal(res.body.message, 'Relayer with ID ghost not found');

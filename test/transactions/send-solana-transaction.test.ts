@@ -15,7 +15,10 @@ test('a real serialized Solana transaction in base64 is signed by the relayer as
   const decode = (wire: string) => getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(wire)));
   const signed = decode(res.body.data.transaction);
   assert.deepEqual(signed.messageBytes, decode(encoded).messageBytes, 'the same message');
-  assert.ok(verifySignature(SOLANA_ADDRESS, signed.messageBytes, signed.signatures[SOLANA_ADDRESS as Address]!), 'signed by the relayer');
+  assert.ok(
+    verifySignature(SOLANA_ADDRESS, signed.messageBytes, signed.signatures[SOLANA_ADDRESS as Address]!),
+    'signed by the relayer',
+  );
   assert.equal(res.body.data.signature.length > 80, true);
   assert.equal(res.body.data.from, SOLANA_ADDRESS);
   assert.equal(res.body.data.fee_payer, SOLANA_ADDRESS);
@@ -51,7 +54,9 @@ test('shape B takes a string transaction or the instructions form, nothing else'
   const wrongType = await s.request('POST', txPath('solana'), { body: { transaction: 5 } });
   assert.equal(wrongType.status, 400);
   assert.match(wrongType.body.error, /'transaction' must be string/);
-  const evmShape = await s.request('POST', txPath('solana'), { body: { value: 1, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', gas_price: 1 } });
+  const evmShape = await s.request('POST', txPath('solana'), {
+    body: { value: 1, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', gas_price: 1 },
+  });
   assert.equal(evmShape.status, 400);
   assert.match(evmShape.body.error, /is solana and takes request shape B .*shape A, for evm relayers/);
 });

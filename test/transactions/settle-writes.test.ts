@@ -7,7 +7,15 @@ import type { Tx } from '../../src/domain/ports.ts';
 import type { StoredTransaction } from '../../src/domain/relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../src/domain/types.ts';
 
-const record = (id: string, status: TransactionStatus): TransactionRecord => ({ id, relayer_id: 'r', status, status_reason: null, created_at: '', sent_at: null, confirmed_at: null });
+const record = (id: string, status: TransactionStatus): TransactionRecord => ({
+  id,
+  relayer_id: 'r',
+  status,
+  status_reason: null,
+  created_at: '',
+  sent_at: null,
+  confirmed_at: null,
+});
 const stored = (id: string): StoredTransaction => ({ record: record(id, 'submitted'), version: 3 });
 
 /** A store and writer that record each transaction's writes; `stale` ids fail their version check. */
@@ -51,13 +59,20 @@ test('settlements made in one turn are one store transaction: mined, then final 
 test('a settlement another writer got to first is left alone; the others are written', async () => {
   const { store, writer, transactions } = fakes(['b']);
   const write = createSettleWrites({ store, writer });
-  await Promise.all(['a', 'b'].map((id) => write({ stored: stored(id), mined: record(id, 'mined'), final: record(id, 'confirmed') })));
+  await Promise.all(
+    ['a', 'b'].map((id) => write({ stored: stored(id), mined: record(id, 'mined'), final: record(id, 'confirmed') })),
+  );
   assert.deepEqual(transactions, [['a:mined@3', 'a:confirmed@4']]);
 });
 
 test('a transaction that fails fails every settlement in it (each is looked at again by the next check)', async () => {
   const { store, writer } = fakes([], true);
   const write = createSettleWrites({ store, writer });
-  const results = await Promise.allSettled(['a', 'b'].map((id) => write({ stored: stored(id), mined: record(id, 'mined') })));
-  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  const results = await Promise.allSettled(
+    ['a', 'b'].map((id) => write({ stored: stored(id), mined: record(id, 'mined') })),
+  );
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
 });

@@ -17,7 +17,11 @@ import { SOLANA_ADDRESS, solanaTransaction } from './fixtures.ts';
 
 const messageOf = (wire: string) => getTransactionDecoder().decode(new Uint8Array(getBase64Encoder().encode(wire)));
 
-async function start(t: TestContext, simOptions: SolanaSimOptions = {}, extra: SolanaSetupOptions = {}): Promise<{ s: TestServer; sim: SolanaSim; relayer: string }> {
+async function start(
+  t: TestContext,
+  simOptions: SolanaSimOptions = {},
+  extra: SolanaSetupOptions = {},
+): Promise<{ s: TestServer; sim: SolanaSim; relayer: string }> {
   const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, ...simOptions });
   t.after(() => sim.close());
   const setup = solanaSetup(sim, 'sol', extra);
@@ -28,8 +32,14 @@ async function start(t: TestContext, simOptions: SolanaSimOptions = {}, extra: S
 test('simulated Solana network: an instructions transfer is signed by the relayer, sent, and followed to confirmed (finalized), with a webhook per status', async (t) => {
   const receiver = await startReceiver(t);
   const { s, sim, relayer } = await start(t, {}, { webhook: receiver.url });
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
-  const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 1_000_000n)] } });
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
+  const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(relayer, dest, 1_000_000n)] },
+  });
   assert.equal(sent.status, 200, sent.text);
   assert.equal(sent.body.data.status, 'pending');
   assert.equal(sent.body.data.fee_payer, relayer);
@@ -39,7 +49,10 @@ test('simulated Solana network: an instructions transfer is signed by the relaye
   assert.equal(done.status, 'confirmed', done.status_reason);
   assert.ok(done.sent_at && done.confirmed_at);
   const tx = messageOf(done.transaction);
-  assert.ok(verifySignature(relayer, tx.messageBytes, tx.signatures[relayer as Address]!), "the relayer's signature verifies against its address");
+  assert.ok(
+    verifySignature(relayer, tx.messageBytes, tx.signatures[relayer as Address]!),
+    "the relayer's signature verifies against its address",
+  );
   assert.equal(sim.balance(dest), 1_000_000n, 'the transfer landed on the SVM');
 
   const statuses = await waitFor(() => {
@@ -48,7 +61,10 @@ test('simulated Solana network: an instructions transfer is signed by the relaye
   }, 'the confirmed webhook');
   assert.deepEqual(statuses, ['pending', 'sent', 'submitted', 'mined', 'confirmed']);
   const metrics = (await s.request('GET', '/metrics')).text;
-  assert.match(metrics, /relaybox_transaction_transitions_total\{network_type="solana",from="mined",to="confirmed"\} 1/);
+  assert.match(
+    metrics,
+    /relaybox_transaction_transitions_total\{network_type="solana",from="mined",to="confirmed"\} 1/,
+  );
 });
 
 test('simulated Solana network: a client-built transaction (shape B) with another signer is co-signed as fee payer and lands', async (t) => {
@@ -60,55 +76,104 @@ test('simulated Solana network: a client-built transaction (shape B) with anothe
   assert.equal(done.status, 'confirmed', done.status_reason);
   const tx = messageOf(done.transaction);
   assert.ok(verifySignature(relayer, tx.messageBytes, tx.signatures[relayer as Address]!));
-  assert.ok(verifySignature(other, tx.messageBytes, tx.signatures[other as Address]!), "the client's signature is kept");
+  assert.ok(
+    verifySignature(other, tx.messageBytes, tx.signatures[other as Address]!),
+    "the client's signature is kept",
+  );
 });
 
 test('simulated Solana network: a failing program is refused before the relayer signs it (simulated first); the request forms are checked', async (t) => {
   const { s, relayer } = await start(t);
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
-  const tooMuch = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 10n ** 15n)] } });
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
+  const tooMuch = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(relayer, dest, 10n ** 15n)] },
+  });
   assert.equal(tooMuch.status, 400, tooMuch.text);
   assert.equal(tooMuch.body.error, 'Validation error: Transaction simulation failed: instruction 0 failed: Custom(1)');
   const listed = await s.request('GET', '/api/v1/relayers/sol/transactions');
   assert.equal(listed.body.data.length, 0, 'nothing was signed or recorded');
 
-  const memo = { program_id: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', accounts: [], data: Buffer.from('hi').toString('base64') };
-  const otherPayer = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { transaction: solanaTransaction() } });
+  const memo = {
+    program_id: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+    accounts: [],
+    data: Buffer.from('hi').toString('base64'),
+  };
+  const otherPayer = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { transaction: solanaTransaction() },
+  });
   assert.equal(otherPayer.status, 400);
-  assert.match(otherPayer.body.error, new RegExp(`Transaction fee payer ${SOLANA_ADDRESS} does not match relayer address ${relayer}`));
-  const both = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [memo], transaction: 'AAAA' } });
+  assert.match(
+    otherPayer.body.error,
+    new RegExp(`Transaction fee payer ${SOLANA_ADDRESS} does not match relayer address ${relayer}`),
+  );
+  const both = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [memo], transaction: 'AAAA' },
+  });
   assert.match(both.body.error, /Cannot provide both transaction and instructions/);
   const neither = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [] } });
   assert.match(neither.body.error, /Must provide either transaction or instructions/);
 });
 
 test("simulated Solana network: the relayer's policies refuse up front (allowed programs, max fee)", async (t) => {
-  const { s, relayer } = await start(t, {}, { policies: { allowed_programs: ['11111111111111111111111111111111'], max_allowed_fee_lamports: 4_999 } });
-  const memo = { program_id: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', accounts: [], data: Buffer.from('hi').toString('base64') };
+  const { s, relayer } = await start(
+    t,
+    {},
+    { policies: { allowed_programs: ['11111111111111111111111111111111'], max_allowed_fee_lamports: 4_999 } },
+  );
+  const memo = {
+    program_id: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+    accounts: [],
+    data: Buffer.from('hi').toString('base64'),
+  };
   const denied = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [memo] } });
   assert.equal(denied.status, 400);
   assert.equal(denied.body.error, 'Policy violation: Program MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr not allowed');
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
-  const fee = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 1n)] } });
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
+  const fee = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(relayer, dest, 1n)] },
+  });
   assert.equal(fee.status, 400);
   assert.equal(fee.body.error, 'Policy violation: Fee amount 5000 exceeds max allowed fee amount 4999');
 });
 
 test('simulated Solana network: the relayer keeps its minimum balance', async (t) => {
   const { s, relayer } = await start(t, {}, { fund: 10_004_000n });
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
-  const res = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 1n)] } });
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
+  const res = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(relayer, dest, 1n)] },
+  });
   assert.equal(res.status, 400);
-  assert.match(res.body.error, /Insufficient relayer balance. Required: 10005000, Available: 10004000, Fee: 5000, Min balance: 10000000/);
+  assert.match(
+    res.body.error,
+    /Insufficient relayer balance. Required: 10005000, Available: 10004000, Fee: 5000, Min balance: 10000000/,
+  );
 });
 
 test('simulated Solana network: a blockhash that expires before landing is re-signed when the relayer is the only signer, else expired', async (t) => {
   // Slots advance only on demand here, so the blockhash can be made to expire between signing and sending.
   const { s, sim, relayer } = await start(t, { slotMs: 0, blockhashValidBlocks: 5 });
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
   const { wire } = await solanaPartlySigned(sim, relayer);
   await s.app.jobs.close(); // hold the jobs: both transactions are signed and stored, not sent
-  const alone = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 7n * 1_000_000n)] } });
+  const alone = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(relayer, dest, 7n * 1_000_000n)] },
+  });
   const shared = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { transaction: wire } });
   assert.equal(alone.status, 200, alone.text);
   assert.equal(shared.status, 200, shared.text);
@@ -130,17 +195,32 @@ test('simulated Solana network: a blockhash that expires before landing is re-si
   assert.equal(sim.balance(dest), 7_000_000n);
   const expired = await waitFinal(s2, 'sol', shared.body.data.id);
   assert.equal(expired.status, 'expired');
-  assert.match(expired.status_reason, /blockhash expired before the transaction landed; the transaction needs 1 signature\(s\) besides the relayer's/);
+  assert.match(
+    expired.status_reason,
+    /blockhash expired before the transaction landed; the transaction needs 1 signature\(s\) besides the relayer's/,
+  );
 });
 
 test('simulated Solana network: 200 concurrent sends all reach a final status', async (t) => {
   const { s, sim, relayer } = await start(t, { slotMs: 20 });
-  const dest = resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
+  const dest = resolveSigner(
+    { id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') },
+    'solana',
+    {},
+  ).address;
   const sends = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(relayer, dest, 1_000_000n + BigInt(i))] } })),
+    Array.from({ length: 200 }, (_, i) =>
+      s.request('POST', '/api/v1/relayers/sol/transactions', {
+        body: { instructions: [transfer(relayer, dest, 1_000_000n + BigInt(i))] },
+      }),
+    ),
   );
   for (const r of sends) assert.equal(r.status, 200, r.text);
-  const finals = await waitAllFinal(s, 'sol', sends.map((r) => r.body.data.id));
+  const finals = await waitAllFinal(
+    s,
+    'sol',
+    sends.map((r) => r.body.data.id),
+  );
   assert.deepEqual(new Set(finals.map((f) => f.status)), new Set(['confirmed']));
   assert.equal(sim.balance(dest), 200n * 1_000_000n + (199n * 200n) / 2n);
 });

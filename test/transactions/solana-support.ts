@@ -43,13 +43,34 @@ export interface SolanaSetupOptions {
 }
 
 /** A config whose relayer `id` relays to the simulator, its key derived from `id`, its account funded. */
-export function solanaSetup(sim: SolanaSim, id: string, options: SolanaSetupOptions = {}): { config: Partial<ConfigFile>; address: string } {
+export function solanaSetup(
+  sim: SolanaSim,
+  id: string,
+  options: SolanaSetupOptions = {},
+): { config: Partial<ConfigFile>; address: string } {
   const key = solanaKey(id);
   sim.airdrop(key.signer.address, options.fund ?? 100_000_000_000n);
   const config: Partial<ConfigFile> = {
-    networks: [{ type: 'solana', network: 'solana-sim', rpc_urls: [{ url: sim.url, weight: 100 }], average_blocktime_ms: options.slotMs ?? 20 }],
+    networks: [
+      {
+        type: 'solana',
+        network: 'solana-sim',
+        rpc_urls: [{ url: sim.url, weight: 100 }],
+        average_blocktime_ms: options.slotMs ?? 20,
+      },
+    ],
     signers: [{ id: 'sol-key', type: 'local', development: true, private_key: key.hex }],
-    relayers: [{ id, name: 'Solana relayer (simulated network)', network: 'solana-sim', network_type: 'solana', signer_id: 'sol-key', policies: { fee_payment_strategy: 'relayer', ...options.policies }, ...(options.webhook ? { notification_id: 'hook' } : {}) }],
+    relayers: [
+      {
+        id,
+        name: 'Solana relayer (simulated network)',
+        network: 'solana-sim',
+        network_type: 'solana',
+        signer_id: 'sol-key',
+        policies: { fee_payment_strategy: 'relayer', ...options.policies },
+        ...(options.webhook ? { notification_id: 'hook' } : {}),
+      },
+    ],
     notifications: options.webhook ? [{ id: 'hook', type: 'webhook', url: options.webhook }] : [],
   };
   return { config, address: key.signer.address };
@@ -60,7 +81,14 @@ export function transfer(from: string, to: string, lamports: bigint, fromSigns =
   const data = Buffer.alloc(12);
   data.writeUInt32LE(2, 0);
   data.writeBigUInt64LE(lamports, 4);
-  return { program_id: SYSTEM_PROGRAM, accounts: [{ pubkey: from, is_signer: fromSigns, is_writable: true }, { pubkey: to, is_signer: false, is_writable: true }], data: data.toString('base64') };
+  return {
+    program_id: SYSTEM_PROGRAM,
+    accounts: [
+      { pubkey: from, is_signer: fromSigns, is_writable: true },
+      { pubkey: to, is_signer: false, is_writable: true },
+    ],
+    data: data.toString('base64'),
+  };
 }
 
 /**
@@ -74,7 +102,11 @@ export async function solanaPartlySigned(sim: SolanaSim, feePayer: string): Prom
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
     (m) => setTransactionMessageFeePayer(feePayer as Address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: sim.svm.latestBlockhash() as Blockhash, lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: sim.svm.latestBlockhash() as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
     (m) =>
       appendTransactionMessageInstruction(
         {

@@ -16,7 +16,8 @@ import { FAST_WEBHOOKS } from '../webhooks/support.ts';
 import { solanaSetup, transfer } from './solana-support.ts';
 import { waitAllFinal, waitFinal } from './wait-final.ts';
 
-const destination = () => resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
+const destination = () =>
+  resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
 
 test('simulated Solana network: a provider that swallows submissions, listed first beside a healthy one: every send lands', async (t) => {
   const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 20 });
@@ -24,17 +25,26 @@ test('simulated Solana network: a provider that swallows submissions, listed fir
   const front = await startSolanaSwallower(sim.url);
   t.after(() => front.close());
   const setup = solanaSetup(sim, 'sol');
-  setup.config.networks![0]!.rpc_urls = [{ url: front.url, weight: 100 }, { url: sim.url, weight: 100 }];
+  setup.config.networks![0]!.rpc_urls = [
+    { url: front.url, weight: 100 },
+    { url: sim.url, weight: 100 },
+  ];
   const s = await build(t, { config: setup.config, env: FAST_WEBHOOKS });
   const dest = destination();
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(setup.address, dest, 1_000_000n + BigInt(i))] } });
+    const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+      body: { instructions: [transfer(setup.address, dest, 1_000_000n + BigInt(i))] },
+    });
     assert.equal(sent.status, 200, sent.text);
     ids.push(sent.body.data.id);
   }
   const done = await waitAllFinal(s, 'sol', ids, 60_000);
-  assert.deepEqual(done.map((d) => d.status), ids.map(() => 'confirmed'), JSON.stringify(done.map((d) => d.status_reason)));
+  assert.deepEqual(
+    done.map((d) => d.status),
+    ids.map(() => 'confirmed'),
+    JSON.stringify(done.map((d) => d.status_reason)),
+  );
   assert.equal(sim.balance(dest), 5_000_000n + 10n, 'each transfer landed once');
   assert.ok(front.swallowed >= 5, `the first URL was asked and swallowed (${front.swallowed})`);
 });
@@ -50,7 +60,9 @@ test('simulated Solana network: a provider that swallows submissions, alone: the
   setup.config.networks![0]!.rpc_urls = [{ url: front.url, weight: 100 }];
   const s = await build(t, { config: setup.config, env: FAST_WEBHOOKS });
   const dest = destination();
-  const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', { body: { instructions: [transfer(setup.address, dest, 1_000_000n)] } });
+  const sent = await s.request('POST', '/api/v1/relayers/sol/transactions', {
+    body: { instructions: [transfer(setup.address, dest, 1_000_000n)] },
+  });
   assert.equal(sent.status, 200, sent.text);
   const done = await waitFinal(s, 'sol', sent.body.data.id, 60_000);
   assert.equal(done.status, 'expired', done.status_reason);
@@ -59,7 +71,10 @@ test('simulated Solana network: a provider that swallows submissions, alone: the
   assert.equal(sim.balance(dest), 0n, 'nothing landed');
   const status = (await s.request('GET', '/api/v1/relayers/sol/status')).body.data;
   assert.equal(status.rpc.available, true, 'it still answers reads');
-  assert.match(status.rpc.broadcast_warnings?.[0] ?? '', /unhealthy for broadcasts: accepted transaction \w+ as new, but the network never had it past its blockhash's life/);
+  assert.match(
+    status.rpc.broadcast_warnings?.[0] ?? '',
+    /unhealthy for broadcasts: accepted transaction \w+ as new, but the network never had it past its blockhash's life/,
+  );
   const ready = await s.request('GET', '/api/v1/ready');
   assert.equal(ready.body.components.rpc.status, 'degraded');
   assert.match(ready.body.reason, /unhealthy for broadcasts/);

@@ -13,7 +13,11 @@ import { waitAllFinal, waitFinal } from './wait-final.ts';
 const XLM = 10_000_000;
 const path = '/api/v1/relayers/xlm/transactions';
 
-async function start(t: TestContext, simOptions: StellarSimOptions = {}, extra: StellarSetupOptions = {}): Promise<{ s: TestServer; sim: StellarSim; relayer: string }> {
+async function start(
+  t: TestContext,
+  simOptions: StellarSimOptions = {},
+  extra: StellarSetupOptions = {},
+): Promise<{ s: TestServer; sim: StellarSim; relayer: string }> {
   const sim = await startStellarSim({ ledgerMs: 50, ...simOptions });
   t.after(() => sim.close());
   const setup = stellarSetup(sim, 'xlm', extra);
@@ -28,7 +32,9 @@ test('simulated Stellar network: a payment from operations is signed with the ne
   const { s, sim, relayer } = await start(t, {}, { webhook: receiver.url });
   const dest = Keypair.random().publicKey();
   sim.fund(dest, 10n * BigInt(XLM));
-  const sent = await s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, 5 * XLM)], memo: { type: 'text', value: 'relaybox' } } });
+  const sent = await s.request('POST', path, {
+    body: { network: 'stellar-sim', operations: [payment(dest, 5 * XLM)], memo: { type: 'text', value: 'relaybox' } },
+  });
   assert.equal(sent.status, 200, sent.text);
   assert.equal(sent.body.data.status, 'pending');
   assert.equal(sent.body.data.hash, null, 'signed (with the sequence number of the moment) when its turn comes');
@@ -37,7 +43,11 @@ test('simulated Stellar network: a payment from operations is signed with the ne
   assert.equal(done.status, 'confirmed', done.status_reason);
   assert.match(done.hash, /^[0-9a-f]{64}$/);
   const signed = parseSigned(done.transaction_xdr, sim.passphrase);
-  assert.equal(signed.tx.hash().toString('hex'), done.hash, 'the hash is the signed envelope\'s, under this network\'s passphrase');
+  assert.equal(
+    signed.tx.hash().toString('hex'),
+    done.hash,
+    "the hash is the signed envelope's, under this network's passphrase",
+  );
   assert.ok(signed.signedBy(relayer), "the relayer's signature verifies against its address");
   assert.equal((signed.tx as { memo: { value: Buffer } }).memo.value.toString(), 'relaybox');
   assert.equal(sim.account(dest)!.balance, 15n * BigInt(XLM));
@@ -49,7 +59,10 @@ test('simulated Stellar network: a payment from operations is signed with the ne
   }, 'the confirmed webhook');
   assert.deepEqual(statuses, ['pending', 'sent', 'submitted', 'confirmed']);
   const metrics = (await s.request('GET', '/metrics')).text;
-  assert.match(metrics, /relaybox_transaction_transitions_total\{network_type="stellar",from="submitted",to="confirmed"\} 1/);
+  assert.match(
+    metrics,
+    /relaybox_transaction_transitions_total\{network_type="stellar",from="submitted",to="confirmed"\} 1/,
+  );
 });
 
 test('simulated Stellar network: an unsigned transaction_xdr is signed by the relayer; a signed one with fee_bump is wrapped and paid by the relayer', async (t) => {
@@ -69,13 +82,18 @@ test('simulated Stellar network: an unsigned transaction_xdr is signed by the re
 
   const client = Keypair.random();
   sim.fund(client.publicKey(), 10n * BigInt(XLM));
-  const inner = new TransactionBuilder(new Account(client.publicKey(), sim.account(client.publicKey())!.seq.toString()), { fee: '100', networkPassphrase: sim.passphrase })
+  const inner = new TransactionBuilder(
+    new Account(client.publicKey(), sim.account(client.publicKey())!.seq.toString()),
+    { fee: '100', networkPassphrase: sim.passphrase },
+  )
     .addOperation(Operation.payment({ destination: dest, asset: Asset.native(), amount: '2' }))
     .setTimeout(60)
     .build();
   inner.sign(client);
   const clientBalance = sim.account(client.publicKey())!.balance;
-  const b = await s.request('POST', path, { body: { network: 'stellar-sim', transaction_xdr: inner.toXDR(), fee_bump: true, max_fee: 10_000 } });
+  const b = await s.request('POST', path, {
+    body: { network: 'stellar-sim', transaction_xdr: inner.toXDR(), fee_bump: true, max_fee: 10_000 },
+  });
   assert.equal(b.status, 200, b.text);
   const doneB = await waitFinal(s, 'xlm', b.body.data.id);
   assert.equal(doneB.status, 'confirmed', doneB.status_reason);
@@ -102,12 +120,17 @@ test("simulated Stellar network: the relayer's policies: max_fee caps the bid, m
   const { s, sim, relayer } = await start(t, {}, { policies: { max_fee: 500, min_balance: 100_000_000_000 } });
   const dest = Keypair.random().publicKey();
   sim.fund(dest, 10n * BigInt(XLM));
-  const capped = await s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, XLM)], max_fee: 5_000 } });
+  const capped = await s.request('POST', path, {
+    body: { network: 'stellar-sim', operations: [payment(dest, XLM)], max_fee: 5_000 },
+  });
   assert.equal(capped.status, 200, capped.text);
   assert.equal(capped.body.data.max_fee, '500');
   const done = await waitFinal(s, 'xlm', capped.body.data.id);
   assert.equal(done.status, 'failed');
-  assert.equal(done.status_reason, 'Insufficient relayer balance. Required: 100000000500, Available: 100000000000, Fee: 500, Min balance: 100000000000');
+  assert.equal(
+    done.status_reason,
+    'Insufficient relayer balance. Required: 100000000500, Available: 100000000000, Fee: 500, Min balance: 100000000000',
+  );
   assert.equal(sim.account(relayer)!.balance, 100_000_000_000n, 'nothing was submitted');
 });
 
@@ -125,7 +148,11 @@ test('simulated Stellar network: TRY_AGAIN_LATER is retried, and a sequence numb
   sim.account(relayer)!.seq += 1n;
   const done = await waitFinal(s, 'xlm', sent.body.data.id);
   assert.equal(done.status, 'confirmed', done.status_reason);
-  assert.equal(BigInt(done.sequence_number), BigInt(waiting.sequence_number) + 1n, 'signed again with the next sequence number');
+  assert.equal(
+    BigInt(done.sequence_number),
+    BigInt(waiting.sequence_number) + 1n,
+    'signed again with the next sequence number',
+  );
   assert.notEqual(done.hash, waiting.hash);
   assert.equal(sim.account(dest)!.balance, 11n * BigInt(XLM));
 });
@@ -147,7 +174,9 @@ test('simulated Stellar network: a transaction the node dropped is submitted aga
   clearInterval(closer);
 
   const validUntil = new Date(Date.now() + 3_000).toISOString();
-  const second = await s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, XLM)], valid_until: validUntil } });
+  const second = await s.request('POST', path, {
+    body: { network: 'stellar-sim', operations: [payment(dest, XLM)], valid_until: validUntil },
+  });
   await waitFor(async () => (await status(s, second.body.data.id)).status === 'submitted', 'submitted');
   // A node that keeps losing it: whatever is queued never makes a ledger.
   const dropper = setInterval(() => sim.dropQueue(), 20);
@@ -166,9 +195,18 @@ test(`simulated Stellar network: ${CONCURRENT_SENDS} concurrent sends all reach 
   const { s, sim } = await start(t, { ledgerMs: 20 }, { ledgerMs: 20 });
   const dest = Keypair.random().publicKey();
   sim.fund(dest, 10n * BigInt(XLM));
-  const sends = await Promise.all(Array.from({ length: CONCURRENT_SENDS }, (_, i) => s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, 1 + i)] } })));
+  const sends = await Promise.all(
+    Array.from({ length: CONCURRENT_SENDS }, (_, i) =>
+      s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, 1 + i)] } }),
+    ),
+  );
   for (const r of sends) assert.equal(r.status, 200, r.text);
-  const finals = await waitAllFinal(s, 'xlm', sends.map((r) => r.body.data.id), 300_000);
+  const finals = await waitAllFinal(
+    s,
+    'xlm',
+    sends.map((r) => r.body.data.id),
+    300_000,
+  );
   assert.deepEqual(new Set(finals.map((f) => f.status)), new Set(['confirmed']));
   assert.equal(sim.account(dest)!.balance, 10n * BigInt(XLM) + BigInt((CONCURRENT_SENDS * (CONCURRENT_SENDS + 1)) / 2));
 });

@@ -26,7 +26,9 @@ test('simulated Stellar provider that swallows submissions: past its time bounds
   sim.fund(dest, 10n * BigInt(XLM));
   sim.swallow(true);
   const validUntil = new Date(Date.now() + 3_000).toISOString();
-  const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', { body: { network: 'stellar-sim', operations: [payment(dest, XLM)], valid_until: validUntil } });
+  const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', {
+    body: { network: 'stellar-sim', operations: [payment(dest, XLM)], valid_until: validUntil },
+  });
   assert.equal(sent.status, 200, sent.text);
   const done = await waitFinal(s, 'xlm', sent.body.data.id);
   assert.equal(done.status, 'expired');
@@ -35,7 +37,10 @@ test('simulated Stellar provider that swallows submissions: past its time bounds
   assert.equal(sim.account(dest)!.balance, 10n * BigInt(XLM), 'nothing moved');
   const status = (await s.request('GET', '/api/v1/relayers/xlm/status')).body.data;
   assert.equal(status.rpc.available, true, 'it still answers reads');
-  assert.match(status.rpc.broadcast_warnings?.[0] ?? '', /unhealthy for broadcasts: accepted transaction [0-9a-f]{64} as pending, but the network never had it past its time bounds/);
+  assert.match(
+    status.rpc.broadcast_warnings?.[0] ?? '',
+    /unhealthy for broadcasts: accepted transaction [0-9a-f]{64} as pending, but the network never had it past its time bounds/,
+  );
   const ready = await s.request('GET', '/api/v1/ready');
   assert.equal(ready.body.components.rpc.status, 'degraded');
   assert.match(ready.body.reason, /unhealthy for broadcasts/);
@@ -47,18 +52,27 @@ test('simulated Stellar network: a provider that swallows submissions, listed fi
   const front = await startStellarSwallower(sim.url, sim.passphrase);
   t.after(() => front.close());
   const setup = stellarSetup(sim, 'xlm');
-  setup.config.networks![0]!.rpc_urls = [{ url: front.url, weight: 100 }, { url: sim.url, weight: 100 }];
+  setup.config.networks![0]!.rpc_urls = [
+    { url: front.url, weight: 100 },
+    { url: sim.url, weight: 100 },
+  ];
   const s = await build(t, { config: setup.config, env: FAST_WEBHOOKS });
   const dest = Keypair.random().publicKey();
   sim.fund(dest, 10n * BigInt(XLM));
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', { body: { network: 'stellar-sim', operations: [payment(dest, XLM)] } });
+    const sent = await s.request('POST', '/api/v1/relayers/xlm/transactions', {
+      body: { network: 'stellar-sim', operations: [payment(dest, XLM)] },
+    });
     assert.equal(sent.status, 200, sent.text);
     ids.push(sent.body.data.id);
   }
   const done = await waitAllFinal(s, 'xlm', ids, 60_000);
-  assert.deepEqual(done.map((d) => d.status), ['confirmed', 'confirmed', 'confirmed'], JSON.stringify(done.map((d) => d.status_reason)));
+  assert.deepEqual(
+    done.map((d) => d.status),
+    ['confirmed', 'confirmed', 'confirmed'],
+    JSON.stringify(done.map((d) => d.status_reason)),
+  );
   assert.equal(sim.account(dest)!.balance, 13n * BigInt(XLM), 'each payment landed once');
   assert.ok(front.swallowed >= 3, `the first URL was asked and swallowed (${front.swallowed})`);
 });

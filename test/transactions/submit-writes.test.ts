@@ -31,16 +31,34 @@ async function setup(t: { after(fn: () => Promise<void> | void): void }) {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  db.prepare("INSERT INTO relayers (id, name, network, network_type, signer_id, address, created_at, updated_at) VALUES ('r', 'r', 'anvil', 'evm', 's', ?, 'x', 'x')").run(ANVIL_ADDRESSES[1]);
+  db.prepare(
+    "INSERT INTO relayers (id, name, network, network_type, signer_id, address, created_at, updated_at) VALUES ('r', 'r', 'anvil', 'evm', 's', ?, 'x', 'x')",
+  ).run(ANVIL_ADDRESSES[1]);
   const writer = createRecordWriter({ events: createOutbox() });
-  const submitter = createEvmSubmitter({ store, writer, logger: { info() {}, warn() {}, error() {}, debug() {} } as never });
+  const submitter = createEvmSubmitter({
+    store,
+    writer,
+    logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
+  });
   return { store, writer, submitter };
 }
 
 /** A `sent` record of a real signed transfer, as the send path inserts it (version 1). */
 async function inserted(s: Awaited<ReturnType<typeof setup>>, nonce: number): Promise<StoredTransaction> {
   const raw = await anvil.signed(KEY, { nonce });
-  const record = { id: `tx-${nonce}`, relayer_id: 'r', status: 'sent', status_reason: null, created_at: new Date().toISOString(), sent_at: null, confirmed_at: null, nonce, raw, hash: keccak256(raw), hashes: [keccak256(raw)] } as TransactionRecord;
+  const record = {
+    id: `tx-${nonce}`,
+    relayer_id: 'r',
+    status: 'sent',
+    status_reason: null,
+    created_at: new Date().toISOString(),
+    sent_at: null,
+    confirmed_at: null,
+    nonce,
+    raw,
+    hash: keccak256(raw),
+    hashes: [keccak256(raw)],
+  } as TransactionRecord;
   await s.store.atomically((tx) => s.writer.insert(tx, record, Date.now(), nonce, 'evm'));
   return { record, version: 1 };
 }
@@ -63,7 +81,12 @@ test('a record that moved on after its broadcast began is left as the newer writ
   const held = await inserted(s, nonce);
   // Another writer (a replace) signed a newer version under the same nonce: version 2, another hash.
   const raw = await anvil.signed(KEY, { nonce, maxFeePerGas: 90_000_000_000n, maxPriorityFeePerGas: 5_000_000_000n });
-  const newer = { ...held.record, raw, hash: keccak256(raw), hashes: [...(held.record as unknown as { hashes: Hex[] }).hashes, keccak256(raw)] } as TransactionRecord;
+  const newer = {
+    ...held.record,
+    raw,
+    hash: keccak256(raw),
+    hashes: [...(held.record as unknown as { hashes: Hex[] }).hashes, keccak256(raw)],
+  } as TransactionRecord;
   const written = await s.store.atomically((tx) => s.writer.update(tx, held, newer, 'evm'));
   assert.equal(written?.version, 2);
   // The older version's broadcast answers after that: its `submitted` must not land on the newer version.

@@ -18,7 +18,8 @@ test('ids are unique, and sort in the order of their times', () => {
   assert.equal(new Set(ids).size, ids.length);
   const byTime = ids.map((id, i) => ({ id, t: start + Math.floor(i / 10) }));
   for (let i = 1; i < byTime.length; i++) {
-    if (byTime[i]!.t > byTime[i - 1]!.t) assert.ok(byTime[i]!.id > byTime[i - 1]!.id, `${byTime[i]!.id} after ${byTime[i - 1]!.id}`);
+    if (byTime[i]!.t > byTime[i - 1]!.t)
+      assert.ok(byTime[i]!.id > byTime[i - 1]!.id, `${byTime[i]!.id} after ${byTime[i - 1]!.id}`);
   }
   assert.ok(ids.every((id) => V7.test(id)));
 });

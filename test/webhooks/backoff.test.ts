@@ -11,8 +11,14 @@ test('the delay doubles from the base up to the cap', () => {
 });
 
 test('jitter keeps the delay between half and all of the step', () => {
-  assert.equal(backoffDelay(policy, 1, () => 0), 1_000);
-  assert.equal(backoffDelay(policy, 3, () => 0.5), 6_000);
+  assert.equal(
+    backoffDelay(policy, 1, () => 0),
+    1_000,
+  );
+  assert.equal(
+    backoffDelay(policy, 3, () => 0.5),
+    6_000,
+  );
   for (let i = 0; i < 100; i++) {
     const d = backoffDelay(policy, 4);
     assert.ok(d >= 8_000 && d <= 16_000, String(d));

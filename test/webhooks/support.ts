@@ -33,7 +33,10 @@ export interface Receiver {
 }
 
 /** A node:http server on a free loopback port that records every request it gets. */
-export async function startReceiver(t: TestContext | undefined, respond: Receiver['respond'] = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  t: TestContext | undefined,
+  respond: Receiver['respond'] = () => 200,
+): Promise<Receiver> {
   const received: Received[] = [];
   const receiver = { url: '', received, respond, close: async () => {} } as Receiver;
   const server = createServer((req, res) => {
@@ -66,7 +69,11 @@ export async function startReceiver(t: TestContext | undefined, respond: Receive
 }
 
 /** Polls `check` until it returns a truthy value (10 s cap, so a broken test fails instead of hanging). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -87,7 +94,9 @@ export function waitForFailedDelivery(s: TestServer, id: string): Promise<Record
 /** Points relayer `relayerId` at `notificationId`, inserting a bare relayer row when the id is not seeded. */
 export function pointRelayer(db: Db, relayerId: string, notificationId: string | null): void {
   const now = new Date().toISOString();
-  const updated = db.prepare('UPDATE relayers SET notification_id = ?, updated_at = ? WHERE id = ?').run(notificationId, now, relayerId);
+  const updated = db
+    .prepare('UPDATE relayers SET notification_id = ?, updated_at = ? WHERE id = ?')
+    .run(notificationId, now, relayerId);
   if (updated.changes > 0) return;
   db.prepare(
     `INSERT INTO relayers (id, name, network, network_type, signer_id, address, notification_id, created_at, updated_at)
@@ -95,7 +104,12 @@ export function pointRelayer(db: Db, relayerId: string, notificationId: string |
   ).run(relayerId, `test relayer ${relayerId}`, notificationId, now, now);
 }
 
-export function txRecord(relayerId: string, id: string, status: TransactionRecord['status'] = 'pending', extra: Record<string, unknown> = {}): TransactionRecord {
+export function txRecord(
+  relayerId: string,
+  id: string,
+  status: TransactionRecord['status'] = 'pending',
+  extra: Record<string, unknown> = {},
+): TransactionRecord {
   return {
     id,
     relayer_id: relayerId,

@@ -57,7 +57,9 @@ test('a pending event is delivered after a restart even when the first service n
 test('an event whose notification was deleted is dropped as failed with a logged reason', async (t) => {
   const receiver = await startReceiver(t, () => 500);
   // The retry comes 1–2 s after the first failure, well after the delete below.
-  const s = await build(t, { env: { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '2000', WEBHOOK_BACKOFF_MAX_MS: '2000' } });
+  const s = await build(t, {
+    env: { ...FAST_WEBHOOKS, WEBHOOK_BACKOFF_BASE_MS: '2000', WEBHOOK_BACKOFF_MAX_MS: '2000' },
+  });
   await s.request('POST', '/api/v1/notifications', { body: { id: 'doomed', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'doomed');
   await emit(s.app.store, txRecord('hook-relayer', 'tx-1'));
@@ -66,10 +68,16 @@ test('an event whose notification was deleted is dropped as failed with a logged
   const deleted = await s.request('DELETE', '/api/v1/notifications/doomed');
   assert.equal(deleted.status, 200);
 
-  const line = await waitFor(() => s.logs.find((l) => l.msg === 'webhook event dropped: its notification was deleted'), 'the drop to be logged');
+  const line = await waitFor(
+    () => s.logs.find((l) => l.msg === 'webhook event dropped: its notification was deleted'),
+    'the drop to be logged',
+  );
   assert.equal(line.notificationId, 'doomed');
   assert.equal(line.level, 40);
-  const row = s.app.db.prepare('SELECT status, last_error FROM webhook_events WHERE id = ?').get(line.eventId) as { status: string; last_error: string };
+  const row = s.app.db.prepare('SELECT status, last_error FROM webhook_events WHERE id = ?').get(line.eventId) as {
+    status: string;
+    last_error: string;
+  };
   assert.deepEqual(row, { status: 'failed', last_error: 'notification deleted' });
   assert.equal(receiver.received.length, 1);
 });

@@ -11,7 +11,8 @@ test('events of one transaction arrive in the order they happened, even when the
   let bArrived = false;
   const receiver = await startReceiver(t, (req) => {
     if (req.body.payload.id === 'tx-b') bArrived = true;
-    const failA = req.body.payload.id === 'tx-a' && req.body.payload.status === 'pending' && (aFailures < 2 || !bArrived);
+    const failA =
+      req.body.payload.id === 'tx-a' && req.body.payload.status === 'pending' && (aFailures < 2 || !bArrived);
     if (failA) aFailures++;
     return failA ? 500 : 200;
   });
@@ -19,12 +20,22 @@ test('events of one transaction arrive in the order they happened, even when the
   await s.request('POST', '/api/v1/notifications', { body: { id: 'ordered', url: receiver.url } });
   pointRelayer(s.app.db, 'hook-relayer', 'ordered');
   const statuses = ['pending', 'sent', 'submitted', 'mined', 'confirmed'] as const;
-  for (const status of statuses) await emit(s.app.store, txRecord('hook-relayer', 'tx-a', status), txRecord('hook-relayer', 'tx-b', status));
+  for (const status of statuses)
+    await emit(s.app.store, txRecord('hook-relayer', 'tx-a', status), txRecord('hook-relayer', 'tx-b', status));
 
   const delivered = (tx: string) =>
     receiver.received.filter((r) => r.body.payload.id === tx).map((r) => r.body.payload.status);
-  await waitFor(() => delivered('tx-a').at(-1) === 'confirmed' && delivered('tx-b').at(-1) === 'confirmed', 'all deliveries');
-  assert.deepEqual(delivered('tx-a'), [...Array(aFailures + 1).fill('pending'), 'sent', 'submitted', 'mined', 'confirmed']);
+  await waitFor(
+    () => delivered('tx-a').at(-1) === 'confirmed' && delivered('tx-b').at(-1) === 'confirmed',
+    'all deliveries',
+  );
+  assert.deepEqual(delivered('tx-a'), [
+    ...Array(aFailures + 1).fill('pending'),
+    'sent',
+    'submitted',
+    'mined',
+    'confirmed',
+  ]);
   assert.ok(aFailures >= 2, `tx-a's first event failed ${aFailures} times`);
   assert.deepEqual(delivered('tx-b'), [...statuses]);
   // tx-b was not held back by tx-a's retries: it arrived before tx-a's first event got through.

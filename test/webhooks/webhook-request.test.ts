@@ -14,22 +14,33 @@ function verifies(key: string, raw: Buffer, signature: string | string[] | undef
 test('a signed webhook carries the event body, its id and timestamp, and an X-Signature that verifies with the key', async (t) => {
   const receiver = await startReceiver(t);
   const s = await build(t, { env: FAST_WEBHOOKS });
-  const created = await s.request('POST', '/api/v1/notifications', { body: { id: 'signed', url: receiver.url, signing_key: SIGNING_KEY } });
+  const created = await s.request('POST', '/api/v1/notifications', {
+    body: { id: 'signed', url: receiver.url, signing_key: SIGNING_KEY },
+  });
   assert.equal(created.status, 201);
   pointRelayer(s.app.db, 'hook-relayer', 'signed');
-  await emit(s.app.store, txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }));
+  await emit(
+    s.app.store,
+    txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }),
+  );
 
   const [hit] = await waitFor(() => receiver.received.length > 0 && receiver.received, 'the webhook');
   assert.equal(hit!.headers['content-type'], 'application/json');
   assert.ok(verifies(SIGNING_KEY, hit!.raw, hit!.headers['x-signature']), 'signature verifies with the key');
-  assert.ok(!verifies('another-key-0123456789abcdefghijklmnopqrs', hit!.raw, hit!.headers['x-signature']), 'and fails with another');
+  assert.ok(
+    !verifies('another-key-0123456789abcdefghijklmnopqrs', hit!.raw, hit!.headers['x-signature']),
+    'and fails with another',
+  );
   const body = hit!.body;
   assert.equal(body.event, 'transaction_update');
   assert.match(body.id, /^[0-9a-f-]{36}$/);
   assert.equal(hit!.headers['x-webhook-id'], body.id);
   assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
   assert.ok(!Number.isNaN(Date.parse(String(hit!.headers['x-webhook-timestamp']))));
-  assert.deepEqual(body.payload, { payload_type: 'transaction', ...txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }) });
+  assert.deepEqual(body.payload, {
+    payload_type: 'transaction',
+    ...txRecord('hook-relayer', 'tx-1', 'pending', { value: '340282366920938463463374607431768211455' }),
+  });
   assert.ok(!s.rawLogs().includes(SIGNING_KEY), 'the key never reaches the log');
 
   const deliveries = await waitFor(async () => {

@@ -2,7 +2,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from '../helper.ts';
-import { FAST_WEBHOOKS, emit, pointRelayer, startReceiver, txRecord, waitFor, waitForFailedDelivery } from './support.ts';
+import {
+  FAST_WEBHOOKS,
+  emit,
+  pointRelayer,
+  startReceiver,
+  txRecord,
+  waitFor,
+  waitForFailedDelivery,
+} from './support.ts';
 
 test('a receiver that fails twice then succeeds gets the event on the third attempt with the same X-Webhook-Id', async (t) => {
   const receiver = await startReceiver(t, (_req, i) => (i < 2 ? 503 : 200));

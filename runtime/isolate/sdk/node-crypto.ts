@@ -9,8 +9,17 @@ import { keccak_256, sha3_256, sha3_512 } from '@noble/hashes/sha3';
 
 type Hash = typeof sha256;
 const HASHES: Record<string, Hash> = {
-  md5: md5 as Hash, ripemd160: ripemd160 as Hash, rmd160: ripemd160 as Hash, sha1: sha1 as Hash,
-  sha224, sha256, sha384, sha512, 'sha3-256': sha3_256, 'sha3-512': sha3_512, 'keccak-256': keccak_256,
+  md5: md5 as Hash,
+  ripemd160: ripemd160 as Hash,
+  rmd160: ripemd160 as Hash,
+  sha1: sha1 as Hash,
+  sha224,
+  sha256,
+  sha384,
+  sha512,
+  'sha3-256': sha3_256,
+  'sha3-512': sha3_512,
+  'keccak-256': keccak_256,
 };
 const webcrypto = globalThis.crypto;
 
@@ -21,12 +30,18 @@ function hashOf(algorithm: string): Hash {
 }
 
 const toBytes = (data: unknown, encoding?: BufferEncoding): Uint8Array =>
-  typeof data === 'string' ? Buffer.from(data, encoding ?? 'utf8') : data instanceof Uint8Array ? data : Buffer.from(data as ArrayBuffer);
+  typeof data === 'string'
+    ? Buffer.from(data, encoding ?? 'utf8')
+    : data instanceof Uint8Array
+      ? data
+      : Buffer.from(data as ArrayBuffer);
 
-const output = (bytes: Uint8Array, encoding?: BufferEncoding) => (encoding ? Buffer.from(bytes).toString(encoding) : Buffer.from(bytes));
+const output = (bytes: Uint8Array, encoding?: BufferEncoding) =>
+  encoding ? Buffer.from(bytes).toString(encoding) : Buffer.from(bytes);
 
 export function randomBytes(size: number, callback?: (err: Error | null, buf: Buffer) => void): Buffer {
-  if (!Number.isSafeInteger(size) || size < 0 || size > 2 ** 31 - 1) throw new RangeError(`The value of "size" is out of range. Received ${size}`);
+  if (!Number.isSafeInteger(size) || size < 0 || size > 2 ** 31 - 1)
+    throw new RangeError(`The value of "size" is out of range. Received ${size}`);
   const out = Buffer.alloc(size);
   for (let i = 0; i < size; i += 65536) webcrypto.getRandomValues(out.subarray(i, Math.min(size, i + 65536)));
   if (callback) queueMicrotask(() => callback(null, out));
@@ -35,7 +50,8 @@ export function randomBytes(size: number, callback?: (err: Error | null, buf: Bu
 
 export function randomInt(min: number, max?: number): number {
   const [lo, hi] = max === undefined ? [0, min] : [min, max];
-  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) throw new RangeError('randomInt: max must be greater than min');
+  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo)
+    throw new RangeError('randomInt: max must be greater than min');
   const range = hi - lo;
   const limit = 2 ** 48 - (2 ** 48 % range);
   for (;;) {
@@ -46,7 +62,8 @@ export function randomInt(min: number, max?: number): number {
 }
 
 export const randomUUID = (): string => webcrypto.randomUUID();
-export const getRandomValues = <T extends ArrayBufferView>(array: T): T => webcrypto.getRandomValues(array as never) as T;
+export const getRandomValues = <T extends ArrayBufferView>(array: T): T =>
+  webcrypto.getRandomValues(array as never) as T;
 export const subtle = webcrypto.subtle;
 export { webcrypto };
 
@@ -89,4 +106,15 @@ export function timingSafeEqual(a: ArrayBufferView, b: ArrayBufferView): boolean
   return diff === 0;
 }
 
-export default { randomBytes, randomInt, randomUUID, getRandomValues, subtle, webcrypto, createHash, createHmac, getHashes, timingSafeEqual };
+export default {
+  randomBytes,
+  randomInt,
+  randomUUID,
+  getRandomValues,
+  subtle,
+  webcrypto,
+  createHash,
+  createHmac,
+  getHashes,
+  timingSafeEqual,
+};

@@ -1,7 +1,9 @@
 // Injected by runtime/process/bundler.ts into plugins that mention `process`: a stand-in with the plugin's own `env` (what
 // runtime/process/plugin-env.ts picked for it, kept by the prelude under a symbol) and no `versions.node`, so libraries
 // take their browser paths. Nothing of the service's process object is reachable.
-const env = { ...((globalThis as Record<symbol, unknown>)[Symbol.for('relaybox.env')] as Record<string, string> | undefined) };
+const env = {
+  ...((globalThis as Record<symbol, unknown>)[Symbol.for('relaybox.env')] as Record<string, string> | undefined),
+};
 
 export const process = {
   env,

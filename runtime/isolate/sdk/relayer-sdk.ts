@@ -9,7 +9,9 @@ export * from '@openzeppelin/relayer-sdk';
 const LEGACY = Symbol.for('relaybox.runPlugin');
 
 /** Legacy entry point: `runPlugin(main)` at module top level; each call runs `main(api, params)`. */
-export async function runPlugin<T, R>(main: (api: import('@openzeppelin/relayer-sdk').PluginAPI, params: T) => Promise<R>): Promise<void> {
+export async function runPlugin<T, R>(
+  main: (api: import('@openzeppelin/relayer-sdk').PluginAPI, params: T) => Promise<R>,
+): Promise<void> {
   const register = (globalThis as Record<symbol, unknown>)[LEGACY];
   if (typeof register === 'function' && typeof main === 'function') register(main);
 }

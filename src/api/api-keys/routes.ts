@@ -26,7 +26,12 @@ export function createApiKeysRouter(service: ApiKeyService): Router {
   });
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
-    const { items, pagination } = await scopedPage(listScope(res, 'api_key'), query, () => service.list(query), (id) => service.get(id));
+    const { items, pagination } = await scopedPage(
+      listScope(res, 'api_key'),
+      query,
+      () => service.list(query),
+      (id) => service.get(id),
+    );
     res.json(success(items, { pagination }));
   });
   // Before `/:api_key_id/…`: key ids are UUIDs, so `me` is never one.
@@ -59,25 +64,42 @@ function selfView(p: Principal) {
 }
 
 const ids = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] } as const;
-const actions = { type: 'object', required: ['read', 'execute', 'manage'], properties: { read: ids, execute: ids, manage: ids } } as const;
+const actions = {
+  type: 'object',
+  required: ['read', 'execute', 'manage'],
+  properties: { read: ids, execute: ids, manage: ids },
+} as const;
 const selfRecord = {
   type: 'object',
   required: ['kind', 'id', 'name', 'permissions', 'can'],
   properties: {
-    kind: { enum: ['admin', 'key'], description: "'admin': the bootstrap API_KEY (every right); 'key': a key created through /api-keys" },
+    kind: {
+      enum: ['admin', 'key'],
+      description: "'admin': the bootstrap API_KEY (every right); 'key': a key created through /api-keys",
+    },
     id: { type: ['string', 'null'] },
     name: { type: 'string' },
     permissions: { type: 'array', items: { type: 'string' } },
     can: {
       type: 'object',
-      description: "Per area and action, the ids this key may act on: 'all', or a list (empty: none). The same model the server checks (docs/security.md).",
+      description:
+        "Per area and action, the ids this key may act on: 'all', or a list (empty: none). The same model the server checks (docs/security.md).",
       required: ['relayer', 'plugin', 'notification', 'signer', 'network', 'api_key', 'metrics'],
-      properties: Object.fromEntries(['relayer', 'plugin', 'notification', 'signer', 'network', 'api_key', 'metrics'].map((a) => [a, actions])),
+      properties: Object.fromEntries(
+        ['relayer', 'plugin', 'notification', 'signer', 'network', 'api_key', 'metrics'].map((a) => [a, actions]),
+      ),
     },
   },
 } as const;
 
-const example = { id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc', name: 'ci', permissions: ['relayer:all:execute'], allowed_origins: ['*'], created_at: '2026-01-01T12:00:00.000Z', rate_limit: null };
+const example = {
+  id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc',
+  name: 'ci',
+  permissions: ['relayer:all:execute'],
+  allowed_origins: ['*'],
+  created_at: '2026-01-01T12:00:00.000Z',
+  rate_limit: null,
+};
 
 export const apiKeyRouteDocs: RouteDoc[] = [
   {
@@ -88,18 +110,54 @@ export const apiKeyRouteDocs: RouteDoc[] = [
       'The answer carries the secret in `value`: the only time it is shown (only its SHA-256 is stored). A stored key may grant only permissions it holds itself, and a `rate_limit` no higher than its own (403 otherwise); permissions and the route table: docs/security.md.',
     body: createApiKeyBody,
     status: 201,
-    data: { ...apiKeyRecord, required: [...apiKeyRecord.required, 'value'], properties: { ...apiKeyRecord.properties, value: { type: 'string' } } },
+    data: {
+      ...apiKeyRecord,
+      required: [...apiKeyRecord.required, 'value'],
+      properties: { ...apiKeyRecord.properties, value: { type: 'string' } },
+    },
     examples: { body: { name: 'ci', permissions: ['relayer:all:execute'] }, data: { ...example, value: 'rbk_…' } },
   },
-  { method: 'get', path: '/', summary: 'List API keys (never their secrets); a scoped key sees the keys it may read', query: pageQuery, data: { type: 'array', items: apiKeyRecord }, paginated: true, examples: { data: [example] } },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'List API keys (never their secrets); a scoped key sees the keys it may read',
+    query: pageQuery,
+    data: { type: 'array', items: apiKeyRecord },
+    paginated: true,
+    examples: { data: [example] },
+  },
   {
     method: 'get',
     path: '/me',
     summary: "The calling key's own permissions",
-    description: 'Any key may call it (no permission needed): what it may read, execute and manage, per area. The operator console enables its buttons from it; the server still checks every call.',
+    description:
+      'Any key may call it (no permission needed): what it may read, execute and manage, per area. The operator console enables its buttons from it; the server still checks every call.',
     data: selfRecord,
-    examples: { data: { kind: 'key', id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc', name: 'ops-read', permissions: ['relayer:all:read', 'plugin:echo:execute'], can: abilities(['relayer:all:read', 'plugin:echo:execute']) } },
+    examples: {
+      data: {
+        kind: 'key',
+        id: '5f0c3a9e-1b2c-4d5e-8f90-123456789abc',
+        name: 'ops-read',
+        permissions: ['relayer:all:read', 'plugin:echo:execute'],
+        can: abilities(['relayer:all:read', 'plugin:echo:execute']),
+      },
+    },
   },
-  { method: 'get', path: '/:api_key_id/permissions', summary: "An API key's permissions", params: apiKeyIdParams, data: { type: 'array', items: { type: 'string' } }, errors: ['API_KEY_NOT_FOUND'] },
-  { method: 'delete', path: '/:api_key_id', summary: 'Delete an API key', params: apiKeyIdParams, data: { type: 'string' }, errors: ['API_KEY_NOT_FOUND'], examples: { data: 'API key deleted successfully' } },
+  {
+    method: 'get',
+    path: '/:api_key_id/permissions',
+    summary: "An API key's permissions",
+    params: apiKeyIdParams,
+    data: { type: 'array', items: { type: 'string' } },
+    errors: ['API_KEY_NOT_FOUND'],
+  },
+  {
+    method: 'delete',
+    path: '/:api_key_id',
+    summary: 'Delete an API key',
+    params: apiKeyIdParams,
+    data: { type: 'string' },
+    errors: ['API_KEY_NOT_FOUND'],
+    examples: { data: 'API key deleted successfully' },
+  },
 ];

@@ -12,7 +12,12 @@ import { idSchema } from '../relayers/schemas.ts';
 const eventsQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { relayer_id: { ...idSchema, description: "Only this relayer's events (needs read on it); absent: every relayer the key may read" } },
+  properties: {
+    relayer_id: {
+      ...idSchema,
+      description: "Only this relayer's events (needs read on it); absent: every relayer the key may read",
+    },
+  },
 } as const;
 
 export interface EventsRouterOptions {
@@ -73,7 +78,8 @@ export function createEventsRouter(options: EventsRouterOptions): EventsRouter {
     });
     streams.add(stream);
     unsubscribe = options.feed.subscribe((event) => {
-      if (wanted(event.relayer_id)) stream.send(event.type, { relayer_id: event.relayer_id, transaction: event.transaction }, ++seq);
+      if (wanted(event.relayer_id))
+        stream.send(event.type, { relayer_id: event.relayer_id, transaction: event.transaction }, ++seq);
     });
   });
   return {

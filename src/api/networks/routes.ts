@@ -25,7 +25,12 @@ export function createNetworksRouter(service: NetworkService, checkRpcUrls: RpcU
   const router = Router();
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
-    const { items, pagination } = await scopedPage(listScope(res, 'network'), query, () => service.list(query), (id) => service.get(id));
+    const { items, pagination } = await scopedPage(
+      listScope(res, 'network'),
+      query,
+      () => service.list(query),
+      (id) => service.get(id),
+    );
     res.json(success(items, { pagination }));
   });
   router.get('/:network_id', (req, res) => {
@@ -42,16 +47,40 @@ export function createNetworksRouter(service: NetworkService, checkRpcUrls: RpcU
   return router;
 }
 
-const example = { id: 'evm:sepolia', name: 'sepolia', network_type: 'evm', rpc_urls: [{ url: 'https://sepolia.drpc.org', weight: 100 }], chain_id: 11155111, symbol: 'ETH' };
+const example = {
+  id: 'evm:sepolia',
+  name: 'sepolia',
+  network_type: 'evm',
+  rpc_urls: [{ url: 'https://sepolia.drpc.org', weight: 100 }],
+  chain_id: 11155111,
+  symbol: 'ETH',
+};
 
 export const networkRouteDocs: RouteDoc[] = [
-  { method: 'get', path: '/', summary: 'List networks', query: pageQuery, data: { type: 'array', items: networkRecord }, paginated: true, examples: { data: [example] } },
-  { method: 'get', path: '/:network_id', summary: 'Get a network (`evm:sepolia`)', params: networkIdParams, data: networkRecord, errors: ['NETWORK_NOT_FOUND'], examples: { data: example } },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'List networks',
+    query: pageQuery,
+    data: { type: 'array', items: networkRecord },
+    paginated: true,
+    examples: { data: [example] },
+  },
+  {
+    method: 'get',
+    path: '/:network_id',
+    summary: 'Get a network (`evm:sepolia`)',
+    params: networkIdParams,
+    data: networkRecord,
+    errors: ['NETWORK_NOT_FOUND'],
+    examples: { data: example },
+  },
   {
     method: 'patch',
     path: '/:network_id',
     summary: "Change a network's RPC URLs",
-    description: 'Takes effect at once (a new RPC pool) and survives restarts: the store wins over the config file, and the difference is logged at start.',
+    description:
+      'Takes effect at once (a new RPC pool) and survives restarts: the store wins over the config file, and the difference is logged at start.',
     params: networkIdParams,
     body: updateNetworkBody,
     data: networkRecord,

@@ -4,7 +4,11 @@ import { success } from '../../http/envelope.ts';
 import { validator } from '../../http/validate.ts';
 import { listScope } from '../../http/auth.ts';
 import { scopedPage } from '../scoped-list.ts';
-import type { CreateNotificationInput, NotificationService, UpdateNotificationInput } from '../../domain/notifications/service.ts';
+import type {
+  CreateNotificationInput,
+  NotificationService,
+  UpdateNotificationInput,
+} from '../../domain/notifications/service.ts';
 import type { PageRequest } from '../../domain/types.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { deliveryRecord, notificationRecord } from '../../openapi/records.ts';
@@ -16,11 +20,17 @@ type IdParams = { id: string };
 /** Refuses a webhook URL the guard does not allow (RPC_BLOCK_PRIVATE_IPS, metadata): VALIDATION_FAILED naming the field, host and rule. */
 export type WebhookUrlCheck = (url: string, field: string) => Promise<void>;
 
-export function createNotificationsRouter(service: NotificationService, checkUrl: WebhookUrlCheck = async () => {}): Router {
+export function createNotificationsRouter(
+  service: NotificationService,
+  checkUrl: WebhookUrlCheck = async () => {},
+): Router {
   const createInput = validator<unknown, unknown, CreateNotificationInput>({ body: createBody });
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
   const oneInput = validator<IdParams, unknown, undefined>({ params: idParams });
-  const updateInput = validator<IdParams, unknown, UpdateNotificationInput & { type?: 'webhook' }>({ params: idParams, body: updateBody });
+  const updateInput = validator<IdParams, unknown, UpdateNotificationInput & { type?: 'webhook' }>({
+    params: idParams,
+    body: updateBody,
+  });
   const deliveriesInput = validator<IdParams, PageRequest, undefined>({ params: idParams, query: pageQuery });
   const retryInput = validator<IdParams & { event_id: string }, unknown, undefined>({ params: deliveryParams });
 
@@ -32,7 +42,12 @@ export function createNotificationsRouter(service: NotificationService, checkUrl
   });
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
-    const { items, pagination } = await scopedPage(listScope(res, 'notification'), query, () => service.list(query), (id) => service.get(id));
+    const { items, pagination } = await scopedPage(
+      listScope(res, 'notification'),
+      query,
+      () => service.list(query),
+      (id) => service.get(id),
+    );
     res.json(success(items, { pagination }));
   });
   router.get('/:id', async (req, res) => {
@@ -87,10 +102,29 @@ export const notificationRouteDocs: RouteDoc[] = [
     status: 201,
     data: notificationRecord,
     errors: ['NOTIFICATION_EXISTS'],
-    examples: { body: { id: 'my-hook', url: 'https://example.com/hook', signing_key: 'a-signing-key-of-at-least-32-characters' }, data: exampleNotification },
+    examples: {
+      body: { id: 'my-hook', url: 'https://example.com/hook', signing_key: 'a-signing-key-of-at-least-32-characters' },
+      data: exampleNotification,
+    },
   },
-  { method: 'get', path: '/', summary: 'List notifications', query: pageQuery, data: { type: 'array', items: notificationRecord }, paginated: true, examples: { data: [exampleNotification] } },
-  { method: 'get', path: '/:id', summary: 'Get a notification', params: idParams, data: notificationRecord, errors: ['NOTIFICATION_NOT_FOUND'], examples: { data: exampleNotification } },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'List notifications',
+    query: pageQuery,
+    data: { type: 'array', items: notificationRecord },
+    paginated: true,
+    examples: { data: [exampleNotification] },
+  },
+  {
+    method: 'get',
+    path: '/:id',
+    summary: 'Get a notification',
+    params: idParams,
+    data: notificationRecord,
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    examples: { data: exampleNotification },
+  },
   {
     method: 'patch',
     path: '/:id',
@@ -99,13 +133,17 @@ export const notificationRouteDocs: RouteDoc[] = [
     body: updateBody,
     data: notificationRecord,
     errors: ['NOTIFICATION_NOT_FOUND'],
-    examples: { body: { url: 'https://example.com/new-hook' }, data: { ...exampleNotification, url: 'https://example.com/new-hook' } },
+    examples: {
+      body: { url: 'https://example.com/new-hook' },
+      data: { ...exampleNotification, url: 'https://example.com/new-hook' },
+    },
   },
   {
     method: 'delete',
     path: '/:id',
     summary: 'Delete a notification',
-    description: 'Refused (400 `Bad Request`) while a relayer still points at it. Answers the text `Notification deleted successfully`, as the reference.',
+    description:
+      'Refused (400 `Bad Request`) while a relayer still points at it. Answers the text `Notification deleted successfully`, as the reference.',
     params: idParams,
     data: { type: 'string' },
     errors: ['NOTIFICATION_NOT_FOUND', 'BAD_REQUEST'],
@@ -127,12 +165,22 @@ export const notificationRouteDocs: RouteDoc[] = [
     path: '/:id/test',
     summary: 'Send a test event to a notification',
     description:
-      'Queues a `notification_test` event (`payload`: `payload_type`, `notification_id`, `message`), delivered like any event: signed with the notification\'s key, through the URL guard, retried, and shown in its delivery log. Answers the queued delivery; read its outcome from `GET /notifications/{id}/deliveries`.',
+      "Queues a `notification_test` event (`payload`: `payload_type`, `notification_id`, `message`), delivered like any event: signed with the notification's key, through the URL guard, retried, and shown in its delivery log. Answers the queued delivery; read its outcome from `GET /notifications/{id}/deliveries`.",
     params: idParams,
     status: 201,
     data: deliveryRecord,
     errors: ['NOTIFICATION_NOT_FOUND'],
-    examples: { data: { ...exampleDelivery, event: 'notification_test', transaction_id: null, status: 'pending', attempts: 0, last_error: null, next_attempt_at: '2026-01-01T12:00:00.000Z' } },
+    examples: {
+      data: {
+        ...exampleDelivery,
+        event: 'notification_test',
+        transaction_id: null,
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        next_attempt_at: '2026-01-01T12:00:00.000Z',
+      },
+    },
   },
   {
     method: 'post',
@@ -141,6 +189,8 @@ export const notificationRouteDocs: RouteDoc[] = [
     params: deliveryParams,
     data: deliveryRecord,
     errors: ['NOTIFICATION_NOT_FOUND', 'NOT_FOUND', 'BAD_REQUEST'],
-    examples: { data: { ...exampleDelivery, status: 'pending', attempts: 0, next_attempt_at: '2026-01-01T12:05:00.000Z' } },
+    examples: {
+      data: { ...exampleDelivery, status: 'pending', attempts: 0, next_attempt_at: '2026-01-01T12:05:00.000Z' },
+    },
   },
 ];

@@ -29,7 +29,11 @@ export const pluginCallsRouteDocs: RouteDoc[] = [
     description:
       "`calls`: the last 50 calls through this instance, newest first: outcome, duration, the result (JSON text) or the error, and the logs and traces the plugin returned (kept when it is configured with `emit_logs` / `emit_traces`, or with a failure); each text cut at 4000 characters. `minutes`: 60 points, oldest first, counting `calls` and `errors` with `duration_ms` p50/p99. In memory only: a restart starts empty. Results and logs of every caller's calls are shown to any key that may read the plugin.",
     params: pluginIdParams,
-    data: { type: 'object', required: ['calls', 'minutes', 'since'], properties: { calls: { type: 'array', items: pluginCallRecord }, minutes: minutesRecord, since: sinceRecord } },
+    data: {
+      type: 'object',
+      required: ['calls', 'minutes', 'since'],
+      properties: { calls: { type: 'array', items: pluginCallRecord }, minutes: minutesRecord, since: sinceRecord },
+    },
     errors: ['PLUGIN_NOT_FOUND'],
   },
 ];

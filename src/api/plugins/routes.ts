@@ -38,14 +38,16 @@ function headersOf(req: Request): Record<string, string[]> {
 function queryOf(req: Request): Record<string, string[]> {
   const grouped: Record<string, string[]> = Object.create(null);
   const at = req.originalUrl.indexOf('?');
-  if (at >= 0) for (const [name, value] of new URLSearchParams(req.originalUrl.slice(at + 1))) addValue(grouped, name, value);
+  if (at >= 0)
+    for (const [name, value] of new URLSearchParams(req.originalUrl.slice(at + 1))) addValue(grouped, name, value);
   return grouped;
 }
 
 /** The body's `params`, or the whole body when it has no `params` key (reference behaviour). */
 function paramsOf(body: unknown): unknown {
   if (body === undefined) return {};
-  if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'params')) return (body as { params: unknown }).params;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'params'))
+    return (body as { params: unknown }).params;
   return body;
 }
 
@@ -62,14 +64,20 @@ export function createPluginsRouter(service: PluginService): Router {
   const router = Router();
   const input = validator<{ plugin_id: string }>({ params: pluginIdParams });
   const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
-  const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({ params: pluginIdParams, body: updatePluginBody });
+  const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({
+    params: pluginIdParams,
+    body: updatePluginBody,
+  });
 
   /** The call up to its answer: the id and method checked, the input read, the plugin service called. */
   const answerOf = (req: Request, res: Response): Promise<PluginCallResult> => {
     // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
     const { plugin_id, route } = req.params as { plugin_id: string; route?: string[] };
     if (!PLUGIN_ID_PATTERN.test(plugin_id)) throw new AppError('PLUGIN_NOT_FOUND', { params: { id: plugin_id } });
-    if (req.method !== 'POST' && req.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', { reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)` });
+    if (req.method !== 'POST' && req.method !== 'GET')
+      throw new AppError('METHOD_NOT_ALLOWED', {
+        reason: `${req.method} is not supported on a plugin call; use POST (or GET when the plugin allows it)`,
+      });
     const query = queryOf(req);
     return service.call(plugin_id, {
       params: paramsOf(req.body),
@@ -82,7 +90,9 @@ export function createPluginsRouter(service: PluginService): Router {
   };
   const call = async (req: Request, res: Response) => {
     // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
-    const out = await (pluginRouteChannel.hasSubscribers ? pluginRouteChannel.tracePromise(answerOf, { req, res }, undefined, req, res) : answerOf(req, res));
+    const out = await (pluginRouteChannel.hasSubscribers
+      ? pluginRouteChannel.tracePromise(answerOf, { req, res }, undefined, req, res)
+      : answerOf(req, res));
     // What res.type('application/json') sets, without its MIME lookup on every call.
     res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
     if (out.raw) {
@@ -90,14 +100,21 @@ export function createPluginsRouter(service: PluginService): Router {
       return;
     }
     // The result is already JSON text made inside the sandbox: splice it in rather than parse and re-encode.
-    res.send(`{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`);
+    res.send(
+      `{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`,
+    );
   };
   // First: every plugin call walks the routes in order, and no other route here matches `/{id}/call…`.
   router.all('/:plugin_id/call{/*route}', call);
 
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
-    const { items, pagination } = await scopedPage(listScope(res, 'plugin'), query, () => service.list(query), (id) => service.get(id));
+    const { items, pagination } = await scopedPage(
+      listScope(res, 'plugin'),
+      query,
+      () => service.list(query),
+      (id) => service.get(id),
+    );
     res.json(success(items, { pagination }));
   });
 

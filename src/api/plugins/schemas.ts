@@ -14,7 +14,10 @@ export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 // The settings' schema is the one the config file and the runtime compile too (runtime/common/plugin-settings.ts).
 const S = PLUGIN_SETTING_PROPERTIES;
 /** A setting, or null: its phrase moves to the anyOf, which is what the 400 names. */
-const maybe = ({ 'x-expect': expect, ...schema }: { 'x-expect': string; type: string }) => ({ 'x-expect': `${expect}, or null`, anyOf: [schema, { type: 'null' }] });
+const maybe = ({ 'x-expect': expect, ...schema }: { 'x-expect': string; type: string }) => ({
+  'x-expect': `${expect}, or null`,
+  anyOf: [schema, { type: 'null' }],
+});
 
 /**
  * The reference's UpdatePluginRequest: every field optional (`{}` changes nothing, as there); null puts it back to the

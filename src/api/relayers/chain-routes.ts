@@ -18,7 +18,8 @@ export function mountChainRoutes(router: Router, ops: RelayerOperations): void {
     if (principalOf(res).kind === 'admin') return;
     authorizeSignerUse(res, (await ops.getRelayer(relayerId)).signer_id);
   };
-  const rpcSigns = (body: unknown) => body !== null && typeof body === 'object' && SIGNING_RPC_METHODS.has(String((body as { method?: unknown }).method));
+  const rpcSigns = (body: unknown) =>
+    body !== null && typeof body === 'object' && SIGNING_RPC_METHODS.has(String((body as { method?: unknown }).method));
   router.get('/:relayer_id/status', async (req, res) => {
     res.json(success(await ops.getRelayerStatus(id(req))));
   });
@@ -42,7 +43,8 @@ export function mountChainRoutes(router: Router, ops: RelayerOperations): void {
     await requireSigner(res, id(req));
     res.json(success(await ops.signTransaction(id(req), req.body)));
   });
-  for (const path of ['status', 'balance', 'rpc', 'sign', 'sign-typed-data', 'sign-transaction']) router.all(`/:relayer_id/${path}`, methodNotAllowed);
+  for (const path of ['status', 'balance', 'rpc', 'sign', 'sign-typed-data', 'sign-transaction'])
+    router.all(`/:relayer_id/${path}`, methodNotAllowed);
 }
 
 const params = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
@@ -57,17 +59,37 @@ const statusCommon = {
 const amount = { anyOf: [{ type: 'string', description: 'Smallest unit, decimal.' }, { type: 'null' }] } as const;
 /** Ours, beside the reference's fields (docs/operating.md#relayer-status). */
 const statusOurs = {
-  disabled_reason: { anyOf: [{ type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } }, { type: 'null' }] },
+  disabled_reason: {
+    anyOf: [
+      { type: 'object', required: ['type', 'details'], properties: { type: { type: 'string' }, details: {} } },
+      { type: 'null' },
+    ],
+  },
   rpc: {
     type: 'object',
     required: ['available', 'urls', 'urls_up'],
-    properties: { available: { type: 'boolean' }, urls: { type: 'integer' }, urls_up: { type: 'integer' }, reason: { type: 'string', description: 'While every RPC URL is down: the network, the last error, and that transactions wait.' }, broadcast_warnings: { type: 'array', items: { type: 'string' }, description: 'RPC URLs that answer but accepted broadcasts their node never received: left out of broadcasts for a while.' } },
+    properties: {
+      available: { type: 'boolean' },
+      urls: { type: 'integer' },
+      urls_up: { type: 'integer' },
+      reason: {
+        type: 'string',
+        description: 'While every RPC URL is down: the network, the last error, and that transactions wait.',
+      },
+      broadcast_warnings: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'RPC URLs that answer but accepted broadcasts their node never received: left out of broadcasts for a while.',
+      },
+    },
   },
   balance_watch: {
     anyOf: [
       {
         type: 'object',
-        description: "The last balance check against min_balance (every minute and soon after the relayer's transactions move).",
+        description:
+          "The last balance check against min_balance (every minute and soon after the relayer's transactions move).",
         required: ['level', 'balance', 'min_balance', 'warning_balance', 'send_cost', 'sends_covered', 'checked_at'],
         properties: {
           level: { enum: ['ok', 'low', 'below_min_balance'] },
@@ -75,7 +97,15 @@ const statusOurs = {
           min_balance: amount,
           warning_balance: { ...amount, description: '2 × min_balance' },
           send_cost: amount,
-          sends_covered: { anyOf: [{ type: 'integer', description: 'Sends of send_cost the balance pays for before it falls under min_balance.' }, { type: 'null' }] },
+          sends_covered: {
+            anyOf: [
+              {
+                type: 'integer',
+                description: 'Sends of send_cost the balance pays for before it falls under min_balance.',
+              },
+              { type: 'null' },
+            ],
+          },
           checked_at: { type: 'string' },
         },
       },
@@ -88,14 +118,42 @@ const statusOf = (networkType: string, extra: Record<string, object>) => ({
   required: ['network_type', ...Object.keys(statusCommon), ...Object.keys(extra)],
   properties: { network_type: { const: networkType }, ...statusCommon, ...statusOurs, ...extra },
 });
-const relayerStatus = { oneOf: [statusOf('evm', { nonce: { type: 'string' } }), statusOf('solana', {}), statusOf('stellar', { sequence_number: { type: 'string' } })] };
-const balance = { type: 'object', required: ['balance', 'unit'], properties: { balance: { type: 'integer', description: 'Exact, as a JSON integer (u128).' }, unit: { enum: ['wei', 'lamport', 'stroop'] } } } as const;
+const relayerStatus = {
+  oneOf: [
+    statusOf('evm', { nonce: { type: 'string' } }),
+    statusOf('solana', {}),
+    statusOf('stellar', { sequence_number: { type: 'string' } }),
+  ],
+};
+const balance = {
+  type: 'object',
+  required: ['balance', 'unit'],
+  properties: {
+    balance: { type: 'integer', description: 'Exact, as a JSON integer (u128).' },
+    unit: { enum: ['wei', 'lamport', 'stroop'] },
+  },
+} as const;
 const hex = (n: number) => ({ type: 'string', pattern: `^[0-9a-f]{${n}}$` });
-const evmSignature = { type: 'object', required: ['r', 's', 'v', 'sig'], properties: { r: hex(64), s: hex(64), v: { enum: [27, 28] }, sig: hex(130) } } as const;
+const evmSignature = {
+  type: 'object',
+  required: ['r', 's', 'v', 'sig'],
+  properties: { r: hex(64), s: hex(64), v: { enum: [27, 28] }, sig: hex(130) },
+} as const;
 const signedTransaction = {
   oneOf: [
-    { type: 'object', required: ['signedXdr', 'signature'], properties: { signedXdr: { type: 'string' }, signature: { type: 'string', description: 'base64' } } },
-    { type: 'object', required: ['transaction', 'signature'], properties: { transaction: { type: 'string', description: 'base64' }, signature: { type: 'string', description: 'base58' } } },
+    {
+      type: 'object',
+      required: ['signedXdr', 'signature'],
+      properties: { signedXdr: { type: 'string' }, signature: { type: 'string', description: 'base64' } },
+    },
+    {
+      type: 'object',
+      required: ['transaction', 'signature'],
+      properties: {
+        transaction: { type: 'string', description: 'base64' },
+        signature: { type: 'string', description: 'base58' },
+      },
+    },
   ],
 } as const;
 const jsonRpcAnswer = {
@@ -105,10 +163,19 @@ const jsonRpcAnswer = {
     jsonrpc: { const: '2.0' },
     id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
     result: {},
-    error: { type: 'object', required: ['code', 'message', 'description'], properties: { code: { type: 'integer' }, message: { type: 'string' }, description: { type: 'string' }, data: {} } },
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'description'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, description: { type: 'string' }, data: {} },
+    },
   },
 } as const;
-const exampleSignature = { r: '1f'.repeat(32), s: '2e'.repeat(32), v: 27, sig: `${'1f'.repeat(32)}${'2e'.repeat(32)}1b` };
+const exampleSignature = {
+  r: '1f'.repeat(32),
+  s: '2e'.repeat(32),
+  v: 27,
+  sig: `${'1f'.repeat(32)}${'2e'.repeat(32)}1b`,
+};
 const inactive = ['RELAYER_NOT_FOUND', 'RELAYER_PAUSED', 'RELAYER_DISABLED', 'NOT_SUPPORTED'] as const;
 
 export const chainRouteDocs: RouteDoc[] = [
@@ -119,7 +186,17 @@ export const chainRouteDocs: RouteDoc[] = [
     params,
     data: relayerStatus,
     errors: ['RELAYER_NOT_FOUND', 'CHAIN_UNAVAILABLE'],
-    examples: { data: { network_type: 'evm', balance: '1000000000000000000', pending_transactions_count: 0, last_confirmed_transaction_timestamp: null, system_disabled: false, paused: false, nonce: '0' } },
+    examples: {
+      data: {
+        network_type: 'evm',
+        balance: '1000000000000000000',
+        pending_transactions_count: 0,
+        last_confirmed_transaction_timestamp: null,
+        system_disabled: false,
+        paused: false,
+        nonce: '0',
+      },
+    },
   },
   {
     method: 'get',
@@ -135,7 +212,7 @@ export const chainRouteDocs: RouteDoc[] = [
     path: '/:relayer_id/rpc',
     summary: "A read-only JSON-RPC request through the relayer's network RPC",
     description:
-      'Answers JSON-RPC, not the envelope: the node\'s result, or a JSON-RPC `error` (the node\'s own, `-32601` for a method that is not a read, `-33002` when no RPC URL answered). Writes go through the transaction routes. A Solana relayer also answers the reference\'s own methods `signTransaction` (as fee payer), `getSupportedTokens` and `getFeaturesEnabled`; its fee-token methods answer `UNSUPPORTED_METHOD`. A malformed request answers 400 in the envelope.',
+      "Answers JSON-RPC, not the envelope: the node's result, or a JSON-RPC `error` (the node's own, `-32601` for a method that is not a read, `-33002` when no RPC URL answered). Writes go through the transaction routes. A Solana relayer also answers the reference's own methods `signTransaction` (as fee payer), `getSupportedTokens` and `getFeaturesEnabled`; its fee-token methods answer `UNSUPPORTED_METHOD`. A malformed request answers 400 in the envelope.",
     params,
     body: rpcBody,
     data: jsonRpcAnswer,
@@ -143,7 +220,16 @@ export const chainRouteDocs: RouteDoc[] = [
     errors: ['RELAYER_NOT_FOUND', 'RELAYER_PAUSED', 'RELAYER_DISABLED'],
     examples: { body: { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] } },
   },
-  { method: 'post', path: '/:relayer_id/sign', summary: 'Sign an EIP-191 personal message (EVM)', params, body: signDataBody, data: evmSignature, errors: [...inactive], examples: { body: { message: 'hello' }, data: exampleSignature } },
+  {
+    method: 'post',
+    path: '/:relayer_id/sign',
+    summary: 'Sign an EIP-191 personal message (EVM)',
+    params,
+    body: signDataBody,
+    data: evmSignature,
+    errors: [...inactive],
+    examples: { body: { message: 'hello' }, data: exampleSignature },
+  },
   {
     method: 'post',
     path: '/:relayer_id/sign-typed-data',
@@ -152,12 +238,15 @@ export const chainRouteDocs: RouteDoc[] = [
     body: signTypedDataBody,
     data: evmSignature,
     errors: [...inactive],
-    examples: { body: { domain_separator: `0x${'ab'.repeat(32)}`, hash_struct_message: `0x${'cd'.repeat(32)}` }, data: exampleSignature },
+    examples: {
+      body: { domain_separator: `0x${'ab'.repeat(32)}`, hash_struct_message: `0x${'cd'.repeat(32)}` },
+      data: exampleSignature,
+    },
   },
   {
     method: 'post',
     path: '/:relayer_id/sign-transaction',
-    summary: 'Sign a transaction with the relayer\'s key without sending it (Stellar, Solana)',
+    summary: "Sign a transaction with the relayer's key without sending it (Stellar, Solana)",
     params,
     body: signTransactionBody,
     data: signedTransaction,

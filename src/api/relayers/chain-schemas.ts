@@ -5,9 +5,15 @@ export const rpcBody = {
   required: ['method'],
   properties: {
     jsonrpc: { const: '2.0' },
-    id: { 'x-expect': 'a string, an integer or null', anyOf: [{ type: 'string', maxLength: 256 }, { type: 'integer' }, { type: 'null' }] },
+    id: {
+      'x-expect': 'a string, an integer or null',
+      anyOf: [{ type: 'string', maxLength: 256 }, { type: 'integer' }, { type: 'null' }],
+    },
     method: { type: 'string', minLength: 1, maxLength: 128 },
-    params: { 'x-expect': 'an array or an object (or null)', anyOf: [{ type: 'array' }, { type: 'object' }, { type: 'null' }] },
+    params: {
+      'x-expect': 'an array or an object (or null)',
+      anyOf: [{ type: 'array' }, { type: 'object' }, { type: 'null' }],
+    },
   },
 } as const;
 
@@ -31,20 +37,34 @@ export const signStellarBody = {
   type: 'object',
   additionalProperties: false,
   required: ['unsigned_xdr'],
-  properties: { unsigned_xdr: { type: 'string', minLength: 1, maxLength: 262_144, description: 'Base64 transaction envelope XDR.' } },
+  properties: {
+    unsigned_xdr: { type: 'string', minLength: 1, maxLength: 262_144, description: 'Base64 transaction envelope XDR.' },
+  },
 } as const;
 
 export const signSolanaBody = {
   type: 'object',
   additionalProperties: false,
   required: ['transaction'],
-  properties: { transaction: { type: 'string', minLength: 1, maxLength: 8192, description: 'Base64 wire transaction with the relayer as fee payer.' } },
+  properties: {
+    transaction: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 8192,
+      description: 'Base64 wire transaction with the relayer as fee payer.',
+    },
+  },
 } as const;
 
 /** The reference's EVM variant (bytes); accepted as input and refused as the reference does, EVM signing a transaction is not offered. */
-export const signEvmBody = { type: 'array', maxItems: 131_072, items: { type: 'integer', minimum: 0, maximum: 255 } } as const;
+export const signEvmBody = {
+  type: 'array',
+  maxItems: 131_072,
+  items: { type: 'integer', minimum: 0, maximum: 255 },
+} as const;
 
 export const signTransactionBody = {
-  description: 'Stellar: `unsigned_xdr`. Solana: `transaction`. EVM relayers answer 400 `Transaction signing not supported for EVM`, as the reference.',
+  description:
+    'Stellar: `unsigned_xdr`. Solana: `transaction`. EVM relayers answer 400 `Transaction signing not supported for EVM`, as the reference.',
   oneOf: [signStellarBody, signSolanaBody, signEvmBody],
 } as const;

@@ -13,7 +13,11 @@ import { minutesRecord, sinceRecord } from '../../openapi/live-records.ts';
 import { idSchema } from './schemas.ts';
 
 const relayerParams = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
-const transactionParams = { type: 'object', required: ['relayer_id', 'transaction_id'], properties: { relayer_id: idSchema, transaction_id: idSchema } } as const;
+const transactionParams = {
+  type: 'object',
+  required: ['relayer_id', 'transaction_id'],
+  properties: { relayer_id: idSchema, transaction_id: idSchema },
+} as const;
 
 export interface RelayerInsightsDeps {
   ops: RelayerOperations;
@@ -26,7 +30,9 @@ export interface RelayerInsightsDeps {
 export function createRelayerInsightsRouter(deps: RelayerInsightsDeps): Router {
   const router = Router();
   const oneRelayer = validator<{ relayer_id: string }, unknown, undefined>({ params: relayerParams });
-  const oneTransaction = validator<{ relayer_id: string; transaction_id: string }, unknown, undefined>({ params: transactionParams });
+  const oneTransaction = validator<{ relayer_id: string; transaction_id: string }, unknown, undefined>({
+    params: transactionParams,
+  });
   // The series are this app's, in memory: they count from its start (the console says so beside the charts).
   const since = new Date().toISOString();
   router.get('/:relayer_id/transactions/:transaction_id/timeline', async (req, res) => {
@@ -37,7 +43,13 @@ export function createRelayerInsightsRouter(deps: RelayerInsightsDeps): Router {
   router.get('/:relayer_id/activity', async (req, res) => {
     const { relayer_id } = oneRelayer(req).params;
     await deps.ops.getRelayer(relayer_id);
-    res.json(success({ minutes: deps.activity.read(relayer_id), oldest_unfinished_at: await deps.oldestUnfinished(relayer_id), since }));
+    res.json(
+      success({
+        minutes: deps.activity.read(relayer_id),
+        oldest_unfinished_at: await deps.oldestUnfinished(relayer_id),
+        since,
+      }),
+    );
   });
   return router;
 }
@@ -69,9 +81,14 @@ export const relayerInsightRouteDocs: RouteDoc[] = [
     method: 'get',
     path: '/:relayer_id/transactions/:transaction_id/timeline',
     summary: "A transaction's timeline",
-    description: 'Every status change with its time, each hash it was broadcast under, fee and nonce changes, and the webhook events sent for it with their delivery results, oldest first. Read from the store (each write of the transaction is kept), so it survives restarts.',
+    description:
+      'Every status change with its time, each hash it was broadcast under, fee and nonce changes, and the webhook events sent for it with their delivery results, oldest first. Read from the store (each write of the transaction is kept), so it survives restarts.',
     params: transactionParams,
-    data: { type: 'object', required: ['transaction', 'entries'], properties: { transaction: transactionRecord, entries: { type: 'array', items: timelineEntry } } },
+    data: {
+      type: 'object',
+      required: ['transaction', 'entries'],
+      properties: { transaction: transactionRecord, entries: { type: 'array', items: timelineEntry } },
+    },
     errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'],
   },
   {
@@ -79,12 +96,21 @@ export const relayerInsightRouteDocs: RouteDoc[] = [
     path: '/:relayer_id/activity',
     summary: "A relayer's last hour, minute by minute",
     description:
-      "60 points, oldest first: `counts` of `sends`, `confirmations` and `failures`, and `latency` p50/p99 in ms of the `submit_ms` (created → first submitted: priced, signed and accepted by a node) and `confirm_ms` (sent → confirmed) stages. Kept in memory by this instance (a restart starts a new hour).",
+      '60 points, oldest first: `counts` of `sends`, `confirmations` and `failures`, and `latency` p50/p99 in ms of the `submit_ms` (created → first submitted: priced, signed and accepted by a node) and `confirm_ms` (sent → confirmed) stages. Kept in memory by this instance (a restart starts a new hour).',
     params: relayerParams,
     data: {
       type: 'object',
       required: ['minutes', 'oldest_unfinished_at', 'since'],
-      properties: { minutes: minutesRecord, since: sinceRecord, oldest_unfinished_at: { type: ['string', 'null'], format: 'date-time', description: 'created_at of the oldest transaction not yet final (pending, sent, submitted or mined); null when none' } },
+      properties: {
+        minutes: minutesRecord,
+        since: sinceRecord,
+        oldest_unfinished_at: {
+          type: ['string', 'null'],
+          format: 'date-time',
+          description:
+            'created_at of the oldest transaction not yet final (pending, sent, submitted or mined); null when none',
+        },
+      },
     },
     errors: ['RELAYER_NOT_FOUND'],
   },

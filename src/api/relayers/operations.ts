@@ -9,7 +9,18 @@ import { normalizeRpcUrls } from '../../domain/relayers/seeding.ts';
 import type { Relaying } from '../../domain/relaying.ts';
 import { parsePolicies } from '../../config/relayer-policies.ts';
 import type { TransactionBody } from '../../domain/transactions/service.ts';
-import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, nonceSchema, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import {
+  createRelayerBody,
+  evmBody,
+  idempotencyKeySchema,
+  idSchema,
+  listRelayersQuery,
+  listTransactionsQuery,
+  nonceSchema,
+  solanaBody,
+  stellarBody,
+  updateRelayerBody,
+} from './schemas.ts';
 import { checkShape } from './shapes.ts';
 import { createChainOperations } from './chain-operations.ts';
 import { createSponsoredOperations } from './sponsored.ts';
@@ -21,7 +32,8 @@ function queryCopy(raw: unknown): Record<string, unknown> {
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('query must be an object of parameters');
   for (const [key, value] of Object.entries(raw)) {
     if (Array.isArray(value)) throw new ValidationError(`query parameter '${key}' must be given once`);
-    if (value !== null && typeof value === 'object') throw new ValidationError(`query parameter '${key}' must be a single value`);
+    if (value !== null && typeof value === 'object')
+      throw new ValidationError(`query parameter '${key}' must be a single value`);
   }
   return { ...raw };
 }
@@ -43,7 +55,10 @@ type UpdateBody = Omit<RelayerChanges, 'custom_rpc_urls'> & { custom_rpc_urls?: 
 type CreateBody = Omit<CreateRelayerInput, 'custom_rpc_urls'> & { custom_rpc_urls?: RawRpcUrls };
 
 /** Policies checked for the relayer's network type; an empty object or null clears them. */
-function policiesFor(networkType: NetworkType, raw: Record<string, unknown> | null | undefined): Record<string, unknown> | null | undefined {
+function policiesFor(
+  networkType: NetworkType,
+  raw: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | null | undefined {
   if (raw === undefined || raw === null) return raw;
   const parsed = parsePolicies(networkType, raw);
   return Object.keys(parsed).length ? parsed : null;
@@ -69,7 +84,9 @@ function compileInputs() {
     nonce: compile<string>(nonceSchema, 'nonce'),
     idempotencyKey: compile<string>(idempotencyKeySchema, 'Idempotency-Key'),
     relayersQuery: compile<PageRequest>(listRelayersQuery, 'query', { coerce: true }),
-    transactionsQuery: compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', { coerce: true }),
+    transactionsQuery: compile<PageRequest & { status?: TransactionStatus }>(listTransactionsQuery, 'query', {
+      coerce: true,
+    }),
     updateBody: compile<UpdateBody>(updateRelayerBody, 'body'),
     createBody: compile<CreateBody>(createRelayerBody, 'body'),
     /** A send's or a replace's body: its shape told apart first (checkShape), then its network type's schema. */
@@ -85,9 +102,21 @@ function compileInputs() {
 export function createRelayerOperations(relaying: Relaying, deps: RelayerOperationsDeps): RelayerOperations {
   const { store } = deps;
   const { relayers, transactions, chain } = relaying;
-  const { relayerId, transactionId, nonce, idempotencyKey, relayersQuery, transactionsQuery, updateBody, createBody, transactionBody } = compileInputs();
+  const {
+    relayerId,
+    transactionId,
+    nonce,
+    idempotencyKey,
+    relayersQuery,
+    transactionsQuery,
+    updateBody,
+    createBody,
+    transactionBody,
+  } = compileInputs();
   const activeCount = async (id: string) => {
-    const counts = await Promise.all((['pending', 'sent', 'submitted'] as const).map((status) => store.repos.transactions.count(id, status)));
+    const counts = await Promise.all(
+      (['pending', 'sent', 'submitted'] as const).map((status) => store.repos.transactions.count(id, status)),
+    );
     return counts.reduce((a, b) => a + b, 0);
   };
 
@@ -97,7 +126,12 @@ export function createRelayerOperations(relaying: Relaying, deps: RelayerOperati
     async listRelayers(query, scope = 'all') {
       const q = relayersQuery(queryCopy(query));
       // A key scoped to some relayers lists those of them that exist (the query checked once, here).
-      return scopedPage(scope, q, () => relayers.list(q.page, q.per_page), (id) => relayers.get(relayerId(id)));
+      return scopedPage(
+        scope,
+        q,
+        () => relayers.list(q.page, q.per_page),
+        (id) => relayers.get(relayerId(id)),
+      );
     },
     async getRelayer(id) {
       return relayers.get(relayerId(id));
@@ -140,7 +174,11 @@ export function createRelayerOperations(relaying: Relaying, deps: RelayerOperati
     async replaceTransaction(id, txId, body) {
       // The spec's replace table answers an unknown relayer with plain `Not found`.
       const relayer = await relayers.require(relayerId(id), 'NOT_FOUND');
-      return transactions.replace(relayer, transactionId(txId), transactionBody(relayer.network_type, relayer.id, body));
+      return transactions.replace(
+        relayer,
+        transactionId(txId),
+        transactionBody(relayer.network_type, relayer.id, body),
+      );
     },
     async cancelTransaction(id, txId) {
       const relayer = await relayers.require(relayerId(id));

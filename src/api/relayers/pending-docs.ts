@@ -4,7 +4,11 @@ import { transactionRecord } from '../../openapi/records.ts';
 import { idSchema, nonceSchema } from './schemas.ts';
 
 const relayerParams = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
-const nonceParams = { type: 'object', required: ['relayer_id', 'nonce'], properties: { relayer_id: idSchema, nonce: nonceSchema } } as const;
+const nonceParams = {
+  type: 'object',
+  required: ['relayer_id', 'nonce'],
+  properties: { relayer_id: idSchema, nonce: nonceSchema },
+} as const;
 
 const ids = { type: 'array', items: { type: 'string' } } as const;
 /** The reference's DeletePendingTransactionsResponse. */
@@ -12,8 +16,14 @@ const deletePendingResult = {
   type: 'object',
   required: ['queued_for_cancellation_transaction_ids', 'failed_to_queue_transaction_ids', 'total_processed'],
   properties: {
-    queued_for_cancellation_transaction_ids: { ...ids, description: 'Cancel requested: each ends `canceled` (or `confirmed` if mined first).' },
-    failed_to_queue_transaction_ids: { ...ids, description: 'Could not be canceled (e.g. already being canceled, or final by the time it was reached).' },
+    queued_for_cancellation_transaction_ids: {
+      ...ids,
+      description: 'Cancel requested: each ends `canceled` (or `confirmed` if mined first).',
+    },
+    failed_to_queue_transaction_ids: {
+      ...ids,
+      description: 'Could not be canceled (e.g. already being canceled, or final by the time it was reached).',
+    },
     total_processed: { type: 'integer', minimum: 0, description: 'Both lists together.' },
   },
 } as const;
@@ -46,12 +56,18 @@ export const pendingRouteDocs: RouteDoc[] = [
   {
     method: 'delete',
     path: '/:relayer_id/transactions/pending',
-    summary: "Cancel every pending, sent or submitted transaction of the relayer",
+    summary: 'Cancel every pending, sent or submitted transaction of the relayer',
     description:
       'Each one through the same cancel as `DELETE …/transactions/{transaction_id}`, lowest nonce first. A paused or disabled relayer is refused (403); a Solana relayer answers 400 `Delete pending transactions not supported for Solana relayers`, as the reference. On Stellar, transactions the relayer has not yet sent are canceled (the reference cancels none there).',
     params: relayerParams,
     data: deletePendingResult,
     errors: ['RELAYER_NOT_FOUND', 'RELAYER_PAUSED', 'RELAYER_DISABLED', 'NOT_SUPPORTED'],
-    examples: { data: { queued_for_cancellation_transaction_ids: [exampleTx.id], failed_to_queue_transaction_ids: [], total_processed: 1 } },
+    examples: {
+      data: {
+        queued_for_cancellation_transaction_ids: [exampleTx.id],
+        failed_to_queue_transaction_ids: [],
+        total_processed: 1,
+      },
+    },
   },
 ];

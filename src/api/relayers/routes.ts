@@ -8,14 +8,25 @@ import { success } from '../../http/envelope.ts';
 import { authorizeSignerUse, listScope } from '../../http/auth.ts';
 import type { RouteDoc } from '../../openapi/route-doc.ts';
 import { relayerRecord, transactionRecord } from '../../openapi/records.ts';
-import { createRelayerBody, evmBody, idempotencyKeySchema, idSchema, listRelayersQuery, listTransactionsQuery, solanaBody, stellarBody, updateRelayerBody } from './schemas.ts';
+import {
+  createRelayerBody,
+  evmBody,
+  idempotencyKeySchema,
+  idSchema,
+  listRelayersQuery,
+  listTransactionsQuery,
+  solanaBody,
+  stellarBody,
+  updateRelayerBody,
+} from './schemas.ts';
 import { pendingRouteDocs } from './pending-docs.ts';
 import { mountSponsoredRoutes, sponsoredRouteDocs } from './sponsored.ts';
 
 /** The Idempotency-Key header as sent (checked by the operation); Node would join repeated ones, which are ambiguous. */
 function idempotencyKeyOf(rawHeaders: string[]): string | undefined {
   const values: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]!);
   if (values.length > 1) throw new ValidationError("header 'Idempotency-Key' must be given once");
   return values[0];
 }
@@ -99,10 +110,14 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
 }
 
 const relayerParams = { type: 'object', required: ['relayer_id'], properties: { relayer_id: idSchema } } as const;
-const transactionParams = { type: 'object', required: ['relayer_id', 'transaction_id'], properties: { relayer_id: idSchema, transaction_id: idSchema } } as const;
+const transactionParams = {
+  type: 'object',
+  required: ['relayer_id', 'transaction_id'],
+  properties: { relayer_id: idSchema, transaction_id: idSchema },
+} as const;
 const transactionBody = {
   description:
-    'The shape is chosen by the relayer\'s network: A for EVM, B for Solana, C for Stellar. An optional field sent as null counts as absent.',
+    "The shape is chosen by the relayer's network: A for EVM, B for Solana, C for Stellar. An optional field sent as null counts as absent.",
   oneOf: [evmBody, solanaBody, stellarBody],
 } as const;
 const exampleRelayer = {
@@ -135,7 +150,15 @@ const exampleSend = { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: 1
 
 /** The routes above, for the API reference: the schemas are the ones operations.ts compiles. */
 export const relayerRouteDocs: RouteDoc[] = [
-  { method: 'get', path: '/', summary: 'List relayers', query: listRelayersQuery, data: { type: 'array', items: relayerRecord }, paginated: true, examples: { data: [exampleRelayer] } },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'List relayers',
+    query: listRelayersQuery,
+    data: { type: 'array', items: relayerRecord },
+    paginated: true,
+    examples: { data: [exampleRelayer] },
+  },
   {
     method: 'post',
     path: '/',
@@ -146,19 +169,39 @@ export const relayerRouteDocs: RouteDoc[] = [
     status: 201,
     data: relayerRecord,
     errors: ['RELAYER_EXISTS', 'SIGNER_NOT_FOUND'],
-    examples: { body: { id: 'sepolia-example', name: 'Sepolia example', network: 'sepolia', network_type: 'evm', paused: false, signer_id: 'local-signer', policies: { min_balance: 0 } }, data: exampleRelayer },
+    examples: {
+      body: {
+        id: 'sepolia-example',
+        name: 'Sepolia example',
+        network: 'sepolia',
+        network_type: 'evm',
+        paused: false,
+        signer_id: 'local-signer',
+        policies: { min_balance: 0 },
+      },
+      data: exampleRelayer,
+    },
   },
   {
     method: 'delete',
     path: '/:relayer_id',
     summary: 'Delete a relayer',
-    description: 'Refused (400) while it has pending, sent or submitted transactions. Answers the text `Relayer deleted successfully`.',
+    description:
+      'Refused (400) while it has pending, sent or submitted transactions. Answers the text `Relayer deleted successfully`.',
     params: relayerParams,
     data: { type: 'string' },
     errors: ['RELAYER_NOT_FOUND', 'BAD_REQUEST'],
     examples: { data: 'Relayer deleted successfully' },
   },
-  { method: 'get', path: '/:relayer_id', summary: 'Get a relayer', params: relayerParams, data: relayerRecord, errors: ['RELAYER_NOT_FOUND'], examples: { data: exampleRelayer } },
+  {
+    method: 'get',
+    path: '/:relayer_id',
+    summary: 'Get a relayer',
+    params: relayerParams,
+    data: relayerRecord,
+    errors: ['RELAYER_NOT_FOUND'],
+    examples: { data: exampleRelayer },
+  },
   {
     method: 'patch',
     path: '/:relayer_id',
@@ -190,18 +233,36 @@ export const relayerRouteDocs: RouteDoc[] = [
     description:
       'With an `Idempotency-Key` header, a retry is safe: the same key with the same request (compared after validation, so key order and whitespace do not matter) answers the transaction the first one created, as it is now, with the header `Idempotent-Replayed: true`, for at least 24 hours, across restarts and instances; concurrent requests with one key wait for the first. The same key with another request answers 409. Keys are per relayer.',
     params: relayerParams,
-    headers: { type: 'object', properties: { 'Idempotency-Key': { ...idempotencyKeySchema, description: 'Sends once per key and request on this relayer (see the description); 1 to 255 printable ASCII characters, given once.' } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'Idempotency-Key': {
+          ...idempotencyKeySchema,
+          description:
+            'Sends once per key and request on this relayer (see the description); 1 to 255 printable ASCII characters, given once.',
+        },
+      },
+    },
     body: transactionBody,
     data: transactionRecord,
     errors: ['RELAYER_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'],
     examples: { body: exampleSend, data: exampleTransaction },
   },
-  { method: 'get', path: '/:relayer_id/transactions/:transaction_id', summary: 'Get a transaction', params: transactionParams, data: transactionRecord, errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'], examples: { data: exampleTransaction } },
+  {
+    method: 'get',
+    path: '/:relayer_id/transactions/:transaction_id',
+    summary: 'Get a transaction',
+    params: transactionParams,
+    data: transactionRecord,
+    errors: ['RELAYER_NOT_FOUND', 'NOT_FOUND'],
+    examples: { data: exampleTransaction },
+  },
   {
     method: 'put',
     path: '/:relayer_id/transactions/:transaction_id',
     summary: 'Replace a transaction',
-    description: 'Same id and nonce, fees bumped, re-signed; pending, sent and submitted transactions only. An unknown relayer answers `Not found` here, as the spec asks.',
+    description:
+      'Same id and nonce, fees bumped, re-signed; pending, sent and submitted transactions only. An unknown relayer answers `Not found` here, as the spec asks.',
     params: transactionParams,
     body: transactionBody,
     data: transactionRecord,

@@ -28,11 +28,21 @@ export const listTransactionsQuery = {
   properties: { ...pagingProperties, status: { enum: STATUSES } },
 } as const;
 
-const notificationId = { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }], 'x-expect': 'a notification id (1-36 of A-Z a-z 0-9 _ -) or null' } as const;
+const notificationId = {
+  anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }],
+  'x-expect': 'a notification id (1-36 of A-Z a-z 0-9 _ -) or null',
+} as const;
 const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 /** Checked against the schema of the relayer's network type once it is known (src/config/relayer-policies.ts). */
-const policies = { type: 'object', description: "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)" } as const;
-const rpcUrls = { ...customRpcUrlsSchema, description: 'RPC URLs for this relayer instead of its network\'s: strings or { url, weight }' } as const;
+const policies = {
+  type: 'object',
+  description:
+    "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)",
+} as const;
+const rpcUrls = {
+  ...customRpcUrlsSchema,
+  description: "RPC URLs for this relayer instead of its network's: strings or { url, weight }",
+} as const;
 
 /** A key pool's in-flight limit per key (our extension; docs/transactions.md, Key pools). */
 const maxPendingPerKey = { type: 'integer', minimum: 1, maximum: 1024 } as const;
@@ -46,7 +56,10 @@ export const updateRelayerBody = {
     paused: { type: 'boolean' },
     notification_id: notificationId,
     policies: { anyOf: [policies, { type: 'null' }], 'x-expect': 'a policies object or null' },
-    custom_rpc_urls: { anyOf: [rpcUrls, { type: 'null' }], 'x-expect': 'an array of http(s) URLs or { "url", "weight" } (0-100), or null' },
+    custom_rpc_urls: {
+      anyOf: [rpcUrls, { type: 'null' }],
+      'x-expect': 'an array of http(s) URLs or { "url", "weight" } (0-100), or null',
+    },
     max_pending_per_key: maxPendingPerKey,
   },
 } as const;
@@ -102,7 +115,11 @@ const solanaInstruction = {
         type: 'object',
         additionalProperties: false,
         required: ['pubkey', 'is_signer', 'is_writable'],
-        properties: { pubkey: { type: 'string', maxLength: 64 }, is_signer: { type: 'boolean' }, is_writable: { type: 'boolean' } },
+        properties: {
+          pubkey: { type: 'string', maxLength: 64 },
+          is_signer: { type: 'boolean' },
+          is_writable: { type: 'boolean' },
+        },
       },
     },
     data: { type: 'string', maxLength: 4096 },
@@ -128,7 +145,10 @@ const asset = {
   required: ['type'],
   properties: { type: { enum: ['native', 'credit_alphanum4', 'credit_alphanum12'] } },
   allOf: [
-    { if: { properties: { type: { const: 'native' } } }, then: { type: 'object', additionalProperties: false, properties: { type: true } } },
+    {
+      if: { properties: { type: { const: 'native' } } },
+      then: { type: 'object', additionalProperties: false, properties: { type: true } },
+    },
     {
       if: { properties: { type: { enum: ['credit_alphanum4', 'credit_alphanum12'] } } },
       then: {
@@ -156,10 +176,21 @@ const contractAuth = {
   required: ['type'],
   properties: { type: { enum: ['none', 'source_account', 'xdr'] } },
   allOf: [
-    { if: { properties: { type: { enum: ['none', 'source_account'] } } }, then: { type: 'object', additionalProperties: false, properties: { type: true } } },
+    {
+      if: { properties: { type: { enum: ['none', 'source_account'] } } },
+      then: { type: 'object', additionalProperties: false, properties: { type: true } },
+    },
     {
       if: { properties: { type: { const: 'xdr' } } },
-      then: { type: 'object', additionalProperties: false, required: ['entries'], properties: { type: true, entries: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 65_536 } } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['entries'],
+        properties: {
+          type: true,
+          entries: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 65_536 } },
+        },
+      },
     },
   ],
 } as const;
@@ -215,23 +246,53 @@ export const operation = {
   ],
 } as const;
 
-const byteArray32 = { type: 'array', minItems: 32, maxItems: 32, items: { type: 'integer', minimum: 0, maximum: 255, 'x-plain-integer': true } } as const;
+const byteArray32 = {
+  type: 'array',
+  minItems: 32,
+  maxItems: 32,
+  items: { type: 'integer', minimum: 0, maximum: 255, 'x-plain-integer': true },
+} as const;
 
 const memo = {
   type: 'object',
   required: ['type'],
   properties: { type: { enum: ['none', 'text', 'id', 'hash', 'return'] } },
   allOf: [
-    { if: { properties: { type: { const: 'none' } } }, then: { type: 'object', additionalProperties: false, properties: { type: true } } },
-    { if: { properties: { type: { const: 'text' } } }, then: { type: 'object', additionalProperties: false, required: ['value'], properties: { type: true, value: { type: 'string' } } } },
-    { if: { properties: { type: { const: 'id' } } }, then: { type: 'object', additionalProperties: false, required: ['value'], properties: { type: true, value: schemas.int64 } } },
+    {
+      if: { properties: { type: { const: 'none' } } },
+      then: { type: 'object', additionalProperties: false, properties: { type: true } },
+    },
+    {
+      if: { properties: { type: { const: 'text' } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['value'],
+        properties: { type: true, value: { type: 'string' } },
+      },
+    },
+    {
+      if: { properties: { type: { const: 'id' } } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['value'],
+        properties: { type: true, value: schemas.int64 },
+      },
+    },
     {
       if: { properties: { type: { enum: ['hash', 'return'] } } },
       then: {
         type: 'object',
         additionalProperties: false,
         required: ['value'],
-        properties: { type: true, value: { 'x-expect': '32 bytes: an array of 32 integers 0-255, or 64 hex digits', anyOf: [byteArray32, { type: 'string', pattern: '^[0-9a-fA-F]{64}$' }] } },
+        properties: {
+          type: true,
+          value: {
+            'x-expect': '32 bytes: an array of 32 integers 0-255, or 64 hex digits',
+            anyOf: [byteArray32, { type: 'string', pattern: '^[0-9a-fA-F]{64}$' }],
+          },
+        },
       },
     },
   ],
@@ -251,6 +312,12 @@ export const stellarBody = {
     valid_until: { type: 'string', format: 'date-time' },
     fee_bump: { type: 'boolean' },
     max_fee: schemas.int64,
-    signed_auth_entry: { type: 'string', minLength: 1, maxLength: 262_144, description: 'Soroban gas abstraction: the user\'s signed SorobanAuthorizationEntry (base64 XDR), with transaction_xdr.' },
+    signed_auth_entry: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 262_144,
+      description:
+        "Soroban gas abstraction: the user's signed SorobanAuthorizationEntry (base64 XDR), with transaction_xdr.",
+    },
   },
 } as const;

@@ -3,9 +3,15 @@ import type { NetworkType } from '../../domain/types.ts';
 import { ValidationError } from '../../errors.ts';
 
 const SHAPES: Record<NetworkType, { name: string; keys: readonly string[] }> = {
-  evm: { name: 'A', keys: ['value', 'to', 'data', 'gas_limit', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'speed'] },
+  evm: {
+    name: 'A',
+    keys: ['value', 'to', 'data', 'gas_limit', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'speed'],
+  },
   solana: { name: 'B', keys: ['transaction', 'instructions'] },
-  stellar: { name: 'C', keys: ['network', 'operations', 'transaction_xdr', 'source_account', 'memo', 'fee_bump', 'max_fee'] },
+  stellar: {
+    name: 'C',
+    keys: ['network', 'operations', 'transaction_xdr', 'source_account', 'memo', 'fee_bump', 'max_fee'],
+  },
 };
 
 /**
@@ -17,7 +23,9 @@ export function checkShape(networkType: NetworkType, relayerId: string, body: un
   const keys = Object.keys(body);
   const own = SHAPES[networkType];
   if (keys.some((k) => own.keys.includes(k))) return;
-  const other = (Object.keys(SHAPES) as NetworkType[]).find((t) => t !== networkType && keys.some((k) => SHAPES[t].keys.includes(k)));
+  const other = (Object.keys(SHAPES) as NetworkType[]).find(
+    (t) => t !== networkType && keys.some((k) => SHAPES[t].keys.includes(k)),
+  );
   if (!other) return;
   throw new ValidationError(
     `relayer '${relayerId}' is ${networkType} and takes request shape ${own.name} (${own.keys.join(', ')}); the body has shape ${SHAPES[other].name}, for ${other} relayers`,

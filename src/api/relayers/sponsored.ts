@@ -34,10 +34,21 @@ export const stellarSponsoredBody = {
   additionalProperties: false,
   required: ['fee_token'],
   properties: {
-    transaction_xdr: { type: 'string', minLength: 1, maxLength: 262_144, description: "The user's transaction (base64 envelope XDR, the user as source). Exactly one of this and `operations`." },
+    transaction_xdr: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 262_144,
+      description:
+        "The user's transaction (base64 envelope XDR, the user as source). Exactly one of this and `operations`.",
+    },
     operations: { type: 'array', maxItems: 100, items: operation },
     source_account: { type: 'string', description: "The user's account (G…); required with `operations`." },
-    fee_token: { type: 'string', maxLength: 128, description: '`native` or `CODE:ISSUER` (a classic asset). A Soroban token contract (`C…`) is refused with the reason.' },
+    fee_token: {
+      type: 'string',
+      maxLength: 128,
+      description:
+        '`native` or `CODE:ISSUER` (a classic asset). A Soroban token contract (`C…`) is refused with the reason.',
+    },
   },
 } as const;
 
@@ -47,8 +58,17 @@ export const solanaSponsoredBody = {
   additionalProperties: false,
   required: ['transaction', 'fee_token'],
   properties: {
-    transaction: { type: 'string', minLength: 1, maxLength: 65_536, description: "The user's transaction (base64 wire transaction, the user as fee payer, signed or not)." },
-    fee_token: { type: 'string', maxLength: 64, description: 'The SPL token mint the fee is paid in (in `allowed_tokens` when set).' },
+    transaction: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 65_536,
+      description: "The user's transaction (base64 wire transaction, the user as fee payer, signed or not).",
+    },
+    fee_token: {
+      type: 'string',
+      maxLength: 64,
+      description: 'The SPL token mint the fee is paid in (in `allowed_tokens` when set).',
+    },
   },
 } as const;
 
@@ -57,28 +77,40 @@ const BODIES: Partial<Record<NetworkType, object>> = { stellar: stellarSponsored
 
 function withoutNulls(body: unknown): Record<string, unknown> {
   if (body === undefined) throw new ValidationError('a JSON request body is required');
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('the body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new ValidationError('the body must be a JSON object');
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 }
 
 /** The reference's texts for a request of another family's shape (its untagged request enum). */
 function otherShape(networkType: NetworkType, body: Record<string, unknown>): string | null {
-  if (networkType === 'stellar' && 'transaction' in body) return 'Solana request type does not match Stellar relayer type';
-  if (networkType === 'solana' && ('transaction_xdr' in body || 'operations' in body)) return 'Stellar request type does not match Solana relayer type';
+  if (networkType === 'stellar' && 'transaction' in body)
+    return 'Solana request type does not match Stellar relayer type';
+  if (networkType === 'solana' && ('transaction_xdr' in body || 'operations' in body))
+    return 'Stellar request type does not match Solana relayer type';
   return null;
 }
 
-export function createSponsoredOperations(deps: { relayers: RelayerService; families: Partial<Record<NetworkType, SponsoredFamily>> }): Operations {
+export function createSponsoredOperations(deps: {
+  relayers: RelayerService;
+  families: Partial<Record<NetworkType, SponsoredFamily>>;
+}): Operations {
   const relayerId = compile<string>(idSchema, 'relayer_id');
-  const bodies = Object.fromEntries(Object.entries(BODIES).map(([type, schema]) => [type, compile<Record<string, unknown>>(schema, 'body')])) as Partial<Record<NetworkType, Validator<Record<string, unknown>>>>;
+  const bodies = Object.fromEntries(
+    Object.entries(BODIES).map(([type, schema]) => [type, compile<Record<string, unknown>>(schema, 'body')]),
+  ) as Partial<Record<NetworkType, Validator<Record<string, unknown>>>>;
 
   const prepare = async (id: string, raw: unknown) => {
     const relayer = await deps.relayers.require(relayerId(id));
     requireActive(relayer);
-    if (relayer.network_type === 'evm') throw new AppError('NOT_SUPPORTED', { reason: 'Gas abstraction not supported for EVM relayers' });
+    if (relayer.network_type === 'evm')
+      throw new AppError('NOT_SUPPORTED', { reason: 'Gas abstraction not supported for EVM relayers' });
     const family = deps.families[relayer.network_type];
     const validate = bodies[relayer.network_type];
-    if (!family || !validate) throw new AppError('NOT_SUPPORTED', { reason: `Gas abstraction is not offered for ${relayer.network_type} relayers yet` });
+    if (!family || !validate)
+      throw new AppError('NOT_SUPPORTED', {
+        reason: `Gas abstraction is not offered for ${relayer.network_type} relayers yet`,
+      });
     const body = withoutNulls(raw);
     const mismatch = otherShape(relayer.network_type, body);
     if (mismatch) throw new ValidationError(mismatch);
@@ -114,7 +146,11 @@ const buildResult = {
   type: 'object',
   required: ['transaction', 'fee_in_token', 'fee_in_token_ui', 'fee_in_stroops', 'fee_token', 'valid_until'],
   properties: {
-    transaction: { type: 'string', description: "The user's transaction with the fee payment to the relayer added and time bounds set: for the user to sign, then send with `fee_bump: true`." },
+    transaction: {
+      type: 'string',
+      description:
+        "The user's transaction with the fee payment to the relayer added and time bounds set: for the user to sign, then send with `fee_bump: true`.",
+    },
     fee_in_token: decimal,
     fee_in_token_ui: { type: 'string' },
     fee_in_stroops: { ...decimal, description: 'What the relayer pays the network (margin included).' },
@@ -129,21 +165,45 @@ const buildResult = {
 const solanaQuoteResult = {
   type: 'object',
   required: ['estimated_fee', 'conversion_rate'],
-  properties: { estimated_fee: { type: 'string', description: 'The fee in whole tokens (decimal).' }, conversion_rate: { type: 'string', description: 'Tokens per SOL.' } },
+  properties: {
+    estimated_fee: { type: 'string', description: 'The fee in whole tokens (decimal).' },
+    conversion_rate: { type: 'string', description: 'Tokens per SOL.' },
+  },
 } as const;
 const solanaBuildResult = {
   type: 'object',
   required: ['transaction', 'fee_in_spl', 'fee_in_lamports', 'fee_token', 'valid_until_blockheight'],
   properties: {
-    transaction: { type: 'string', description: "The user's instructions after a fee transfer to the relayer, the relayer as fee payer, signed by it: for the user to sign and send." },
+    transaction: {
+      type: 'string',
+      description:
+        "The user's instructions after a fee transfer to the relayer, the relayer as fee payer, signed by it: for the user to sign and send.",
+    },
     fee_in_spl: decimal,
     fee_in_lamports: decimal,
     fee_token: { type: 'string' },
     valid_until_blockheight: { type: 'integer' },
   },
 } as const;
-const exampleBody = { operations: [{ type: 'payment', destination: 'GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI', amount: 1000000, asset: { type: 'native' } }], source_account: 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ', fee_token: 'USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN' };
-const errors = ['RELAYER_NOT_FOUND', 'RELAYER_PAUSED', 'RELAYER_DISABLED', 'NOT_SUPPORTED', 'CHAIN_UNAVAILABLE'] as const;
+const exampleBody = {
+  operations: [
+    {
+      type: 'payment',
+      destination: 'GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI',
+      amount: 1000000,
+      asset: { type: 'native' },
+    },
+  ],
+  source_account: 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ',
+  fee_token: 'USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN',
+};
+const errors = [
+  'RELAYER_NOT_FOUND',
+  'RELAYER_PAUSED',
+  'RELAYER_DISABLED',
+  'NOT_SUPPORTED',
+  'CHAIN_UNAVAILABLE',
+] as const;
 
 export const sponsoredRouteDocs: RouteDoc[] = [
   {
@@ -168,6 +228,16 @@ export const sponsoredRouteDocs: RouteDoc[] = [
     body: { oneOf: [stellarSponsoredBody, solanaSponsoredBody] },
     data: { oneOf: [buildResult, solanaBuildResult] },
     errors,
-    examples: { body: exampleBody, data: { transaction: 'AAAAAgAAAAD…', fee_in_token: '4500', fee_in_token_ui: '0.00045', fee_in_stroops: '300', fee_token: exampleBody.fee_token, valid_until: '2026-01-01T12:02:00Z' } },
+    examples: {
+      body: exampleBody,
+      data: {
+        transaction: 'AAAAAgAAAAD…',
+        fee_in_token: '4500',
+        fee_in_token_ui: '0.00045',
+        fee_in_stroops: '300',
+        fee_token: exampleBody.fee_token,
+        valid_until: '2026-01-01T12:02:00Z',
+      },
+    },
   },
 ];

@@ -22,7 +22,12 @@ export function createSignersRouter(service: SignerService): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
-    const { items, pagination } = await scopedPage(listScope(res, 'signer'), query, () => service.list(query), (id) => service.get(id));
+    const { items, pagination } = await scopedPage(
+      listScope(res, 'signer'),
+      query,
+      () => service.list(query),
+      (id) => service.get(id),
+    );
     res.json(success(items, { pagination }));
   });
   router.post('/', async (req, res) => {
@@ -36,7 +41,8 @@ export function createSignersRouter(service: SignerService): Router {
     await service.get(params.signer_id);
     updateInput(req);
     throw new AppError('BAD_REQUEST', {
-      reason: 'Signer updates are not allowed for security reasons. Please delete the existing signer and create a new one with the desired configuration.',
+      reason:
+        'Signer updates are not allowed for security reasons. Please delete the existing signer and create a new one with the desired configuration.',
     });
   });
   router.delete('/:signer_id', async (req, res) => {
@@ -49,19 +55,39 @@ export function createSignersRouter(service: SignerService): Router {
 const example = { id: 'local-signer', type: 'local', config: {} };
 
 export const signerRouteDocs: RouteDoc[] = [
-  { method: 'get', path: '/', summary: 'List signers', query: pageQuery, data: { type: 'array', items: signerRecord }, paginated: true, examples: { data: [example] } },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'List signers',
+    query: pageQuery,
+    data: { type: 'array', items: signerRecord },
+    paginated: true,
+    examples: { data: [example] },
+  },
   {
     method: 'post',
     path: '/',
     summary: 'Create a signer: a raw key, or a remote signer (KMS, Vault, HSM) by its config',
-    description: "`type: plain` with `config.key` (32 bytes of hex), or another signer type with its config as in docs/signers.md, each secret field a string. Keys and secret fields are stored encrypted when STORAGE_ENCRYPTION_KEY is set and never shown again; `config` in answers holds only the other fields. A type not offered by this build is refused with the supported list.",
+    description:
+      '`type: plain` with `config.key` (32 bytes of hex), or another signer type with its config as in docs/signers.md, each secret field a string. Keys and secret fields are stored encrypted when STORAGE_ENCRYPTION_KEY is set and never shown again; `config` in answers holds only the other fields. A type not offered by this build is refused with the supported list.',
     body: createSignerBody,
     status: 201,
     data: signerRecord,
     errors: ['SIGNER_EXISTS'],
-    examples: { body: { id: 'api-signer', type: 'plain', config: { key: '0x' + '11'.repeat(32) } }, data: { ...example, id: 'api-signer' } },
+    examples: {
+      body: { id: 'api-signer', type: 'plain', config: { key: '0x' + '11'.repeat(32) } },
+      data: { ...example, id: 'api-signer' },
+    },
   },
-  { method: 'get', path: '/:signer_id', summary: 'Get a signer', params: signerIdParams, data: signerRecord, errors: ['SIGNER_NOT_FOUND'], examples: { data: example } },
+  {
+    method: 'get',
+    path: '/:signer_id',
+    summary: 'Get a signer',
+    params: signerIdParams,
+    data: signerRecord,
+    errors: ['SIGNER_NOT_FOUND'],
+    examples: { data: example },
+  },
   {
     method: 'patch',
     path: '/:signer_id',

@@ -1,7 +1,11 @@
 // JSON Schemas of the /api/v1/signers routes (the reference's SignerCreateRequest and its empty SignerUpdateRequest).
 import { ALL_SIGNER_TYPES, requestSchemaOf } from '../../config/signer-schemas.ts';
 
-export const signerIdParams = { type: 'object', required: ['signer_id'], properties: { signer_id: { type: 'string', minLength: 1, maxLength: 128 } } } as const;
+export const signerIdParams = {
+  type: 'object',
+  required: ['signer_id'],
+  properties: { signer_id: { type: 'string', minLength: 1, maxLength: 128 } },
+} as const;
 
 /**
  * The reference's request types (`plain`: a raw key; the others: their config, each secret a string) and our `pkcs11`.
@@ -10,7 +14,10 @@ export const signerIdParams = { type: 'object', required: ['signer_id'], propert
  */
 const REMOTE_TYPES = ALL_SIGNER_TYPES.filter((t) => t !== 'local');
 
-const configOfType = (type: string, config: object) => ({ if: { required: ['type'], properties: { type: { const: type } } }, then: { properties: { config } } });
+const configOfType = (type: string, config: object) => ({
+  if: { required: ['type'], properties: { type: { const: type } } },
+  then: { properties: { config } },
+});
 
 export const createSignerBody = {
   type: 'object',
@@ -22,7 +29,12 @@ export const createSignerBody = {
     config: { type: 'object' },
   },
   allOf: [
-    configOfType('plain', { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', minLength: 1, maxLength: 200 } } }),
+    configOfType('plain', {
+      type: 'object',
+      additionalProperties: false,
+      required: ['key'],
+      properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
+    }),
     ...REMOTE_TYPES.map((type) => configOfType(type, requestSchemaOf(type))),
   ],
 } as const;

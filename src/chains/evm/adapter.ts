@@ -1,8 +1,27 @@
 // The EVM chain adapter: the EvmChain port over a viem public client and the failover transport.
-import { createPublicClient, getAddress, hexToBigInt, hexToNumber, keccak256, numberToHex, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  getAddress,
+  hexToBigInt,
+  hexToNumber,
+  keccak256,
+  numberToHex,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import type { EvmNetworkConfig } from '../../config/config.ts';
 import { AppError } from '../../errors.ts';
-import type { BroadcastOutcome, CallRequest, ChainTransactionContent, EvmChain, FeeSuggestions, GasEstimate, RawRpcAnswer, Receipt, RevertReason } from '../../domain/chains/ports.ts';
+import type {
+  BroadcastOutcome,
+  CallRequest,
+  ChainTransactionContent,
+  EvmChain,
+  FeeSuggestions,
+  GasEstimate,
+  RawRpcAnswer,
+  Receipt,
+  RevertReason,
+} from '../../domain/chains/ports.ts';
 import { createRpcTransport, type UrlSender } from './rpc-transport.ts';
 import { RPC_DEFAULTS, type FetchFor, type RpcObserver, type RpcSettings } from '../rpc-options.ts';
 import { classifyBroadcast, isNodeAnswer, nodeError, nodeMessage, revertData, rpcCode } from './rpc-errors.ts';
@@ -19,12 +38,27 @@ export interface EvmChainOptions {
 /** The node serves another chain than the config names: nothing may be signed or sent for this network. */
 export class ChainIdMismatchError extends AppError {
   constructor(network: string, configured: number, answered: number) {
-    super('CHAIN_UNAVAILABLE', { reason: `network '${network}' is configured with chain_id ${configured}, but its RPC answers chain id ${answered}` });
+    super('CHAIN_UNAVAILABLE', {
+      reason: `network '${network}' is configured with chain_id ${configured}, but its RPC answers chain id ${answered}`,
+    });
   }
 }
 
 // Node answers as JSON: quantities are hex strings.
-interface RawTransaction { hash: Hex; from: Hex; to: Hex | null; nonce: Hex; input: Hex; value: Hex; gas: Hex; blockNumber: Hex | null; blockHash: Hex | null; gasPrice?: Hex; maxFeePerGas?: Hex; maxPriorityFeePerGas?: Hex }
+interface RawTransaction {
+  hash: Hex;
+  from: Hex;
+  to: Hex | null;
+  nonce: Hex;
+  input: Hex;
+  value: Hex;
+  gas: Hex;
+  blockNumber: Hex | null;
+  blockHash: Hex | null;
+  gasPrice?: Hex;
+  maxFeePerGas?: Hex;
+  maxPriorityFeePerGas?: Hex;
+}
 
 /** Legacy transactions carry gasPrice only; EIP-1559 ones both caps (a node also reports their effective gasPrice). */
 function contentOf(tx: RawTransaction): ChainTransactionContent {
@@ -40,7 +74,15 @@ function contentOf(tx: RawTransaction): ChainTransactionContent {
   };
 }
 
-interface RawReceipt { transactionHash: Hex; from?: Hex; status: Hex; blockNumber: Hex; blockHash: Hex; gasUsed: Hex; effectiveGasPrice?: Hex }
+interface RawReceipt {
+  transactionHash: Hex;
+  from?: Hex;
+  status: Hex;
+  blockNumber: Hex;
+  blockHash: Hex;
+  gasUsed: Hex;
+  effectiveGasPrice?: Hex;
+}
 
 /** What every call needs: the client, and reads that turn failures into CHAIN_UNAVAILABLE naming the network. */
 interface Rpc {
@@ -55,7 +97,8 @@ interface Rpc {
 
 function createRpc(name: string, client: PublicClient, broadcaster: PublicClient): Rpc {
   // No `cause`: viem's error texts name the URL, which may carry an API key, and 5xx causes are logged.
-  const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${nodeMessage(err)}` });
+  const unavailable = (what: string, err: unknown) =>
+    new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${nodeMessage(err)}` });
   const read = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -63,7 +106,13 @@ function createRpc(name: string, client: PublicClient, broadcaster: PublicClient
       throw unavailable(what, err);
     }
   };
-  return { client, broadcaster, read, unavailable, raw: (method, params) => read(method, () => client.request({ method, params } as never)) };
+  return {
+    client,
+    broadcaster,
+    read,
+    unavailable,
+    raw: (method, params) => read(method, () => client.request({ method, params } as never)),
+  };
 }
 
 /** Fee suggestions are reused this long: a fraction of a block, or the network's gas_price_cache setting. */
@@ -79,9 +128,14 @@ function createFees(rpc: Rpc, eip1559: boolean, cacheMs: number): () => Promise<
   const fetchFees = async (): Promise<FeeSuggestions> => {
     if (!eip1559) return legacySuggestions(await read('eth_gasPrice', () => client.getGasPrice()));
     const [history, nodeTip] = await Promise.all([
-      read('eth_feeHistory', () => client.getFeeHistory({ blockCount: HISTORY_BLOCKS, rewardPercentiles: REWARD_PERCENTILES, blockTag: 'latest' })),
+      read('eth_feeHistory', () =>
+        client.getFeeHistory({ blockCount: HISTORY_BLOCKS, rewardPercentiles: REWARD_PERCENTILES, blockTag: 'latest' }),
+      ),
       // Only a fallback for blocks without tips; a node that lacks the method still prices from history.
-      raw<Hex>('eth_maxPriorityFeePerGas', []).then((tip) => (tip ? hexToBigInt(tip) : 0n), () => 0n),
+      raw<Hex>('eth_maxPriorityFeePerGas', []).then(
+        (tip) => (tip ? hexToBigInt(tip) : 0n),
+        () => 0n,
+      ),
     ]);
     return eip1559Suggestions(history, nodeTip);
   };
@@ -163,16 +217,32 @@ function createBroadcaster(rpc: Rpc, urls: readonly UrlSender[]) {
     const key = hash.toLowerCase();
     const who = [...(accepted.get(key) ?? [])];
     accepted.delete(key);
-    const asked = await Promise.all(who.map((s) => s.client.request({ method: 'eth_getTransactionByHash', params: [hash] } as never).then((tx) => tx === null, () => false)));
+    const asked = await Promise.all(
+      who.map((s) =>
+        s.client.request({ method: 'eth_getTransactionByHash', params: [hash] } as never).then(
+          (tx) => tx === null,
+          () => false,
+        ),
+      ),
+    );
     const unknown = who.filter((_, i) => asked[i]);
-    for (const s of unknown) s.u.distrust(`accepted transaction ${hash} as new, but its node never received it: broadcasts go to the other URLs`, DISTRUST_MS);
+    for (const s of unknown)
+      s.u.distrust(
+        `accepted transaction ${hash} as new, but its node never received it: broadcasts go to the other URLs`,
+        DISTRUST_MS,
+      );
     return unknown.length;
   }
 
   return { send, didNotLand };
 }
 
-async function broadcast(send: (serialized: Hex, hash: Hex) => Promise<BroadcastOutcome>, checkChainId: () => Promise<void>, serialized: Hex, known?: Hex): Promise<BroadcastOutcome> {
+async function broadcast(
+  send: (serialized: Hex, hash: Hex) => Promise<BroadcastOutcome>,
+  checkChainId: () => Promise<void>,
+  serialized: Hex,
+  known?: Hex,
+): Promise<BroadcastOutcome> {
   const hash = known ?? keccak256(serialized);
   try {
     await checkChainId();
@@ -184,24 +254,47 @@ async function broadcast(send: (serialized: Hex, hash: Hex) => Promise<Broadcast
 
 async function estimateGas(rpc: Rpc, call: CallRequest): Promise<GasEstimate> {
   try {
-    const gas = await rpc.client.estimateGas({ account: call.from, ...(call.to ? { to: call.to } : {}), ...(call.data ? { data: call.data } : {}), value: call.value });
+    const gas = await rpc.client.estimateGas({
+      account: call.from,
+      ...(call.to ? { to: call.to } : {}),
+      ...(call.data ? { data: call.data } : {}),
+      value: call.value,
+    });
     return { ok: true, gas };
   } catch (err) {
     if (!isNodeAnswer(err)) throw rpc.unavailable('eth_estimateGas', err);
     const reason = nodeMessage(err);
     const data = revertData(err);
-    return { ok: false, reason, revert: data !== undefined || /revert/i.test(reason) ? decodeRevert(data, reason) : null };
+    return {
+      ok: false,
+      reason,
+      revert: data !== undefined || /revert/i.test(reason) ? decodeRevert(data, reason) : null,
+    };
   }
 }
 
 async function revertReason(rpc: Rpc, hash: Hex): Promise<RevertReason | null> {
-  const [tx, receipt] = await Promise.all([rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]), rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash])]);
+  const [tx, receipt] = await Promise.all([
+    rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]),
+    rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]),
+  ]);
   if (!tx || !receipt || hexToNumber(receipt.status) === 1) return null;
   const block = hexToBigInt(receipt.blockNumber);
   try {
     // The parent block's state is what the transaction started from (earlier transactions of its own block aside).
-    await rpc.client.call({ account: tx.from, ...(tx.to ? { to: tx.to } : {}), data: tx.input, value: hexToBigInt(tx.value), gas: hexToBigInt(tx.gas), blockNumber: block > 0n ? block - 1n : 0n });
-    return { kind: 'unknown', message: 'reverted on chain, but the replay on the parent block did not revert', data: null };
+    await rpc.client.call({
+      account: tx.from,
+      ...(tx.to ? { to: tx.to } : {}),
+      data: tx.input,
+      value: hexToBigInt(tx.value),
+      gas: hexToBigInt(tx.gas),
+      blockNumber: block > 0n ? block - 1n : 0n,
+    });
+    return {
+      kind: 'unknown',
+      message: 'reverted on chain, but the replay on the parent block did not revert',
+      data: null,
+    };
   } catch (err) {
     if (!isNodeAnswer(err)) throw rpc.unavailable('eth_call', err);
     return decodeRevert(revertData(err), nodeMessage(err));
@@ -238,7 +331,14 @@ function lookups(rpc: Rpc): Pick<EvmChain, 'transaction' | 'receipt' | 'blockRec
     async transaction(hash) {
       const tx = await rpc.raw<RawTransaction>('eth_getTransactionByHash', [hash]);
       if (!tx) return null;
-      return { hash: tx.hash, from: tx.from, nonce: hexToNumber(tx.nonce), blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null, blockHash: tx.blockHash ?? null, content: contentOf(tx) };
+      return {
+        hash: tx.hash,
+        from: tx.from,
+        nonce: hexToNumber(tx.nonce),
+        blockNumber: tx.blockNumber ? hexToBigInt(tx.blockNumber) : null,
+        blockHash: tx.blockHash ?? null,
+        content: contentOf(tx),
+      };
     },
     async receipt(hash) {
       const r = await rpc.raw<RawReceipt>('eth_getTransactionReceipt', [hash]);
@@ -260,9 +360,21 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
   const name = network.network;
   // Batching is on by default only for a devnet (anvil takes batches); a provider may refuse or cap them.
   const batch = network.rpc_batch ?? network.devnet !== undefined;
-  const transport = createRpcTransport({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor, batch });
+  const transport = createRpcTransport({
+    network: name,
+    urls: network.rpc_urls,
+    ...RPC_DEFAULTS,
+    ...options.rpc,
+    observer: options.observer,
+    fetchFor: options.fetchFor,
+    batch,
+  });
   const client = createPublicClient({ transport: transport.transport, cacheTime: 0 });
-  const rpc = createRpc(name, client, batch ? createPublicClient({ transport: transport.batched, cacheTime: 0 }) : client);
+  const rpc = createRpc(
+    name,
+    client,
+    batch ? createPublicClient({ transport: transport.batched, cacheTime: 0 }) : client,
+  );
   const { read } = rpc;
   const broadcaster = createBroadcaster(rpc, transport.urls);
 
@@ -281,7 +393,9 @@ export function createEvmChain(network: EvmNetworkConfig, options: EvmChainOptio
     balance: (address) => read('eth_getBalance', () => client.getBalance({ address })),
     async nonces(address) {
       const [latest, pending] = await Promise.all(
-        (['latest', 'pending'] as const).map((blockTag) => read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag }))),
+        (['latest', 'pending'] as const).map((blockTag) =>
+          read('eth_getTransactionCount', () => client.getTransactionCount({ address, blockTag })),
+        ),
       );
       return { latest: latest!, pending: pending! };
     },

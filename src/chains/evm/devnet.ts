@@ -38,14 +38,18 @@ function anvilBinary(): string {
   try {
     return require.resolve(`${pkg}/bin/anvil${process.platform === 'win32' ? '.exe' : ''}`);
   } catch (err) {
-    throw new Error(`no anvil binary for ${process.platform}/${process.arch}: ${pkg} is not installed (npm install --no-save ${pkg})`, { cause: err });
+    throw new Error(
+      `no anvil binary for ${process.platform}/${process.arch}: ${pkg} is not installed (npm install --no-save ${pkg})`,
+      { cause: err },
+    );
   }
 }
 
 // Runs anvil in the background and exits with it; a watcher kills it as soon as our stdin reaches
 // EOF, which happens when we stop it and also when the Node process dies, even by SIGKILL.
 // (A background job's stdin is /dev/null unless redirected, hence fd 3.)
-const SUPERVISOR = 'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (while read -r _; do :; done; kill "$pid" 2>/dev/null) <&3 & wait "$pid"';
+const SUPERVISOR =
+  'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (while read -r _; do :; done; kill "$pid" 2>/dev/null) <&3 & wait "$pid"';
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -78,7 +82,9 @@ function buildArgs(options: DevnetOptions): string[] {
 function spawnAnvil(args: string[]): ChildProcess {
   const binary = anvilBinary();
   const spawnOptions = { stdio: 'pipe' as const, detached: process.platform !== 'win32' };
-  return process.platform === 'win32' ? spawn(binary, args, spawnOptions) : spawn('/bin/sh', ['-c', SUPERVISOR, binary, ...args], spawnOptions);
+  return process.platform === 'win32'
+    ? spawn(binary, args, spawnOptions)
+    : spawn('/bin/sh', ['-c', SUPERVISOR, binary, ...args], spawnOptions);
 }
 
 /** Resolves with the bound port once anvil prints it; rejects with its output if it exits first. */
@@ -115,7 +121,11 @@ function boundPort(child: ChildProcess, timeoutMs: number): Promise<number> {
 async function waitUntilAnswering(url: string, deadline: number): Promise<void> {
   for (;;) {
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
       if (res.ok) return;
     } catch {
       // Not accepting yet.
@@ -148,7 +158,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   // (the exit hook still kills it).
   child.stdout!.resume();
   child.stderr!.resume();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as { unref?: () => void }).unref?.();
   child.unref();
 
   let stopping: Promise<void> | undefined;

@@ -37,7 +37,9 @@ export function eip1559Suggestions(history: FeeHistory, nodeTip: bigint): Extrac
       return scale(nodeTip, speed);
     }),
   );
-  const speeds = Object.fromEntries(SPEEDS.map((speed, i) => [speed, { maxPriorityFeePerGas: tips[i]!, maxFeePerGas: 2n * baseFeePerGas + tips[i]! }]));
+  const speeds = Object.fromEntries(
+    SPEEDS.map((speed, i) => [speed, { maxPriorityFeePerGas: tips[i]!, maxFeePerGas: 2n * baseFeePerGas + tips[i]! }]),
+  );
   return { type: 'eip1559', baseFeePerGas, speeds: speeds as Extract<FeeSuggestions, { type: 'eip1559' }>['speeds'] };
 }
 

@@ -17,14 +17,21 @@ const PANICS: Record<number, string> = {
 };
 
 /** `nodeMessage` describes a revert without data (e.g. "out of gas"). */
-export function decodeRevert(data: Hex | undefined | null, nodeMessage = 'execution reverted without a reason'): RevertReason {
+export function decodeRevert(
+  data: Hex | undefined | null,
+  nodeMessage = 'execution reverted without a reason',
+): RevertReason {
   if (!data || data === '0x') return { kind: 'empty', message: nodeMessage, data: null };
   try {
     const decoded = decodeErrorResult({ abi: [], data });
     if (decoded.errorName === 'Error') return { kind: 'error', message: String(decoded.args[0]), data };
     if (decoded.errorName === 'Panic') {
       const code = Number(decoded.args[0]);
-      return { kind: 'panic', message: `panic 0x${code.toString(16).padStart(2, '0')}: ${PANICS[code] ?? 'unknown panic code'}`, data };
+      return {
+        kind: 'panic',
+        message: `panic 0x${code.toString(16).padStart(2, '0')}: ${PANICS[code] ?? 'unknown panic code'}`,
+        data,
+      };
     }
   } catch {
     // Not Error/Panic (or malformed): reported as a custom error by its selector.

@@ -4,7 +4,12 @@ import type { BroadcastRejection } from '../../domain/chains/ports.ts';
 import { boundMessage, connectionFailure } from '../rpc-text.ts';
 
 const find = (err: unknown, fn: (e: Record<string, unknown>) => boolean): Record<string, unknown> | null =>
-  err instanceof BaseError ? (err.walk((e) => e !== null && typeof e === 'object' && fn(e as Record<string, unknown>)) as Record<string, unknown> | null) : null;
+  err instanceof BaseError
+    ? (err.walk((e) => e !== null && typeof e === 'object' && fn(e as Record<string, unknown>)) as Record<
+        string,
+        unknown
+      > | null)
+    : null;
 
 /** The JSON-RPC error code a node answered with, if it answered. */
 export function rpcCode(err: unknown): number | undefined {
@@ -24,7 +29,12 @@ export function httpStatus(err: unknown): number | undefined {
  */
 export function nodeMessage(err: unknown): string {
   const answered = find(err, (e) => e.name === 'RpcRequestError' && typeof e.code === 'number');
-  if (answered) return boundMessage(typeof answered.details === 'string' && answered.details !== '' ? answered.details : 'the node answered an error without a message');
+  if (answered)
+    return boundMessage(
+      typeof answered.details === 'string' && answered.details !== ''
+        ? answered.details
+        : 'the node answered an error without a message',
+    );
   const status = httpStatus(err);
   if (status !== undefined) return `HTTP ${status}`;
   if (find(err, (e) => e.name === 'TimeoutError')) return 'the request timed out';
@@ -84,13 +94,25 @@ export function errorLabel(err: unknown): string {
 // Texts of geth, erigon, nethermind, besu, reth, anvil and hardhat; the order matters
 // ("replacement transaction underpriced" before "underpriced").
 const BROADCAST_CLASSES: Array<[RegExp, BroadcastRejection | 'already_known']> = [
-  [/already known|already imported|known transaction|alreadyknown|already in (the )?(mem)?pool|already exists/i, 'already_known'],
-  [/replacement transaction underpriced|replacement.*underpriced|could not replace existing tx|replacementnotallowed/i, 'replacement_underpriced'],
+  [
+    /already known|already imported|known transaction|alreadyknown|already in (the )?(mem)?pool|already exists/i,
+    'already_known',
+  ],
+  [
+    /replacement transaction underpriced|replacement.*underpriced|could not replace existing tx|replacementnotallowed/i,
+    'replacement_underpriced',
+  ],
   [/nonce too low|nonce is too low|oldnonce|nonce has already been used|invalid nonce.*(lower|less)/i, 'nonce_too_low'],
   [/nonce too high|nonce is too high|nonce gap|noncegap|nonce exceeds|future transaction/i, 'nonce_too_high'],
-  [/insufficient funds|insufficientfunds|insufficient balance|not enough funds|sender doesn't have enough funds/i, 'insufficient_funds'],
+  [
+    /insufficient funds|insufficientfunds|insufficient balance|not enough funds|sender doesn't have enough funds/i,
+    'insufficient_funds',
+  ],
   [/intrinsic gas too low|intrinsicgas|gas limit (is )?too low|not enough gas to cover/i, 'intrinsic_gas_too_low'],
-  [/underpriced|fee too low|feetoolow|gas price too low|less than block base fee|fee cap .*(less|lower) than .*base fee|max fee per gas less than/i, 'underpriced'],
+  [
+    /underpriced|fee too low|feetoolow|gas price too low|less than block base fee|fee cap .*(less|lower) than .*base fee|max fee per gas less than/i,
+    'underpriced',
+  ],
 ];
 
 export function classifyBroadcast(message: string): BroadcastRejection | 'already_known' {

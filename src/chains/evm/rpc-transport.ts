@@ -20,7 +20,9 @@ class UrlSkippedError extends BaseError {
 /** The Retry-After of a 429 (or any answer carrying one), in ms. */
 function retryAfterOf(err: unknown): number | undefined {
   if (!(err instanceof BaseError)) return undefined;
-  const holder = err.walk((e) => (e as { headers?: unknown })?.headers instanceof Headers) as { headers?: Headers } | null;
+  const holder = err.walk((e) => (e as { headers?: unknown })?.headers instanceof Headers) as {
+    headers?: Headers;
+  } | null;
   return retryAfterMs(holder?.headers?.get('retry-after'));
 }
 
@@ -45,31 +47,60 @@ export interface UrlSender {
   distrust(reason: string, ms: number): void;
 }
 
-export function createRpcTransport(options: RpcTransportOptions): { transport: Transport; batched: Transport; health(): RpcUrlHealth[]; allDown(): boolean; urls: UrlSender[] } {
+export function createRpcTransport(options: RpcTransportOptions): {
+  transport: Transport;
+  batched: Transport;
+  health(): RpcUrlHealth[];
+  allDown(): boolean;
+  urls: UrlSender[];
+} {
   const { network, observer } = options;
   // Each URL's fetch also stops when its URL is marked down (url-health aborts `inFlight`), so no call waits out a dead URL.
   const fetchOf = (s: UrlState): typeof fetch => {
     const base = options.fetchFor?.(s.url) ?? fetch;
-    return (input, init) => base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, s.inFlight.signal]) : s.inFlight.signal });
+    return (input, init) =>
+      base(input, {
+        ...init,
+        signal: init?.signal ? AbortSignal.any([init.signal, s.inFlight.signal]) : s.inFlight.signal,
+      });
   };
   // `batch`: requests of one turn to this URL share one HTTP request (viem's batch scheduler, flushed by a 0 ms timer);
   // each item still gets its own answer or error, and a failed request fails its items, which fail over one by one.
-  const clientOf = (s: UrlState, batch = false) => http(s.url, { timeout: options.timeoutMs, retryCount: 0, fetchFn: fetchOf(s), ...(batch ? { batch: { wait: 0 } } : {}) });
+  const clientOf = (s: UrlState, batch = false) =>
+    http(s.url, {
+      timeout: options.timeoutMs,
+      retryCount: 0,
+      fetchFn: fetchOf(s),
+      ...(batch ? { batch: { wait: 0 } } : {}),
+    });
   const probe = async (s: UrlState) => {
     await clientOf(s)({ retryCount: 0 }).request({ method: 'eth_blockNumber' });
   };
   const clock = options.now ?? Date.now;
-  const { states, skip, answered, failed, health, allDown } = createUrlHealth({ ...options, probe: (s) => probe(s).catch((err: unknown) => Promise.reject(new Error(nodeMessage(err)))) });
+  const { states, skip, answered, failed, health, allDown } = createUrlHealth({
+    ...options,
+    probe: (s) => probe(s).catch((err: unknown) => Promise.reject(new Error(nodeMessage(err)))),
+  });
 
   const gated = (s: UrlState, batch = false): Transport => {
     const base = clientOf(s, batch);
     return (params) => {
       const inner = base(params);
-      const request = (async (args: { method: string; params?: unknown }, opts?: Parameters<typeof inner.request>[1]) => {
+      const request = (async (
+        args: { method: string; params?: unknown },
+        opts?: Parameters<typeof inner.request>[1],
+      ) => {
         if (skip(s)) throw new UrlSkippedError(s.label);
         const started = performance.now();
         const call = s.inFlight;
-        const report = (error?: string) => observer?.rpcRequest({ network, url: s.label, method: args.method, seconds: (performance.now() - started) / 1000, ...(error ? { error } : {}) });
+        const report = (error?: string) =>
+          observer?.rpcRequest({
+            network,
+            url: s.label,
+            method: args.method,
+            seconds: (performance.now() - started) / 1000,
+            ...(error ? { error } : {}),
+          });
         try {
           const result = await inner.request(args, opts);
           answered(s, performance.now() - started);

@@ -1,10 +1,25 @@
 // The Solana chain adapter: the SolanaChain port over kit's RPC and the failover pool, plus building and signing for the relayer.
 import { getTransactionEncoder } from '@solana/kit';
-import type { Address, Base64EncodedWireTransaction, Transaction, Blockhash, Signature, TransactionMessageBytesBase64 } from '@solana/kit';
+import type {
+  Address,
+  Base64EncodedWireTransaction,
+  Transaction,
+  Blockhash,
+  Signature,
+  TransactionMessageBytesBase64,
+} from '@solana/kit';
 import type { NetworkConfig } from '../../config/config.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import type { RawRpcAnswer } from '../../domain/chains/ports.ts';
-import type { SignedSolanaTransaction, SigningApproval, SolanaBlockhash, SolanaChain, SolanaCommitment, SolanaSendOutcome, SolanaSigner } from '../../domain/chains/solana/ports.ts';
+import type {
+  SignedSolanaTransaction,
+  SigningApproval,
+  SolanaBlockhash,
+  SolanaChain,
+  SolanaCommitment,
+  SolanaSendOutcome,
+  SolanaSigner,
+} from '../../domain/chains/solana/ports.ts';
 import { RPC_DEFAULTS, type FetchFor, type RpcObserver, type RpcSettings } from '../rpc-options.ts';
 import { failureText } from '../rpc-text.ts';
 import { createSubmitter, type AnswerKind } from '../submit-all.ts';
@@ -15,7 +30,18 @@ import { inspectTransaction } from './inspect.ts';
 import { createSolanaDex } from './jupiter.ts';
 import { associatedTokenAddress, decodeMint, decodeTokenAccount, splTransfer } from './spl.ts';
 import { toKitInstructions } from './instructions.ts';
-import { checkFeePayer, checkRelayerCanSign, decodeWireTransaction, messageBase64, messageFacts, signAsFeePayer, toBase58, toBase64, withBlockhash, type DecodedTransaction } from './wire.ts';
+import {
+  checkFeePayer,
+  checkRelayerCanSign,
+  decodeWireTransaction,
+  messageBase64,
+  messageFacts,
+  signAsFeePayer,
+  toBase58,
+  toBase64,
+  withBlockhash,
+  type DecodedTransaction,
+} from './wire.ts';
 
 export interface SolanaChainOptions {
   rpc?: Partial<RpcSettings> | undefined;
@@ -27,7 +53,8 @@ export interface SolanaChainOptions {
 
 function createRead(name: string) {
   // No `cause`: transport texts may name a URL, and URLs may carry an API key.
-  const unavailable = (what: string, err: unknown) => new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${failureText(err)}` });
+  const unavailable = (what: string, err: unknown) =>
+    new AppError('CHAIN_UNAVAILABLE', { reason: `network '${name}': ${what} failed: ${failureText(err)}` });
   return async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -45,7 +72,9 @@ type SolanaUrl = ReturnType<typeof createSolanaRpc>['urls'][number];
 async function sendVia(rpc: SolanaRpc, wire: string, signature: string): Promise<SolanaSendOutcome> {
   try {
     // Preflight on: the node simulates first and refuses what would fail, with the reason (code -32002).
-    await rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+    await rpc
+      .sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
+      .send();
     return { status: 'submitted', signature, alreadyProcessed: false };
   } catch (err) {
     const refused = classifySendError(err);
@@ -55,7 +84,14 @@ async function sendVia(rpc: SolanaRpc, wire: string, signature: string): Promise
   }
 }
 
-const sendKind = (o: SolanaSendOutcome): AnswerKind => (o.status === 'submitted' ? (o.alreadyProcessed ? 'known' : 'new') : o.status === 'rejected' ? 'refused' : 'unavailable');
+const sendKind = (o: SolanaSendOutcome): AnswerKind =>
+  o.status === 'submitted'
+    ? o.alreadyProcessed
+      ? 'known'
+      : 'new'
+    : o.status === 'rejected'
+      ? 'refused'
+      : 'unavailable';
 
 /** sendTransaction through every URL that takes submissions (src/chains/submit-all.ts); remembers who accepted what. */
 function createSender(rpc: SolanaRpc, urls: readonly SolanaUrl[]) {
@@ -71,33 +107,68 @@ function createSender(rpc: SolanaRpc, urls: readonly SolanaUrl[]) {
     sendDidNotLand: (signature: string) =>
       submitter.didNotLand(
         signature,
-        async (u) => (await u.rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()).value[0] === null,
+        async (u) =>
+          (await u.rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send())
+            .value[0] === null,
         `accepted transaction ${signature} as new, but the network never had it past its blockhash's life: submissions go to the other URLs`,
       ),
   };
 }
 
-function reads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'balance' | 'latestBlockhash' | 'isBlockhashValid' | 'feeForMessage' | 'simulate' | 'signatureStatuses' | 'blockHeight'> {
+function reads(
+  rpc: SolanaRpc,
+  read: Read,
+): Pick<
+  SolanaChain,
+  | 'balance'
+  | 'latestBlockhash'
+  | 'isBlockhashValid'
+  | 'feeForMessage'
+  | 'simulate'
+  | 'signatureStatuses'
+  | 'blockHeight'
+> {
   const latestBlockhash = async (commitment: SolanaCommitment = 'confirmed'): Promise<SolanaBlockhash> => {
     const { value } = await read('getLatestBlockhash', () => rpc.getLatestBlockhash({ commitment }).send());
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight };
   };
   return {
-    balance: async (address) => (await read('getBalance', () => rpc.getBalance(address as Address, { commitment: 'confirmed' }).send())).value,
+    balance: async (address) =>
+      (await read('getBalance', () => rpc.getBalance(address as Address, { commitment: 'confirmed' }).send())).value,
     latestBlockhash,
-    isBlockhashValid: async (blockhash) => (await read('isBlockhashValid', () => rpc.isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' }).send())).value,
+    isBlockhashValid: async (blockhash) =>
+      (
+        await read('isBlockhashValid', () =>
+          rpc.isBlockhashValid(blockhash as Blockhash, { commitment: 'processed' }).send(),
+        )
+      ).value,
     async feeForMessage(message) {
-      const { value } = await read('getFeeForMessage', () => rpc.getFeeForMessage(message as TransactionMessageBytesBase64, { commitment: 'processed' }).send());
+      const { value } = await read('getFeeForMessage', () =>
+        rpc.getFeeForMessage(message as TransactionMessageBytesBase64, { commitment: 'processed' }).send(),
+      );
       return value === null ? null : BigInt(value);
     },
     async simulate(wire) {
       const { value } = await read('simulateTransaction', () =>
-        rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed' }).send(),
+        rpc
+          .simulateTransaction(wire as Base64EncodedWireTransaction, {
+            encoding: 'base64',
+            sigVerify: false,
+            replaceRecentBlockhash: false,
+            commitment: 'confirmed',
+          })
+          .send(),
       );
-      return { err: parseTransactionError(value.err), logs: [...(value.logs ?? [])], unitsConsumed: value.unitsConsumed ?? null };
+      return {
+        err: parseTransactionError(value.err),
+        logs: [...(value.logs ?? [])],
+        unitsConsumed: value.unitsConsumed ?? null,
+      };
     },
     async signatureStatuses(signatures) {
-      const { value } = await read('getSignatureStatuses', () => rpc.getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true }).send());
+      const { value } = await read('getSignatureStatuses', () =>
+        rpc.getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true }).send(),
+      );
       return value.map((s, i) =>
         s === null
           ? null
@@ -118,7 +189,9 @@ function reads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'balance' | 'lates
 /** SPL token reads for fee payments in tokens: accounts and mints as the node holds them at `confirmed`. */
 function tokenReads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'tokenAccount' | 'mint' | 'rentExemption'> {
   const account = async (address: string) => {
-    const { value } = await read('getAccountInfo', () => rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send());
+    const { value } = await read('getAccountInfo', () =>
+      rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send(),
+    );
     return value ? { owner: value.owner as string, data: new Uint8Array(Buffer.from(value.data[0], 'base64')) } : null;
   };
   return {
@@ -130,7 +203,10 @@ function tokenReads(rpc: SolanaRpc, read: Read): Pick<SolanaChain, 'tokenAccount
       const found = await account(address);
       return found ? decodeMint(address, found.owner, found.data) : null;
     },
-    rentExemption: (bytes) => read('getMinimumBalanceForRentExemption', () => rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: 'confirmed' }).send()),
+    rentExemption: (bytes) =>
+      read('getMinimumBalanceForRentExemption', () =>
+        rpc.getMinimumBalanceForRentExemption(BigInt(bytes), { commitment: 'confirmed' }).send(),
+      ),
   };
 }
 
@@ -180,17 +256,35 @@ function createIssued() {
 }
 
 /** Building and signing: each needs the fee from the node, and building a recent blockhash. */
-function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign' | 'compose' | 'signComposed'> {
+function signing(
+  chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>,
+): Pick<SolanaChain, 'signTransaction' | 'buildAndSign' | 'resign' | 'compose' | 'signComposed'> {
   const recentBlockhash = cachedBlockhash(() => chain.latestBlockhash());
   const claim = createIssued();
   /** The message's facts and fee, the signing gate's approval of them, and only then the signature. */
-  const finish = async (decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>, signer: SolanaSigner, blockhash: string, lastValid: bigint | null, resignable: boolean, approval: SigningApproval): Promise<SignedSolanaTransaction> => {
+  const finish = async (
+    decoded: Pick<DecodedTransaction, 'transaction' | 'feePayer'>,
+    signer: SolanaSigner,
+    blockhash: string,
+    lastValid: bigint | null,
+    resignable: boolean,
+    approval: SigningApproval,
+  ): Promise<SignedSolanaTransaction> => {
     // The port's types require an approval; a caller typed around them still signs nothing.
-    if (typeof approval !== 'function') throw new AppError('INTERNAL', { reason: 'a Solana signature was asked for without the signing gate' });
+    if (typeof approval !== 'function')
+      throw new AppError('INTERNAL', { reason: 'a Solana signature was asked for without the signing gate' });
     const fee = await chain.feeForMessage(messageBase64(decoded.transaction));
     // Signature slots have a fixed size: the unsigned wire is as long as the signed one.
     const bytes = getTransactionEncoder().encode(decoded.transaction);
-    const facts = { feePayer: decoded.feePayer, blockhash, lastValidBlockHeight: lastValid, resignable, fee, ...messageFacts(decoded.transaction.messageBytes), size: bytes.length };
+    const facts = {
+      feePayer: decoded.feePayer,
+      blockhash,
+      lastValidBlockHeight: lastValid,
+      resignable,
+      fee,
+      ...messageFacts(decoded.transaction.messageBytes),
+      size: bytes.length,
+    };
     await approval({ ...facts, wire: toBase64(bytes) });
     const signed = await signAsFeePayer(decoded.transaction, decoded.feePayer, signer);
     return { signature: signed.signature, transaction: signed.wire, ...facts };
@@ -201,7 +295,11 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
     for (let blockhash = first; ; blockhash = await chain.latestBlockhash()) {
       const transaction = compile(blockhash);
       if (claim(messageBase64(transaction))) return { transaction, blockhash };
-      if (Date.now() > deadline) throw new AppError('CHAIN_UNAVAILABLE', { reason: 'the network has not produced a new blockhash; an identical transaction was just built with the current one' });
+      if (Date.now() > deadline)
+        throw new AppError('CHAIN_UNAVAILABLE', {
+          reason:
+            'the network has not produced a new blockhash; an identical transaction was just built with the current one',
+        });
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -213,8 +311,18 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
     },
     async buildAndSign(specs, signer, approval) {
       const instructions = parseInstructions(specs, signer.address);
-      const { transaction, blockhash } = await unique((bh) => compileInstructions(instructions, signer.address, bh), await recentBlockhash());
-      return finish({ transaction, feePayer: signer.address }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, approval);
+      const { transaction, blockhash } = await unique(
+        (bh) => compileInstructions(instructions, signer.address, bh),
+        await recentBlockhash(),
+      );
+      return finish(
+        { transaction, feePayer: signer.address },
+        signer,
+        blockhash.blockhash,
+        blockhash.lastValidBlockHeight,
+        true,
+        approval,
+      );
     },
     async compose(specs, feePayer) {
       // A finalized blockhash, as the reference's prepareTransaction: the user signs after, and it must still be known then.
@@ -222,7 +330,12 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       const transaction = compileInstructions(toKitInstructions(specs), feePayer, blockhash);
       const fee = await chain.feeForMessage(messageBase64(transaction));
       const wire = toBase64(getTransactionEncoder().encode(transaction));
-      return { transaction: wire, blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, fee };
+      return {
+        transaction: wire,
+        blockhash: blockhash.blockhash,
+        lastValidBlockHeight: blockhash.lastValidBlockHeight,
+        fee,
+      };
     },
     async signComposed(wire, signer, approval) {
       const decoded = decodeWireTransaction(wire);
@@ -233,10 +346,22 @@ function signing(chain: Pick<SolanaChain, 'latestBlockhash' | 'feeForMessage'>):
       const decoded = decodeWireTransaction(wire);
       checkFeePayer(decoded, signer.address);
       if (decoded.signers.length > 1) {
-        throw new ValidationError(`the transaction needs ${decoded.signers.length - 1} signature(s) besides the relayer's; it cannot be re-signed with a fresh blockhash`);
+        throw new ValidationError(
+          `the transaction needs ${decoded.signers.length - 1} signature(s) besides the relayer's; it cannot be re-signed with a fresh blockhash`,
+        );
       }
-      const { transaction, blockhash } = await unique((bh) => withBlockhash(decoded, bh.blockhash), await chain.latestBlockhash());
-      return finish({ transaction, feePayer: decoded.feePayer }, signer, blockhash.blockhash, blockhash.lastValidBlockHeight, true, approval);
+      const { transaction, blockhash } = await unique(
+        (bh) => withBlockhash(decoded, bh.blockhash),
+        await chain.latestBlockhash(),
+      );
+      return finish(
+        { transaction, feePayer: decoded.feePayer },
+        signer,
+        blockhash.blockhash,
+        blockhash.lastValidBlockHeight,
+        true,
+        approval,
+      );
     },
   };
 }
@@ -251,11 +376,17 @@ const rawJson = (JSON as unknown as { rawJSON: JsonRaw }).rawJSON;
 function jsonSafe(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : rawJson(value.toString());
   if (Array.isArray(value)) return value.map(jsonSafe);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
   return value;
 }
 
-async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>['raw'], method: string, params: unknown): Promise<RawRpcAnswer> {
+async function rawRequest(
+  name: string,
+  raw: ReturnType<typeof createSolanaRpc>['raw'],
+  method: string,
+  params: unknown,
+): Promise<RawRpcAnswer> {
   let answer: Awaited<ReturnType<typeof raw>>;
   try {
     answer = await raw(method, params);
@@ -271,7 +402,14 @@ async function rawRequest(name: string, raw: ReturnType<typeof createSolanaRpc>[
 
 export function createSolanaChain(network: NetworkConfig, options: SolanaChainOptions = {}): SolanaChain {
   const name = network.network;
-  const { rpc, raw, health, urls } = createSolanaRpc({ network: name, urls: network.rpc_urls, ...RPC_DEFAULTS, ...options.rpc, observer: options.observer, fetchFor: options.fetchFor });
+  const { rpc, raw, health, urls } = createSolanaRpc({
+    network: name,
+    urls: network.rpc_urls,
+    ...RPC_DEFAULTS,
+    ...options.rpc,
+    observer: options.observer,
+    fetchFor: options.fetchFor,
+  });
   const read = createRead(name);
   const base = reads(rpc, read);
   const sender = createSender(rpc, urls);

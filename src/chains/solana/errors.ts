@@ -21,7 +21,8 @@ export function parseTransactionError(raw: unknown): SolanaTransactionError | nu
   if (typeof raw === 'string') return { kind: 'transaction', error: raw, raw };
   if (typeof raw === 'object') {
     const [name, value] = Object.entries(raw)[0] ?? ['Unknown', undefined];
-    if (name === 'InstructionError' && Array.isArray(value)) return { kind: 'instruction', index: num(value[0]), ...instructionError(value[1]), raw };
+    if (name === 'InstructionError' && Array.isArray(value))
+      return { kind: 'instruction', index: num(value[0]), ...instructionError(value[1]), raw };
     return { kind: 'transaction', error: name, raw };
   }
   return { kind: 'transaction', error: String(raw), raw };
@@ -60,7 +61,8 @@ export function classifySendError(err: unknown): ClassifiedSendError | null {
     [ALREADY_PROCESSED_CODE]: 'already_processed',
   };
   let reason: SolanaSendRejection = byCode[err.code] ?? 'other';
-  if (err.code === PREFLIGHT_FAILURE && error) reason = error.kind === 'instruction' ? 'program_error' : (REJECTION_BY_ERROR[error.error] ?? 'other');
+  if (err.code === PREFLIGHT_FAILURE && error)
+    reason = error.kind === 'instruction' ? 'program_error' : (REJECTION_BY_ERROR[error.error] ?? 'other');
   // Older nodes answer some refusals with text only.
   if (reason === 'other' && /blockhash not found/i.test(err.message)) reason = 'blockhash_not_found';
   if (reason === 'other' && /already (been )?processed/i.test(err.message)) reason = 'already_processed';

@@ -37,12 +37,15 @@ function toInstruction(spec: SolanaInstructionSpec, idx: number, relayer: string
   if (!isAddress(programId)) throw new ValidationError(`Instruction ${idx}: Invalid program_id '${programId}'`);
   unique.add(programId);
   if (spec.accounts.length > MAX_ACCOUNTS_PER_INSTRUCTION) {
-    throw new ValidationError(`Instruction ${idx}: Too many accounts ${spec.accounts.length} exceeds maximum of ${MAX_ACCOUNTS_PER_INSTRUCTION}`);
+    throw new ValidationError(
+      `Instruction ${idx}: Too many accounts ${spec.accounts.length} exceeds maximum of ${MAX_ACCOUNTS_PER_INSTRUCTION}`,
+    );
   }
   const accounts = spec.accounts.map((account, accIdx) => {
     const pubkey = account.pubkey.trim();
     if (pubkey === '') throw new ValidationError(`Instruction ${idx} account ${accIdx}: pubkey cannot be empty`);
-    if (!isAddress(pubkey)) throw new ValidationError(`Instruction ${idx} account ${accIdx}: Invalid pubkey '${pubkey}'`);
+    if (!isAddress(pubkey))
+      throw new ValidationError(`Instruction ${idx} account ${accIdx}: Invalid pubkey '${pubkey}'`);
     // The relayer can only give its own signature.
     if (account.is_signer && pubkey !== relayer) {
       throw new ValidationError(
@@ -54,7 +57,10 @@ function toInstruction(spec: SolanaInstructionSpec, idx: number, relayer: string
   });
   if (!BASE64.test(spec.data)) throw new ValidationError(`Instruction ${idx}: Invalid base64 data`);
   const data = new Uint8Array(base64.encode(spec.data));
-  if (data.length > MAX_INSTRUCTION_DATA_BYTES) throw new ValidationError(`Instruction ${idx}: Data too large (${data.length} bytes, max: ${MAX_INSTRUCTION_DATA_BYTES} bytes)`);
+  if (data.length > MAX_INSTRUCTION_DATA_BYTES)
+    throw new ValidationError(
+      `Instruction ${idx}: Data too large (${data.length} bytes, max: ${MAX_INSTRUCTION_DATA_BYTES} bytes)`,
+    );
   return { programAddress: programId as Address, accounts, data };
 }
 
@@ -64,10 +70,14 @@ function toInstruction(spec: SolanaInstructionSpec, idx: number, relayer: string
  */
 export function parseInstructions(specs: SolanaInstructionSpec[], relayer: string): Instruction[] {
   if (specs.length === 0) throw new ValidationError('Instructions cannot be empty');
-  if (specs.length > MAX_INSTRUCTIONS) throw new ValidationError(`Too many instructions: ${specs.length} exceeds maximum of ${MAX_INSTRUCTIONS}`);
+  if (specs.length > MAX_INSTRUCTIONS)
+    throw new ValidationError(`Too many instructions: ${specs.length} exceeds maximum of ${MAX_INSTRUCTIONS}`);
   const unique = new Set<string>([relayer]);
   const instructions = specs.map((spec, idx) => toInstruction(spec, idx, relayer, unique));
-  if (unique.size > MAX_TOTAL_ACCOUNTS) throw new ValidationError(`Too many unique accounts: ${unique.size} exceeds Solana's limit of ${MAX_TOTAL_ACCOUNTS}`);
+  if (unique.size > MAX_TOTAL_ACCOUNTS)
+    throw new ValidationError(
+      `Too many unique accounts: ${unique.size} exceeds Solana's limit of ${MAX_TOTAL_ACCOUNTS}`,
+    );
   return instructions;
 }
 
@@ -84,11 +94,19 @@ export function toKitInstructions(specs: SolanaInstructionSpec[]): Instruction[]
 }
 
 /** A legacy message (the reference builds legacy too) paid by the relayer, with the given blockhash; unsigned. */
-export function compileInstructions(instructions: Instruction[], feePayer: string, blockhash: SolanaBlockhash): Transaction {
+export function compileInstructions(
+  instructions: Instruction[],
+  feePayer: string,
+  blockhash: SolanaBlockhash,
+): Transaction {
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
     (m) => setTransactionMessageFeePayer(feePayer as Address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash.blockhash as Blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash.blockhash as Blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   return compileTransaction(message);

@@ -7,11 +7,16 @@ import type { SolanaDex, SolanaSwapQuote } from '../../domain/chains/solana/port
 export const DEFAULT_JUPITER_API_URL = 'https://lite-api.jup.ag';
 const TIMEOUT_MS = 10_000;
 
-const unavailable = (what: string, why: string) => new AppError('CHAIN_UNAVAILABLE', { reason: `Jupiter ${what} failed: ${why}` });
+const unavailable = (what: string, why: string) =>
+  new AppError('CHAIN_UNAVAILABLE', { reason: `Jupiter ${what} failed: ${why}` });
 
 const bigintField = (body: Record<string, unknown>, name: string): bigint => {
   const value = body[name];
-  if ((typeof value === 'string' && /^\d+$/.test(value)) || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)) return BigInt(value);
+  if (
+    (typeof value === 'string' && /^\d+$/.test(value)) ||
+    (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+  )
+    return BigInt(value);
   throw new Error(`'${name}' is not an amount`);
 };
 
@@ -21,7 +26,10 @@ async function call(what: string, url: string, init: RequestInit = {}): Promise<
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
     // No URL in the text: an operator's URL may carry an API key.
-    throw unavailable(what, (err as Error).name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS} ms` : 'the API is unreachable');
+    throw unavailable(
+      what,
+      (err as Error).name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS} ms` : 'the API is unreachable',
+    );
   }
   const text = await res.text();
   let body: unknown;
@@ -32,7 +40,11 @@ async function call(what: string, url: string, init: RequestInit = {}): Promise<
   }
   // Jupiter's errorCode (e.g. TOKEN_NOT_TRADABLE) is an identifier; its texts and any other body are not repeated.
   const code = (body as { errorCode?: unknown } | undefined)?.errorCode;
-  if (!res.ok) throw unavailable(what, `HTTP ${res.status}${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? ` (${code})` : ''}`);
+  if (!res.ok)
+    throw unavailable(
+      what,
+      `HTTP ${res.status}${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? ` (${code})` : ''}`,
+    );
   if (body === null || typeof body !== 'object') throw unavailable(what, 'the answer is not a JSON object');
   return body as Record<string, unknown>;
 }
@@ -57,18 +69,52 @@ function jupiter(baseUrl: string): SolanaDex {
   const base = baseUrl.replace(/\/+$/, '');
   return {
     async quote(inputMint, outputMint, amount, slippagePercent) {
-      const query = new URLSearchParams({ inputMint, outputMint, amount: amount.toString(), slippageBps: String(Math.round(slippagePercent * 100)) });
+      const query = new URLSearchParams({
+        inputMint,
+        outputMint,
+        amount: amount.toString(),
+        slippageBps: String(Math.round(slippagePercent * 100)),
+      });
       return readQuote(await call('quote', `${base}/swap/v1/quote?${query}`));
     },
     async swapTransaction(quote, user, options) {
-      const priority = options.priorityLevel || options.priorityFeeMaxLamports !== undefined
-        ? { prioritizationFeeLamports: { priorityLevelWithMaxLamports: { priorityLevel: options.priorityLevel ?? null, maxLamports: options.priorityFeeMaxLamports === undefined ? null : Number(options.priorityFeeMaxLamports) } } }
-        : {};
-      const body = { quoteResponse: quote.raw, userPublicKey: user, wrapAndUnwrapSol: true, feeAccount: null, ...priority, ...(options.dynamicComputeUnitLimit === undefined ? {} : { dynamicComputeUnitLimit: options.dynamicComputeUnitLimit }) };
-      const answer = await call('swap', `${base}/swap/v1/swap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const priority =
+        options.priorityLevel || options.priorityFeeMaxLamports !== undefined
+          ? {
+              prioritizationFeeLamports: {
+                priorityLevelWithMaxLamports: {
+                  priorityLevel: options.priorityLevel ?? null,
+                  maxLamports:
+                    options.priorityFeeMaxLamports === undefined ? null : Number(options.priorityFeeMaxLamports),
+                },
+              },
+            }
+          : {};
+      const body = {
+        quoteResponse: quote.raw,
+        userPublicKey: user,
+        wrapAndUnwrapSol: true,
+        feeAccount: null,
+        ...priority,
+        ...(options.dynamicComputeUnitLimit === undefined
+          ? {}
+          : { dynamicComputeUnitLimit: options.dynamicComputeUnitLimit }),
+      };
+      const answer = await call('swap', `${base}/swap/v1/swap`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (typeof answer.swapTransaction !== 'string') throw unavailable('swap', "the answer has no 'swapTransaction'");
-      if (answer.simulationError) throw unavailable('swap', "Jupiter's simulation of the swap failed (the swap would not succeed now; try another amount or later)");
-      return { transaction: answer.swapTransaction, lastValidBlockHeight: BigInt(Number(answer.lastValidBlockHeight ?? 0)) };
+      if (answer.simulationError)
+        throw unavailable(
+          'swap',
+          "Jupiter's simulation of the swap failed (the swap would not succeed now; try another amount or later)",
+        );
+      return {
+        transaction: answer.swapTransaction,
+        lastValidBlockHeight: BigInt(Number(answer.lastValidBlockHeight ?? 0)),
+      };
     },
   };
 }
@@ -76,10 +122,20 @@ function jupiter(baseUrl: string): SolanaDex {
 /** The reference's stand-in where Jupiter has no API: a token is worth its amount in lamports. */
 const standIn = (network: string): SolanaDex => ({
   async quote(inputMint, outputMint, amount) {
-    return { inputMint, outputMint, inAmount: amount, outAmount: amount, otherAmountThreshold: 0n, slippageBps: 0, raw: null };
+    return {
+      inputMint,
+      outputMint,
+      inAmount: amount,
+      outAmount: amount,
+      otherAmountThreshold: 0n,
+      slippageBps: 0,
+      raw: null,
+    };
   },
   async swapTransaction() {
-    throw new AppError('CHAIN_UNAVAILABLE', { reason: `Jupiter has no ${network} API: token swaps run on mainnet only` });
+    throw new AppError('CHAIN_UNAVAILABLE', {
+      reason: `Jupiter has no ${network} API: token swaps run on mainnet only`,
+    });
   },
 });
 

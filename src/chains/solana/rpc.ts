@@ -34,18 +34,23 @@ const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
  * stay exact; fractions stay numbers), and bigints of a request are written as plain integers.
  */
 const SOLANA_JSON: JsonCodec = {
-  stringify: (payload) => JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? rawJson(value.toString()) : value)),
+  stringify: (payload) =>
+    JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? rawJson(value.toString()) : value)),
   parse: (text) =>
     JSON.parse(text, (_key, value: unknown, context?: ReviverContext) => {
-      const integer = typeof value === 'number' && context?.source ? /^(-?\d+)(?:[eE]\+?(\d+))?$/.exec(context.source) : null;
+      const integer =
+        typeof value === 'number' && context?.source ? /^(-?\d+)(?:[eE]\+?(\d+))?$/.exec(context.source) : null;
       if (!integer || (integer[2] !== undefined && Number(integer[2]) > 1_000)) return value;
       return BigInt(integer[1]!) * 10n ** BigInt(integer[2] ?? 0);
     }),
 };
 
 /** One request to one URL; the answer is a JSON-RPC answer or an attempt error (status, connection), never a body. */
-function createSender(fetchFor: FetchFor | undefined): (url: string, payload: unknown, signal: AbortSignal) => Promise<RawResponse> {
-  return (url, payload, signal) => postJson(url, SOLANA_JSON.stringify(payload), signal, { fetch: fetchFor?.(url), codec: SOLANA_JSON });
+function createSender(
+  fetchFor: FetchFor | undefined,
+): (url: string, payload: unknown, signal: AbortSignal) => Promise<RawResponse> {
+  return (url, payload, signal) =>
+    postJson(url, SOLANA_JSON.stringify(payload), signal, { fetch: fetchFor?.(url), codec: SOLANA_JSON });
 }
 
 export function createSolanaRpc(options: SolanaRpcOptions) {
@@ -66,7 +71,8 @@ export function createSolanaRpc(options: SolanaRpcOptions) {
       return response;
     }) as RpcTransport;
   /** A request passed through as given; the node's error is part of the answer. Throws RpcUnavailableError when no URL answered. */
-  const raw = (method: string, params: unknown): Promise<RawResponse> => pool.request(method, { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
+  const raw = (method: string, params: unknown): Promise<RawResponse> =>
+    pool.request(method, { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
   // Each URL on its own (no failover), for a submission sent to all of them (src/chains/submit-all.ts).
   const urls = pool.urls.map((u) => ({ ...u, rpc: createSolanaRpcFromTransport(over(u.request)) }));
   return { rpc: createSolanaRpcFromTransport(over(pool.request)), raw, health: pool.health, urls };

@@ -22,7 +22,8 @@ export const ASSOCIATED_TOKEN_PROGRAM: string = ASSOCIATED_TOKEN_PROGRAM_ADDRESS
 /** Bytes of a token account without extensions (its rent-exempt size). */
 const TOKEN_ACCOUNT_SIZE = getTokenSize();
 
-export const isTokenProgram = (program: string): boolean => program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM;
+export const isTokenProgram = (program: string): boolean =>
+  program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM;
 
 const tokenDecoder = getTokenDecoder();
 const mintDecoder = getMintDecoder();
@@ -33,7 +34,14 @@ export function decodeTokenAccount(address: string, owner: string, data: Uint8Ar
   if (!isTokenProgram(owner) || data.length < TOKEN_ACCOUNT_SIZE) return null;
   const token = tokenDecoder.decode(data.subarray(0, TOKEN_ACCOUNT_SIZE));
   if (token.state === AccountState.Uninitialized) return null;
-  return { address, mint: token.mint, owner: token.owner, amount: token.amount, frozen: token.state === AccountState.Frozen, program: owner };
+  return {
+    address,
+    mint: token.mint,
+    owner: token.owner,
+    amount: token.amount,
+    frozen: token.state === AccountState.Frozen,
+    program: owner,
+  };
 }
 
 export function decodeMint(address: string, owner: string, data: Uint8Array): SplMint | null {
@@ -43,7 +51,11 @@ export function decodeMint(address: string, owner: string, data: Uint8Array): Sp
 }
 
 export async function associatedTokenAddress(owner: string, mint: SplMint): Promise<string> {
-  const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint.address as Address, tokenProgram: mint.program as Address });
+  const [ata] = await findAssociatedTokenPda({
+    owner: owner as Address,
+    mint: mint.address as Address,
+    tokenProgram: mint.program as Address,
+  });
   return ata;
 }
 
@@ -54,25 +66,52 @@ const WRITABLE_ROLES = new Set([AccountRole.WRITABLE, AccountRole.WRITABLE_SIGNE
 function toSpec(ix: Instruction): SolanaInstructionSpec {
   return {
     program_id: ix.programAddress,
-    accounts: (ix.accounts ?? []).map((a) => ({ pubkey: a.address, is_signer: SIGNER_ROLES.has(a.role), is_writable: WRITABLE_ROLES.has(a.role) })),
+    accounts: (ix.accounts ?? []).map((a) => ({
+      pubkey: a.address,
+      is_signer: SIGNER_ROLES.has(a.role),
+      is_writable: WRITABLE_ROLES.has(a.role),
+    })),
     data: base64.decode(ix.data ?? new Uint8Array()),
   };
 }
 
 /** TransferChecked from `owner`'s associated account to `recipient`'s, after creating it (idempotently, paid by `payer`) when asked. */
-export async function splTransfer(args: { owner: string; recipient: string; mint: SplMint; amount: bigint; payer: string; createRecipient: boolean }): Promise<SolanaInstructionSpec[]> {
+export async function splTransfer(args: {
+  owner: string;
+  recipient: string;
+  mint: SplMint;
+  amount: bigint;
+  payer: string;
+  createRecipient: boolean;
+}): Promise<SolanaInstructionSpec[]> {
   const { owner, recipient, mint } = args;
-  const [source, destination] = await Promise.all([associatedTokenAddress(owner, mint), associatedTokenAddress(recipient, mint)]);
+  const [source, destination] = await Promise.all([
+    associatedTokenAddress(owner, mint),
+    associatedTokenAddress(recipient, mint),
+  ]);
   const program = { programAddress: mint.program as Address };
   const out: Instruction[] = [];
   if (args.createRecipient) {
     out.push(
-      getCreateAssociatedTokenIdempotentInstruction({ payer: createNoopSigner(args.payer as Address), ata: destination as Address, owner: recipient as Address, mint: mint.address as Address, tokenProgram: mint.program as Address }),
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: createNoopSigner(args.payer as Address),
+        ata: destination as Address,
+        owner: recipient as Address,
+        mint: mint.address as Address,
+        tokenProgram: mint.program as Address,
+      }),
     );
   }
   out.push(
     getTransferCheckedInstruction(
-      { source: source as Address, mint: mint.address as Address, destination: destination as Address, authority: createNoopSigner(owner as Address), amount: args.amount, decimals: mint.decimals },
+      {
+        source: source as Address,
+        mint: mint.address as Address,
+        destination: destination as Address,
+        authority: createNoopSigner(owner as Address),
+        amount: args.amount,
+        decimals: mint.decimals,
+      },
       program,
     ),
   );

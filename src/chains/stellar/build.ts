@@ -1,7 +1,25 @@
 // Stellar transactions, pure: operations and memo from request shape C, fees within max_fee, time bounds, signing by the relayer.
-import { Account, Address, Asset, FeeBumpTransaction, Memo, Operation, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import {
+  Account,
+  Address,
+  Asset,
+  FeeBumpTransaction,
+  Memo,
+  Operation,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from '@stellar/stellar-base';
 import { AppError, ValidationError } from '../../errors.ts';
-import type { SignedStellarTransaction, StellarAssetSpec, StellarMemoSpec, StellarOperationSpec, StellarSigner, StellarSigningApproval } from '../../domain/chains/stellar/ports.ts';
+import type {
+  SignedStellarTransaction,
+  StellarAssetSpec,
+  StellarMemoSpec,
+  StellarOperationSpec,
+  StellarSigner,
+  StellarSigningApproval,
+} from '../../domain/chains/stellar/ports.ts';
 import { toScVal } from './scval.ts';
 
 /** The network's minimum fee per operation (stroops). */
@@ -20,7 +38,10 @@ function stroops(value: number | string | bigint, at: string, { allowZero = fals
   } catch {
     throw new ValidationError(`'${at}' must be an integer amount in stroops`);
   }
-  if (n < (allowZero ? 0n : 1n) || n > INT64_MAX) throw new ValidationError(`'${at}' must be ${allowZero ? 'at least 0' : 'greater than 0'} and at most ${INT64_MAX} (stroops)`);
+  if (n < (allowZero ? 0n : 1n) || n > INT64_MAX)
+    throw new ValidationError(
+      `'${at}' must be ${allowZero ? 'at least 0' : 'greater than 0'} and at most ${INT64_MAX} (stroops)`,
+    );
   return n;
 }
 
@@ -33,11 +54,16 @@ function toAsset(spec: StellarAssetSpec, at: string): Asset {
   if (!/^[A-Za-z0-9]+$/.test(spec.code) || spec.code.length < min || spec.code.length > max) {
     throw new ValidationError(`'${at}.code' must be ${min}-${max} letters or digits for ${spec.type}`);
   }
-  if (!StrKey.isValidEd25519PublicKey(spec.issuer)) throw new ValidationError(`'${at}.issuer' must be a valid Stellar account (G...)`);
+  if (!StrKey.isValidEd25519PublicKey(spec.issuer))
+    throw new ValidationError(`'${at}.issuer' must be a valid Stellar account (G...)`);
   return new Asset(spec.code, spec.issuer);
 }
 
-function invokeAuth(spec: Extract<StellarOperationSpec, { type: 'invoke_contract' }>, args: xdr.InvokeContractArgs, at: string): xdr.SorobanAuthorizationEntry[] {
+function invokeAuth(
+  spec: Extract<StellarOperationSpec, { type: 'invoke_contract' }>,
+  args: xdr.InvokeContractArgs,
+  at: string,
+): xdr.SorobanAuthorizationEntry[] {
   const auth = spec.auth ?? { type: 'source_account' };
   if (auth.type === 'none') return [];
   if (auth.type === 'xdr') {
@@ -49,31 +75,67 @@ function invokeAuth(spec: Extract<StellarOperationSpec, { type: 'invoke_contract
       }
     });
   }
-  if (auth.type !== 'source_account') throw new ValidationError(`'${at}.auth.type' must be none, source_account or xdr (address-based auth is not supported, as in the reference)`);
-  const rootInvocation = new xdr.SorobanAuthorizedInvocation({ function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args), subInvocations: [] });
-  return [new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(), rootInvocation })];
+  if (auth.type !== 'source_account')
+    throw new ValidationError(
+      `'${at}.auth.type' must be none, source_account or xdr (address-based auth is not supported, as in the reference)`,
+    );
+  const rootInvocation = new xdr.SorobanAuthorizedInvocation({
+    function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args),
+    subInvocations: [],
+  });
+  return [
+    new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+      rootInvocation,
+    }),
+  ];
 }
 
 export function toOperation(spec: StellarOperationSpec, i: number): xdr.Operation {
   const at = `operations.${i}`;
   switch (spec.type) {
     case 'payment':
-      if (!isAccount(spec.destination)) throw new ValidationError(`'${at}.destination' must be a valid Stellar account (G... or M...)`);
-      return Operation.payment({ destination: spec.destination, asset: toAsset(spec.asset, `${at}.asset`), amount: toAmount(stroops(spec.amount, `${at}.amount`)) });
+      if (!isAccount(spec.destination))
+        throw new ValidationError(`'${at}.destination' must be a valid Stellar account (G... or M...)`);
+      return Operation.payment({
+        destination: spec.destination,
+        asset: toAsset(spec.asset, `${at}.asset`),
+        amount: toAmount(stroops(spec.amount, `${at}.amount`)),
+      });
     case 'create_account':
-      if (!StrKey.isValidEd25519PublicKey(spec.destination)) throw new ValidationError(`'${at}.destination' must be a valid Stellar account (G...)`);
-      return Operation.createAccount({ destination: spec.destination, startingBalance: toAmount(stroops(spec.starting_balance, `${at}.starting_balance`)) });
+      if (!StrKey.isValidEd25519PublicKey(spec.destination))
+        throw new ValidationError(`'${at}.destination' must be a valid Stellar account (G...)`);
+      return Operation.createAccount({
+        destination: spec.destination,
+        startingBalance: toAmount(stroops(spec.starting_balance, `${at}.starting_balance`)),
+      });
     case 'change_trust': {
-      if ((spec.asset as StellarAssetSpec | undefined)?.type === 'native') throw new ValidationError(`'${at}.asset' must be a credit asset: no trustline exists for the native asset`);
-      const limit = spec.limit === undefined ? undefined : toAmount(stroops(spec.limit, `${at}.limit`, { allowZero: true }));
-      return Operation.changeTrust({ asset: toAsset(spec.asset, `${at}.asset`), ...(limit !== undefined ? { limit } : {}) });
+      if ((spec.asset as StellarAssetSpec | undefined)?.type === 'native')
+        throw new ValidationError(`'${at}.asset' must be a credit asset: no trustline exists for the native asset`);
+      const limit =
+        spec.limit === undefined ? undefined : toAmount(stroops(spec.limit, `${at}.limit`, { allowZero: true }));
+      return Operation.changeTrust({
+        asset: toAsset(spec.asset, `${at}.asset`),
+        ...(limit !== undefined ? { limit } : {}),
+      });
     }
     case 'invoke_contract': {
-      if (!StrKey.isValidContract(spec.contract_address)) throw new ValidationError(`'${at}.contract_address' must be a valid Stellar contract address (C...)`);
-      if (!/^[A-Za-z0-9_]{1,32}$/.test(spec.function_name)) throw new ValidationError(`'${at}.function_name' must be 1-32 letters, digits or '_'`);
+      if (!StrKey.isValidContract(spec.contract_address))
+        throw new ValidationError(`'${at}.contract_address' must be a valid Stellar contract address (C...)`);
+      if (!/^[A-Za-z0-9_]{1,32}$/.test(spec.function_name))
+        throw new ValidationError(`'${at}.function_name' must be 1-32 letters, digits or '_'`);
       const args = spec.args.map((a, j) => toScVal(a, `${at}.args.${j}`));
-      const invokeArgs = new xdr.InvokeContractArgs({ contractAddress: Address.fromString(spec.contract_address).toScAddress(), functionName: spec.function_name, args });
-      return Operation.invokeContractFunction({ contract: spec.contract_address, function: spec.function_name, args, auth: invokeAuth(spec, invokeArgs, at) });
+      const invokeArgs = new xdr.InvokeContractArgs({
+        contractAddress: Address.fromString(spec.contract_address).toScAddress(),
+        functionName: spec.function_name,
+        args,
+      });
+      return Operation.invokeContractFunction({
+        contract: spec.contract_address,
+        function: spec.function_name,
+        args,
+        auth: invokeAuth(spec, invokeArgs, at),
+      });
     }
     default:
       throw new ValidationError(`'${at}.type' must be payment, create_account, change_trust or invoke_contract`);
@@ -81,8 +143,14 @@ export function toOperation(spec: StellarOperationSpec, i: number): xdr.Operatio
 }
 
 function memoBytes(value: number[] | string, at: string): Buffer {
-  const bytes = typeof value === 'string' ? (/^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : null) : Buffer.from(value);
-  if (!bytes || bytes.length !== 32) throw new ValidationError(`'${at}' must be 32 bytes (an array of 32 integers, or 64 hex digits)`);
+  const bytes =
+    typeof value === 'string'
+      ? /^[0-9a-fA-F]{64}$/.test(value)
+        ? Buffer.from(value, 'hex')
+        : null
+      : Buffer.from(value);
+  if (!bytes || bytes.length !== 32)
+    throw new ValidationError(`'${at}' must be 32 bytes (an array of 32 integers, or 64 hex digits)`);
   return bytes;
 }
 
@@ -91,11 +159,13 @@ export function toMemo(spec: StellarMemoSpec | null | undefined): Memo {
   if (!spec || spec.type === 'none') return Memo.none();
   switch (spec.type) {
     case 'text':
-      if (Buffer.byteLength(spec.value, 'utf8') > 28) throw new ValidationError("'memo.value' must be at most 28 bytes (UTF-8) for a text memo");
+      if (Buffer.byteLength(spec.value, 'utf8') > 28)
+        throw new ValidationError("'memo.value' must be at most 28 bytes (UTF-8) for a text memo");
       return Memo.text(spec.value);
     case 'id': {
       const id = /^\d+$/.test(String(spec.value)) ? BigInt(spec.value) : -1n;
-      if (id < 0n || id > 2n ** 64n - 1n) throw new ValidationError("'memo.value' must be an unsigned 64-bit integer for an id memo");
+      if (id < 0n || id > 2n ** 64n - 1n)
+        throw new ValidationError("'memo.value' must be an unsigned 64-bit integer for an id memo");
       return Memo.id(id.toString());
     }
     case 'hash':
@@ -111,9 +181,16 @@ export function toMemo(spec: StellarMemoSpec | null | undefined): Memo {
  * Fee per operation: the network's recent p90 inclusion fee, at least the minimum (100), lowered to
  * fit `maxFee` (total = perOp × ops + resourceFee). Refused when even the minimum does not fit.
  */
-export function feePerOperation(suggested: bigint, operations: number, maxFee: bigint, resourceFee = 0n, what = 'transaction'): bigint {
+export function feePerOperation(
+  suggested: bigint,
+  operations: number,
+  maxFee: bigint,
+  resourceFee = 0n,
+  what = 'transaction',
+): bigint {
   const minimum = BASE_FEE * BigInt(operations) + resourceFee;
-  if (maxFee < minimum) throw new ValidationError(`max_fee (${maxFee}) is insufficient. Required ${what} fee: ${minimum}`);
+  if (maxFee < minimum)
+    throw new ValidationError(`max_fee (${maxFee}) is insufficient. Required ${what} fee: ${minimum}`);
   const wanted = suggested > BASE_FEE ? suggested : BASE_FEE;
   const fits = (maxFee - resourceFee) / BigInt(operations);
   return wanted < fits ? wanted : fits;
@@ -133,7 +210,8 @@ export interface BuildInput {
 }
 
 export function buildTransaction(input: BuildInput): Transaction {
-  if (input.operations.length === 0 || input.operations.length > MAX_OPERATIONS) throw new ValidationError(`'operations' must hold 1 to ${MAX_OPERATIONS} operations`);
+  if (input.operations.length === 0 || input.operations.length > MAX_OPERATIONS)
+    throw new ValidationError(`'operations' must hold 1 to ${MAX_OPERATIONS} operations`);
   const builder = new TransactionBuilder(new Account(input.source, (input.sequence - 1n).toString()), {
     fee: input.feePerOp.toString(),
     networkPassphrase: input.passphrase,
@@ -146,13 +224,19 @@ export function buildTransaction(input: BuildInput): Transaction {
 }
 
 /** Soroban operations in a transaction (v0 and v1 envelopes alike). */
-const hasSoroban = (tx: Transaction): boolean => tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
+const hasSoroban = (tx: Transaction): boolean =>
+  tx.operations.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.type));
 
 /**
  * The signing gate's approval, then the transaction's hash signed with the relayer's key (stellar-base checks the
  * signature before adding it). `simulated`: this adapter simulated the Soroban call just now.
  */
-export async function signWith(tx: Transaction | FeeBumpTransaction, signer: StellarSigner, approval: StellarSigningApproval, simulated = false): Promise<void> {
+export async function signWith(
+  tx: Transaction | FeeBumpTransaction,
+  signer: StellarSigner,
+  approval: StellarSigningApproval,
+  simulated = false,
+): Promise<void> {
   await approve(tx, approval, simulated);
   const signature = await signer.sign(tx.hash());
   tx.addSignature(signer.address, Buffer.from(signature).toString('base64'));
@@ -174,23 +258,35 @@ export function signedResult(tx: Transaction | FeeBumpTransaction): SignedStella
 }
 
 /** Parses a transaction_xdr with the network's passphrase (a wrong passphrase gives another hash, never an error). */
-export function parseEnvelope(envelope: string, passphrase: string, field = "'transaction_xdr'"): Transaction | FeeBumpTransaction {
+export function parseEnvelope(
+  envelope: string,
+  passphrase: string,
+  field = "'transaction_xdr'",
+): Transaction | FeeBumpTransaction {
   try {
     return TransactionBuilder.fromXDR(envelope, passphrase);
   } catch {
     // stellar-base's own words (an XDR reader's) name no field: ours say what is expected.
-    throw new ValidationError(`${field} is not a Stellar transaction envelope in base64 XDR (it does not decode as a TransactionEnvelope)`);
+    throw new ValidationError(
+      `${field} is not a Stellar transaction envelope in base64 XDR (it does not decode as a TransactionEnvelope)`,
+    );
   }
 }
 
 /** The gate's approval of `tx` (for a fee bump: of the inner transaction, paid by its fee source). */
-export async function approve(tx: Transaction | FeeBumpTransaction, approval: StellarSigningApproval, simulated = false): Promise<void> {
+export async function approve(
+  tx: Transaction | FeeBumpTransaction,
+  approval: StellarSigningApproval,
+  simulated = false,
+): Promise<void> {
   // The port's types require an approval; a caller typed around them still signs nothing.
-  if (typeof approval !== 'function') throw new AppError('INTERNAL', { reason: 'a Stellar signature was asked for without the signing gate' });
+  if (typeof approval !== 'function')
+    throw new AppError('INTERNAL', { reason: 'a Stellar signature was asked for without the signing gate' });
   const inner = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
   const feeSource = tx instanceof FeeBumpTransaction ? tx.feeSource : tx.source;
   await approval({ envelopeXdr: inner.toXDR(), feeSource, fee: BigInt(tx.fee), soroban: hasSoroban(inner), simulated });
 }
 
 /** Whether `ops` hold a Soroban operation (InvokeHostFunction or a footprint one): a Soroban transaction holds exactly one operation, that one. */
-export const isSoroban = (ops: xdr.Operation[]) => ops.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.body().switch().name));
+export const isSoroban = (ops: xdr.Operation[]) =>
+  ops.some((op) => ['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint'].includes(op.body().switch().name));

@@ -33,21 +33,32 @@ function fromDecimal(amount: string, decimals: number): bigint {
 }
 
 const assetParams = (prefix: string, a: StellarAssetSpec): Record<string, string> =>
-  a.type === 'native' ? { [`${prefix}_asset_type`]: 'native' } : { [`${prefix}_asset_type`]: a.type, [`${prefix}_asset_code`]: a.code, [`${prefix}_asset_issuer`]: a.issuer };
+  a.type === 'native'
+    ? { [`${prefix}_asset_type`]: 'native' }
+    : { [`${prefix}_asset_type`]: a.type, [`${prefix}_asset_code`]: a.code, [`${prefix}_asset_issuer`]: a.issuer };
 const canonical = (a: StellarAssetSpec) => (a.type === 'native' ? 'native' : `${a.code}:${a.issuer}`);
 
 function pathAsset(p: PathRecord['path'][number]): StellarAssetSpec {
   if (p.asset_type === 'native') return { type: 'native' };
-  if ((p.asset_type === 'credit_alphanum4' || p.asset_type === 'credit_alphanum12') && p.asset_code && p.asset_issuer && StrKey.isValidEd25519PublicKey(p.asset_issuer)) {
+  if (
+    (p.asset_type === 'credit_alphanum4' || p.asset_type === 'credit_alphanum12') &&
+    p.asset_code &&
+    p.asset_issuer &&
+    StrKey.isValidEd25519PublicKey(p.asset_issuer)
+  ) {
     return { type: p.asset_type, code: p.asset_code, issuer: p.asset_issuer };
   }
   throw new Error(`unexpected path asset ${boundMessage(JSON.stringify(p))}`);
 }
 
-const unavailable = (network: string, why: string) => new AppError('CHAIN_UNAVAILABLE', { reason: `Horizon of network '${network}' (path finding): ${why}` });
+const unavailable = (network: string, why: string) =>
+  new AppError('CHAIN_UNAVAILABLE', { reason: `Horizon of network '${network}' (path finding): ${why}` });
 
 export function createHorizonPaths(network: NetworkConfig, fetchFor?: (url: string) => typeof fetch | undefined) {
-  const base = (network.horizon_url ?? (network.is_testnet ? HORIZON_TESTNET_URL : HORIZON_MAINNET_URL)).replace(/\/+$/, '');
+  const base = (network.horizon_url ?? (network.is_testnet ? HORIZON_TESTNET_URL : HORIZON_MAINNET_URL)).replace(
+    /\/+$/,
+    '',
+  );
   // The URL as configured: the guard trusts the config file's own URLs.
   const doFetch = (network.horizon_url ? fetchFor?.(network.horizon_url) : fetchFor?.(base)) ?? fetch;
 
@@ -57,7 +68,10 @@ export function createHorizonPaths(network: NetworkConfig, fetchFor?: (url: stri
     try {
       res = await doFetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } });
     } catch (err) {
-      throw unavailable(network.network, (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : connectionFailure(err));
+      throw unavailable(
+        network.network,
+        (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : connectionFailure(err),
+      );
     }
     // Horizon's body is never repeated: horizon_url may point at a service whose answer is not for the caller.
     const text = await res.text();
@@ -68,17 +82,31 @@ export function createHorizonPaths(network: NetworkConfig, fetchFor?: (url: stri
     } catch {
       records = undefined;
     }
-    if (!Array.isArray(records)) throw unavailable(network.network, "an answer that is not Horizon's path records (check horizon_url)");
+    if (!Array.isArray(records))
+      throw unavailable(network.network, "an answer that is not Horizon's path records (check horizon_url)");
     return records as PathRecord[];
   }
 
-  return async function strictSendPath(source: StellarAssetSpec, amount: bigint, destination: StellarAssetSpec, decimals: { source: number; destination: number }): Promise<StellarPathQuote | null> {
-    const records = await get({ ...assetParams('source', source), source_amount: toDecimal(amount, decimals.source), destination_assets: canonical(destination) });
+  return async function strictSendPath(
+    source: StellarAssetSpec,
+    amount: bigint,
+    destination: StellarAssetSpec,
+    decimals: { source: number; destination: number },
+  ): Promise<StellarPathQuote | null> {
+    const records = await get({
+      ...assetParams('source', source),
+      source_amount: toDecimal(amount, decimals.source),
+      destination_assets: canonical(destination),
+    });
     // Horizon lists the paths best first (the most received).
     const best = records[0];
     if (!best) return null;
     try {
-      return { sourceAmount: amount, destinationAmount: fromDecimal(best.destination_amount, decimals.destination), path: (best.path ?? []).map(pathAsset) };
+      return {
+        sourceAmount: amount,
+        destinationAmount: fromDecimal(best.destination_amount, decimals.destination),
+        path: (best.path ?? []).map(pathAsset),
+      };
     } catch (err) {
       throw unavailable(network.network, boundMessage((err as Error).message));
     }

@@ -53,14 +53,18 @@ export function createStellarRpc(options: StellarRpcOptions): StellarRpc {
       return await call<T>(method, params);
     } catch (err) {
       // No `cause`: transport texts may name a URL, and URLs may carry an API key.
-      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${failureText(err)}` });
+      throw new AppError('CHAIN_UNAVAILABLE', {
+        reason: `network '${options.network}': ${method} failed: ${failureText(err)}`,
+      });
     }
   };
   const raw = async (method: string, params: unknown): Promise<JsonRpcResponse> => {
     try {
       return await pool.request(method, { method, params });
     } catch (err) {
-      throw new AppError('CHAIN_UNAVAILABLE', { reason: `network '${options.network}': ${method} failed: ${failureText(err)}` });
+      throw new AppError('CHAIN_UNAVAILABLE', {
+        reason: `network '${options.network}': ${method} failed: ${failureText(err)}`,
+      });
     }
   };
   return { call, read, raw, health: pool.health, urls: pool.urls.map((u) => ({ ...u, call: callVia(u.request) })) };

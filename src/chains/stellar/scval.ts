@@ -35,7 +35,10 @@ function int256(v: unknown, at: string): bigint {
 }
 
 const lo64 = (n: bigint) => xdr.Uint64.fromString(BigInt.asUintN(64, n).toString());
-const hi64 = (n: bigint, signed: boolean) => (signed ? xdr.Int64.fromString(BigInt.asIntN(64, n >> 64n).toString()) : xdr.Uint64.fromString(BigInt.asUintN(64, n >> 64n).toString()));
+const hi64 = (n: bigint, signed: boolean) =>
+  signed
+    ? xdr.Int64.fromString(BigInt.asIntN(64, n >> 64n).toString())
+    : xdr.Uint64.fromString(BigInt.asUintN(64, n >> 64n).toString());
 
 function parts256(n: bigint, signed: boolean) {
   const word = (shift: bigint) => xdr.Uint64.fromString(BigInt.asUintN(64, n >> shift).toString());
@@ -53,8 +56,10 @@ const CONVERTERS: Record<string, (v: unknown, at: string) => xdr.ScVal> = {
   i32: (v, at) => xdr.ScVal.scvI32(Number(inRange(int(v, at), -(2n ** 31n), 2n ** 31n - 1n, at, 'i32'))),
   u64: (v, at) => xdr.ScVal.scvU64(xdr.Uint64.fromString(inRange(int(v, at), 0n, U64, at, 'u64').toString())),
   i64: (v, at) => xdr.ScVal.scvI64(xdr.Int64.fromString(inRange(int(v, at), -I64, I64 - 1n, at, 'i64').toString())),
-  timepoint: (v, at) => xdr.ScVal.scvTimepoint(xdr.Uint64.fromString(inRange(int(v, at), 0n, U64, at, 'timepoint').toString())),
-  duration: (v, at) => xdr.ScVal.scvDuration(xdr.Uint64.fromString(inRange(int(v, at), 0n, U64, at, 'duration').toString())),
+  timepoint: (v, at) =>
+    xdr.ScVal.scvTimepoint(xdr.Uint64.fromString(inRange(int(v, at), 0n, U64, at, 'timepoint').toString())),
+  duration: (v, at) =>
+    xdr.ScVal.scvDuration(xdr.Uint64.fromString(inRange(int(v, at), 0n, U64, at, 'duration').toString())),
   u128: (v, at) => {
     const n = int128(v, at, false);
     return xdr.ScVal.scvU128(new xdr.UInt128Parts({ hi: hi64(n, false) as xdr.Uint64, lo: lo64(n) }));
@@ -74,7 +79,8 @@ const CONVERTERS: Record<string, (v: unknown, at: string) => xdr.ScVal> = {
     return xdr.ScVal.scvString(v);
   },
   symbol: (v, at) => {
-    if (typeof v !== 'string' || !/^[A-Za-z0-9_]{0,32}$/.test(v)) throw new ValidationError(`'${at}' must be a symbol: up to 32 letters, digits or '_'`);
+    if (typeof v !== 'string' || !/^[A-Za-z0-9_]{0,32}$/.test(v))
+      throw new ValidationError(`'${at}' must be a symbol: up to 32 letters, digits or '_'`);
     return xdr.ScVal.scvSymbol(v);
   },
   address: (v, at) => {
@@ -90,7 +96,12 @@ const CONVERTERS: Record<string, (v: unknown, at: string) => xdr.ScVal> = {
   },
   map: (v, at) => {
     if (!Array.isArray(v)) throw new ValidationError(`'${at}' must be an array of { "key", "val" } entries`);
-    return xdr.ScVal.scvMap(v.map((e: { key?: unknown; val?: unknown }, i) => new xdr.ScMapEntry({ key: toScVal(e?.key, `${at}.${i}.key`), val: toScVal(e?.val, `${at}.${i}.val`) })));
+    return xdr.ScVal.scvMap(
+      v.map(
+        (e: { key?: unknown; val?: unknown }, i) =>
+          new xdr.ScMapEntry({ key: toScVal(e?.key, `${at}.${i}.key`), val: toScVal(e?.val, `${at}.${i}.val`) }),
+      ),
+    );
   },
 };
 
@@ -98,10 +109,15 @@ const CONVERTERS: Record<string, (v: unknown, at: string) => xdr.ScVal> = {
 export function toScVal(value: unknown, at: string): xdr.ScVal {
   if (value === 'void') return xdr.ScVal.scvVoid();
   if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length !== 1) {
-    throw new ValidationError(`'${at}' must be an object with one key naming its type (${Object.keys(CONVERTERS).join(', ')})`);
+    throw new ValidationError(
+      `'${at}' must be an object with one key naming its type (${Object.keys(CONVERTERS).join(', ')})`,
+    );
   }
   const [type, inner] = Object.entries(value)[0]!;
   const convert = CONVERTERS[type];
-  if (!convert) throw new ValidationError(`'${at}': unsupported argument type '${type}' (supported: ${Object.keys(CONVERTERS).join(', ')})`);
+  if (!convert)
+    throw new ValidationError(
+      `'${at}': unsupported argument type '${type}' (supported: ${Object.keys(CONVERTERS).join(', ')})`,
+    );
   return convert(inner, `${at}.${type}`);
 }

@@ -41,10 +41,15 @@ function parsePermission(permission: string): Grant | undefined {
   const action = permission.slice(last + 1);
   if (area !== WILD && !(AREAS as readonly string[]).includes(area)) return undefined;
   if (action !== WILD && !(action in RANK)) return undefined;
-  return { area: area as Area | '*', id: id === 'all' ? WILD : id, action: action === WILD ? 'manage' : (action as Action) };
+  return {
+    area: area as Area | '*',
+    id: id === 'all' ? WILD : id,
+    action: action === WILD ? 'manage' : (action as Action),
+  };
 }
 
-const grantsOf = (permissions: readonly string[]): Grant[] => permissions.map(parsePermission).filter((g): g is Grant => g !== undefined);
+const grantsOf = (permissions: readonly string[]): Grant[] =>
+  permissions.map(parsePermission).filter((g): g is Grant => g !== undefined);
 
 const areaCovers = (grant: Grant, area: Area | '*') => grant.area === WILD || grant.area === area;
 
@@ -56,7 +61,12 @@ const areaCovers = (grant: Grant, area: Area | '*') => grant.area === WILD || gr
 export function allows(permissions: readonly string[], need: Need): boolean {
   if (need.self) return true;
   if (need.list) return readableIds(permissions, need.area) !== 'none';
-  return grantsOf(permissions).some((g) => areaCovers(g, need.area) && (g.id === WILD || (need.id !== null && g.id === need.id)) && RANK[g.action] >= RANK[need.action]);
+  return grantsOf(permissions).some(
+    (g) =>
+      areaCovers(g, need.area) &&
+      (g.id === WILD || (need.id !== null && g.id === need.id)) &&
+      RANK[g.action] >= RANK[need.action],
+  );
 }
 
 /** The ids of an area a key may read: 'all', a list, or 'none' (a list route then answers 403). */
@@ -75,7 +85,12 @@ function covered(holder: readonly Grant[], requested: string): boolean {
   const want = parsePermission(requested);
   // A string that grants nothing today could grant something in a later version: only an all-powerful key stores one.
   if (!want) return holder.some((g) => g.area === WILD && g.id === WILD && g.action === 'manage');
-  return holder.some((g) => (g.area === WILD || g.area === want.area) && (g.id === WILD || g.id === want.id) && RANK[g.action] >= RANK[want.action]);
+  return holder.some(
+    (g) =>
+      (g.area === WILD || g.area === want.area) &&
+      (g.id === WILD || g.id === want.id) &&
+      RANK[g.action] >= RANK[want.action],
+  );
 }
 
 /** The requested permissions that `creator` does not hold: a key may mint (or be changed to) only a subset of its creator's rights. */
@@ -108,7 +123,8 @@ export function needOf(method: string, path: string): Need | undefined {
   // The reference's scrape route lives outside the metrics path: reading it is reading every metric.
   if (/^\/debug\/metrics(\/|$)/.test(path)) return { area: 'metrics', id: null, action: 'read' };
   const [first, id, ...rest] = path.split('/').filter(Boolean);
-  if (first === 'api-keys' && id === 'me' && rest.length === 0 && (method === 'GET' || method === 'HEAD')) return { area: 'api_key', id: null, action: 'read', self: true };
+  if (first === 'api-keys' && id === 'me' && rest.length === 0 && (method === 'GET' || method === 'HEAD'))
+    return { area: 'api_key', id: null, action: 'read', self: true };
   const area = first === undefined ? undefined : AREA_OF[first];
   if (!area) return undefined;
   const isCall = rest[0] === 'call';

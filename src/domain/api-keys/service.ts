@@ -39,19 +39,33 @@ export interface ApiKeyService {
 
 const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-const toView = (r: ApiKeyRow): ApiKeyView => ({ id: r.id, name: r.name, permissions: r.permissions, allowed_origins: r.allowed_origins, created_at: r.created_at, rate_limit: r.rate_limit });
+const toView = (r: ApiKeyRow): ApiKeyView => ({
+  id: r.id,
+  name: r.name,
+  permissions: r.permissions,
+  allowed_origins: r.allowed_origins,
+  created_at: r.created_at,
+  rate_limit: r.rate_limit,
+});
 
 /**
  * The new key's rate limit: never above its creator's (else minting keys would lift a limit). A stored creator's
  * own limit is inherited when none is asked for; the admin key's keys get the service default (null).
  */
-function mintedRateLimit(asked: KeyRateLimit | undefined, creator: Principal, defaults: KeyRateLimit): KeyRateLimit | null {
-  if (asked && asked.burst_size < asked.requests_per_second) throw new ValidationError("'rate_limit.burst_size' must be at least 'rate_limit.requests_per_second'");
+function mintedRateLimit(
+  asked: KeyRateLimit | undefined,
+  creator: Principal,
+  defaults: KeyRateLimit,
+): KeyRateLimit | null {
+  if (asked && asked.burst_size < asked.requests_per_second)
+    throw new ValidationError("'rate_limit.burst_size' must be at least 'rate_limit.requests_per_second'");
   if (creator.kind === 'admin') return asked ?? null;
   const ceiling = creator.rate_limit ?? defaults;
   if (!asked) return creator.rate_limit;
   if (asked.requests_per_second > ceiling.requests_per_second || asked.burst_size > ceiling.burst_size) {
-    throw new AppError('FORBIDDEN', { reason: `${principalName(creator)} may not mint a key with a rate limit above its own (${ceiling.requests_per_second}/s, burst ${ceiling.burst_size})` });
+    throw new AppError('FORBIDDEN', {
+      reason: `${principalName(creator)} may not mint a key with a rate limit above its own (${ceiling.requests_per_second}/s, burst ${ceiling.burst_size})`,
+    });
   }
   return asked;
 }
@@ -60,10 +74,17 @@ function mintedRateLimit(asked: KeyRateLimit | undefined, creator: Principal, de
 function requireWithinRights(requested: readonly string[], creator: Principal): void {
   if (creator.kind === 'admin') return;
   const over = exceeding(creator.permissions, requested);
-  if (over.length > 0) throw new AppError('FORBIDDEN', { reason: `${principalName(creator)} may not grant permissions it does not hold: ${over.map((p) => `'${p}'`).join(', ')}` });
+  if (over.length > 0)
+    throw new AppError('FORBIDDEN', {
+      reason: `${principalName(creator)} may not grant permissions it does not hold: ${over.map((p) => `'${p}'`).join(', ')}`,
+    });
 }
 
-export function createApiKeyService(deps: { repo: ApiKeysRepo; logger: Log; defaultRateLimit: KeyRateLimit }): ApiKeyService {
+export function createApiKeyService(deps: {
+  repo: ApiKeysRepo;
+  logger: Log;
+  defaultRateLimit: KeyRateLimit;
+}): ApiKeyService {
   const { repo, logger, defaultRateLimit } = deps;
   const require = async (id: string) => {
     const row = await repo.get(id);
@@ -86,11 +107,21 @@ export function createApiKeyService(deps: { repo: ApiKeysRepo; logger: Log; defa
         rate_limit: rateLimit,
       };
       if (!(await repo.insert(row))) throw new AppError('INTERNAL', { reason: 'API key id collision; retry' });
-      logger.info({ apiKeyId: row.id, permissions: row.permissions, createdBy: creator.kind === 'admin' ? 'API_KEY' : creator.id }, 'API key created');
+      logger.info(
+        {
+          apiKeyId: row.id,
+          permissions: row.permissions,
+          createdBy: creator.kind === 'admin' ? 'API_KEY' : creator.id,
+        },
+        'API key created',
+      );
       return { ...toView(row), value };
     },
     async list({ page, per_page }) {
-      const [rows, total] = await Promise.all([per_page === 0 ? [] : repo.list(per_page, (page - 1) * per_page), repo.count()]);
+      const [rows, total] = await Promise.all([
+        per_page === 0 ? [] : repo.list(per_page, (page - 1) * per_page),
+        repo.count(),
+      ]);
       return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: total } };
     },
     get: async (id) => toView(await require(id)),

@@ -10,7 +10,11 @@ export const SPEEDS: readonly Speed[] = ['safeLow', 'average', 'fast', 'fastest'
  * Each speed is at least as high as the one before it.
  */
 export type FeeSuggestions =
-  | { type: 'eip1559'; baseFeePerGas: bigint; speeds: Record<Speed, { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> }
+  | {
+      type: 'eip1559';
+      baseFeePerGas: bigint;
+      speeds: Record<Speed, { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+    }
   | { type: 'legacy'; speeds: Record<Speed, { gasPrice: bigint }> };
 
 /** A call or transaction to simulate (gas estimation). */

@@ -50,7 +50,12 @@ export async function balanceOf(chains: RelayerChains, relayer: RelayerRow): Pro
 
 /** The RPC URLs' health of the relayer's network (its custom_rpc_urls for EVM when it has them). */
 export function rpcOf(chains: RelayerChains, relayer: RelayerRow) {
-  const chain = relayer.network_type === 'evm' ? chains.evm(relayer) : relayer.network_type === 'solana' ? chains.solana(relayer) : chains.stellar(relayer);
+  const chain =
+    relayer.network_type === 'evm'
+      ? chains.evm(relayer)
+      : relayer.network_type === 'solana'
+        ? chains.solana(relayer)
+        : chains.stellar(relayer);
   return rpcAvailability(relayer.network, chain.health());
 }
 
@@ -88,7 +93,10 @@ export function createChainReads(deps: ChainReadsDeps): ChainReads {
    * The live balance, or while every RPC URL of the network is down the last check's (no call that would wait out
    * every URL's timeout); with neither, CHAIN_UNAVAILABLE saying so.
    */
-  async function currentBalance(relayer: RelayerRow, facts: Pick<Awaited<ReturnType<typeof storeFacts>>, 'ours'>): Promise<bigint> {
+  async function currentBalance(
+    relayer: RelayerRow,
+    facts: Pick<Awaited<ReturnType<typeof storeFacts>>, 'ours'>,
+  ): Promise<bigint> {
     const { rpc, balance_watch } = facts.ours;
     if (rpc.available) return balanceOf(chains, relayer);
     if (balance_watch) return BigInt(balance_watch.balance);
@@ -96,16 +104,26 @@ export function createChainReads(deps: ChainReadsDeps): ChainReads {
   }
 
   return {
-    balance: async (relayer) => ({ balance: jsonInteger(await balanceOf(chains, relayer)), unit: SMALLEST_UNIT[relayer.network_type] }),
+    balance: async (relayer) => ({
+      balance: jsonInteger(await balanceOf(chains, relayer)),
+      unit: SMALLEST_UNIT[relayer.network_type],
+    }),
     async status(relayer) {
       const { ours, ...facts } = await storeFacts(relayer);
       if (relayer.network_type === 'stellar') {
         if (!ours.rpc.available) throw new AppError('CHAIN_UNAVAILABLE', { reason: ours.rpc.reason! });
         const account = await stellarAccount(relayer);
-        return { network_type: 'stellar', balance: String(account?.balance ?? 0n), ...facts, sequence_number: String(account?.sequence ?? 0n), ...ours };
+        return {
+          network_type: 'stellar',
+          balance: String(account?.balance ?? 0n),
+          ...facts,
+          sequence_number: String(account?.sequence ?? 0n),
+          ...ours,
+        };
       }
       const balance = await currentBalance(relayer, { ours });
-      if (relayer.network_type === 'solana') return { network_type: 'solana', balance: String(balance), ...facts, ...ours };
+      if (relayer.network_type === 'solana')
+        return { network_type: 'solana', balance: String(balance), ...facts, ...ours };
       // The nonce the relayer will use next (its own counter, as the reference's counter store).
       return { network_type: 'evm', balance: String(balance), ...facts, nonce: String(relayer.next_nonce), ...ours };
     },

@@ -29,7 +29,11 @@ export function relayerChainsOf(relayers: RelayerService, all: AllChains): Relay
 }
 
 export function createRelayerChainService(
-  deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo } & Pick<ChainReadsDeps, 'lastBalanceCheck'> & Partial<Pick<SolanaMethodDeps, 'send'>>,
+  deps: { relayers: RelayerService; chains: AllChains; transactions: TransactionsRepo } & Pick<
+    ChainReadsDeps,
+    'lastBalanceCheck'
+  > &
+    Partial<Pick<SolanaMethodDeps, 'send'>>,
 ): RelayerChainService {
   const chains = relayerChainsOf(deps.relayers, deps.chains);
   const reads = createChainReads({ chains, transactions: deps.transactions, lastBalanceCheck: deps.lastBalanceCheck });
@@ -55,7 +59,10 @@ export function createRelayerChainService(
       requireActive(relayer);
       // Where users pay fees in tokens, the transaction must pay the relayer before it signs (the reference's rule).
       if (input.kind === 'solana' && relayer.network_type === 'solana' && userPays(feePolicy(relayer))) {
-        await checkUserPayment({ chain: chains.solana(relayer), relayer, policy: feePolicy(relayer) }, input.transaction);
+        await checkUserPayment(
+          { chain: chains.solana(relayer), relayer, policy: feePolicy(relayer) },
+          input.transaction,
+        );
       }
       return signing.signTransaction(relayer, signer(relayer), input);
     },

@@ -24,7 +24,10 @@ function answer(id: JsonRpcId | null, body: Pick<JsonRpcAnswer, 'result' | 'erro
   return { jsonrpc: '2.0', ...body, ...(id === null ? {} : { id }) };
 }
 
-function rawRequest(chains: RelayerChains, relayer: RelayerRow): (method: string, params: unknown) => Promise<RawRpcAnswer> {
+function rawRequest(
+  chains: RelayerChains,
+  relayer: RelayerRow,
+): (method: string, params: unknown) => Promise<RawRpcAnswer> {
   switch (relayer.network_type) {
     case 'evm':
       return chains.evm(relayer).rawRequest;
@@ -35,14 +38,28 @@ function rawRequest(chains: RelayerChains, relayer: RelayerRow): (method: string
   }
 }
 
-export function createRelayerRpc(deps: { chains: RelayerChains; signing: RelayerSigning; signer: (relayer: RelayerRow) => Signer; send?: SolanaMethodDeps['send'] | undefined }): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
+export function createRelayerRpc(deps: {
+  chains: RelayerChains;
+  signing: RelayerSigning;
+  signer: (relayer: RelayerRow) => Signer;
+  send?: SolanaMethodDeps['send'] | undefined;
+}): (relayer: RelayerRow, request: RpcRequest) => Promise<JsonRpcAnswer> {
   const { chains } = deps;
-  const send = deps.send ?? (() => Promise.reject(new AppError('NOT_IMPLEMENTED', { reason: 'signAndSendTransaction is not wired here' })));
+  const send =
+    deps.send ??
+    (() => Promise.reject(new AppError('NOT_IMPLEMENTED', { reason: 'signAndSendTransaction is not wired here' })));
   const solana: SolanaMethodDeps = { signing: deps.signing, chain: chains.solana, send };
   return async (relayer, { id, method, params }) => {
-    if (relayer.network_type === 'solana' && isSolanaRelayerMethod(method)) return answer(id, await solanaRelayerMethod(solana, relayer, deps.signer(relayer), method, params));
+    if (relayer.network_type === 'solana' && isSolanaRelayerMethod(method))
+      return answer(id, await solanaRelayerMethod(solana, relayer, deps.signer(relayer), method, params));
     if (!RPC_READS[relayer.network_type].has(method)) {
-      return answer(id, { error: { code: METHOD_NOT_FOUND, message: 'Method not found', description: refusal(relayer.network_type, method) } });
+      return answer(id, {
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: 'Method not found',
+          description: refusal(relayer.network_type, method),
+        },
+      });
     }
     let node: RawRpcAnswer;
     try {
@@ -53,6 +70,13 @@ export function createRelayerRpc(deps: { chains: RelayerChains; signing: Relayer
     }
     if ('result' in node) return answer(id, { result: node.result });
     // The node's own error, as it sent it; `description` repeats its message (the reference's error shape has one).
-    return answer(id, { error: { code: node.error.code, message: node.error.message, description: node.error.message, ...(node.error.data !== undefined ? { data: node.error.data } : {}) } });
+    return answer(id, {
+      error: {
+        code: node.error.code,
+        message: node.error.message,
+        description: node.error.message,
+        ...(node.error.data !== undefined ? { data: node.error.data } : {}),
+      },
+    });
   };
 }

@@ -67,7 +67,9 @@ export interface EvmSignature {
 }
 
 /** `POST /relayers/{id}/sign-transaction`: Stellar answers `signedXdr` + `signature` (base64), Solana `transaction` (base64) + `signature` (base58). */
-export type SignedTransactionView = { signedXdr: string; signature: string } | { transaction: string; signature: string };
+export type SignedTransactionView =
+  | { signedXdr: string; signature: string }
+  | { transaction: string; signature: string };
 
 export type JsonRpcId = string | number;
 

@@ -24,7 +24,12 @@ export interface IdempotencyRepo {
    * held by an entry created before `expiredBefore` (replaced). Returns the keys written; a key held by another entry
    * is left as it is (on PostgreSQL, after waiting for the transaction that wrote it to end).
    */
-  insert(relayerId: string, claims: readonly IdempotencyClaim[], createdMs: number, expiredBefore: number): Promise<string[]>;
+  insert(
+    relayerId: string,
+    claims: readonly IdempotencyClaim[],
+    createdMs: number,
+    expiredBefore: number,
+  ): Promise<string[]>;
   /** Deletes the entries created before `before`; returns how many. */
   prune(before: number): Promise<number>;
 }

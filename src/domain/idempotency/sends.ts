@@ -34,7 +34,9 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -44,10 +46,20 @@ const requestHash = (body: unknown): string => createHash('sha256').update(canon
 
 export interface IdempotentSends {
   /** Runs `send` once per (relayer, key) and request; `send` writes the claim with its transaction. */
-  send(relayerId: string, key: string, body: unknown, send: (claim: IdempotencyClaimOf) => Promise<TransactionRecord>): Promise<SentTransaction>;
+  send(
+    relayerId: string,
+    key: string,
+    body: unknown,
+    send: (claim: IdempotencyClaimOf) => Promise<TransactionRecord>,
+  ): Promise<SentTransaction>;
 }
 
-export function createIdempotentSends(deps: { keys: IdempotencyRepo; transactions: TransactionsRepo; logger?: Log; now?: () => number }): IdempotentSends {
+export function createIdempotentSends(deps: {
+  keys: IdempotencyRepo;
+  transactions: TransactionsRepo;
+  logger?: Log;
+  now?: () => number;
+}): IdempotentSends {
   const now = deps.now ?? Date.now;
   const inFlight = new Map<string, Promise<unknown>>();
   let lastPrune = 0;
@@ -62,7 +74,10 @@ export function createIdempotentSends(deps: { keys: IdempotencyRepo; transaction
       });
     }
     const found = await deps.transactions.get(relayerId, entry.transactionId);
-    if (!found) throw new AppError('INTERNAL', { reason: `Idempotency-Key '${key}' names transaction '${entry.transactionId}', which is gone` });
+    if (!found)
+      throw new AppError('INTERNAL', {
+        reason: `Idempotency-Key '${key}' names transaction '${entry.transactionId}', which is gone`,
+      });
     return found.record;
   }
 
@@ -72,7 +87,8 @@ export function createIdempotentSends(deps: { keys: IdempotencyRepo; transaction
     lastPrune = t;
     deps.keys.prune(t - IDEMPOTENCY_RETENTION_MS).then(
       (n) => n > 0 && deps.logger?.debug({ deleted: n }, 'expired idempotency keys deleted'),
-      (err: unknown) => deps.logger?.warn({ err }, 'expired idempotency keys could not be deleted; the next keyed send tries again'),
+      (err: unknown) =>
+        deps.logger?.warn({ err }, 'expired idempotency keys could not be deleted; the next keyed send tries again'),
     );
   }
 

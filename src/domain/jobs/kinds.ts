@@ -8,7 +8,11 @@ import { BALANCE_CHECK } from '../relayers/balance-watch.ts';
 
 /** A family's job kinds; its resume (which also resyncs its relayers, EVM nonces) runs once, with its first kind. */
 function familyKinds(family: RelayFamily): JobKind[] {
-  return Object.entries(family.jobs).map(([kind, handler], i) => ({ kind, handler, resume: i === 0 ? () => family.resume() : async () => {} }));
+  return Object.entries(family.jobs).map(([kind, handler], i) => ({
+    kind,
+    handler,
+    resume: i === 0 ? () => family.resume() : async () => {},
+  }));
 }
 
 export function jobKinds({ families, swaps, balanceWatch }: Relaying): JobKind[] {
@@ -23,7 +27,10 @@ export function jobKinds({ families, swaps, balanceWatch }: Relaying): JobKind[]
 }
 
 /** Registers every kind with the scheduler, then resumes each (before the scheduler starts running jobs). */
-export async function registerJobKinds(scheduler: { register(kind: string, handler: JobHandler): void }, relaying: Relaying): Promise<void> {
+export async function registerJobKinds(
+  scheduler: { register(kind: string, handler: JobHandler): void },
+  relaying: Relaying,
+): Promise<void> {
   const kinds = jobKinds(relaying);
   for (const { kind, handler } of kinds) scheduler.register(kind, handler);
   for (const k of kinds) await k.resume();

@@ -16,7 +16,10 @@ export async function renewLeases(
         job.leaseExpiresAt = until;
         continue;
       }
-      logger.warn({ kind: job.kind, subject: job.subject }, 'job lease lost while its handler ran; the handler is told to stop');
+      logger.warn(
+        { kind: job.kind, subject: job.subject },
+        'job lease lost while its handler ran; the handler is told to stop',
+      );
       controller.abort(new Error('job lease lost'));
     } catch (err) {
       logger.error({ err, kind: job.kind, subject: job.subject }, 'job lease could not be renewed; will try again');

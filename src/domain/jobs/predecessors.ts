@@ -4,7 +4,12 @@
 import type { JobsRepo } from './ports.ts';
 import type { Log } from '../log.ts';
 
-export async function releaseDeadOwners(deps: { jobs: JobsRepo; isDead: (owner: string) => boolean; logger: Log; now: number }): Promise<number> {
+export async function releaseDeadOwners(deps: {
+  jobs: JobsRepo;
+  isDead: (owner: string) => boolean;
+  logger: Log;
+  now: number;
+}): Promise<number> {
   let freed = 0;
   for (const owner of await deps.jobs.leaseOwners(deps.now)) {
     if (!deps.isDead(owner)) continue;

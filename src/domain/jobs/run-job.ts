@@ -50,24 +50,46 @@ export function createJobRunner(deps: {
   async function retry(job: ClaimedJob, err: unknown): Promise<void> {
     const attempts = job.attempts + 1;
     const waiting = waitsOnChain(err);
-    const delay = waiting ? Math.min(backoffDelay(backoff, attempts), CHAIN_WAIT_MAX_MS) : backoffDelay(backoff, attempts);
+    const delay = waiting
+      ? Math.min(backoffDelay(backoff, attempts), CHAIN_WAIT_MAX_MS)
+      : backoffDelay(backoff, attempts);
     const reason = err instanceof Error ? err.message : String(err);
-    if (waiting) logger.warn({ kind: job.kind, subject: job.subject, attempts, retryInMs: delay, reason: (err as { reason?: string }).reason }, 'job waits: its network is not answering');
-    else logger.error({ err, kind: job.kind, subject: job.subject, attempts, retryInMs: delay }, 'job failed; will retry');
+    if (waiting)
+      logger.warn(
+        {
+          kind: job.kind,
+          subject: job.subject,
+          attempts,
+          retryInMs: delay,
+          reason: (err as { reason?: string }).reason,
+        },
+        'job waits: its network is not answering',
+      );
+    else
+      logger.error({ err, kind: job.kind, subject: job.subject, attempts, retryInMs: delay }, 'job failed; will retry');
     try {
       await jobs.retry(job, now() + delay, reason.slice(0, 2000));
     } catch (storeErr) {
-      logger.error({ err: storeErr, kind: job.kind, subject: job.subject }, 'job could not be marked for retry; it will run again when its lease expires');
+      logger.error(
+        { err: storeErr, kind: job.kind, subject: job.subject },
+        'job could not be marked for retry; it will run again when its lease expires',
+      );
     }
   }
 
   async function finish(job: ClaimedJob, rescheduleAt: number | undefined): Promise<void> {
     try {
       if (!(await jobs.finish(job, rescheduleAt))) {
-        logger.warn({ kind: job.kind, subject: job.subject }, 'job finished after its lease was lost or it was canceled; its current state is kept');
+        logger.warn(
+          { kind: job.kind, subject: job.subject },
+          'job finished after its lease was lost or it was canceled; its current state is kept',
+        );
       }
     } catch (err) {
-      logger.error({ err, kind: job.kind, subject: job.subject }, 'job could not be marked finished; it will run again when its lease expires');
+      logger.error(
+        { err, kind: job.kind, subject: job.subject },
+        'job could not be marked finished; it will run again when its lease expires',
+      );
     }
   }
 

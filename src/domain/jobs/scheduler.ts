@@ -78,7 +78,8 @@ function withDefaults(options: SchedulerOptions) {
 
 export function createJobScheduler(options: SchedulerOptions): JobScheduler {
   const settings = withDefaults(options);
-  const { jobs, owner, logger, concurrency, batchSize, leaseMs, pollIntervalMs, closeTimeoutMs, now, observer } = settings;
+  const { jobs, owner, logger, concurrency, batchSize, leaseMs, pollIntervalMs, closeTimeoutMs, now, observer } =
+    settings;
   const runner = createJobRunner(settings);
   const handlers = new Map<string, JobHandler>();
   const running = new Map<number, Running>();
@@ -195,7 +196,10 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
       started = true;
       unsubscribe = options.wakeups?.(wake);
       // One timer for every running job: a lease is renewed once a third of it is used.
-      renewTimer = setInterval(() => void renewLeases(running.values(), { jobs, logger, leaseMs, now }), Math.max(10, Math.floor(leaseMs / 3)));
+      renewTimer = setInterval(
+        () => void renewLeases(running.values(), { jobs, logger, leaseMs, now }),
+        Math.max(10, Math.floor(leaseMs / 3)),
+      );
       renewTimer.unref();
       wake();
     },
@@ -206,7 +210,10 @@ export function createJobScheduler(options: SchedulerOptions): JobScheduler {
       clearTimeout(timer);
       unsubscribe?.();
       await pumping;
-      await settleWithin([...running.values()].map((r) => r.done), closeTimeoutMs);
+      await settleWithin(
+        [...running.values()].map((r) => r.done),
+        closeTimeoutMs,
+      );
       clearInterval(renewTimer);
       await releaseUnfinished([...running.values()], jobs, logger);
     },
@@ -221,7 +228,10 @@ async function releaseUnfinished(left: Running[], jobs: JobsRepo, logger: Log): 
   if (left.length === 0) return;
   for (const r of left) r.controller.abort(new Error('job scheduler closing'));
   await Promise.allSettled(left.map((r) => jobs.release(r.job)));
-  logger.warn({ jobs: left.map((r) => ({ kind: r.job.kind, subject: r.job.subject })) }, 'jobs still running at close were released; they will run again');
+  logger.warn(
+    { jobs: left.map((r) => ({ kind: r.job.kind, subject: r.job.subject })) },
+    'jobs still running at close were released; they will run again',
+  );
 }
 
 async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {

@@ -8,7 +8,8 @@ export const KV_MAX_VALUE_BYTES = 1024 * 1024;
 const MAX_TTL_SEC = 10 * 365 * 24 * 3600;
 
 export function checkKey(key: unknown): string {
-  if (typeof key !== 'string' || !KV_KEY.test(key)) throw new ValidationError(`invalid kv key: must match ${KV_KEY.source}`);
+  if (typeof key !== 'string' || !KV_KEY.test(key))
+    throw new ValidationError(`invalid kv key: must match ${KV_KEY.source}`);
   return key;
 }
 
@@ -22,21 +23,26 @@ export function checkTtl(ttlSec: unknown): number | undefined {
 }
 
 export function checkValue(valueJson: string): void {
-  if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES) throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
+  if (Buffer.byteLength(valueJson) > KV_MAX_VALUE_BYTES)
+    throw new ValidationError(`kv value exceeds ${KV_MAX_VALUE_BYTES} bytes`);
 }
 
 export function checkPattern(pattern: unknown): string {
-  if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512) throw new ValidationError('invalid kv pattern');
+  if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 512)
+    throw new ValidationError('invalid kv pattern');
   return pattern;
 }
 
 export const overQuota = (u: { keys: number; bytes: number }, q: KvQuota) => u.keys > q.maxKeys || u.bytes > q.maxBytes;
 
 export function quotaExceeded(quota: KvQuota): ValidationError {
-  return new ValidationError(`kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`, {
-    max_keys: quota.maxKeys,
-    max_bytes: quota.maxBytes,
-  });
+  return new ValidationError(
+    `kv quota exceeded: this plugin may store at most ${quota.maxKeys} keys and ${quota.maxBytes} bytes (keys + values)`,
+    {
+      max_keys: quota.maxKeys,
+      max_bytes: quota.maxBytes,
+    },
+  );
 }
 
 /** Expiry time of a write with `ttlSec` (validated), or null for none. */

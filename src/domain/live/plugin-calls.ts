@@ -41,7 +41,11 @@ export interface PluginCallLog {
 }
 
 /** A call as the ring keeps it: cut to size when recorded, dated when read (calls are many, reads are few). */
-type KeptCall = Omit<PluginCallEntry, 'at' | 'logs' | 'traces'> & { at: number; logs: PluginCallEntry['logs'] | undefined; traces: string[] | undefined };
+type KeptCall = Omit<PluginCallEntry, 'at' | 'logs' | 'traces'> & {
+  at: number;
+  logs: PluginCallEntry['logs'] | undefined;
+  traces: string[] | undefined;
+};
 
 function keptOf(report: PluginCallReport, now: number): KeptCall {
   let truncated = false;
@@ -51,8 +55,12 @@ function keptOf(report: PluginCallReport, now: number): KeptCall {
     return text.slice(0, MAX_TEXT);
   };
   // Most calls log and trace nothing: no lines, no arrays.
-  const logs = report.logs?.length ? report.logs.slice(0, MAX_LINES).map((l) => ({ level: keep(String(l.level)), message: keep(String(l.message)) })) : undefined;
-  const traces = report.traces?.length ? report.traces.slice(0, MAX_LINES).map((t) => keep(JSON.stringify(t) ?? 'null')) : undefined;
+  const logs = report.logs?.length
+    ? report.logs.slice(0, MAX_LINES).map((l) => ({ level: keep(String(l.level)), message: keep(String(l.message)) }))
+    : undefined;
+  const traces = report.traces?.length
+    ? report.traces.slice(0, MAX_LINES).map((t) => keep(JSON.stringify(t) ?? 'null'))
+    : undefined;
   truncated ||= (report.logs?.length ?? 0) > MAX_LINES || (report.traces?.length ?? 0) > MAX_LINES;
   return {
     request_id: report.request_id,
@@ -69,7 +77,17 @@ function keptOf(report: PluginCallReport, now: number): KeptCall {
 
 function entryOf(kept: KeptCall): PluginCallEntry {
   const { request_id, at, outcome, duration_ms, result, error, logs, traces, truncated } = kept;
-  return { request_id, at: new Date(at).toISOString(), outcome, duration_ms, result, error, logs: logs ?? [], traces: traces ?? [], truncated };
+  return {
+    request_id,
+    at: new Date(at).toISOString(),
+    outcome,
+    duration_ms,
+    result,
+    error,
+    logs: logs ?? [],
+    traces: traces ?? [],
+    truncated,
+  };
 }
 
 export function createPluginCallLog(): PluginCallLog {
@@ -92,7 +110,9 @@ export function createPluginCallLog(): PluginCallLog {
       const ring = rings.get(pluginId);
       const out: PluginCallEntry[] = [];
       // Newest first.
-      if (ring) for (let n = ring.calls - 1; n >= 0 && n >= ring.calls - RECENT_CALLS; n--) out.push(entryOf(ring.kept[n % RECENT_CALLS]!));
+      if (ring)
+        for (let n = ring.calls - 1; n >= 0 && n >= ring.calls - RECENT_CALLS; n--)
+          out.push(entryOf(ring.kept[n % RECENT_CALLS]!));
       return out;
     },
     minutes: (pluginId, now = Date.now()) => (rings.get(pluginId)?.series ?? createMinuteSeries()).read(now),
@@ -108,11 +128,25 @@ export function recordCalls(service: PluginService, log: PluginCallLog): PluginS
     const t0 = performance.now();
     try {
       const answer = await service.call(pluginId, input, ...rest);
-      log.record(pluginId, { request_id: input.requestId, outcome: 'ok', duration_ms: performance.now() - t0, result: answer.result, error: null, logs: answer.metadata?.logs, traces: answer.metadata?.traces });
+      log.record(pluginId, {
+        request_id: input.requestId,
+        outcome: 'ok',
+        duration_ms: performance.now() - t0,
+        result: answer.result,
+        error: null,
+        logs: answer.metadata?.logs,
+        traces: answer.metadata?.traces,
+      });
       return answer;
     } catch (err) {
       const failure = failureOf(err);
-      if (failure) log.record(pluginId, { request_id: input.requestId, ...failure, duration_ms: performance.now() - t0, result: null });
+      if (failure)
+        log.record(pluginId, {
+          request_id: input.requestId,
+          ...failure,
+          duration_ms: performance.now() - t0,
+          result: null,
+        });
       throw err;
     }
   };
@@ -122,7 +156,8 @@ export function recordCalls(service: PluginService, log: PluginCallLog): PluginS
 /** A failure as kept, classified as the plugin service's metrics count it (domain/plugins/service.ts). */
 function failureOf(err: unknown): Pick<PluginCallReport, 'outcome' | 'error' | 'logs' | 'traces'> | undefined {
   if (err instanceof PluginError) {
-    const outcome = err.code === 'TIMEOUT' ? 'timeout' : err.code === 'MEMORY_LIMIT_EXCEEDED' ? 'memory' : 'plugin_error';
+    const outcome =
+      err.code === 'TIMEOUT' ? 'timeout' : err.code === 'MEMORY_LIMIT_EXCEEDED' ? 'memory' : 'plugin_error';
     return { outcome, error: { code: err.code, message: err.message }, logs: err.logs, traces: err.traces };
   }
   if (err instanceof AppError && (err.code === 'RUNTIME_UNAVAILABLE' || err.code === 'PLUGIN_BUSY')) {

@@ -48,7 +48,10 @@ const UNFINISHED: readonly TransactionStatus[] = ['pending', 'sent', 'submitted'
  * created_at of the relayer's oldest transaction not yet final, whatever its family, or null: per unfinished status,
  * the last of its list (newest first) read at offset count - 1, through the indexes the list already uses.
  */
-export async function oldestUnfinishedAt(transactions: Pick<TransactionsRepo, 'count' | 'list'>, relayerId: string): Promise<string | null> {
+export async function oldestUnfinishedAt(
+  transactions: Pick<TransactionsRepo, 'count' | 'list'>,
+  relayerId: string,
+): Promise<string | null> {
   const oldest = await Promise.all(
     UNFINISHED.map(async (status) => {
       const n = await transactions.count(relayerId, status);

@@ -12,4 +12,5 @@ function maskRpcUrl(url: string): string {
   return `${u.protocol}//${u.host}${hidden ? '/***' : ''}`;
 }
 
-export const maskRpcUrls = (urls: readonly RpcUrl[]): RpcUrl[] => urls.map((u) => ({ url: maskRpcUrl(u.url), weight: u.weight }));
+export const maskRpcUrls = (urls: readonly RpcUrl[]): RpcUrl[] =>
+  urls.map((u) => ({ url: maskRpcUrl(u.url), weight: u.weight }));

@@ -26,7 +26,15 @@ export interface NetworkService {
 const networkId = (n: Pick<NetworkConfig, 'type' | 'network'>) => `${n.type}:${n.network}`;
 
 function toView(n: NetworkConfig): NetworkView {
-  const { type, network, rpc_urls, devnet: _devnet, resubmit_timeout_ms: _resubmit, gas_price_cache: _cache, ...rest } = n;
+  const {
+    type,
+    network,
+    rpc_urls,
+    devnet: _devnet,
+    resubmit_timeout_ms: _resubmit,
+    gas_price_cache: _cache,
+    ...rest
+  } = n;
   return { id: networkId(n), name: network, network_type: type, ...rest, rpc_urls: maskRpcUrls(rpc_urls) };
 }
 
@@ -34,23 +42,39 @@ function toView(n: NetworkConfig): NetworkView {
  * The config file's networks with the stored RPC URL changes applied over them (the store wins); each network
  * whose stored URLs differ from the file's is reported once at start (a drift, not an error).
  */
-export function applyNetworkOverrides(networks: readonly NetworkConfig[], overrides: readonly NetworkOverride[], logger: Log): NetworkConfig[] {
+export function applyNetworkOverrides(
+  networks: readonly NetworkConfig[],
+  overrides: readonly NetworkOverride[],
+  logger: Log,
+): NetworkConfig[] {
   const byId = new Map(overrides.map((o) => [`${o.network_type}:${o.name}`, o]));
   return networks.map((n) => {
     const o = byId.get(networkId(n));
     if (!o) return n;
     if (JSON.stringify(o.rpc_urls) !== JSON.stringify(n.rpc_urls)) {
-      logger.warn({ network: networkId(n), changedAt: o.updated_at }, 'config drift: the RPC URLs set through the API replace the config file\'s for this network (the store wins)');
+      logger.warn(
+        { network: networkId(n), changedAt: o.updated_at },
+        "config drift: the RPC URLs set through the API replace the config file's for this network (the store wins)",
+      );
     }
     return { ...n, rpc_urls: o.rpc_urls };
   });
 }
 
-export function createNetworkService(deps: { networks: readonly NetworkConfig[]; repo: NetworkOverridesRepo; chains: RpcUrlSwitch; logger: Log }): NetworkService {
+export function createNetworkService(deps: {
+  networks: readonly NetworkConfig[];
+  repo: NetworkOverridesRepo;
+  chains: RpcUrlSwitch;
+  logger: Log;
+}): NetworkService {
   const networks = new Map(deps.networks.map((n) => [networkId(n), n]));
   const require = (id: string) => {
     const n = networks.get(id);
-    if (!n) throw new NotFoundError('NETWORK_NOT_FOUND', { params: { id }, reason: `network '${id}' not found (ids are '<type>:<name>', e.g. 'evm:sepolia')` });
+    if (!n)
+      throw new NotFoundError('NETWORK_NOT_FOUND', {
+        params: { id },
+        reason: `network '${id}' not found (ids are '<type>:<name>', e.g. 'evm:sepolia')`,
+      });
     return n;
   };
   return {
@@ -62,7 +86,12 @@ export function createNetworkService(deps: { networks: readonly NetworkConfig[];
     get: (id) => toView(require(id)),
     async updateRpcUrls(id, urls) {
       const n = require(id);
-      await deps.repo.put({ network_type: n.type, name: n.network, rpc_urls: urls, updated_at: new Date().toISOString() });
+      await deps.repo.put({
+        network_type: n.type,
+        name: n.network,
+        rpc_urls: urls,
+        updated_at: new Date().toISOString(),
+      });
       deps.chains.setRpcUrls(n.type, n.network, urls);
       const updated = { ...n, rpc_urls: urls };
       networks.set(id, updated);

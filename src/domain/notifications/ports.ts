@@ -39,7 +39,11 @@ export interface NotificationsRepo {
   list(limit: number, offset: number): Promise<NotificationRow[]>;
   count(): Promise<number>;
   /** Changes the given fields atomically; undefined when there is no such row. */
-  update(id: string, fields: { url?: string; signing_key?: string | null; seed_hash?: string | null }, now: string): Promise<NotificationRow | undefined>;
+  update(
+    id: string,
+    fields: { url?: string; signing_key?: string | null; seed_hash?: string | null },
+    now: string,
+  ): Promise<NotificationRow | undefined>;
   /**
    * Deletes unless an active relayer points at it: `{ deleted }`, or the ids of the relayers in the way.
    * Check and delete are atomic, so no relayer can be pointed at it in between.

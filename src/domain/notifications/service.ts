@@ -84,7 +84,8 @@ export function toDeliveryView(row: WebhookEventRow): DeliveryView {
   };
 }
 
-const notFound = (id: string) => new NotFoundError('NOTIFICATION_NOT_FOUND', { reason: `notification '${id}' not found` });
+const notFound = (id: string) =>
+  new NotFoundError('NOTIFICATION_NOT_FOUND', { reason: `notification '${id}' not found` });
 
 /** Builds the service and seeds the notifications of the config file (see seedFromConfig). */
 export async function createNotificationService(deps: NotificationServiceDeps): Promise<NotificationService> {
@@ -111,12 +112,16 @@ export async function createNotificationService(deps: NotificationServiceDeps): 
         created_at: now,
         updated_at: now,
       });
-      if (!inserted) throw new ConflictError('NOTIFICATION_EXISTS', { reason: `a notification with id '${id}' already exists` });
+      if (!inserted)
+        throw new ConflictError('NOTIFICATION_EXISTS', { reason: `a notification with id '${id}' already exists` });
       logger.info({ notificationId: id, hasSigningKey: input.signing_key !== undefined }, 'notification created');
       return toView(await existing(id));
     },
     async list({ page, per_page }) {
-      const [rows, total] = await Promise.all([notifications.list(per_page, (page - 1) * per_page), notifications.count()]);
+      const [rows, total] = await Promise.all([
+        notifications.list(per_page, (page - 1) * per_page),
+        notifications.count(),
+      ]);
       return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: total } };
     },
     get: async (id) => toView(await existing(id)),
@@ -143,15 +148,21 @@ export async function createNotificationService(deps: NotificationServiceDeps): 
     },
     async listDeliveries(id, { page, per_page }) {
       await existing(id);
-      const [rows, total] = await Promise.all([events.listByNotification(id, per_page, (page - 1) * per_page), events.countByNotification(id)]);
+      const [rows, total] = await Promise.all([
+        events.listByNotification(id, per_page, (page - 1) * per_page),
+        events.countByNotification(id),
+      ]);
       return { items: rows.map(toDeliveryView), pagination: { current_page: page, per_page, total_items: total } };
     },
     async retryDelivery(id, eventId) {
       await existing(id);
       const event = await events.get(id, eventId);
-      if (!event) throw new NotFoundError('NOT_FOUND', { reason: `delivery '${eventId}' of notification '${id}' not found` });
+      if (!event)
+        throw new NotFoundError('NOT_FOUND', { reason: `delivery '${eventId}' of notification '${id}' not found` });
       if (!(await events.requeue(event.seq, Date.now(), new Date().toISOString()))) {
-        throw new AppError('BAD_REQUEST', { reason: `delivery '${eventId}' is ${event.status}; only failed deliveries can be retried` });
+        throw new AppError('BAD_REQUEST', {
+          reason: `delivery '${eventId}' is ${event.status}; only failed deliveries can be retried`,
+        });
       }
       logger.info({ notificationId: id, eventId }, 'webhook delivery re-queued');
       signal.notify();
@@ -176,11 +187,21 @@ export async function createNotificationService(deps: NotificationServiceDeps): 
 async function seedFromConfig({ notifications, secrets, config, logger }: NotificationServiceDeps): Promise<void> {
   const now = new Date().toISOString();
   for (const entry of config.file.notifications) {
-    const seedHash = createHash('sha256').update(JSON.stringify([entry.url, entry.signing_key ?? null])).digest('hex');
+    const seedHash = createHash('sha256')
+      .update(JSON.stringify([entry.url, entry.signing_key ?? null]))
+      .digest('hex');
     const signingKey = entry.signing_key ? secrets.seal(entry.signing_key, entry.id) : null;
     const row = await notifications.get(entry.id);
     if (!row) {
-      await notifications.insertIfAbsent({ id: entry.id, type: 'webhook', url: entry.url, signing_key: signingKey, seed_hash: seedHash, created_at: now, updated_at: now });
+      await notifications.insertIfAbsent({
+        id: entry.id,
+        type: 'webhook',
+        url: entry.url,
+        signing_key: signingKey,
+        seed_hash: seedHash,
+        created_at: now,
+        updated_at: now,
+      });
       logger.info({ notificationId: entry.id }, 'notification seeded from the config file');
     } else if (row.seed_hash !== seedHash) {
       await notifications.update(entry.id, { url: entry.url, signing_key: signingKey, seed_hash: seedHash }, now);
@@ -188,7 +209,11 @@ async function seedFromConfig({ notifications, secrets, config, logger }: Notifi
     }
   }
   // Plain keys were sealed before this runs (secrets-at-rest.ts); what is left to say is which sealed ones cannot open.
-  const locked = secrets.sealing ? [] : (await notifications.all()).filter((row) => row.signing_key !== null && secrets.isSealed(row.signing_key)).map((row) => row.id);
+  const locked = secrets.sealing
+    ? []
+    : (await notifications.all())
+        .filter((row) => row.signing_key !== null && secrets.isSealed(row.signing_key))
+        .map((row) => row.id);
   if (locked.length > 0) {
     logger.error(
       { notificationIds: locked },

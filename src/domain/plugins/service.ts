@@ -40,13 +40,13 @@ export type PluginView = {
   forward_logs: boolean;
   config_keys: string[];
   env_keys: string[];
-} & Omit<
-  PluginInfo['settings'],
-  'config' | 'env'
->;
+} & Omit<PluginInfo['settings'], 'config' | 'env'>;
 
 /** PATCH /api/v1/plugins/{id} after validation: null puts a field back to the config file's (config: null clears it). */
-export type PluginChanges = Partial<Record<'timeout', number | null> & Record<'emit_logs' | 'emit_traces' | 'raw_response' | 'allow_get_invocation' | 'forward_logs', boolean | null>> & {
+export type PluginChanges = Partial<
+  Record<'timeout', number | null> &
+    Record<'emit_logs' | 'emit_traces' | 'raw_response' | 'allow_get_invocation' | 'forward_logs', boolean | null>
+> & {
   config?: Record<string, unknown> | null;
 };
 
@@ -70,7 +70,10 @@ export interface PluginServiceDeps {
 }
 
 /** The operator's entries: the config file's with the stored changes applied over them (the store wins). */
-export function operatorEntries(configured: readonly ConfiguredPlugin[], overrides: ReadonlyMap<string, Record<string, unknown>>): ConfiguredPlugin[] {
+export function operatorEntries(
+  configured: readonly ConfiguredPlugin[],
+  overrides: ReadonlyMap<string, Record<string, unknown>>,
+): ConfiguredPlugin[] {
   const out = configured.map((e) => ({ ...e, ...(overrides.get(e.id) ?? {}) }) as ConfiguredPlugin);
   for (const [id, o] of overrides) if (!configured.some((e) => e.id === id)) out.push({ id, ...o } as ConfiguredPlugin);
   return out;
@@ -80,7 +83,8 @@ export function createPluginService(deps: PluginServiceDeps): PluginService {
   const { runtime, observer } = deps;
   const overrides = deps.overrides ?? new Map<string, Record<string, unknown>>();
   const configured = deps.configured ?? [];
-  const forwardLogs = (id: string) => Boolean(operatorEntries(configured, overrides).find((e) => e.id === id)?.forward_logs);
+  const forwardLogs = (id: string) =>
+    Boolean(operatorEntries(configured, overrides).find((e) => e.id === id)?.forward_logs);
   const view = (p: PluginInfo): PluginView => {
     // `config` and `env` values may be secrets (an admin secret, an API key): only their names are shown.
     const { config, env, ...settings } = p.settings;

@@ -66,7 +66,11 @@ function evmMaxFee(r: TransactionRecord): bigint | null {
  * The cost of one send: the mean worst-case fee of the relayer's unfinished EVM transactions, else a plain transfer at
  * the network's `fast` price; Solana one signature's fee, Stellar the base fee. null when it cannot be told.
  */
-export function sendCost(networkType: NetworkType, pending: readonly TransactionRecord[], fees: FeeSuggestions | null): bigint | null {
+export function sendCost(
+  networkType: NetworkType,
+  pending: readonly TransactionRecord[],
+  fees: FeeSuggestions | null,
+): bigint | null {
   if (networkType === 'solana') return SOLANA_SIGNATURE_FEE;
   if (networkType === 'stellar') return STELLAR_BASE_FEE;
   const costs = pending.map(evmMaxFee).filter((c): c is bigint => c !== null && c > 0n);

@@ -11,7 +11,15 @@ import type { FeeSuggestions } from '../chains/ports.ts';
 import type { BalanceWatchView } from '../chains/views.ts';
 import type { RelayerRow } from './ports.ts';
 import { toRelayerView } from './service.ts';
-import { crossedDown, levelOf, levelRank, sendCost, sendsCovered, thresholdsOf, type BalanceLevel } from './balance-levels.ts';
+import {
+  crossedDown,
+  levelOf,
+  levelRank,
+  sendCost,
+  sendsCovered,
+  thresholdsOf,
+  type BalanceLevel,
+} from './balance-levels.ts';
 
 export const BALANCE_CHECK = 'relayer.balance';
 const LOW_BALANCE_EVENT = 'relayer_low_balance';
@@ -77,7 +85,12 @@ function createPokes({ store, logger }: Pick<BalanceWatchDeps, 'store' | 'logger
   const flush = () => {
     timer = undefined;
     const due = Date.now();
-    for (const id of poked) repos.jobs.schedule({ kind: BALANCE_CHECK, subject: id, dueAt: due }).catch((err: unknown) => logger.debug({ err, relayerId: id }, 'balance check not scheduled; the next one runs on time'));
+    for (const id of poked)
+      repos.jobs
+        .schedule({ kind: BALANCE_CHECK, subject: id, dueAt: due })
+        .catch((err: unknown) =>
+          logger.debug({ err, relayerId: id }, 'balance check not scheduled; the next one runs on time'),
+        );
     poked.clear();
   };
   const poke = (relayerId: string) => {
@@ -114,19 +127,49 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
   }
 
   /** The check's outcome, the relayer's state and (on a crossing down) its event: one store transaction. */
-  async function record(relayer: RelayerRow, view: BalanceWatchView, previous: BalanceWatchView | null, dueAt: number): Promise<void> {
+  async function record(
+    relayer: RelayerRow,
+    view: BalanceWatchView,
+    previous: BalanceWatchView | null,
+    dueAt: number,
+  ): Promise<void> {
     const crossed = crossedDown(previous?.level ?? null, view.level);
     await store.atomically(async (tx) => {
-      await tx.jobs.schedule({ kind: BALANCE_CHECK, subject: relayer.id, dueAt, payload: view as unknown as Json, replace: true });
+      await tx.jobs.schedule({
+        kind: BALANCE_CHECK,
+        subject: relayer.id,
+        dueAt,
+        payload: view as unknown as Json,
+        replace: true,
+      });
       const row = await tx.relayers.get(relayer.id);
       if (!row) return;
       const now = await syncDisabled(tx, row, view.level);
       const unit = SMALLEST_UNIT[row.network_type];
-      if (crossed) await events.relayerEvent(tx, row.id, LOW_BALANCE_EVENT, { payload_type: LOW_BALANCE_EVENT, relayer: toRelayerView(now), ...view, unit });
+      if (crossed)
+        await events.relayerEvent(tx, row.id, LOW_BALANCE_EVENT, {
+          payload_type: LOW_BALANCE_EVENT,
+          relayer: toRelayerView(now),
+          ...view,
+          unit,
+        });
     });
-    const facts = { relayerId: relayer.id, balance: view.balance, minBalance: view.min_balance, level: view.level, sendsCovered: view.sends_covered };
-    if (crossed) logger.warn(facts, view.level === 'low' ? 'relayer balance under its warning threshold (2 × min_balance)' : 'relayer balance under its min_balance: relayer disabled until funded');
-    else if (previous && levelRank(view.level) < levelRank(previous.level)) logger.info(facts, 'relayer balance recovered');
+    const facts = {
+      relayerId: relayer.id,
+      balance: view.balance,
+      minBalance: view.min_balance,
+      level: view.level,
+      sendsCovered: view.sends_covered,
+    };
+    if (crossed)
+      logger.warn(
+        facts,
+        view.level === 'low'
+          ? 'relayer balance under its warning threshold (2 × min_balance)'
+          : 'relayer balance under its min_balance: relayer disabled until funded',
+      );
+    else if (previous && levelRank(view.level) < levelRank(previous.level))
+      logger.info(facts, 'relayer balance recovered');
   }
 
   const handler: JobHandler = async (job) => {
@@ -136,7 +179,10 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
     try {
       balance = await deps.balanceOf(relayer);
     } catch (err) {
-      logger.debug({ relayerId: relayer.id, reason: (err as { reason?: string }).reason ?? (err as Error).message }, 'balance check skipped: the network did not answer');
+      logger.debug(
+        { relayerId: relayer.id, reason: (err as { reason?: string }).reason ?? (err as Error).message },
+        'balance check skipped: the network did not answer',
+      );
       return { rescheduleAt: Date.now() + RETRY_MS };
     }
     const dueAt = Date.now() + BALANCE_INTERVAL_MS;

@@ -68,7 +68,11 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
       if (now() - s.at < READ_EVERY_MS) return s;
       if (snapshots.get(relayerId) !== held) return snapshot(relayerId);
     }
-    const next = Promise.all([read.lanes(relayerId), read.lanePending(relayerId)]).then(([lanes, pending]) => ({ at: now(), lanes, pending }));
+    const next = Promise.all([read.lanes(relayerId), read.lanePending(relayerId)]).then(([lanes, pending]) => ({
+      at: now(),
+      lanes,
+      pending,
+    }));
     snapshots.set(relayerId, next);
     next.catch(() => snapshots.get(relayerId) === next && snapshots.delete(relayerId));
     return next;
@@ -86,9 +90,21 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
       for (const lane of s.lanes) {
         const pending = s.pending[laneOf(lane)] ?? 0;
         const c = { row: laneView(relayer, lane), lane, maxPending: lane.max_pending, pending };
-        if (pending >= lane.max_pending) skipped.push({ address: lane.address, state: lane.state, why: `${pending} of ${lane.max_pending} pending (max_pending_per_key)`, funds: false });
+        if (pending >= lane.max_pending)
+          skipped.push({
+            address: lane.address,
+            state: lane.state,
+            why: `${pending} of ${lane.max_pending} pending (max_pending_per_key)`,
+            funds: false,
+          });
         else if (lane.state === 'low_balance') low.push(c);
-        else if (lane.state !== 'active') skipped.push({ address: lane.address, state: lane.state, why: lane.state_reason ?? lane.state, funds: false });
+        else if (lane.state !== 'active')
+          skipped.push({
+            address: lane.address,
+            state: lane.state,
+            why: lane.state_reason ?? lane.state,
+            funds: false,
+          });
         else if (now() - (refusedAt.get(c.row.id) ?? -Infinity) < REFUSED_FOR_MS) refusedLately.push(c);
         else healthy.push(c);
       }
@@ -96,7 +112,8 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
       turns.set(relayer.id, turn + 1);
       const n = s.lanes.length;
       const rank = (lane: LaneRow) => (((lane.position - turn) % n) + n) % n;
-      const byRoom = (a: { pending: number; maxPending: number; lane: LaneRow }, b: typeof a) => a.pending / a.maxPending - b.pending / b.maxPending || rank(a.lane) - rank(b.lane);
+      const byRoom = (a: { pending: number; maxPending: number; lane: LaneRow }, b: typeof a) =>
+        a.pending / a.maxPending - b.pending / b.maxPending || rank(a.lane) - rank(b.lane);
       const offered = [...healthy.sort(byRoom), ...refusedLately.sort(byRoom), ...low.sort(byRoom)];
       // Counted at once (sends that arrive together see it): until the next read, this send is the first lane's.
       if (offered[0]) s.pending[laneOf(offered[0].lane)] = (s.pending[laneOf(offered[0].lane)] ?? 0) + 1;
@@ -112,7 +129,13 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
 export function noLaneError(relayerId: string, refusals: readonly LaneRefusal[]): AppError {
   const list = refusals.map((r) => `${r.address}: ${r.why}`).join('; ');
   if (refusals.length > 0 && refusals.every((r) => r.funds)) {
-    return new InsufficientBalanceError(`Insufficient balance: no key of relayer '${relayerId}' can cover this transaction: ${list}`, { relayer: relayerId });
+    return new InsufficientBalanceError(
+      `Insufficient balance: no key of relayer '${relayerId}' can cover this transaction: ${list}`,
+      { relayer: relayerId },
+    );
   }
-  return new AppError('NO_LANE_AVAILABLE', { reason: `no key of relayer '${relayerId}' can take this transaction now: ${list}`, headers: { 'Retry-After': '1' } });
+  return new AppError('NO_LANE_AVAILABLE', {
+    reason: `no key of relayer '${relayerId}' can take this transaction now: ${list}`,
+    headers: { 'Retry-After': '1' },
+  });
 }

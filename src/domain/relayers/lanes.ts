@@ -11,7 +11,8 @@ export type { LaneRow, LaneState, LanesStore } from './ports.ts';
 export const DEFAULT_MAX_PENDING_PER_KEY = 16;
 const SEP = '#';
 
-export const laneKey = (relayerId: string, address: string, position: number): string => (position === 0 ? relayerId : `${relayerId}${SEP}${address}`);
+export const laneKey = (relayerId: string, address: string, position: number): string =>
+  position === 0 ? relayerId : `${relayerId}${SEP}${address}`;
 export const isLaneKey = (id: string): boolean => id.includes(SEP);
 /** The relayer id of a lane key (a relayer id as is). */
 export const relayerIdOf = (id: string): string => {
@@ -27,5 +28,12 @@ export const splitLaneKey = (id: string): [string, string] => {
 /** The relayer row as the lane sees it: the lane's key as id, its signer, address, nonce and clock. */
 export function laneView(relayer: RelayerRow, lane: LaneRow): RelayerRow {
   if (lane.position === 0) return relayer;
-  return { ...relayer, id: laneKey(relayer.id, lane.address, lane.position), signer_id: lane.signer_id, address: lane.address, next_nonce: lane.next_nonce, last_created_ms: lane.last_created_ms };
+  return {
+    ...relayer,
+    id: laneKey(relayer.id, lane.address, lane.position),
+    signer_id: lane.signer_id,
+    address: lane.address,
+    next_nonce: lane.next_nonce,
+    last_created_ms: lane.last_created_ms,
+  };
 }

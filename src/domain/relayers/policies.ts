@@ -54,7 +54,8 @@ export function capPricing(policies: EvmPolicies, pricing: Pricing): Pricing {
 export function checkEvmPolicies(policies: EvmPolicies, tx: PolicyTx): string | null {
   const whitelist = policies.whitelist_receivers;
   if (whitelist && whitelist.length > 0) {
-    if (tx.to === null) return "the relayer's whitelist_receivers policy allows no contract creation (a transaction without 'to')";
+    if (tx.to === null)
+      return "the relayer's whitelist_receivers policy allows no contract creation (a transaction without 'to')";
     const allowed = new Set(whitelist.map((a) => a.toLowerCase()));
     if (!allowed.has(tx.to.toLowerCase())) return `'to' ${tx.to} is not in the relayer's whitelist_receivers policy`;
   }

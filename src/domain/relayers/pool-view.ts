@@ -14,7 +14,11 @@ export interface LaneView {
   state_reason: string | null;
 }
 
-export async function poolView(lanes: readonly LaneRow[], pending: Record<string, number>, balanceOf: (address: string) => Promise<bigint>): Promise<LaneView[]> {
+export async function poolView(
+  lanes: readonly LaneRow[],
+  pending: Record<string, number>,
+  balanceOf: (address: string) => Promise<bigint>,
+): Promise<LaneView[]> {
   const balances = await Promise.all(lanes.map((l) => balanceOf(l.address).then(String, () => null)));
   return lanes.map((l, k) => ({
     address: l.address,

@@ -6,7 +6,11 @@ import type { LaneRow } from './ports.ts';
 import { DEFAULT_MAX_PENDING_PER_KEY } from './lanes.ts';
 
 /** The pool's keys resolved, each checked to sign EVM transactions and to be a key of its own (no address twice). */
-export async function resolvePool(ids: readonly string[], resolve: (id: string) => Promise<Signer>, where = ''): Promise<Signer[]> {
+export async function resolvePool(
+  ids: readonly string[],
+  resolve: (id: string) => Promise<Signer>,
+  where = '',
+): Promise<Signer[]> {
   const signers: Signer[] = [];
   const addresses = new Map<string, string>();
   for (const [k, id] of ids.entries()) {
@@ -18,9 +22,15 @@ export async function resolvePool(ids: readonly string[], resolve: (id: string) 
       if (ids.length === 1 || !(err instanceof ValidationError)) throw err;
       throw new ValidationError(`'${where}signer_ids.${k}': ${err.reason.replace(/^'signer_id': /, '')}`);
     }
-    if (ids.length > 1 && !signer.signEvmDigest) throw new ValidationError(`'${where}signer_ids.${k}': signer '${id}' cannot sign EVM transactions; every key of an EVM pool must`);
+    if (ids.length > 1 && !signer.signEvmDigest)
+      throw new ValidationError(
+        `'${where}signer_ids.${k}': signer '${id}' cannot sign EVM transactions; every key of an EVM pool must`,
+      );
     const other = addresses.get(signer.address.toLowerCase());
-    if (other !== undefined) throw new ValidationError(`'${where}signer_ids.${k}': signer '${id}' holds the same key (${signer.address}) as '${other}'; each key of a pool is named once`);
+    if (other !== undefined)
+      throw new ValidationError(
+        `'${where}signer_ids.${k}': signer '${id}' holds the same key (${signer.address}) as '${other}'; each key of a pool is named once`,
+      );
     addresses.set(signer.address.toLowerCase(), id);
     signers.push(signer);
   }
@@ -28,13 +38,20 @@ export async function resolvePool(ids: readonly string[], resolve: (id: string) 
 }
 
 /** The lane rows of a pool (none for a single signer). */
-export function laneRowsOf(relayerId: string, ids: readonly string[], signers: readonly Signer[], maxPending: number | undefined) {
+export function laneRowsOf(
+  relayerId: string,
+  ids: readonly string[],
+  signers: readonly Signer[],
+  maxPending: number | undefined,
+) {
   if (ids.length < 2) return [];
-  return ids.map((signer_id, position): Pick<LaneRow, 'relayer_id' | 'address' | 'signer_id' | 'position' | 'max_pending'> => ({
-    relayer_id: relayerId,
-    address: signers[position]!.address,
-    signer_id,
-    position,
-    max_pending: maxPending ?? DEFAULT_MAX_PENDING_PER_KEY,
-  }));
+  return ids.map(
+    (signer_id, position): Pick<LaneRow, 'relayer_id' | 'address' | 'signer_id' | 'position' | 'max_pending'> => ({
+      relayer_id: relayerId,
+      address: signers[position]!.address,
+      signer_id,
+      position,
+      max_pending: maxPending ?? DEFAULT_MAX_PENDING_PER_KEY,
+    }),
+  );
 }

@@ -33,7 +33,10 @@ export interface RelayerRow {
  * A relayer as the config file (or a create request) declares it, before the store tracks its nonce and clock.
  * `seed_hash` fingerprints the config-owned fields (name, network, signer, address, policies, custom_rpc_urls).
  */
-export type RelayerSeed = Omit<RelayerRow, 'next_nonce' | 'last_created_ms' | 'system_disabled' | 'disabled_reason' | 'source'> & {
+export type RelayerSeed = Omit<
+  RelayerRow,
+  'next_nonce' | 'last_created_ms' | 'system_disabled' | 'disabled_reason' | 'source'
+> & {
   initial_nonce: number;
   seed_hash: string;
 };
@@ -75,7 +78,10 @@ export interface LanesStore {
    * The relayer's lanes become `lanes` (none: no pool): those not stored yet are added, those stored get signer,
    * position and limit rewritten (their nonce kept), the others are deleted.
    */
-  saveLanes(relayerId: string, lanes: ReadonlyArray<Pick<LaneRow, 'relayer_id' | 'address' | 'signer_id' | 'position' | 'max_pending'>>): Promise<void>;
+  saveLanes(
+    relayerId: string,
+    lanes: ReadonlyArray<Pick<LaneRow, 'relayer_id' | 'address' | 'signer_id' | 'position' | 'max_pending'>>,
+  ): Promise<void>;
   /** Every lane's in-flight limit (PATCH max_pending_per_key). */
   setMaxPending(relayerId: string, maxPending: number): Promise<void>;
   /** Writes the lane's state; true when it changed (the caller emits relayer_lane_state). */
@@ -134,7 +140,12 @@ export interface RelayersRepo extends LanesStore {
    * to the relayer's funds ledger by the same statement where the store allows (one round trip on PostgreSQL), and
    * the ledger as written is answered as `funds`.
    */
-  advanceFrom(id: string, from: NonceAndClock, to: NonceAndClock, reserve?: bigint): Promise<(RelayerRow & { funds?: FundsLedger }) | undefined>;
+  advanceFrom(
+    id: string,
+    from: NonceAndClock,
+    to: NonceAndClock,
+    reserve?: bigint,
+  ): Promise<(RelayerRow & { funds?: FundsLedger }) | undefined>;
 }
 
 export type NonceAndClock = Pick<RelayerRow, 'next_nonce' | 'last_created_ms'>;
@@ -162,14 +173,21 @@ export interface TransactionsRepo {
    */
   update(record: TransactionRecord, previousStatus: TransactionStatus, expectedVersion: number): Promise<boolean>;
   /** `update` for several records at once (one statement where the store allows): whether each was written. */
-  updateMany(changes: ReadonlyArray<{ record: TransactionRecord; previousStatus: TransactionStatus; expectedVersion: number }>): Promise<boolean[]>;
+  updateMany(
+    changes: ReadonlyArray<{ record: TransactionRecord; previousStatus: TransactionStatus; expectedVersion: number }>,
+  ): Promise<boolean[]>;
   /**
    * The relayer's (its first key's; a lane key's: that lane's) non-final transactions (pending, sent, submitted, mined) that have a nonce, lowest nonce first,
    * at most `limit`: what background tracking walks, without reading the final ones.
    */
   listUnfinished(relayerId: string, limit: number): Promise<StoredTransaction[]>;
   /** Newest first (created_at, then id, both descending). */
-  list(relayerId: string, status: TransactionStatus | undefined, limit: number, offset: number): Promise<TransactionRecord[]>;
+  list(
+    relayerId: string,
+    status: TransactionStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<TransactionRecord[]>;
   count(relayerId: string, status: TransactionStatus | undefined): Promise<number>;
   /** Every state the transaction was written in, oldest first (the store's append-only history; its timeline). */
   history(id: string): Promise<TransactionSnapshot[]>;

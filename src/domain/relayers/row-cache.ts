@@ -28,7 +28,10 @@ export const ROW_HOLD_MS = 1_000;
 /** Rows held at most (one per relayer in use); beyond it the oldest is dropped. */
 const MAX_HELD = 1_024;
 
-export function createRelayerRowCache(readRow: (id: string) => Promise<RelayerRow | undefined>, now: () => number = Date.now): RelayerRowCache {
+export function createRelayerRowCache(
+  readRow: (id: string) => Promise<RelayerRow | undefined>,
+  now: () => number = Date.now,
+): RelayerRowCache {
   const held = new Map<string, Held>();
   const hold = (id: string, row: Promise<RelayerRow | undefined>, value?: RelayerRow) => {
     held.delete(id);

@@ -92,36 +92,60 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
   /** Per pool relayer: its lanes' keys by lower-cased address. */
   const laneKeys = new Map<string, Map<string, string>>();
   const knowLanes = (relayerId: string, lanes: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>) => {
-    if (lanes.length > 1) laneKeys.set(relayerId, new Map(lanes.map((l) => [l.address.toLowerCase(), laneKey(relayerId, l.address, l.position)])));
+    if (lanes.length > 1)
+      laneKeys.set(
+        relayerId,
+        new Map(lanes.map((l) => [l.address.toLowerCase(), laneKey(relayerId, l.address, l.position)])),
+      );
   };
   await seedConfigRelayers(deps);
   await resolveStoredSigners(deps, signers, knowLanes);
 
   const heldRows = createRelayerRowCache((id) => repo.get(id));
-  const found = (id: string, row: RelayerRow | undefined, notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND'): RelayerRow => {
+  const found = (
+    id: string,
+    row: RelayerRow | undefined,
+    notFound: 'RELAYER_NOT_FOUND' | 'NOT_FOUND' = 'RELAYER_NOT_FOUND',
+  ): RelayerRow => {
     if (!row) throw new NotFoundError(notFound, { params: { id }, reason: `relayer '${id}' not found` });
     return row;
   };
-  const require = async (id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND') => found(id, await heldRows.read(id), notFound);
+  const require = async (id: string, notFound?: 'RELAYER_NOT_FOUND' | 'NOT_FOUND') =>
+    found(id, await heldRows.read(id), notFound);
   const checkNotification = async (target: string | null | undefined) => {
-    if (typeof target === 'string' && !(await repo.notificationExists(target))) throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
+    if (typeof target === 'string' && !(await repo.notificationExists(target)))
+      throw new ValidationError(`'notification_id': notification '${target}' does not exist`);
   };
 
   return {
     async list(page, perPage) {
-      const [rows, total] = await Promise.all([perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage), repo.count()]);
-      return { items: rows.map(toRelayerView), pagination: { current_page: page, per_page: perPage, total_items: total } };
+      const [rows, total] = await Promise.all([
+        perPage === 0 ? [] : repo.list(perPage, (page - 1) * perPage),
+        repo.count(),
+      ]);
+      return {
+        items: rows.map(toRelayerView),
+        pagination: { current_page: page, per_page: perPage, total_items: total },
+      };
     },
     get: async (id) => {
       const row = await require(id);
       const lanes = laneKeys.has(id) ? await repo.lanes(id) : [];
-      return lanes.length > 1 ? { ...toRelayerView(row), lanes: await poolView(lanes, await repo.lanePending(id), (a) => chainOf(row).balance(a as `0x${string}`)) } : toRelayerView(row);
+      return lanes.length > 1
+        ? {
+            ...toRelayerView(row),
+            lanes: await poolView(lanes, await repo.lanePending(id), (a) => chainOf(row).balance(a as `0x${string}`)),
+          }
+        : toRelayerView(row);
     },
     async create(input) {
-      const conflict = (id: string) => new ConflictError('RELAYER_EXISTS', { reason: `a relayer with id '${id}' already exists` });
+      const conflict = (id: string) =>
+        new ConflictError('RELAYER_EXISTS', { reason: `a relayer with id '${id}' already exists` });
       if (input.id !== undefined && (await repo.get(input.id))) throw conflict(input.id);
       if (!networks.find(input.network_type, input.network)) {
-        throw new ValidationError(`Network '${input.network}' not found for network type '${input.network_type}'. Please ensure the network configuration exists.`);
+        throw new ValidationError(
+          `Network '${input.network}' not found for network type '${input.network_type}'. Please ensure the network configuration exists.`,
+        );
       }
       await checkNotification(input.notification_id);
       const ids = signersOf(input, input.network_type);
@@ -139,7 +163,13 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
         custom_rpc_urls: input.custom_rpc_urls ?? null,
       };
       noteWrongChecksums(logger, fields.id, fields.policies);
-      const seed = { ...fields, paused: input.paused, notification_id: input.notification_id ?? null, initial_nonce: 0, seed_hash: seedHashOf(fields) };
+      const seed = {
+        ...fields,
+        paused: input.paused,
+        notification_id: input.notification_id ?? null,
+        initial_nonce: 0,
+        seed_hash: seedHashOf(fields),
+      };
       if (!(await repo.create(seed))) throw conflict(seed.id);
       const lanes = laneRowsOf(seed.id, ids, pool, input.max_pending_per_key);
       await repo.saveLanes(seed.id, lanes);
@@ -155,7 +185,8 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       noteWrongChecksums(logger, id, changes.policies);
       const { max_pending_per_key: maxPending, ...rest } = changes;
       if (maxPending !== undefined) {
-        if (!laneKeys.has(id)) throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
+        if (!laneKeys.has(id))
+          throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
         await repo.setMaxPending(id, maxPending);
       }
       await repo.update(id, rest);
@@ -170,7 +201,8 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       }
       const removed = await repo.remove(id);
       heldRows.forget(id);
-      if (!removed) throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
+      if (!removed)
+        throw new NotFoundError('RELAYER_NOT_FOUND', { params: { id }, reason: `relayer '${id}' not found` });
       signers.delete(id);
       laneKeys.delete(id);
       logger.info({ relayerId: id }, 'relayer deleted');
@@ -183,14 +215,17 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       if (!signer) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' has no signer` });
       return signer;
     },
-    laneKeyOf: (relayerId, from) => (typeof from === 'string' ? laneKeys.get(relayerId)?.get(from.toLowerCase()) : undefined) ?? relayerId,
+    laneKeyOf: (relayerId, from) =>
+      (typeof from === 'string' ? laneKeys.get(relayerId)?.get(from.toLowerCase()) : undefined) ?? relayerId,
     lanes: async (relayerId) => (laneKeys.has(relayerId) ? repo.lanes(relayerId) : []),
     isPool: (relayerId) => laneKeys.has(relayerId),
     network: (relayer) => networks.find(relayer.network_type, relayer.network)!,
     chain: chainOf,
   };
   function chainOf(relayer: RelayerRow): EvmChain {
-    return relayer.custom_rpc_urls?.length && deps.chains.evmVia ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls) : deps.chains.evm(relayer.network);
+    return relayer.custom_rpc_urls?.length && deps.chains.evmVia
+      ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls)
+      : deps.chains.evm(relayer.network);
   }
 }
 
@@ -215,9 +250,14 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     let pool: Signer[];
     const ids = signersOf(r, r.network_type);
     try {
-      pool = ids.length > 1 ? await resolvePool(ids, (id) => deps.signers.resolve(id, r.network_type!)) : [await deps.signers.resolve(ids[0]!, r.network_type!)];
+      pool =
+        ids.length > 1
+          ? await resolvePool(ids, (id) => deps.signers.resolve(id, r.network_type!))
+          : [await deps.signers.resolve(ids[0]!, r.network_type!)];
     } catch (err) {
-      throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, { cause: err });
+      throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
+        cause: err,
+      });
     }
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
@@ -238,37 +278,63 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
  * An edited `signer_ids` may drop a key, or change which key is first (whose transactions are the relayer row's
  * lane): refused at start while the lanes it changes have transactions in flight, which nothing would track or sign.
  */
-async function refuseLaneChangesInFlight(repo: RelayersRepo, relayerId: string, firstAddress: string, next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>): Promise<void> {
+async function refuseLaneChangesInFlight(
+  repo: RelayersRepo,
+  relayerId: string,
+  firstAddress: string,
+  next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>,
+): Promise<void> {
   const stored = await repo.lanes(relayerId);
   if (stored.length === 0) return;
   const row = await repo.get(relayerId);
   if (row?.source === 'api') return;
   const pending = await repo.lanePending(relayerId);
   for (const lane of stored) {
-    const kept = next.find((n) => n.address === lane.address) ?? (next.length === 0 && lane.address === firstAddress ? { position: 0 } : undefined);
+    const kept =
+      next.find((n) => n.address === lane.address) ??
+      (next.length === 0 && lane.address === firstAddress ? { position: 0 } : undefined);
     if (kept && (kept.position === 0) === (lane.position === 0)) continue;
     const inFlight = pending[lane.position === 0 ? '' : lane.address] ?? 0;
     if (inFlight > 0) {
-      throw new Error(`relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`);
+      throw new Error(
+        `relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`,
+      );
     }
   }
 }
 
 /** whitelist_receivers addresses with a wrong EIP-55 checksum are accepted, as the reference accepts them: said in the log. */
-function noteWrongChecksums(logger: Log, relayerId: string, policies: Record<string, unknown> | null | undefined): void {
+function noteWrongChecksums(
+  logger: Log,
+  relayerId: string,
+  policies: Record<string, unknown> | null | undefined,
+): void {
   const addresses = wrongChecksumReceivers(policies);
-  if (addresses.length) logger.warn({ relayerId, addresses }, 'whitelist_receivers: addresses with a wrong EIP-55 checksum; accepted, as the reference accepts them');
+  if (addresses.length)
+    logger.warn(
+      { relayerId, addresses },
+      'whitelist_receivers: addresses with a wrong EIP-55 checksum; accepted, as the reference accepts them',
+    );
 }
 
 /** Every visible relayer's signer, config or API; one that cannot be resolved takes its relayer out of service. */
-async function resolveStoredSigners(deps: RelayerServiceDeps, signers: Map<string, Signer>, knowLanes: (relayerId: string, lanes: LaneRow[]) => void): Promise<void> {
+async function resolveStoredSigners(
+  deps: RelayerServiceDeps,
+  signers: Map<string, Signer>,
+  knowLanes: (relayerId: string, lanes: LaneRow[]) => void,
+): Promise<void> {
   const total = await deps.repo.count();
   for (const row of await deps.repo.list(Math.max(total, 1), 0)) {
     try {
       signers.set(row.id, await deps.signers.resolve(row.signer_id, row.network_type));
       // A pool's other keys, each under its lane's key.
       const lanes = await deps.repo.lanes(row.id);
-      for (const l of lanes) if (l.position > 0) signers.set(laneKey(row.id, l.address, l.position), await deps.signers.resolve(l.signer_id, row.network_type));
+      for (const l of lanes)
+        if (l.position > 0)
+          signers.set(
+            laneKey(row.id, l.address, l.position),
+            await deps.signers.resolve(l.signer_id, row.network_type),
+          );
       knowLanes(row.id, lanes);
       if (row.disabled_reason?.type === 'SignerUnavailable') await deps.repo.setSystemDisabled(row.id, null);
     } catch (err) {

@@ -19,7 +19,10 @@ export function watchTransactions(deps: {
   const networkOf = (relayerId: string) => {
     let found = networks.get(relayerId);
     if (!found) {
-      found = deps.relayers.get(relayerId).then((r) => r?.network, () => undefined);
+      found = deps.relayers.get(relayerId).then(
+        (r) => r?.network,
+        () => undefined,
+      );
       networks.set(relayerId, found);
     }
     return found;

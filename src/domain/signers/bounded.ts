@@ -4,7 +4,6 @@
 import { AppError } from '../../errors.ts';
 import type { Ed25519Signer, Signer } from './ports.ts';
 
-
 /** The error a failed signature becomes; one already told (an AppError) passes as it is. */
 function signerFailure(signerId: string, err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -17,7 +16,10 @@ function signerFailure(signerId: string, err: unknown): AppError {
 async function bounded<T>(signerId: string, timeoutMs: number, sign: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`signer '${signerId}': no signature within ${timeoutMs} ms (timed out)`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`signer '${signerId}': no signature within ${timeoutMs} ms (timed out)`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([sign(), deadline]);
@@ -32,7 +34,10 @@ async function bounded<T>(signerId: string, timeoutMs: number, sign: () => Promi
 export function boundedSigner(signer: Signer, signerId: string, timeoutMs: number): Signer {
   const evm = signer.signEvmDigest?.bind(signer);
   const ed = signer.ed25519;
-  const ed25519: Ed25519Signer | undefined = ed && { address: ed.address, sign: (message) => bounded(signerId, timeoutMs, () => ed.sign(message)) };
+  const ed25519: Ed25519Signer | undefined = ed && {
+    address: ed.address,
+    sign: (message) => bounded(signerId, timeoutMs, () => ed.sign(message)),
+  };
   return {
     address: signer.address,
     ...(evm ? { signEvmDigest: (digest: Uint8Array) => bounded(signerId, timeoutMs, () => evm(digest)) } : {}),

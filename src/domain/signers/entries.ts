@@ -24,7 +24,12 @@ export function secretFields(type: SignerType, config: object): Record<string, s
 }
 
 /** The config entry an adapter reads: the public fields, each secret put back as `{ type: 'plain', value }`. */
-export function entryOf(id: string, type: Exclude<SignerType, 'local'>, shown: Fields, secrets: Record<string, string>): SignerConfig {
+export function entryOf(
+  id: string,
+  type: Exclude<SignerType, 'local'>,
+  shown: Fields,
+  secrets: Record<string, string>,
+): SignerConfig {
   const config = structuredClone(shown);
   for (const [field, value] of Object.entries(secrets)) setPath(config, field, { type: 'plain', value });
   return { id, type, config } as unknown as SignerConfig;

@@ -16,7 +16,8 @@ import { ValidationError } from '../../errors.ts';
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 /** What the network charges the fee payer for the message. */
-export const solanaFeeOf = (t: { fee: bigint | null; requiredSignatures: number }): bigint => t.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(t.requiredSignatures);
+export const solanaFeeOf = (t: { fee: bigint | null; requiredSignatures: number }): bigint =>
+  t.fee ?? LAMPORTS_PER_SIGNATURE * BigInt(t.requiredSignatures);
 
 export interface SolanaGateOptions {
   /** The relayer's balance when the caller already asked for it (the send path reads it while the message is built). */
@@ -38,13 +39,21 @@ function checkBalance(balance: bigint, fee: bigint, relayer: RelayerRow): void {
  * accounts, max signatures, max tx data size, max_allowed_fee_lamports), its min_balance after the fee, and a
  * simulation of the very transaction to be signed, which must succeed.
  */
-export function solanaApproval(chain: SolanaChain, relayer: RelayerRow, options: SolanaGateOptions = {}): SigningApproval {
+export function solanaApproval(
+  chain: SolanaChain,
+  relayer: RelayerRow,
+  options: SolanaGateOptions = {},
+): SigningApproval {
   const approve = async (unsigned: UnsignedSolanaTransaction): Promise<void> => {
     checkSolanaPolicy(unsigned, solanaPolicy(relayer));
     // Both asked at once: one round trip's wait, not two.
-    const [balance, simulation] = await Promise.all([options.balance ?? chain.balance(relayer.address), chain.simulate(unsigned.wire)]);
+    const [balance, simulation] = await Promise.all([
+      options.balance ?? chain.balance(relayer.address),
+      chain.simulate(unsigned.wire),
+    ]);
     checkBalance(balance, solanaFeeOf(unsigned), relayer);
-    if (simulation.err) throw invalidTransaction(`Transaction simulation failed: ${describeSolanaError(simulation.err)}`);
+    if (simulation.err)
+      throw invalidTransaction(`Transaction simulation failed: ${describeSolanaError(simulation.err)}`);
   };
   return approve as SigningApproval;
 }
@@ -61,15 +70,24 @@ interface StellarGatePolicy {
  * just simulate (a fee bump, or an envelope signed as given) is simulated first and refused when it fails, as the
  * reference simulates before it builds or bumps a Soroban transaction.
  */
-export function stellarApproval(chain: Pick<StellarChain, 'simulate' | 'account'>, relayer: RelayerRow): StellarSigningApproval {
+export function stellarApproval(
+  chain: Pick<StellarChain, 'simulate' | 'account'>,
+  relayer: RelayerRow,
+): StellarSigningApproval {
   const approve = async (unsigned: UnsignedStellarTransaction): Promise<void> => {
     const policy = (relayer.policies ?? {}) as StellarGatePolicy;
     if (unsigned.feeSource === relayer.address) {
-      if (policy.max_fee != null && unsigned.fee > BigInt(policy.max_fee)) throw new ValidationError(`Policy violation: the transaction's fee (${unsigned.fee}) is above the relayer's max_fee (${policy.max_fee})`);
+      if (policy.max_fee != null && unsigned.fee > BigInt(policy.max_fee))
+        throw new ValidationError(
+          `Policy violation: the transaction's fee (${unsigned.fee}) is above the relayer's max_fee (${policy.max_fee})`,
+        );
       if (policy.min_balance != null) {
         const available = (await chain.account(relayer.address))?.balance ?? 0n;
         const required = unsigned.fee + BigInt(policy.min_balance);
-        if (available < required) throw new ValidationError(`Insufficient relayer balance. Required: ${required}, Available: ${available}, Fee: ${unsigned.fee}, Min balance: ${policy.min_balance}`);
+        if (available < required)
+          throw new ValidationError(
+            `Insufficient relayer balance. Required: ${required}, Available: ${available}, Fee: ${unsigned.fee}, Min balance: ${policy.min_balance}`,
+          );
       }
     }
     if (unsigned.soroban && !unsigned.simulated) {

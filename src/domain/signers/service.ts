@@ -43,10 +43,15 @@ export interface SignerService {
 const KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 
 /** A type of the API's request (`plain` or another signer type) whose adapter is not there refuses with the list. */
-function checkRequestType(type: string, supported: readonly SignerType[]): asserts type is Exclude<SignerType, 'local'> | 'plain' {
+function checkRequestType(
+  type: string,
+  supported: readonly SignerType[],
+): asserts type is Exclude<SignerType, 'local'> | 'plain' {
   const offered = ['plain', ...supported.filter((t) => t !== 'local')];
   if (offered.includes(type)) return;
-  throw new ValidationError(`'type': signer type '${type}' is not supported by Relaybox (supported: ${offered.join(', ')}), or use a keystore in the config file`);
+  throw new ValidationError(
+    `'type': signer type '${type}' is not supported by Relaybox (supported: ${offered.join(', ')}), or use a keystore in the config file`,
+  );
 }
 
 export interface SignerServiceDeps {
@@ -67,9 +72,23 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
   const { repo, secrets, logger } = deps;
   const configured = new Map(deps.signers.map((s) => [s.id, s]));
   const now = new Date().toISOString();
-  await repo.seed(deps.signers.map((s) => ({ id: s.id, type: s.type, config: publicConfig(s.type, s.config), secret: null, source: 'config' as const, created_at: now, updated_at: now })));
+  await repo.seed(
+    deps.signers.map((s) => ({
+      id: s.id,
+      type: s.type,
+      config: publicConfig(s.type, s.config),
+      secret: null,
+      source: 'config' as const,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
   const deleted = (await repo.deletedIds()).filter((id) => configured.has(id));
-  if (deleted.length) logger.warn({ signerIds: deleted }, 'config drift: these config signers were deleted through the API and stay deleted (the store wins)');
+  if (deleted.length)
+    logger.warn(
+      { signerIds: deleted },
+      'config drift: these config signers were deleted through the API and stay deleted (the store wins)',
+    );
 
   const require = async (id: string) => {
     const row = await repo.get(id);
@@ -87,12 +106,20 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
   const apiEntry = (row: SignerRow): SignerConfig => {
     const opened = secrets.open(row.secret ?? '', `signer:${row.id}`);
     if (row.type === 'local') return { id: row.id, type: 'local', private_key: opened };
-    return entryOf(row.id, row.type as Exclude<SignerType, 'local'>, row.config, JSON.parse(opened) as Record<string, string>);
+    return entryOf(
+      row.id,
+      row.type as Exclude<SignerType, 'local'>,
+      row.config,
+      JSON.parse(opened) as Record<string, string>,
+    );
   };
 
   return {
     async list({ page, per_page }) {
-      const [rows, total] = await Promise.all([per_page === 0 ? [] : repo.list(per_page, (page - 1) * per_page), repo.count()]);
+      const [rows, total] = await Promise.all([
+        per_page === 0 ? [] : repo.list(per_page, (page - 1) * per_page),
+        repo.count(),
+      ]);
       return { items: rows.map(toView), pagination: { current_page: page, per_page, total_items: total } };
     },
     get: async (id) => toView(await require(id)),
@@ -102,7 +129,8 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       let row: Pick<SignerRow, 'type' | 'config'> & { secret: string };
       if (type === 'plain') {
         const key = String(input.config.key);
-        if (!KEY.test(key)) throw new ValidationError("'config.key' must be a 32-byte key in hex (64 hex digits, 0x optional)");
+        if (!KEY.test(key))
+          throw new ValidationError("'config.key' must be a 32-byte key in hex (64 hex digits, 0x optional)");
         row = { type: 'local', config: {}, secret: key.replace(/^0x/, '') };
       } else {
         // Every secret field goes into the sealed `secret`, never into `config` (which GET answers show).
@@ -112,7 +140,16 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       }
       const id = input.id ?? randomUUID();
       const at = new Date().toISOString();
-      if (!(await repo.insert({ id, ...row, secret: secrets.seal(row.secret, `signer:${id}`), source: 'api', created_at: at, updated_at: at }))) {
+      if (
+        !(await repo.insert({
+          id,
+          ...row,
+          secret: secrets.seal(row.secret, `signer:${id}`),
+          source: 'api',
+          created_at: at,
+          updated_at: at,
+        }))
+      ) {
         throw new ConflictError('SIGNER_EXISTS', { reason: `a signer with id '${id}' already exists` });
       }
       logger.info({ signerId: id, type: row.type }, 'signer created');
@@ -139,12 +176,18 @@ export async function createSignerService(deps: SignerServiceDeps): Promise<Sign
       let signer: Signer;
       try {
         const entry = row?.source === 'api' ? apiEntry(row) : configured.get(id);
-        if (!entry) throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
-        signer = boundedSigner(await deps.resolveSigner(entry, networkType), id, deps.signTimeoutMs ?? DEFAULT_SIGNER_TIMEOUT_MS);
+        if (!entry)
+          throw new Error(`signer '${id}' is in the store but no longer in the config file, which holds its key`);
+        signer = boundedSigner(
+          await deps.resolveSigner(entry, networkType),
+          id,
+          deps.signTimeoutMs ?? DEFAULT_SIGNER_TIMEOUT_MS,
+        );
       } catch (err) {
         // A remote signer's provider answer (scrubbed by the adapter), for whoever debugs: never in the answer.
         const detail = (err as { detail?: unknown }).detail;
-        if (typeof detail === 'string') logger.debug({ signerId: id, providerAnswer: detail }, 'the signer provider answered (debug only)');
+        if (typeof detail === 'string')
+          logger.debug({ signerId: id, providerAnswer: detail }, 'the signer provider answered (debug only)');
         throw new ValidationError(`'signer_id': ${(err as Error).message}`);
       }
       resolved.set(cacheKey, signer);

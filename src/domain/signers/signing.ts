@@ -18,12 +18,18 @@ export interface TypedDataHashes {
 }
 
 /** The sign-transaction body by its shape: the reference tells the variants apart the same way (untagged). */
-export type SignTransactionInput = { kind: 'stellar'; unsigned_xdr: string } | { kind: 'solana'; transaction: string } | { kind: 'evm'; bytes: number[] };
+export type SignTransactionInput =
+  | { kind: 'stellar'; unsigned_xdr: string }
+  | { kind: 'solana'; transaction: string }
+  | { kind: 'evm'; bytes: number[] };
 
 // The reference's texts for what a network type does not offer.
 const NOT_SUPPORTED = {
   sign: { solana: 'Sign data not supported for Solana relayers', stellar: 'Signing data not supported for Stellar' },
-  typed: { solana: 'Sign typed data not supported for Solana relayers', stellar: 'Signing typed data not supported for Stellar' },
+  typed: {
+    solana: 'Sign typed data not supported for Solana relayers',
+    stellar: 'Signing typed data not supported for Stellar',
+  },
 } as const;
 
 const notSupported = (reason: string) => new AppError('NOT_SUPPORTED', { reason });
@@ -38,8 +44,12 @@ function toEvmSignature(signature: Hex): EvmSignature {
 function hash32(field: string, value: string): Hex {
   const hex = value.startsWith('0x') ? value.slice(2) : value;
   const bad = /[^0-9a-fA-F]/.exec(hex);
-  if (bad) throw new ValidationError(`'${field}' must be hex: non-hexadecimal character '${bad[0]}' at position ${bad.index}`);
-  if (hex.length !== 64) throw new ValidationError(`'${field}' must be 32 bytes (64 hex digits), got ${hex.length % 2 === 0 ? `${hex.length / 2} bytes` : `${hex.length} hex digits`}`);
+  if (bad)
+    throw new ValidationError(`'${field}' must be hex: non-hexadecimal character '${bad[0]}' at position ${bad.index}`);
+  if (hex.length !== 64)
+    throw new ValidationError(
+      `'${field}' must be 32 bytes (64 hex digits), got ${hex.length % 2 === 0 ? `${hex.length / 2} bytes` : `${hex.length} hex digits`}`,
+    );
   return `0x${hex}`;
 }
 
@@ -51,7 +61,9 @@ async function signEvmHash(relayer: RelayerRow, signer: Signer, hash: Hex): Prom
 
 function ed25519(relayer: RelayerRow, signer: Signer): Ed25519Signer {
   if (signer.ed25519) return signer.ed25519;
-  throw new ValidationError(`relayer '${relayer.id}' cannot sign: its signer '${relayer.signer_id}' has an address but no key (set private_key_env)`);
+  throw new ValidationError(
+    `relayer '${relayer.id}' cannot sign: its signer '${relayer.signer_id}' has an address but no key (set private_key_env)`,
+  );
 }
 
 /** What a sign-transaction body of the wrong network type is told (the reference's texts). */
@@ -72,7 +84,10 @@ async function checkUserPaysSigning(relayer: RelayerRow, chain: StellarChain, en
   const policy = (relayer.policies ?? {}) as StellarFeePolicy;
   if (policy.fee_payment_strategy !== 'user') return;
   // Loaded here, not with this module: an instance without a Stellar network never loads @stellar/stellar-base.
-  const [{ TransactionBuilder }, { checkUserFeePayment, SIGN_MAX_VALIDITY_MS }] = await Promise.all([import('@stellar/stellar-base'), import('../transactions/stellar/gasless-checks.ts')]);
+  const [{ TransactionBuilder }, { checkUserFeePayment, SIGN_MAX_VALIDITY_MS }] = await Promise.all([
+    import('@stellar/stellar-base'),
+    import('../transactions/stellar/gasless-checks.ts'),
+  ]);
   let tx: Transaction | FeeBumpTransaction;
   try {
     tx = TransactionBuilder.fromXDR(envelope, chain.passphrase);
@@ -96,7 +111,13 @@ export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
     async signTypedData(relayer, signer, request) {
       if (relayer.network_type !== 'evm') throw notSupported(NOT_SUPPORTED.typed[relayer.network_type]);
       // EIP-712: keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)), signed as a raw hash.
-      const hash = keccak256(concatHex(['0x1901', hash32('domain_separator', request.domain_separator), hash32('hash_struct_message', request.hash_struct_message)]));
+      const hash = keccak256(
+        concatHex([
+          '0x1901',
+          hash32('domain_separator', request.domain_separator),
+          hash32('hash_struct_message', request.hash_struct_message),
+        ]),
+      );
       return toEvmSignature(await signEvmHash(relayer, signer, hash));
     },
     async signTransaction(relayer, signer, input) {
@@ -105,13 +126,22 @@ export function createRelayerSigning(chains: RelayerChains): RelayerSigning {
       if (input.kind === 'stellar') {
         await checkUserPaysSigning(relayer, chains.stellar(relayer), input.unsigned_xdr);
         const chain = chains.stellar(relayer);
-        const signed = await chain.signEnvelope(input.unsigned_xdr, ed25519(relayer, signer), "'unsigned_xdr'", stellarApproval(chain, relayer));
+        const signed = await chain.signEnvelope(
+          input.unsigned_xdr,
+          ed25519(relayer, signer),
+          "'unsigned_xdr'",
+          stellarApproval(chain, relayer),
+        );
         return { signedXdr: signed.envelopeXdr, signature: signed.signature };
       }
       if (input.kind === 'solana') {
         // As fee payer: refused unless the relayer pays the fee and every other signature is already there; through the gate.
         const chain = chains.solana(relayer);
-        const signed = await chain.signTransaction(input.transaction, ed25519(relayer, signer), solanaApproval(chain, relayer));
+        const signed = await chain.signTransaction(
+          input.transaction,
+          ed25519(relayer, signer),
+          solanaApproval(chain, relayer),
+        );
         return { transaction: signed.transaction, signature: signed.signature };
       }
       throw notSupported('Transaction signing not supported for EVM');

@@ -16,7 +16,12 @@ export interface PreparedSend {
    * signatures together, so a remote signer costs the open transaction one round trip per batch, not one per send;
    * a local key answers at once.
    */
-  build(relayer: RelayerRow): { status: TransactionStatus; fields: Record<string, unknown> | Promise<Record<string, unknown>>; nonce: number | null; nextNonce: number };
+  build(relayer: RelayerRow): {
+    status: TransactionStatus;
+    fields: Record<string, unknown> | Promise<Record<string, unknown>>;
+    nonce: number | null;
+    nextNonce: number;
+  };
   /**
    * For a send that holds funds (its record's `funds_reserved`): in the store transaction that takes its nonce, with
    * the relayer's funds ledger locked, the refusal when the balance cannot also cover `reserved` (what the relayer's
@@ -69,5 +74,13 @@ export function unconfiguredFamily(networkType: string): RelayFamily {
   const refuse = async (): Promise<never> => {
     throw new AppError('NOT_SUPPORTED', { reason: `no ${networkType} network is configured` });
   };
-  return { prepareSend: refuse, replace: refuse, cancel: refuse, schedule: refuse, afterCommit: () => {}, jobs: {}, resume: async () => {} };
+  return {
+    prepareSend: refuse,
+    replace: refuse,
+    cancel: refuse,
+    schedule: refuse,
+    afterCommit: () => {},
+    jobs: {},
+    resume: async () => {},
+  };
 }

@@ -25,12 +25,16 @@ async function waiting(repo: TransactionsRepo, relayerId: string): Promise<Trans
   return lists.flat().sort(byNonce);
 }
 
-export function createPendingCancel(deps: { repo: TransactionsRepo; cancel: (relayer: RelayerRow, id: string) => Promise<TransactionRecord> }) {
+export function createPendingCancel(deps: {
+  repo: TransactionsRepo;
+  cancel: (relayer: RelayerRow, id: string) => Promise<TransactionRecord>;
+}) {
   return async function cancelPending(relayer: RelayerRow): Promise<DeletePendingResult> {
     requireActive(relayer);
     // As the reference: Solana relayers do not offer it (its text). Stellar goes through its family's cancel (the
     // reference answers zero counts without canceling anything there).
-    if (relayer.network_type === 'solana') throw new AppError('NOT_SUPPORTED', { reason: 'Delete pending transactions not supported for Solana relayers' });
+    if (relayer.network_type === 'solana')
+      throw new AppError('NOT_SUPPORTED', { reason: 'Delete pending transactions not supported for Solana relayers' });
     const queued: string[] = [];
     const failed: string[] = [];
     for (const record of await waiting(deps.repo, relayer.id)) {
@@ -42,6 +46,10 @@ export function createPendingCancel(deps: { repo: TransactionsRepo; cancel: (rel
         failed.push(record.id);
       }
     }
-    return { queued_for_cancellation_transaction_ids: queued, failed_to_queue_transaction_ids: failed, total_processed: queued.length + failed.length };
+    return {
+      queued_for_cancellation_transaction_ids: queued,
+      failed_to_queue_transaction_ids: failed,
+      total_processed: queued.length + failed.length,
+    };
   };
 }

@@ -9,14 +9,30 @@ import type { TransitionObserver } from './family.ts';
 
 export interface RecordWriter {
   /** Inserts a new record (nonce indexed when not null) with its event. */
-  insert(tx: Tx, record: TransactionRecord, createdMs: number, nonce: number | null, networkType: NetworkType, lane?: string): Promise<void>;
+  insert(
+    tx: Tx,
+    record: TransactionRecord,
+    createdMs: number,
+    nonce: number | null,
+    networkType: NetworkType,
+    lane?: string,
+  ): Promise<void>;
   /**
    * Writes `next` over `stored` if nobody changed it since it was read, with its event. Returns the new stored
    * state, or null when another writer got there first (the caller reads again and decides again).
    */
-  update(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction | null>;
+  update(
+    tx: Tx,
+    stored: StoredTransaction,
+    next: TransactionRecord,
+    networkType: NetworkType,
+  ): Promise<StoredTransaction | null>;
   /** `update` for several records in one write where the store allows it (each still checked against its version). */
-  updateMany(tx: Tx, changes: ReadonlyArray<{ stored: StoredTransaction; next: TransactionRecord }>, networkType: NetworkType): Promise<Array<StoredTransaction | null>>;
+  updateMany(
+    tx: Tx,
+    changes: ReadonlyArray<{ stored: StoredTransaction; next: TransactionRecord }>,
+    networkType: NetworkType,
+  ): Promise<Array<StoredTransaction | null>>;
   /** The record's newest version is being broadcast (nothing written): counted for its re-broadcasts. */
   broadcasting(record: TransactionRecord): void;
   /**
@@ -52,7 +68,11 @@ export function createRecordWriter(deps: {
    * `next` with what it holds: while unmined, the most any version signed can cost (an older version may still be
    * the one mined, so a replacement raises the hold, never lowers it); nothing once mined or final.
    */
-  const holding = (previous: TransactionRecord | null, next: TransactionRecord, networkType: NetworkType): TransactionRecord => {
+  const holding = (
+    previous: TransactionRecord | null,
+    next: TransactionRecord,
+    networkType: NetworkType,
+  ): TransactionRecord => {
     const worst = deps.worstCase?.[networkType];
     if (!worst) return next;
     const was = previous ? heldBy(previous) : 0n;
@@ -60,7 +80,10 @@ export function createRecordWriter(deps: {
     return { ...next, funds_reserved: now.toString() };
   };
   /** The ledger follows the written changes: each relayer's row once, in id order (PostgreSQL takes the locks so). */
-  async function moveFunds(tx: Tx, changes: ReadonlyArray<{ from: TransactionRecord; to: TransactionRecord }>): Promise<void> {
+  async function moveFunds(
+    tx: Tx,
+    changes: ReadonlyArray<{ from: TransactionRecord; to: TransactionRecord }>,
+  ): Promise<void> {
     const moves = new Map<string, { reserved: bigint; released: bigint }>();
     for (const { from, to } of changes) {
       const was = heldBy(from);
@@ -78,7 +101,12 @@ export function createRecordWriter(deps: {
     }
   }
   /** A change that was written: its event, and its status change counted once the transaction commits. */
-  async function written(tx: Tx, stored: StoredTransaction, next: TransactionRecord, networkType: NetworkType): Promise<StoredTransaction> {
+  async function written(
+    tx: Tx,
+    stored: StoredTransaction,
+    next: TransactionRecord,
+    networkType: NetworkType,
+  ): Promise<StoredTransaction> {
     const from = stored.record.status;
     await events.transactionChanged(tx, next);
     if (observer) {
@@ -93,7 +121,9 @@ export function createRecordWriter(deps: {
     broadcasting: (record) => deps.onBroadcast?.(record),
     holding: (record, networkType) => holding(null, record, networkType),
     async insert(tx, record, createdMs, nonce, networkType, lane) {
-      await (lane ? tx.transactions.insert(record, createdMs, nonce, lane) : tx.transactions.insert(record, createdMs, nonce));
+      await (lane
+        ? tx.transactions.insert(record, createdMs, nonce, lane)
+        : tx.transactions.insert(record, createdMs, nonce));
       await events.transactionChanged(tx, record);
       if (observer) {
         tx.afterCommit(() => {
@@ -111,10 +141,20 @@ export function createRecordWriter(deps: {
     },
     async updateMany(tx, changes, networkType) {
       const records = changes.map((c) => holding(c.stored.record, c.next, networkType));
-      const updated = await tx.transactions.updateMany(changes.map((c, k) => ({ record: records[k]!, previousStatus: c.stored.record.status, expectedVersion: c.stored.version })));
-      await moveFunds(tx, changes.flatMap((c, k) => (updated[k] ? [{ from: c.stored.record, to: records[k]! }] : [])));
+      const updated = await tx.transactions.updateMany(
+        changes.map((c, k) => ({
+          record: records[k]!,
+          previousStatus: c.stored.record.status,
+          expectedVersion: c.stored.version,
+        })),
+      );
+      await moveFunds(
+        tx,
+        changes.flatMap((c, k) => (updated[k] ? [{ from: c.stored.record, to: records[k]! }] : [])),
+      );
       const out: Array<StoredTransaction | null> = [];
-      for (const [k, c] of changes.entries()) out.push(updated[k] ? await written(tx, c.stored, records[k]!, networkType) : null);
+      for (const [k, c] of changes.entries())
+        out.push(updated[k] ? await written(tx, c.stored, records[k]!, networkType) : null);
       return out;
     },
   };

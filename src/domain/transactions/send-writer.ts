@@ -37,7 +37,8 @@ interface Taken {
 }
 
 export function refusePaused(relayer: RelayerRow): void {
-  if (relayer.paused) throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
+  if (relayer.paused)
+    throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
 }
 
 /** Each send's nonce and clock, in queue order, from `row`; a send whose build throws gets its Error (no nonce). */
@@ -71,13 +72,21 @@ interface Signed {
  * send whose signature fails gets its Error and gives its nonce up: the sends after it are signed again with the
  * nonces moved down (one more round trip, only when a signature failed), so the nonces written are contiguous.
  */
-async function signBatch(row: RelayerRow, items: readonly PendingSend[]): Promise<{ results: Array<Signed | Error>; next: RelayerRow }> {
+async function signBatch(
+  row: RelayerRow,
+  items: readonly PendingSend[],
+): Promise<{ results: Array<Signed | Error>; next: RelayerRow }> {
   const results: Array<Signed | Error> = new Array(items.length);
   let from = row;
   let left = items.map((_, i) => i);
   while (left.length > 0) {
-    const { taken, next } = takeNonces(from, left.map((i) => items[i]!));
-    const settled = await Promise.allSettled(taken.map((t) => (t instanceof Error ? Promise.reject(t) : Promise.resolve(t.b.fields))));
+    const { taken, next } = takeNonces(
+      from,
+      left.map((i) => items[i]!),
+    );
+    const settled = await Promise.allSettled(
+      taken.map((t) => (t instanceof Error ? Promise.reject(t) : Promise.resolve(t.b.fields))),
+    );
     const failed = settled.findIndex((s, k) => s.status === 'rejected' && !(taken[k] instanceof Error));
     const done = failed < 0 ? taken.length : failed + 1;
     for (let k = 0; k < done; k++) {
@@ -141,7 +150,12 @@ function checkSettings(locked: RelayerRow, items: readonly PendingSend[]): void 
  * Writes the keys of the batch's keyed sends (`records` in queue order); throws LeaveBatch with the positions of those
  * whose key is held by another request (or by an earlier send of this batch), before anything else is written.
  */
-async function claimKeys(tx: Tx, relayerId: string, items: readonly PendingSend[], records: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
+async function claimKeys(
+  tx: Tx,
+  relayerId: string,
+  items: readonly PendingSend[],
+  records: ReadonlyArray<TransactionRecord | Error>,
+): Promise<void> {
   const claims: Array<{ k: number; key: string; requestHash: string; transactionId: string }> = [];
   const taken: number[] = [];
   const keys = new Set<string>();
@@ -171,7 +185,12 @@ function holds(records: ReadonlyArray<TransactionRecord | Error>): { costs: bigi
  * what the ones before it hold. Throws LeaveBatch with the refused ones (rolled back, the ledger too): no refused send
  * takes a nonce.
  */
-function admitFunds(items: readonly PendingSend[], costs: readonly bigint[], total: bigint, ledger: FundsLedger | undefined): void {
+function admitFunds(
+  items: readonly PendingSend[],
+  costs: readonly bigint[],
+  total: bigint,
+  ledger: FundsLedger | undefined,
+): void {
   if (total === 0n || !ledger) return;
   let reserved = ledger.reserved - total;
   const refused = new Map<PendingSend, Error>();
@@ -182,14 +201,23 @@ function admitFunds(items: readonly PendingSend[], costs: readonly bigint[], tot
     if (err) refused.set(item, err);
     else reserved += cost;
   });
-  if (refused.size > 0) throw new LeaveBatch(items.flatMap((item, k) => (refused.has(item) ? [k] : [])), (item) => refused.get(item)!);
+  if (refused.size > 0)
+    throw new LeaveBatch(
+      items.flatMap((item, k) => (refused.has(item) ? [k] : [])),
+      (item) => refused.get(item)!,
+    );
 }
 
 /**
  * A pool lane's in-flight limit, under its lock (the row `advanceFrom` just took): the sends past what it has room
  * for leave the batch with LaneFullError (their caller routes them to another lane). Nothing to check without a pool.
  */
-async function admitLane(tx: Tx, laneId: string, items: readonly PendingSend[], out: ReadonlyArray<TransactionRecord | Error>): Promise<void> {
+async function admitLane(
+  tx: Tx,
+  laneId: string,
+  items: readonly PendingSend[],
+  out: ReadonlyArray<TransactionRecord | Error>,
+): Promise<void> {
   const max = items[0]?.maxPending;
   if (max === undefined) return;
   const [relayerId, lane] = splitLaneKey(laneId);
@@ -221,12 +249,21 @@ export interface SendWriterDeps {
  * sign again (the last attempt signs under the lock). A signature that fails fails its send alone, and frees its
  * nonce for the next send, so no gap is written. A hot relayer pays one lock and one commit per batch, not per send.
  */
-export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) => Promise<Array<TransactionRecord | Error>> {
+export function createSendWriter(
+  deps: SendWriterDeps,
+): (items: PendingSend[]) => Promise<Array<TransactionRecord | Error>> {
   const { atomically, writer, families } = deps;
-  const notFound = (relayerId: string) => new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
+  const notFound = (relayerId: string) =>
+    new NotFoundError('RELAYER_NOT_FOUND', { params: { id: relayerId }, reason: `relayer '${relayerId}' not found` });
 
   /** The batch's records (`out`), keys, events and jobs, its relayer's row locked, its nonce, clock and funds moved. */
-  async function write(tx: Tx, row: RelayerRow, items: readonly PendingSend[], results: ReadonlyArray<Signed | Error>, out: Array<TransactionRecord | Error>): Promise<Array<TransactionRecord | Error>> {
+  async function write(
+    tx: Tx,
+    row: RelayerRow,
+    items: readonly PendingSend[],
+    results: ReadonlyArray<Signed | Error>,
+    out: Array<TransactionRecord | Error>,
+  ): Promise<Array<TransactionRecord | Error>> {
     await claimKeys(tx, relayerIdOf(row.id), items, out);
     const family = families[row.network_type];
     const written: TransactionRecord[] = [];
@@ -256,7 +293,9 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
     let committed: RelayerRow | undefined;
     /** One statement moves the nonce and clock on from `from` (STALE if another writer did first) and locks the row. */
     const writeFrom = async (tx: Tx, from: RelayerRow, signed: Awaited<ReturnType<typeof signBatch>>) => {
-      const out = signed.results.map((r) => (r instanceof Error ? r : writer.holding(newRecord(relayerId, r.t, r.fields), from.network_type)));
+      const out = signed.results.map((r) =>
+        r instanceof Error ? r : writer.holding(newRecord(relayerId, r.t, r.fields), from.network_type),
+      );
       // The funds the batch holds are reserved by the statement that takes the nonces.
       const { costs, total } = holds(out);
       const moved = await tx.relayers.advanceFrom(relayerId, from, signed.next, total > 0n ? total : undefined);
@@ -283,7 +322,8 @@ export function createSendWriter(deps: SendWriterDeps): (items: PendingSend[]) =
         if (!locked) throw notFound(relayerId);
         checkLocked(locked, items);
         const out = await writeFrom(tx, locked, await signBatch(locked, items));
-        if (out === STALE) throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' nonce moved under another writer; retry` });
+        if (out === STALE)
+          throw new AppError('INTERNAL', { reason: `relayer '${relayerId}' nonce moved under another writer; retry` });
         return out;
       });
     }

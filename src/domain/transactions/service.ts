@@ -1,7 +1,14 @@
 // Transaction use cases: send, get, list, replace and cancel. Each state change is one store transaction with its
 // event and the jobs that move it on; the network family's half (pricing, signing, relaying) is its RelayFamily.
 import { AppError, NotFoundError } from '../../errors.ts';
-import type { DeletePendingResult, NetworkType, Page, SentTransaction, TransactionRecord, TransactionStatus } from '../types.ts';
+import type {
+  DeletePendingResult,
+  NetworkType,
+  Page,
+  SentTransaction,
+  TransactionRecord,
+  TransactionStatus,
+} from '../types.ts';
 import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
@@ -22,7 +29,8 @@ import { createLaneRouter, LaneFullError, noLaneError } from '../relayers/lane-r
 function laneRefusal(err: unknown): { text: string; funds: boolean } | null {
   if (err instanceof LaneFullError) return { text: 'its max_pending_per_key was reached', funds: false };
   if (!(err instanceof AppError)) return null;
-  if (err.code === 'INSUFFICIENT_BALANCE') return { text: err.reason.replace(/ \(relayer '[^']*'; .*\)$/, ''), funds: true };
+  if (err.code === 'INSUFFICIENT_BALANCE')
+    return { text: err.reason.replace(/ \(relayer '[^']*'; .*\)$/, ''), funds: true };
   if (err.code === 'SIGNER_UNAVAILABLE') return { text: 'its signer did not sign', funds: false };
   return null;
 }
@@ -33,7 +41,12 @@ export interface TransactionService {
   /** With an idempotency key: sent once per key and request (docs/transactions.md, "Idempotency keys"). */
   send(relayer: RelayerRow, body: TransactionBody, idempotencyKey?: string): Promise<SentTransaction>;
   get(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
-  list(relayer: RelayerRow, page: number, perPage: number, status?: TransactionStatus): Promise<Page<TransactionRecord>>;
+  list(
+    relayer: RelayerRow,
+    page: number,
+    perPage: number,
+    status?: TransactionStatus,
+  ): Promise<Page<TransactionRecord>>;
   replace(relayer: RelayerRow, id: string, body: TransactionBody): Promise<TransactionRecord>;
   cancel(relayer: RelayerRow, id: string): Promise<TransactionRecord>;
   /** The reference's by-nonce lookup: EVM relayers only (501 otherwise, as the reference). */
@@ -55,7 +68,8 @@ export function createTransactionService(deps: {
   const { relayers, writer, families, lock } = deps;
   const { repos, atomically } = deps.store;
 
-  const notFound = (relayer: RelayerRow, id: string) => new NotFoundError('NOT_FOUND', { reason: `transaction '${id}' not found for relayer '${relayer.id}'` });
+  const notFound = (relayer: RelayerRow, id: string) =>
+    new NotFoundError('NOT_FOUND', { reason: `transaction '${id}' not found for relayer '${relayer.id}'` });
   const stored = async (relayer: RelayerRow, id: string) => {
     const found = await repos.transactions.get(relayer.id, id);
     if (!found) throw notFound(relayer, id);
@@ -67,7 +81,11 @@ export function createTransactionService(deps: {
    * lets the family act on it. Background work (a broadcast answered, a receipt found) may write the record in
    * between: the change is then worked out again from the newer record.
    */
-  async function change(relayer: RelayerRow, id: string, fn: (previous: StoredTransaction) => Promise<TransactionRecord>): Promise<TransactionRecord> {
+  async function change(
+    relayer: RelayerRow,
+    id: string,
+    fn: (previous: StoredTransaction) => Promise<TransactionRecord>,
+  ): Promise<TransactionRecord> {
     const family = families[relayer.network_type];
     for (let attempt = 1; ; attempt++) {
       const previous = await stored(relayer, id);
@@ -83,22 +101,34 @@ export function createTransactionService(deps: {
         family.afterCommit(written, relayer);
         return written;
       }
-      if (attempt === 3) throw new AppError('INTERNAL', { reason: `transaction '${id}' was changed by another writer; retry` });
+      if (attempt === 3)
+        throw new AppError('INTERNAL', { reason: `transaction '${id}' was changed by another writer; retry` });
     }
   }
 
   const cancel = (relayer: RelayerRow, id: string) =>
-    lock.run(relayer.id, () => change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)));
+    lock.run(relayer.id, () =>
+      change(relayer, id, (previous) => families[relayer.network_type].cancel(relayer, previous)),
+    );
 
   const writeSends = createSendWriter({ atomically, rows: relayers.rows, writer, families });
-  const keyed = createIdempotentSends({ keys: repos.idempotency, transactions: repos.transactions, logger: deps.logger });
+  const keyed = createIdempotentSends({
+    keys: repos.idempotency,
+    transactions: repos.transactions,
+    logger: deps.logger,
+  });
 
   /**
    * A send prepared with `relayer`, possibly a held row (row-cache.ts): a refusal, or a batch that found the row
    * changed, is worked out again with the store's row when its settings differ (paused, policies: another instance's
    * change applies at once, both ways).
    */
-  async function sendOn(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf, maxPending?: number): Promise<TransactionRecord> {
+  async function sendOn(
+    relayer: RelayerRow,
+    body: TransactionBody,
+    idempotency?: IdempotencyClaimOf,
+    maxPending?: number,
+  ): Promise<TransactionRecord> {
     const family = families[relayer.network_type];
     for (let attempt = 1; ; attempt++) {
       let record: TransactionRecord;
@@ -110,7 +140,11 @@ export function createTransactionService(deps: {
         const prepared = await family.prepareSend(relayer, body);
         writing = true;
         const lane = maxPending === undefined ? {} : { maxPending };
-        record = await lock.batch(relayer.id, { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}), ...lane }, writeSends);
+        record = await lock.batch(
+          relayer.id,
+          { relayerId: relayer.id, relayer, prepared, ...(idempotency ? { idempotency } : {}), ...lane },
+          writeSends,
+        );
       } catch (err) {
         // Only a refusal is worked out again: a store failure while writing may have committed (never sent twice).
         if (writing && !(err instanceof AppError) && !(err instanceof RelayerChangedError)) throw err;
@@ -118,7 +152,10 @@ export function createTransactionService(deps: {
         // relayer now of another network type (deleted and created again), whose body was checked for the old one.
         const current = attempt < 3 ? await relayers.require(relayer.id).catch(() => relayer) : relayer;
         if (sameSettings(current, relayer) || current.network_type !== relayer.network_type) {
-          if (err instanceof RelayerChangedError) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' kept changing while the send was prepared; retry` });
+          if (err instanceof RelayerChangedError)
+            throw new AppError('INTERNAL', {
+              reason: `relayer '${relayer.id}' kept changing while the send was prepared; retry`,
+            });
           throw err;
         }
         relayer = current;
@@ -130,12 +167,20 @@ export function createTransactionService(deps: {
     }
   }
 
-  const router = createLaneRouter({ isPool: relayers.isPool, lanes: relayers.lanes, lanePending: repos.relayers.lanePending });
+  const router = createLaneRouter({
+    isPool: relayers.isPool,
+    lanes: relayers.lanes,
+    lanePending: repos.relayers.lanePending,
+  });
   /**
    * A send of a key pool goes to the best lane (lane-routing.ts) and, refused there for its funds, its signer or the
    * lane's in-flight limit, to the next; none left, the answer says why lane by lane. Without a pool: `sendOn`.
    */
-  async function sendNow(relayer: RelayerRow, body: TransactionBody, idempotency?: IdempotencyClaimOf): Promise<TransactionRecord> {
+  async function sendNow(
+    relayer: RelayerRow,
+    body: TransactionBody,
+    idempotency?: IdempotencyClaimOf,
+  ): Promise<TransactionRecord> {
     const lanes = relayer.network_type === 'evm' ? await router.candidates(relayer) : null;
     if (!lanes) return sendOn(relayer, body, idempotency);
     const refusals = [...lanes.skipped];
@@ -185,9 +230,13 @@ export function createTransactionService(deps: {
     cancel,
 
     async getByNonce(relayer, nonce) {
-      if (relayer.network_type !== 'evm') throw new AppError('NOT_IMPLEMENTED', { reason: 'Nonce lookup only supported for EVM networks' });
+      if (relayer.network_type !== 'evm')
+        throw new AppError('NOT_IMPLEMENTED', { reason: 'Nonce lookup only supported for EVM networks' });
       // A nonce past 2^53 is a valid u64 for the reference but no transaction of ours holds one.
-      const found = nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? await repos.transactions.getByNonce(relayer.id, Number(nonce)) : undefined;
+      const found =
+        nonce <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? await repos.transactions.getByNonce(relayer.id, Number(nonce))
+          : undefined;
       if (!found) throw new NotFoundError('NOT_FOUND', { reason: `Transaction with nonce ${nonce} not found` });
       return found.record;
     },

@@ -44,7 +44,8 @@ export function createStageClock(observer: StageObserver, now: () => number = Da
     return e;
   };
   const observe = (network: string, stage: Stage, fromMs: number | undefined, toMs: number) => {
-    if (fromMs !== undefined && Number.isFinite(fromMs) && Number.isFinite(toMs)) observer.stage(network, stage, Math.max(toMs - fromMs, 0) / 1000);
+    if (fromMs !== undefined && Number.isFinite(fromMs) && Number.isFinite(toMs))
+      observer.stage(network, stage, Math.max(toMs - fromMs, 0) / 1000);
   };
 
   function ended(network: string, record: TransactionRecord) {
@@ -72,7 +73,13 @@ export function createStageClock(observer: StageObserver, now: () => number = Da
         observe(network, 'submitted_to_mined', record.sent_at ? ms(record.sent_at) : undefined, at);
         entry(record.id).minedAt = at;
       }
-      if (to === 'confirmed' && from !== 'confirmed') observe(network, 'mined_to_confirmed', tracked.get(record.id)?.minedAt, record.confirmed_at ? ms(record.confirmed_at) : at);
+      if (to === 'confirmed' && from !== 'confirmed')
+        observe(
+          network,
+          'mined_to_confirmed',
+          tracked.get(record.id)?.minedAt,
+          record.confirmed_at ? ms(record.confirmed_at) : at,
+        );
       if (FINAL_STATUSES.has(to) && (from === null || !FINAL_STATUSES.has(from))) ended(network, record);
     },
     broadcast(record) {

@@ -33,11 +33,19 @@ const hashesOf = (r: TransactionRecord): string[] => {
 function changes(before: TransactionRecord | undefined, after: TransactionRecord, at: string): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   // A new reason under the same status is an entry too (the node holds it: replacing; waiting at the fee cap).
-  if (!before || before.status !== after.status || (before.status_reason ?? null) !== (after.status_reason ?? null)) out.push({ at, kind: 'status', status: after.status, status_reason: after.status_reason ?? null });
+  if (!before || before.status !== after.status || (before.status_reason ?? null) !== (after.status_reason ?? null))
+    out.push({ at, kind: 'status', status: after.status, status_reason: after.status_reason ?? null });
   const seen = new Set(before ? hashesOf(before) : []);
   const noops = new Set((field(after, 'noop_hashes') as string[] | undefined) ?? []);
   for (const hash of hashesOf(after)) {
-    if (!seen.has(hash)) out.push({ at, kind: 'broadcast', hash, noop: noops.has(hash) || (field(after, 'is_canceled') === true && hash === after.hash && seen.size > 0), first: seen.size === 0 });
+    if (!seen.has(hash))
+      out.push({
+        at,
+        kind: 'broadcast',
+        hash,
+        noop: noops.has(hash) || (field(after, 'is_canceled') === true && hash === after.hash && seen.size > 0),
+        first: seen.size === 0,
+      });
     seen.add(hash);
   }
   if (before) {
@@ -48,7 +56,8 @@ function changes(before: TransactionRecord | undefined, after: TransactionRecord
       if (from !== to && (from !== undefined || to !== undefined)) fees[name] = { from: from ?? null, to: to ?? null };
     }
     if (Object.keys(fees).length) out.push({ at, kind: 'fees', changes: fees });
-    if (field(before, 'nonce') !== field(after, 'nonce')) out.push({ at, kind: 'nonce', from: field(before, 'nonce') ?? null, to: field(after, 'nonce') ?? null });
+    if (field(before, 'nonce') !== field(after, 'nonce'))
+      out.push({ at, kind: 'nonce', from: field(before, 'nonce') ?? null, to: field(after, 'nonce') ?? null });
   }
   return out;
 }
@@ -63,7 +72,11 @@ function eventStatus(body: string): string | null {
   }
 }
 
-function buildTimeline(record: TransactionRecord, history: readonly TransactionSnapshot[], events: readonly WebhookEventRow[]): Timeline {
+function buildTimeline(
+  record: TransactionRecord,
+  history: readonly TransactionSnapshot[],
+  events: readonly WebhookEventRow[],
+): Timeline {
   const entries: TimelineEntry[] = [];
   // Written before the history table existed: the record's own times are all there is.
   if (history.length === 0) entries.push(...changes(undefined, record, record.created_at));
@@ -72,15 +85,27 @@ function buildTimeline(record: TransactionRecord, history: readonly TransactionS
     entries.push(...changes(before, snapshot.record, new Date(snapshot.at_ms).toISOString()));
     before = snapshot.record;
   }
-  for (const event of events) entries.push({ at: event.created_at, kind: 'webhook', delivery: toDeliveryView(event), status: eventStatus(event.body) });
+  for (const event of events)
+    entries.push({
+      at: event.created_at,
+      kind: 'webhook',
+      delivery: toDeliveryView(event),
+      status: eventStatus(event.body),
+    });
   // Stable: entries written at the same instant keep their order (status before its broadcast).
   entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return { transaction: record, entries };
 }
 
-export function createTimelineReader(deps: { transactions: Pick<TransactionsRepo, 'history'>; webhookEvents: Pick<WebhookEventsRepo, 'listByTransaction'> }) {
+export function createTimelineReader(deps: {
+  transactions: Pick<TransactionsRepo, 'history'>;
+  webhookEvents: Pick<WebhookEventsRepo, 'listByTransaction'>;
+}) {
   return async (record: TransactionRecord): Promise<Timeline> => {
-    const [history, events] = await Promise.all([deps.transactions.history(record.id), deps.webhookEvents.listByTransaction(record.id, MAX_EVENTS)]);
+    const [history, events] = await Promise.all([
+      deps.transactions.history(record.id),
+      deps.webhookEvents.listByTransaction(record.id, MAX_EVENTS),
+    ]);
     return buildTimeline(record, history, events);
   };
 }

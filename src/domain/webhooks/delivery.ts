@@ -48,7 +48,10 @@ export function createDelivery(deps: DeliveryDeps, shutdown: AbortSignal): (row:
     if (!target) {
       await events.markFailed(row.seq, row.attempts, 'notification deleted', new Date().toISOString());
       observe(row, 'failed', startedAt);
-      logger.warn({ eventId: row.id, notificationId: row.notification_id, transactionId: row.transaction_id }, 'webhook event dropped: its notification was deleted');
+      logger.warn(
+        { eventId: row.id, notificationId: row.notification_id, transactionId: row.transaction_id },
+        'webhook event dropped: its notification was deleted',
+      );
       return;
     }
     const headers: Record<string, string> = {
@@ -62,19 +65,34 @@ export function createDelivery(deps: DeliveryDeps, shutdown: AbortSignal): (row:
       try {
         key = secrets.open(target.signing_key, target.id);
       } catch (err) {
-        logger.error({ eventId: row.id, notificationId: target.id, reason: (err as Error).message }, 'webhook not sent: signing key unavailable');
+        logger.error(
+          { eventId: row.id, notificationId: target.id, reason: (err as Error).message },
+          'webhook not sent: signing key unavailable',
+        );
         return await failed(row, attempts, (err as Error).message, startedAt);
       }
       headers['x-signature'] = sign(key, row.body);
     }
     // The reference's example config has a notification with an empty URL: its events wait, retried, for one to be set.
-    if (target.url === '') return await failed(row, attempts, 'the notification has no URL; set one with PATCH /api/v1/notifications/{id}', startedAt);
+    if (target.url === '')
+      return await failed(
+        row,
+        attempts,
+        'the notification has no URL; set one with PATCH /api/v1/notifications/{id}',
+        startedAt,
+      );
     let outcome: string | undefined;
     const attempt = attemptSignal(settings.timeoutMs, shutdown);
     try {
       // Redirects are never followed (a 3xx is a failed delivery): a public receiver must not steer us inward.
       const post = deps.fetchFor?.(target.url) ?? fetch;
-      const res = await post(target.url, { method: 'POST', headers, body: row.body, redirect: 'manual', signal: attempt.signal });
+      const res = await post(target.url, {
+        method: 'POST',
+        headers,
+        body: row.body,
+        redirect: 'manual',
+        signal: attempt.signal,
+      });
       await drain(res);
       if (res.status < 200 || res.status > 299) outcome = `receiver answered HTTP ${res.status}`;
     } catch (err) {
@@ -99,13 +117,19 @@ export function createDelivery(deps: DeliveryDeps, shutdown: AbortSignal): (row:
     if (attempts >= settings.maxAttempts) {
       await events.markFailed(row.seq, attempts, reason, now.toISOString());
       observe(row, 'failed', startedAt);
-      logger.warn({ eventId: row.id, notificationId: row.notification_id, attempts, reason }, 'webhook delivery failed for good');
+      logger.warn(
+        { eventId: row.id, notificationId: row.notification_id, attempts, reason },
+        'webhook delivery failed for good',
+      );
       return;
     }
     const delay = backoffDelay({ baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, attempts);
     await events.markRetry(row.seq, attempts, reason, now.getTime() + delay, now.toISOString());
     observe(row, 'retry', startedAt);
-    logger.info({ eventId: row.id, notificationId: row.notification_id, attempts, reason, retryInMs: delay }, 'webhook delivery failed; will retry');
+    logger.info(
+      { eventId: row.id, notificationId: row.notification_id, attempts, reason, retryInMs: delay },
+      'webhook delivery failed; will retry',
+    );
   }
 
   return deliver;
@@ -118,7 +142,10 @@ export function createDelivery(deps: DeliveryDeps, shutdown: AbortSignal): (row:
  */
 function attemptSignal(timeoutMs: number, shutdown: AbortSignal): { signal: AbortSignal; done(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  );
   const stop = () => controller.abort(shutdown.reason);
   shutdown.addEventListener('abort', stop, { once: true });
   return {

@@ -9,7 +9,12 @@ export const TRANSACTION_UPDATE = 'transaction_update';
 
 /** The exact body sent on every attempt of the event: built once, stored, signed as stored. */
 export function eventBody(id: string, timestamp: string, record: TransactionRecord): string {
-  return JSON.stringify({ id, event: TRANSACTION_UPDATE, timestamp, payload: { payload_type: 'transaction', ...record } });
+  return JSON.stringify({
+    id,
+    event: TRANSACTION_UPDATE,
+    timestamp,
+    payload: { payload_type: 'transaction', ...record },
+  });
 }
 
 /**
@@ -18,7 +23,12 @@ export function eventBody(id: string, timestamp: string, record: TransactionReco
  * change, like transaction events; no transaction id, so they wait on no transaction's earlier events.
  */
 export interface RelayerEvents {
-  relayerEvent(tx: Tx, relayerId: string, event: string, payload: { payload_type: string } & Record<string, unknown>): Promise<void>;
+  relayerEvent(
+    tx: Tx,
+    relayerId: string,
+    event: string,
+    payload: { payload_type: string } & Record<string, unknown>,
+  ): Promise<void>;
 }
 
 export function createRelayerEvents(deps: { signal?: WakeSignal } = {}): RelayerEvents {
@@ -30,7 +40,20 @@ export function createRelayerEvents(deps: { signal?: WakeSignal } = {}): Relayer
       const now = new Date();
       const timestamp = now.toISOString();
       const body = JSON.stringify({ id, event, timestamp, payload });
-      await tx.webhookEvents.insert({ id, notification_id: notificationId, event, transaction_id: null, body, status: 'pending', attempts: 0, last_error: null, next_attempt_at: now.getTime(), created_at: timestamp, updated_at: timestamp, delivered_at: null });
+      await tx.webhookEvents.insert({
+        id,
+        notification_id: notificationId,
+        event,
+        transaction_id: null,
+        body,
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        next_attempt_at: now.getTime(),
+        created_at: timestamp,
+        updated_at: timestamp,
+        delivered_at: null,
+      });
       if (deps.signal) tx.afterCommit(deps.signal.notify);
     },
   };

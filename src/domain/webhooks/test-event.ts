@@ -8,6 +8,28 @@ export const NOTIFICATION_TEST = 'notification_test';
 export function testEventRow(notificationId: string, now = new Date()): Omit<WebhookEventRow, 'seq'> {
   const id = randomUUID();
   const timestamp = now.toISOString();
-  const body = JSON.stringify({ id, event: NOTIFICATION_TEST, timestamp, payload: { payload_type: NOTIFICATION_TEST, notification_id: notificationId, message: 'a test event sent on request; nothing happened on chain' } });
-  return { id, notification_id: notificationId, event: NOTIFICATION_TEST, transaction_id: null, body, status: 'pending', attempts: 0, last_error: null, next_attempt_at: now.getTime(), created_at: timestamp, updated_at: timestamp, delivered_at: null };
+  const body = JSON.stringify({
+    id,
+    event: NOTIFICATION_TEST,
+    timestamp,
+    payload: {
+      payload_type: NOTIFICATION_TEST,
+      notification_id: notificationId,
+      message: 'a test event sent on request; nothing happened on chain',
+    },
+  });
+  return {
+    id,
+    notification_id: notificationId,
+    event: NOTIFICATION_TEST,
+    transaction_id: null,
+    body,
+    status: 'pending',
+    attempts: 0,
+    last_error: null,
+    next_attempt_at: now.getTime(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    delivered_at: null,
+  };
 }

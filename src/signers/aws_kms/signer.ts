@@ -22,7 +22,11 @@ interface AwsKmsConfig {
 const ED25519_SPKI_PREFIX = '302a300506032b6570032100';
 
 /** What each network type needs of the key. */
-const NEEDS: Record<NetworkType, string> = { evm: 'ECC_SECG_P256K1', solana: 'ECC_NIST_EDWARDS25519', stellar: 'ECC_NIST_EDWARDS25519' };
+const NEEDS: Record<NetworkType, string> = {
+  evm: 'ECC_SECG_P256K1',
+  solana: 'ECC_NIST_EDWARDS25519',
+  stellar: 'ECC_NIST_EDWARDS25519',
+};
 
 type Sdk = typeof import('@aws-sdk/client-kms');
 
@@ -41,7 +45,8 @@ function caller(id: string, keyId: string, timeoutMs: number) {
 
 function ed25519PublicKey(id: string, spki: Uint8Array): Uint8Array {
   const hex = Buffer.from(spki).toString('hex');
-  if (hex.length !== 88 || !hex.startsWith(ED25519_SPKI_PREFIX)) throw new RemoteSignerError(`signer '${id}': AWS KMS answered a public key that is not Ed25519`);
+  if (hex.length !== 88 || !hex.startsWith(ED25519_SPKI_PREFIX))
+    throw new RemoteSignerError(`signer '${id}': AWS KMS answered a public key that is not Ed25519`);
   return spki.subarray(12);
 }
 
@@ -52,14 +57,21 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, t
   const call = caller(signer.id, keyId, timeoutMs);
   const info = await call('GetPublicKey', (o) => client.send(new sdk.GetPublicKeyCommand({ KeyId: keyId }), o));
   if (info.KeyUsage !== 'SIGN_VERIFY' || info.KeySpec !== NEEDS[networkType] || !info.PublicKey) {
-    throw new RemoteSignerError(`signer '${signer.id}': AWS KMS key '${keyId}' is ${info.KeySpec ?? 'of an unknown spec'} for ${info.KeyUsage ?? 'an unknown usage'}; a ${networkType} signer needs an ${NEEDS[networkType]} key for SIGN_VERIFY`);
+    throw new RemoteSignerError(
+      `signer '${signer.id}': AWS KMS key '${keyId}' is ${info.KeySpec ?? 'of an unknown spec'} for ${info.KeyUsage ?? 'an unknown usage'}; a ${networkType} signer needs an ${NEEDS[networkType]} key for SIGN_VERIFY`,
+    );
   }
   if (networkType === 'evm') {
     const address = evmAddressFromPublicKey(info.PublicKey);
     return {
       address,
       async signEvmDigest(digest) {
-        const command = new sdk.SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
+        const command = new sdk.SignCommand({
+          KeyId: keyId,
+          Message: digest,
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        });
         const { Signature } = await call('Sign', (o) => client.send(command, o));
         if (!Signature) throw new RemoteSignerError(`signer '${signer.id}': AWS KMS Sign answered no signature`);
         try {
@@ -73,13 +85,22 @@ async function build(signer: SignerConfig, networkType: NetworkType, sdk: Sdk, t
   const address = await ed25519Address(ed25519PublicKey(signer.id, info.PublicKey), networkType);
   const publicKey = createPublicKey({ key: Buffer.from(info.PublicKey), format: 'der', type: 'spki' });
   const sign = async (message: Uint8Array) => {
-    const command = new sdk.SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' });
+    const command = new sdk.SignCommand({
+      KeyId: keyId,
+      Message: message,
+      MessageType: 'RAW',
+      SigningAlgorithm: 'ED25519_SHA_512',
+    });
     const { Signature } = await call('Sign', (o) => client.send(command, o));
     // Checked here as an EVM signature is recovered: a signature by another key is refused, never sent.
-    if (Signature?.length !== 64 || !verify(null, message, publicKey, Signature)) throw new RemoteSignerError(`signer '${signer.id}': AWS KMS answered a signature that does not verify with the key's public key: refused`);
+    if (Signature?.length !== 64 || !verify(null, message, publicKey, Signature))
+      throw new RemoteSignerError(
+        `signer '${signer.id}': AWS KMS answered a signature that does not verify with the key's public key: refused`,
+      );
     return Signature;
   };
   return { address, ed25519: { address, sign } };
 }
 
-export const createSigner: SignerFactory = async (signer, networkType, { settings }) => build(signer, networkType, await import('@aws-sdk/client-kms'), settings.timeoutMs);
+export const createSigner: SignerFactory = async (signer, networkType, { settings }) =>
+  build(signer, networkType, await import('@aws-sdk/client-kms'), settings.timeoutMs);

@@ -3,8 +3,24 @@
 // never quoted: an endpoint may repeat the request in it (the client secret, the bearer token), and the clients'
 // error objects also carry the request and the answer, which never reach a log or the API.
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE']);
-const TLS_CODES = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
+const TLS_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 interface AzureError {
   name?: string;
@@ -16,7 +32,8 @@ interface AzureError {
 }
 
 /** An OAuth or Key Vault error code is an identifier; anything else is not repeated. */
-const identifier = (code: unknown) => (typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(code) ? code : undefined);
+const identifier = (code: unknown) =>
+  typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(code) ? code : undefined;
 
 // Entra's AADSTS codes an operator meets, in words (https://learn.microsoft.com/entra/identity-platform/reference-error-codes).
 const AADSTS: Record<string, string> = {
@@ -30,7 +47,11 @@ const AADSTS: Record<string, string> = {
 
 /** The first code found down the cause chain (node's network and TLS codes sit under the clients' own errors). */
 function codeOf(err: unknown): string | undefined {
-  for (let e = err as AzureError | undefined, depth = 0; e && depth < 5; e = e.cause as AzureError | undefined, depth++) {
+  for (
+    let e = err as AzureError | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as AzureError | undefined, depth++
+  ) {
     if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || TLS_CODES.has(e.code))) return e.code;
   }
   const text = String((err as AzureError)?.message ?? '');
@@ -38,12 +59,18 @@ function codeOf(err: unknown): string | undefined {
 }
 
 function reachCause(code: string | undefined): string | undefined {
-  if (code && TLS_CODES.has(code)) return `the server's TLS certificate is not trusted (${code}; a private CA is trusted through NODE_EXTRA_CA_CERTS)`;
+  if (code && TLS_CODES.has(code))
+    return `the server's TLS certificate is not trusted (${code}; a private CA is trusted through NODE_EXTRA_CA_CERTS)`;
   if (code) return `unreachable (${code})`;
   return undefined;
 }
 
-const IDENTITY_ERRORS = new Set(['AuthenticationError', 'AggregateAuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError']);
+const IDENTITY_ERRORS = new Set([
+  'AuthenticationError',
+  'AggregateAuthenticationError',
+  'AuthenticationRequiredError',
+  'CredentialUnavailableError',
+]);
 
 /** A token refused or unobtainable (@azure/identity's errors wrap MSAL's: "code: … Description: AADSTS…: sentence"). */
 function identityCause(e: AzureError): string | undefined {
@@ -52,11 +79,16 @@ function identityCause(e: AzureError): string | undefined {
   const aadsts = /AADSTS(\d{1,10})\b/.exec(text)?.[1];
   const code = identifier(e.errorResponse?.error) ?? identifier(/^([a-z_]+):/.exec(e.message ?? '')?.[1]);
   const which = [code, aadsts ? `AADSTS${aadsts}` : undefined].filter(Boolean).join(' ');
-  if (aadsts) return `the credentials were refused by Microsoft Entra ID (${which}: ${AADSTS[aadsts] ?? 'see the code in Entra\'s error reference'})`;
-  if (code === 'endpoints_resolution_error') return 'the authority (AZURE_AUTHORITY_HOST, or login.microsoftonline.com) could not be reached or served no OpenID configuration';
-  if (/not configured to acquire tokens for tenant/.test(e.message ?? '')) return 'the vault\'s authentication challenge names another tenant than tenant_id (check tenant_id and vault_url)';
-  if (/ManagedIdentityCredential: Authentication failed/.test(e.message ?? '')) return 'the managed identity endpoint refused the token request (check IDENTITY_ENDPOINT and IDENTITY_HEADER, and client_id for a user-assigned identity)';
-  if (e.name === 'CredentialUnavailableError') return `no Azure identity available for auth_type (CredentialUnavailableError: check the identity's environment, e.g. IDENTITY_ENDPOINT or AZURE_FEDERATED_TOKEN_FILE)`;
+  if (aadsts)
+    return `the credentials were refused by Microsoft Entra ID (${which}: ${AADSTS[aadsts] ?? "see the code in Entra's error reference"})`;
+  if (code === 'endpoints_resolution_error')
+    return 'the authority (AZURE_AUTHORITY_HOST, or login.microsoftonline.com) could not be reached or served no OpenID configuration';
+  if (/not configured to acquire tokens for tenant/.test(e.message ?? ''))
+    return "the vault's authentication challenge names another tenant than tenant_id (check tenant_id and vault_url)";
+  if (/ManagedIdentityCredential: Authentication failed/.test(e.message ?? ''))
+    return 'the managed identity endpoint refused the token request (check IDENTITY_ENDPOINT and IDENTITY_HEADER, and client_id for a user-assigned identity)';
+  if (e.name === 'CredentialUnavailableError')
+    return `no Azure identity available for auth_type (CredentialUnavailableError: check the identity's environment, e.g. IDENTITY_ENDPOINT or AZURE_FEDERATED_TOKEN_FILE)`;
   return `the credentials were refused by Microsoft Entra ID (${which || e.name})`;
 }
 
@@ -65,7 +97,8 @@ function vaultCause(e: AzureError): string | undefined {
   const status = e.statusCode;
   if (status === undefined) return undefined;
   const code = identifier(e.code);
-  if (status === 401 || status === 403) return `the vault refused the access (HTTP ${status}${code ? ` ${code}` : ''}: check the identity's access policy or role on the vault)`;
+  if (status === 401 || status === 403)
+    return `the vault refused the access (HTTP ${status}${code ? ` ${code}` : ''}: check the identity's access policy or role on the vault)`;
   if (status === 404) return 'the key was not found (check vault_url, key_name and key_version)';
   if (status === 429) return 'throttled by Azure Key Vault (HTTP 429)';
   if (status >= 500) return `Azure Key Vault failed (HTTP ${status})`;

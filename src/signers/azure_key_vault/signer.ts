@@ -34,9 +34,14 @@ function secp256k1Point(id: string, key: KeyVaultKey): Uint8Array {
   const jwk = key.key;
   const kind = `${key.keyType ?? jwk?.kty ?? 'unknown type'} ${jwk?.crv ?? ''}`.trim();
   if (!jwk || !String(jwk.kty).startsWith('EC') || jwk.crv !== 'P-256K' || !jwk.x || !jwk.y) {
-    throw new RemoteSignerError(`signer '${id}': Azure Key Vault key '${key.name}' is ${kind}; an evm signer needs an EC key on curve P-256K (secp256k1)`);
+    throw new RemoteSignerError(
+      `signer '${id}': Azure Key Vault key '${key.name}' is ${kind}; an evm signer needs an EC key on curve P-256K (secp256k1)`,
+    );
   }
-  if (key.keyOperations && !key.keyOperations.includes('sign')) throw new RemoteSignerError(`signer '${id}': Azure Key Vault key '${key.name}' does not permit sign (key_ops: ${key.keyOperations.join(', ')})`);
+  if (key.keyOperations && !key.keyOperations.includes('sign'))
+    throw new RemoteSignerError(
+      `signer '${id}': Azure Key Vault key '${key.name}' does not permit sign (key_ops: ${key.keyOperations.join(', ')})`,
+    );
   const point = new Uint8Array(65);
   point[0] = 4;
   point.set(jwk.x, 33 - jwk.x.length);
@@ -44,9 +49,18 @@ function secp256k1Point(id: string, key: KeyVaultKey): Uint8Array {
   return point;
 }
 
-async function build(signer: SignerConfig, networkType: NetworkType, keys: Keys, identity: Identity, settings: SignerSettings): Promise<Signer> {
+async function build(
+  signer: SignerConfig,
+  networkType: NetworkType,
+  keys: Keys,
+  identity: Identity,
+  settings: SignerSettings,
+): Promise<Signer> {
   const config = (signer as unknown as { config: AzureKeyVaultConfig }).config;
-  if (networkType !== 'evm') throw new RemoteSignerError(`signer '${signer.id}': azure_key_vault signs for EVM networks only (a ${networkType} relayer names it)`);
+  if (networkType !== 'evm')
+    throw new RemoteSignerError(
+      `signer '${signer.id}': azure_key_vault signs for EVM networks only (a ${networkType} relayer names it)`,
+    );
   let credential;
   try {
     credential = credentialFor(config, identity, settings);
@@ -54,10 +68,15 @@ async function build(signer: SignerConfig, networkType: NetworkType, keys: Keys,
     throw new RemoteSignerError(`signer '${signer.id}': ${(err as Error).message}`);
   }
   // Retries of a throttled or dropped call by the client itself, all within the deadline.
-  const options = { retryOptions: { maxRetries: 2 }, disableChallengeResourceVerification: !isAzureVaultHost(config.vault_url) };
+  const options = {
+    retryOptions: { maxRetries: 2 },
+    disableChallengeResourceVerification: !isAzureVaultHost(config.vault_url),
+  };
   const call = caller(signer.id, config.key_name, settings.timeoutMs);
   const keyClient = new keys.KeyClient(config.vault_url, credential, options);
-  const key = await call('get key', (abortSignal) => keyClient.getKey(config.key_name, { version: config.key_version ?? undefined, abortSignal }));
+  const key = await call('get key', (abortSignal) =>
+    keyClient.getKey(config.key_name, { version: config.key_version ?? undefined, abortSignal }),
+  );
   const address = evmAddressFromPublicKey(secp256k1Point(signer.id, key));
   const crypto: CryptographyClient = new keys.CryptographyClient(key, credential, options);
   return {

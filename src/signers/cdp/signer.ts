@@ -32,22 +32,36 @@ export function checkCdpSecrets(signer: SignerConfigOf<'cdp'>): void {
   const who = `signer '${signer.id}'`;
   const secret = signer.config.api_key_secret.value.trim();
   if (secret.includes('-----BEGIN')) {
-    if (ecCurve(secret) !== 'prime256v1') throw new Error(`${who}: 'api_key_secret' must be the CDP API key's secret: an EC P-256 private key in PEM, or its base64 Ed25519 key`);
+    if (ecCurve(secret) !== 'prime256v1')
+      throw new Error(
+        `${who}: 'api_key_secret' must be the CDP API key's secret: an EC P-256 private key in PEM, or its base64 Ed25519 key`,
+      );
   } else {
     const raw = /^[A-Za-z0-9+/]+={0,2}$/.test(secret) ? Buffer.from(secret, 'base64') : Buffer.alloc(0);
-    if (raw.length !== 64) throw new Error(`${who}: 'api_key_secret' must be the CDP API key's secret: a base64 Ed25519 key (64 bytes) or an EC P-256 private key in PEM`);
+    if (raw.length !== 64)
+      throw new Error(
+        `${who}: 'api_key_secret' must be the CDP API key's secret: a base64 Ed25519 key (64 bytes) or an EC P-256 private key in PEM`,
+      );
     if (!Buffer.from(ed25519Key(raw.subarray(0, 32)).publicKey).equals(raw.subarray(32))) {
-      throw new Error(`${who}: 'api_key_secret' holds an Ed25519 seed and a public key that do not match (its two halves are not one key; copy the secret again from the CDP portal)`);
+      throw new Error(
+        `${who}: 'api_key_secret' holds an Ed25519 seed and a public key that do not match (its two halves are not one key; copy the secret again from the CDP portal)`,
+      );
     }
   }
   const wallet = signer.config.wallet_secret.value.trim();
-  if (ecCurve(Buffer.from(wallet, 'base64'), 'der') !== 'prime256v1') throw new Error(`${who}: 'wallet_secret' must be the CDP wallet secret: an EC P-256 private key, base64 DER (PKCS#8)`);
+  if (ecCurve(Buffer.from(wallet, 'base64'), 'der') !== 'prime256v1')
+    throw new Error(
+      `${who}: 'wallet_secret' must be the CDP wallet secret: an EC P-256 private key, base64 DER (PKCS#8)`,
+    );
 }
 
 /** The named curve of an EC private key, or undefined when it is not one. */
 function ecCurve(key: string | Buffer, format: 'pem' | 'der' = 'pem'): string | undefined {
   try {
-    const k = format === 'pem' ? createPrivateKey(key as string) : createPrivateKey({ key: key as Buffer, format: 'der', type: 'pkcs8' });
+    const k =
+      format === 'pem'
+        ? createPrivateKey(key as string)
+        : createPrivateKey({ key: key as Buffer, format: 'der', type: 'pkcs8' });
     return k.asymmetricKeyType === 'ec' ? k.asymmetricKeyDetails?.namedCurve : undefined;
   } catch {
     return undefined;
@@ -60,7 +74,8 @@ async function failure(label: string, res: Response): Promise<RemoteSignerError>
   let type = '';
   try {
     const body = JSON.parse(text) as { errorType?: unknown };
-    if (typeof body.errorType === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(body.errorType)) type = ` (${body.errorType})`;
+    if (typeof body.errorType === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(body.errorType))
+      type = ` (${body.errorType})`;
   } catch {
     // Not JSON: the status says enough.
   }
@@ -78,10 +93,21 @@ async function poster(signer: SignerConfigOf<'cdp'>, settings: SignerSettings): 
       const url = new URL(base + path);
       let headers: Record<string, string>;
       try {
-        headers = await getAuthHeaders({ apiKeyId: c.api_key_id, apiKeySecret: c.api_key_secret.value, walletSecret: c.wallet_secret.value, requestMethod: 'POST', requestHost: url.host, requestPath: url.pathname, requestBody: body, source: 'relaybox' });
+        headers = await getAuthHeaders({
+          apiKeyId: c.api_key_id,
+          apiKeySecret: c.api_key_secret.value,
+          walletSecret: c.wallet_secret.value,
+          requestMethod: 'POST',
+          requestHost: url.host,
+          requestPath: url.pathname,
+          requestBody: body,
+          source: 'relaybox',
+        });
       } catch {
         // The secrets' form is checked at creation (checkCdpSecrets): what is left is the SDK's own failure.
-        throw new RemoteSignerError(`${label}: the request could not be signed with api_key_secret and wallet_secret (check both, as the CDP portal gives them)`);
+        throw new RemoteSignerError(
+          `${label}: the request could not be signed with api_key_secret and wallet_secret (check both, as the CDP portal gives them)`,
+        );
       }
       const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
       if (!res.ok) throw await failure(label, res);
@@ -95,9 +121,12 @@ function evmSigner(signer: SignerConfigOf<'cdp'>, post: Post): Signer {
   return {
     address,
     async signEvmDigest(digest) {
-      const answer = await post('sign hash', `/v2/evm/accounts/${address}/sign`, { hash: `0x${Buffer.from(digest).toString('hex')}` });
+      const answer = await post('sign hash', `/v2/evm/accounts/${address}/sign`, {
+        hash: `0x${Buffer.from(digest).toString('hex')}`,
+      });
       const hex = typeof answer.signature === 'string' ? answer.signature.replace(/^0x/, '') : '';
-      if (!/^[0-9a-fA-F]{130}$/.test(hex)) throw new RemoteSignerError(`signer '${signer.id}': CDP sign hash: the answer holds no 65-byte signature`);
+      if (!/^[0-9a-fA-F]{130}$/.test(hex))
+        throw new RemoteSignerError(`signer '${signer.id}': CDP sign hash: the answer holds no 65-byte signature`);
       try {
         return evmSignatureFrom(Buffer.from(hex.slice(0, 128), 'hex'), digest, address);
       } catch (err) {
@@ -119,17 +148,26 @@ function solanaSigner(signer: SignerConfigOf<'cdp'>, post: Post, raw: Uint8Array
       index = requiredSigners(message).findIndex((key) => Buffer.compare(Buffer.from(key), Buffer.from(raw)) === 0);
       wire = unsignedWire(message);
     } catch (err) {
-      throw new RemoteSignerError(`${label}: the message is not a Solana transaction message: ${(err as Error).message}`);
+      throw new RemoteSignerError(
+        `${label}: the message is not a Solana transaction message: ${(err as Error).message}`,
+      );
     }
     if (index < 0) throw new RemoteSignerError(`${label}: account ${address} is not a signer of this transaction`);
-    const answer = await post('sign transaction', `/v2/solana/accounts/${address}/sign/transaction`, { transaction: Buffer.from(wire).toString('base64') });
+    const answer = await post('sign transaction', `/v2/solana/accounts/${address}/sign/transaction`, {
+      transaction: Buffer.from(wire).toString('base64'),
+    });
     let signature: Uint8Array;
     try {
-      signature = signatureAt(new Uint8Array(Buffer.from(String(answer.signedTransaction ?? ''), 'base64')), message, index);
+      signature = signatureAt(
+        new Uint8Array(Buffer.from(String(answer.signedTransaction ?? ''), 'base64')),
+        message,
+        index,
+      );
     } catch (err) {
       throw new RemoteSignerError(`${label}: ${(err as Error).message}`);
     }
-    if (!verify(null, message, publicKey, signature)) throw new RemoteSignerError(`${label}: the signature does not verify against account ${address}: refused`);
+    if (!verify(null, message, publicKey, signature))
+      throw new RemoteSignerError(`${label}: the signature does not verify against account ${address}: refused`);
     return signature;
   };
   return { address, ed25519: { address, sign } };
@@ -139,11 +177,18 @@ export const createSigner: SignerFactory = async (entry, networkType, { settings
   const signer = entry as SignerConfigOf<'cdp'>;
   checkCdpSecrets(signer);
   const account = signer.config.account_address;
-  if (networkType === 'stellar') throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
-  if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false }))) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);
+  if (networkType === 'stellar')
+    throw new Error(`signer '${signer.id}': a cdp signer signs for EVM and Solana, not Stellar`);
+  if (networkType === 'evm' && !(account.startsWith('0x') && isAddress(account, { strict: false })))
+    throw new Error(`signer '${signer.id}': 'account_address' must be a CDP EVM account (0x…) for an EVM relayer`);
   // @solana/kit is loaded for a Solana relayer only: an EVM deployment never pays for it.
   const kit = networkType === 'solana' ? await import('@solana/kit') : undefined;
-  if (kit && !kit.isAddress(account)) throw new Error(`signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`);
+  if (kit && !kit.isAddress(account))
+    throw new Error(
+      `signer '${signer.id}': 'account_address' must be a CDP Solana account (base58) for a Solana relayer`,
+    );
   const post = await poster(signer, settings);
-  return kit ? solanaSigner(signer, post, new Uint8Array(kit.getBase58Encoder().encode(account))) : evmSigner(signer, post);
+  return kit
+    ? solanaSigner(signer, post, new Uint8Array(kit.getBase58Encoder().encode(account)))
+    : evmSigner(signer, post);
 };

@@ -29,7 +29,8 @@ export function requiredSigners(message: Uint8Array): Uint8Array[] {
   const required = message[header];
   if (required === undefined) throw new Error('the message is empty');
   const { value: keyCount, next } = readShortvec(message, header + 3);
-  if (keyCount < required || message.length < next + keyCount * 32) throw new Error('the message has fewer account keys than signers');
+  if (keyCount < required || message.length < next + keyCount * 32)
+    throw new Error('the message has fewer account keys than signers');
   return Array.from({ length: required }, (_, i) => message.subarray(next + i * 32, next + (i + 1) * 32));
 }
 

@@ -15,7 +15,10 @@ const opened = new Map<string, string>();
 function keystoreKey(signer: SignerConfigOf<'local'>, env: NodeJS.ProcessEnv): string {
   const { path, passphrase } = signer.config!;
   const secret = passphrase.type === 'plain' ? passphrase.value : env[passphrase.value];
-  if (!secret) throw new Error(`signer '${signer.id}': environment variable ${passphrase.value} (the keystore passphrase) is not set`);
+  if (!secret)
+    throw new Error(
+      `signer '${signer.id}': environment variable ${passphrase.value} (the keystore passphrase) is not set`,
+    );
   const cacheKey = `${path}\0${secret}`;
   const known = opened.get(cacheKey);
   if (known) return known;
@@ -32,7 +35,8 @@ function keystoreKey(signer: SignerConfigOf<'local'>, env: NodeJS.ProcessEnv): s
   } catch (err) {
     throw new Error(`signer '${signer.id}': keystore ${path}: ${(err as Error).message}`, { cause: err });
   }
-  if (key.length !== 32) throw new Error(`signer '${signer.id}': keystore ${path} holds ${key.length} bytes; expected a 32-byte key`);
+  if (key.length !== 32)
+    throw new Error(`signer '${signer.id}': keystore ${path} holds ${key.length} bytes; expected a 32-byte key`);
   const hex = `0x${key.toString('hex')}`;
   opened.set(cacheKey, hex);
   return hex;
@@ -52,7 +56,8 @@ export function configuredKey(signer: SignerConfig, env: NodeJS.ProcessEnv): str
 
 export function resolveEvm(signer: SignerConfig, env: NodeJS.ProcessEnv): Signer {
   const key = configuredKey(signer, env);
-  if (!key) throw new Error(`signer '${signer.id}': an EVM signer needs private_key_env (or private_key in development)`);
+  if (!key)
+    throw new Error(`signer '${signer.id}': an EVM signer needs private_key_env (or private_key in development)`);
   if (!PRIVATE_KEY.test(key)) throw new Error(`signer '${signer.id}': the private key must be 32 bytes of hex`);
   return evmSigner((key.startsWith('0x') ? key : `0x${key}`) as `0x${string}`);
 }

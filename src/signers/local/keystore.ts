@@ -23,13 +23,21 @@ function deriveKey(c: KeystoreCrypto, passphrase: string): Buffer {
   if (!Number.isInteger(dklen) || dklen < 32) throw new Error('kdfparams.dklen must be an integer >= 32');
   if (c.kdf === 'scrypt') {
     const { n, r, p: parallel } = p;
-    if (!Number.isInteger(n) || !Number.isInteger(r) || !Number.isInteger(parallel)) throw new Error('scrypt kdfparams need integers n, r and p');
+    if (!Number.isInteger(n) || !Number.isInteger(r) || !Number.isInteger(parallel))
+      throw new Error('scrypt kdfparams need integers n, r and p');
     // The default n = 2^18, r = 8 needs 256 MiB of scratch memory: allow it (and no more than twice that).
     try {
-      return scryptSync(passphrase, salt, dklen, { N: n!, r: r!, p: parallel!, maxmem: 2 * 128 * n! * r! + 1024 * 1024 });
+      return scryptSync(passphrase, salt, dklen, {
+        N: n!,
+        r: r!,
+        p: parallel!,
+        maxmem: 2 * 128 * n! * r! + 1024 * 1024,
+      });
     } catch {
       // Node's own words ("Invalid scrypt params: …") name no field: n must be a power of 2, and the memory bounded.
-      throw new Error(`scrypt kdfparams n=${n}, r=${r}, p=${parallel} cannot be used (n must be a power of 2 above 1, and 128·n·r bytes at most 2 GiB)`);
+      throw new Error(
+        `scrypt kdfparams n=${n}, r=${r}, p=${parallel} cannot be used (n must be a power of 2 above 1, and 128·n·r bytes at most 2 GiB)`,
+      );
     }
   }
   if (c.kdf === 'pbkdf2') {
@@ -47,7 +55,8 @@ function deriveKey(c: KeystoreCrypto, passphrase: string): Buffer {
  */
 export function decryptKeystore(json: unknown, passphrase: string): Buffer {
   const file = json as { version?: unknown; crypto?: KeystoreCrypto; Crypto?: KeystoreCrypto } | null;
-  if (file === null || typeof file !== 'object' || file.version !== 3) throw new Error('not a Web3 Secret Storage keystore (version 3)');
+  if (file === null || typeof file !== 'object' || file.version !== 3)
+    throw new Error('not a Web3 Secret Storage keystore (version 3)');
   const c = file.crypto ?? file.Crypto;
   if (!c || typeof c !== 'object') throw new Error("the keystore has no 'crypto' section");
   if (c.cipher !== 'aes-128-ctr') throw new Error(`cipher '${String(c.cipher)}' is not supported (aes-128-ctr only)`);
@@ -55,7 +64,12 @@ export function decryptKeystore(json: unknown, passphrase: string): Buffer {
   const ciphertext = hex(c.ciphertext, 'crypto.ciphertext');
   const mac = Buffer.from(keccak256(Buffer.concat([derived.subarray(16, 32), ciphertext]), 'bytes'));
   const expected = hex(c.mac, 'crypto.mac');
-  if (expected.length !== mac.length || !timingSafeEqual(mac, expected)) throw new Error('wrong passphrase (the keystore MAC does not match)');
-  const decipher = createDecipheriv('aes-128-ctr', derived.subarray(0, 16), hex(c.cipherparams?.iv, 'crypto.cipherparams.iv'));
+  if (expected.length !== mac.length || !timingSafeEqual(mac, expected))
+    throw new Error('wrong passphrase (the keystore MAC does not match)');
+  const decipher = createDecipheriv(
+    'aes-128-ctr',
+    derived.subarray(0, 16),
+    hex(c.cipherparams?.iv, 'crypto.cipherparams.iv'),
+  );
   return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
 }

@@ -23,11 +23,19 @@ function solanaSeed(id: string, key: string): Uint8Array {
     else if (PRIVATE_KEY.test(key)) bytes = Buffer.from(key.replace(/^0x/, ''), 'hex');
     else bytes = new Uint8Array(base58.encode(key));
   } catch {
-    throw new Error(`signer '${id}': the Solana key must be a base58 secret key, a JSON array of 64 numbers, or a 32-byte seed in hex or base58`);
+    throw new Error(
+      `signer '${id}': the Solana key must be a base58 secret key, a JSON array of 64 numbers, or a 32-byte seed in hex or base58`,
+    );
   }
-  if (bytes.length !== 64 && bytes.length !== 32) throw new Error(`signer '${id}': the Solana key has ${bytes.length} bytes; expected a 64-byte secret key or a 32-byte seed`);
+  if (bytes.length !== 64 && bytes.length !== 32)
+    throw new Error(
+      `signer '${id}': the Solana key has ${bytes.length} bytes; expected a 64-byte secret key or a 32-byte seed`,
+    );
   const seed = bytes.subarray(0, 32);
-  if (bytes.length === 64 && Buffer.compare(Buffer.from(bytes.subarray(32)), Buffer.from(ed25519Key(seed).publicKey)) !== 0) {
+  if (
+    bytes.length === 64 &&
+    Buffer.compare(Buffer.from(bytes.subarray(32)), Buffer.from(ed25519Key(seed).publicKey)) !== 0
+  ) {
     throw new Error(`signer '${id}': the Solana secret key's public half does not match its seed`);
   }
   return seed;
@@ -35,7 +43,8 @@ function solanaSeed(id: string, key: string): Uint8Array {
 
 function stellarSeed(id: string, key: string): Uint8Array {
   if (PRIVATE_KEY.test(key)) return Buffer.from(key.replace(/^0x/, ''), 'hex');
-  if (!StrKey.isValidEd25519SecretSeed(key)) throw new Error(`signer '${id}': the Stellar key must be a secret seed (S…) or a 32-byte seed in hex`);
+  if (!StrKey.isValidEd25519SecretSeed(key))
+    throw new Error(`signer '${id}': the Stellar key must be a secret seed (S…) or a 32-byte seed in hex`);
   return new Uint8Array(StrKey.decodeEd25519SecretSeed(key));
 }
 
@@ -55,12 +64,17 @@ export function resolveSigner(signer: SignerConfig, networkType: NetworkType, en
     const seed = networkType === 'solana' ? solanaSeed(signer.id, key) : stellarSeed(signer.id, key);
     const ed25519 = ed25519SignerOf(seed, (publicKey) => encodeEd25519Address(publicKey, networkType));
     if (signer.address !== undefined && signer.address !== ed25519.address) {
-      throw new Error(`signer '${signer.id}': address '${signer.address}' does not match the key's address '${ed25519.address}'`);
+      throw new Error(
+        `signer '${signer.id}': address '${signer.address}' does not match the key's address '${ed25519.address}'`,
+      );
     }
     return { address: ed25519.address, ed25519 };
   }
   const address = signer.address;
-  if (!address) throw new Error(`signer '${signer.id}': a ${networkType} signer needs private_key_env (or private_key in development), or an address`);
+  if (!address)
+    throw new Error(
+      `signer '${signer.id}': a ${networkType} signer needs private_key_env (or private_key in development), or an address`,
+    );
   const valid = networkType === 'solana' ? isSolanaAddress(address) : StrKey.isValidEd25519PublicKey(address);
   if (!valid) throw new Error(`signer '${signer.id}': '${address}' is not a valid ${networkType} address`);
   return { address };

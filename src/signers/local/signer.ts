@@ -7,4 +7,6 @@ import { resolveEvm } from './key-source.ts';
 
 /** The local adapter (src/signers/registry.ts): keys and keystore passphrases named by the config are read from `env`. */
 export const createSigner: SignerFactory = async (signer, networkType, { env }) =>
-  networkType === 'evm' ? resolveEvm(signer, env) : (await import('./resolve.ts')).resolveSigner(signer, networkType, env);
+  networkType === 'evm'
+    ? resolveEvm(signer, env)
+    : (await import('./resolve.ts')).resolveSigner(signer, networkType, env);

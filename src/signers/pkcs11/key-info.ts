@@ -22,10 +22,12 @@ const KNOWN_OIDS: Record<string, string> = {
 
 /** The curve of a key from its CKA_KEY_TYPE and CKA_EC_PARAMS, or a description of what it is instead. */
 export function curveOf(keyType: number, params: Uint8Array | undefined): { curve: Curve } | { other: string } {
-  if (keyType !== CKK_EC && keyType !== CKK_EC_EDWARDS) return { other: `a key of type 0x${keyType.toString(16)} (not an EC key)` };
+  if (keyType !== CKK_EC && keyType !== CKK_EC_EDWARDS)
+    return { other: `a key of type 0x${keyType.toString(16)} (not an EC key)` };
   const hex = params ? Buffer.from(params).toString('hex') : '';
   if (keyType === CKK_EC && hex === SECP256K1) return { curve: 'secp256k1' };
-  if (keyType === CKK_EC_EDWARDS && (hex === ED25519_OID || ED25519_NAMES.has(printableString(params)))) return { curve: 'ed25519' };
+  if (keyType === CKK_EC_EDWARDS && (hex === ED25519_OID || ED25519_NAMES.has(printableString(params))))
+    return { curve: 'ed25519' };
   const name = KNOWN_OIDS[hex] ?? (printableString(params) || `EC parameters ${hex || '(none)'}`);
   return { other: `an ${keyType === CKK_EC ? 'EC' : 'Edwards'} key on ${name}` };
 }

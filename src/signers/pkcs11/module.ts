@@ -46,7 +46,8 @@ async function open(path: string): Promise<Pkcs11Module> {
     lib.C_Initialize();
   } catch (err) {
     // Another library in this process (or an earlier load of this path) initialized it: the library state is shared.
-    if (codeOf(err) !== binding.CKR_CRYPTOKI_ALREADY_INITIALIZED) throw new Error(`PKCS#11 module ${path}: C_Initialize failed: ${reason(err)}`);
+    if (codeOf(err) !== binding.CKR_CRYPTOKI_ALREADY_INITIALIZED)
+      throw new Error(`PKCS#11 module ${path}: C_Initialize failed: ${reason(err)}`);
   }
   if (!exitHook) {
     exitHook = true;
@@ -96,7 +97,8 @@ const HINTS: Record<string, string> = {
 /** One line for a pkcs11js error: a hint and the CKR_ name, never the native stack. */
 export function reason(err: unknown): string {
   // Not the module's return code: pkcs11js's own refusal (a wrong argument), named by its class only.
-  if ((err as { name?: string })?.name !== 'Pkcs11Error') return `the PKCS#11 binding failed (${(err as Error)?.name ?? 'error'})`;
+  if ((err as { name?: string })?.name !== 'Pkcs11Error')
+    return `the PKCS#11 binding failed (${(err as Error)?.name ?? 'error'})`;
   const name = (err as Error).message;
   return HINTS[name] ? `${HINTS[name]} (${name})` : name;
 }

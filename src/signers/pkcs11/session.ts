@@ -65,7 +65,9 @@ export async function openKey(location: KeyLocation, curve: Curve, purpose: stri
     const again = connect(mod, location, curve, purpose);
     if (Buffer.compare(Buffer.from(again.publicKey), Buffer.from(publicKey)) !== 0) {
       close(mod, again.session);
-      throw new Error(`after reopening the session, ${keyName(location)} is another key than the one this signer started with`);
+      throw new Error(
+        `after reopening the session, ${keyName(location)} is another key than the one this signer started with`,
+      );
     }
     state = again;
     try {
@@ -89,7 +91,15 @@ export async function openKey(location: KeyLocation, curve: Curve, purpose: stri
 /** The return codes after which a new session (and login) may succeed where this one failed. */
 function sessionLost(mod: Pkcs11Module, err: unknown): boolean {
   const b = mod.binding;
-  const lost = [b.CKR_SESSION_HANDLE_INVALID, b.CKR_SESSION_CLOSED, b.CKR_USER_NOT_LOGGED_IN, b.CKR_DEVICE_REMOVED, b.CKR_TOKEN_NOT_PRESENT, b.CKR_KEY_HANDLE_INVALID, b.CKR_OBJECT_HANDLE_INVALID];
+  const lost = [
+    b.CKR_SESSION_HANDLE_INVALID,
+    b.CKR_SESSION_CLOSED,
+    b.CKR_USER_NOT_LOGGED_IN,
+    b.CKR_DEVICE_REMOVED,
+    b.CKR_TOKEN_NOT_PRESENT,
+    b.CKR_KEY_HANDLE_INVALID,
+    b.CKR_OBJECT_HANDLE_INVALID,
+  ];
   return lost.includes(codeOf(err));
 }
 
@@ -134,8 +144,11 @@ function findToken(mod: Pkcs11Module, location: KeyLocation): Token {
   const found = tokens.filter((t) => (byLabel ? t.label === location.tokenLabel : t.id === location.slot));
   if (found.length === 1) return found[0]!;
   const present = tokens.map((t) => `slot ${t.id}${t.label ? ` '${t.label}'` : ''}`).join(', ') || 'none';
-  if (found.length > 1) throw new Error(`${found.length} tokens are labelled '${location.tokenLabel}'; name one by its slot (${present})`);
-  throw new Error(`no token ${byLabel ? `labelled '${location.tokenLabel}'` : `in slot ${location.slot}`} in ${mod.path} (tokens: ${present})`);
+  if (found.length > 1)
+    throw new Error(`${found.length} tokens are labelled '${location.tokenLabel}'; name one by its slot (${present})`);
+  throw new Error(
+    `no token ${byLabel ? `labelled '${location.tokenLabel}'` : `in slot ${location.slot}`} in ${mod.path} (tokens: ${present})`,
+  );
 }
 
 /** A slot handle is a CK_ULONG in the platform's byte order (little-endian on the platforms Node runs on). */
@@ -149,39 +162,66 @@ function login(mod: Pkcs11Module, session: Buffer, token: Token, pin: string): v
   try {
     mod.lib.C_Login(session, CKU_USER, pin);
   } catch (err) {
-    if (codeOf(err) !== mod.binding.CKR_USER_ALREADY_LOGGED_IN) throw new Error(`${tokenName(token)}: login refused: ${reason(err)}`);
+    if (codeOf(err) !== mod.binding.CKR_USER_ALREADY_LOGGED_IN)
+      throw new Error(`${tokenName(token)}: login refused: ${reason(err)}`);
     // Another signer of this process logged the token in: a different PIN here would otherwise go unchecked.
     const known = loggedIn.get(tokenKey);
-    if (known !== undefined && known !== digest) throw new Error(`${tokenName(token)}: login refused: the PIN is wrong (not the PIN this token was logged in with)`);
+    if (known !== undefined && known !== digest)
+      throw new Error(
+        `${tokenName(token)}: login refused: the PIN is wrong (not the PIN this token was logged in with)`,
+      );
     return;
   }
   loggedIn.set(tokenKey, digest);
 }
 
-function findKey(mod: Pkcs11Module, session: Buffer, token: Token, location: KeyLocation, curve: Curve, purpose: string): Omit<Connected, 'session'> {
+function findKey(
+  mod: Pkcs11Module,
+  session: Buffer,
+  token: Token,
+  location: KeyLocation,
+  curve: Curve,
+  purpose: string,
+): Omit<Connected, 'session'> {
   const b = mod.binding;
-  const attribute = (handle: Buffer, type: number) => mod.lib.C_GetAttributeValue(session, handle, [{ type }])[0]?.value as Buffer | undefined;
+  const attribute = (handle: Buffer, type: number) =>
+    mod.lib.C_GetAttributeValue(session, handle, [{ type }])[0]?.value as Buffer | undefined;
   const key = findObject(mod, session, b.CKO_PRIVATE_KEY, location);
   if (!key) throw new Error(`no private key with ${keyName(location)} on ${tokenName(token)}`);
   const keyType = attribute(key, b.CKA_KEY_TYPE);
   const pub = findObject(mod, session, b.CKO_PUBLIC_KEY, location);
-  if (!pub) throw new Error(`no public key object with ${keyName(location)} on ${tokenName(token)} (the address is derived from it)`);
+  if (!pub)
+    throw new Error(
+      `no public key object with ${keyName(location)} on ${tokenName(token)} (the address is derived from it)`,
+    );
   const type = keyType ? Number(keyType.readUIntLE(0, Math.min(keyType.length, 6))) : -1;
   // Only EC keys have CKA_EC_PARAMS; asking an RSA key for them is an error of its own.
   const ec = type === CKK_EC || type === CKK_EC_EDWARDS;
   const found = curveOf(type, ec ? attribute(pub, b.CKA_EC_PARAMS) : undefined);
   const want = curve === 'secp256k1' ? 'a secp256k1 key' : 'an Ed25519 key';
-  if ('other' in found) throw new Error(`the key with ${keyName(location)} is ${found.other}; ${purpose} needs ${want}`);
-  if (found.curve !== curve) throw new Error(`the key with ${keyName(location)} is ${found.curve === 'secp256k1' ? 'a secp256k1' : 'an Ed25519'} key; ${purpose} needs ${want}`);
+  if ('other' in found)
+    throw new Error(`the key with ${keyName(location)} is ${found.other}; ${purpose} needs ${want}`);
+  if (found.curve !== curve)
+    throw new Error(
+      `the key with ${keyName(location)} is ${found.curve === 'secp256k1' ? 'a secp256k1' : 'an Ed25519'} key; ${purpose} needs ${want}`,
+    );
   const point = attribute(pub, b.CKA_EC_POINT);
   if (!point) throw new Error(`the public key with ${keyName(location)} has no CKA_EC_POINT`);
   return { key, publicKey: publicPoint(curve, point) };
 }
 
 /** The one object of this class with the configured label or id; refuses two (which would be signing with a guess). */
-function findObject(mod: Pkcs11Module, session: Buffer, objectClass: number, location: KeyLocation): Buffer | undefined {
+function findObject(
+  mod: Pkcs11Module,
+  session: Buffer,
+  objectClass: number,
+  location: KeyLocation,
+): Buffer | undefined {
   const b = mod.binding;
-  const selector = location.keyLabel !== undefined ? { type: b.CKA_LABEL, value: location.keyLabel } : { type: b.CKA_ID, value: location.keyId };
+  const selector =
+    location.keyLabel !== undefined
+      ? { type: b.CKA_LABEL, value: location.keyLabel }
+      : { type: b.CKA_ID, value: location.keyId };
   mod.lib.C_FindObjectsInit(session, [{ type: b.CKA_CLASS, value: objectClass }, selector]);
   let found: Buffer[];
   try {
@@ -189,7 +229,10 @@ function findObject(mod: Pkcs11Module, session: Buffer, objectClass: number, loc
   } finally {
     mod.lib.C_FindObjectsFinal(session);
   }
-  if (found.length > 1) throw new Error(`several ${objectClass === b.CKO_PRIVATE_KEY ? 'private' : 'public'} keys have ${keyName(location)}; give each a distinct label or id`);
+  if (found.length > 1)
+    throw new Error(
+      `several ${objectClass === b.CKO_PRIVATE_KEY ? 'private' : 'public'} keys have ${keyName(location)}; give each a distinct label or id`,
+    );
   return found[0];
 }
 

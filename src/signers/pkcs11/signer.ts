@@ -47,7 +47,14 @@ function location(signer: SignerConfigOf<'pkcs11'>, env: NodeJS.ProcessEnv): Key
 }
 
 function open(where: KeyLocation, curve: Curve, purpose: string): Promise<Pkcs11Key> {
-  const id = JSON.stringify([where.modulePath, where.tokenLabel, where.slot, where.keyLabel, where.keyId?.toString('hex'), curve]);
+  const id = JSON.stringify([
+    where.modulePath,
+    where.tokenLabel,
+    where.slot,
+    where.keyLabel,
+    where.keyId?.toString('hex'),
+    curve,
+  ]);
   const cacheKey = `${id}\0${createHash('sha256').update(where.pin).digest('hex')}`;
   let key = opened.get(cacheKey);
   if (!key) {
@@ -70,7 +77,14 @@ async function checkPair(key: Pkcs11Key, where: KeyLocation): Promise<Pkcs11Key>
   const signature = await key.sign(probe);
   let matches: boolean;
   if (key.curve === 'ed25519') {
-    matches = signature.length === 64 && verify(null, probe, createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.publicKey]), format: 'der', type: 'spki' }), signature);
+    matches =
+      signature.length === 64 &&
+      verify(
+        null,
+        probe,
+        createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.publicKey]), format: 'der', type: 'spki' }),
+        signature,
+      );
   } else {
     try {
       evmSignatureFrom(signature, probe, evmAddressFromPublicKey(key.publicKey));
@@ -80,7 +94,10 @@ async function checkPair(key: Pkcs11Key, where: KeyLocation): Promise<Pkcs11Key>
     }
   }
   const name = where.keyLabel !== undefined ? `label '${where.keyLabel}'` : `id ${where.keyId!.toString('hex')}`;
-  if (!matches) throw new Error(`the private key with ${name} does not match the public key with ${name} (they are two different keys; give the two halves of one key pair the same label and id)`);
+  if (!matches)
+    throw new Error(
+      `the private key with ${name} does not match the public key with ${name} (they are two different keys; give the two halves of one key pair the same label and id)`,
+    );
   return key;
 }
 
@@ -99,12 +116,17 @@ function evmSigner(key: Pkcs11Key, named: (err: unknown) => Error): Signer {
   };
 }
 
-async function ed25519Signer(key: Pkcs11Key, networkType: Exclude<NetworkType, 'evm'>, named: (err: unknown) => Error): Promise<Signer> {
+async function ed25519Signer(
+  key: Pkcs11Key,
+  networkType: Exclude<NetworkType, 'evm'>,
+  named: (err: unknown) => Error,
+): Promise<Signer> {
   const address = await ed25519Address(key.publicKey, networkType);
   const sign = async (message: Uint8Array) => {
     try {
       const signature = await key.sign(message);
-      if (signature.length !== 64) throw new Error(`the token answered a ${signature.length}-byte Ed25519 signature; expected 64`);
+      if (signature.length !== 64)
+        throw new Error(`the token answered a ${signature.length}-byte Ed25519 signature; expected 64`);
       return signature;
     } catch (err) {
       throw named(err);

@@ -33,7 +33,10 @@ const CAUSES: Record<number, string> = {
 /** What Turnkey's answer means, from its code or status only. */
 function turnkeyCause(err: unknown): string {
   const e = err as { name?: string; code?: unknown; message?: string };
-  if (e.name === 'TurnkeyRequestError') return typeof e.code === 'number' && CAUSES[e.code] ? CAUSES[e.code]! : `refused (code ${typeof e.code === 'number' ? e.code : 'unknown'})`;
+  if (e.name === 'TurnkeyRequestError')
+    return typeof e.code === 'number' && CAUSES[e.code]
+      ? CAUSES[e.code]!
+      : `refused (code ${typeof e.code === 'number' ? e.code : 'unknown'})`;
   // Not JSON: the client throws "<status> <statusText>".
   const status = /^(\d{3}) /.exec(e.message ?? '');
   if (status) return status[1] === '429' ? 'HTTP 429: throttled by the service' : `HTTP ${status[1]}`;
@@ -49,8 +52,14 @@ export function checkApiKey(signer: SignerConfigOf<'turnkey'>): void {
   const c = signer.config;
   const who = `signer '${signer.id}'`;
   const secret = c.api_private_key.value.trim().replace(/^0x/i, '');
-  if (!/^[0-9a-fA-F]{1,64}$/.test(secret)) throw new Error(`${who}: 'api_private_key' must be the Turnkey API key's P-256 private key in hex (up to 64 hex digits)`);
-  if (!/^(02|03)[0-9a-fA-F]{64}$/.test(c.api_public_key.trim())) throw new Error(`${who}: 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex (66 hex digits starting 02 or 03)`);
+  if (!/^[0-9a-fA-F]{1,64}$/.test(secret))
+    throw new Error(
+      `${who}: 'api_private_key' must be the Turnkey API key's P-256 private key in hex (up to 64 hex digits)`,
+    );
+  if (!/^(02|03)[0-9a-fA-F]{64}$/.test(c.api_public_key.trim()))
+    throw new Error(
+      `${who}: 'api_public_key' must be the Turnkey API key's compressed P-256 public key in hex (66 hex digits starting 02 or 03)`,
+    );
   let derived: string;
   try {
     const ecdh = createECDH('prime256v1');
@@ -60,15 +69,26 @@ export function checkApiKey(signer: SignerConfigOf<'turnkey'>): void {
     throw new Error(`${who}: 'api_private_key' is not a valid P-256 private key`);
   }
   if (derived.toLowerCase() !== c.api_public_key.trim().toLowerCase()) {
-    throw new Error(`${who}: 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)`);
+    throw new Error(
+      `${who}: 'api_private_key' does not match 'api_public_key' (they are not the two halves of one Turnkey API key; give both from the same key)`,
+    );
   }
 }
 
 async function rawSigner(signer: SignerConfigOf<'turnkey'>, settings: SignerSettings): Promise<SignRaw> {
-  const [{ TurnkeyClient }, { ApiKeyStamper }] = await Promise.all([import('@turnkey/http'), import('@turnkey/api-key-stamper')]);
+  const [{ TurnkeyClient }, { ApiKeyStamper }] = await Promise.all([
+    import('@turnkey/http'),
+    import('@turnkey/api-key-stamper'),
+  ]);
   const c = signer.config;
-  const stamper = new ApiKeyStamper({ apiPublicKey: c.api_public_key.trim(), apiPrivateKey: c.api_private_key.value.trim().replace(/^0x/i, '') });
-  const client = new TurnkeyClient({ baseUrl: baseUrl(signer.id, settings.turnkeyApiBaseUrl, 'TURNKEY_API_BASE_URL') }, stamper);
+  const stamper = new ApiKeyStamper({
+    apiPublicKey: c.api_public_key.trim(),
+    apiPrivateKey: c.api_private_key.value.trim().replace(/^0x/i, ''),
+  });
+  const client = new TurnkeyClient(
+    { baseUrl: baseUrl(signer.id, settings.turnkeyApiBaseUrl, 'TURNKEY_API_BASE_URL') },
+    stamper,
+  );
   const label = `signer '${signer.id}': Turnkey sign_raw_payload`;
   const timeoutMs = settings.timeoutMs;
   return async (payload, hashFunction) => {
@@ -76,7 +96,12 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, settings: SignerSett
       type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' as const,
       timestampMs: String(Date.now()),
       organizationId: c.organization_id,
-      parameters: { signWith: c.private_key_id, payload: Buffer.from(payload).toString('hex'), encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' as const, hashFunction },
+      parameters: {
+        signWith: c.private_key_id,
+        payload: Buffer.from(payload).toString('hex'),
+        encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' as const,
+        hashFunction,
+      },
     };
     const answer = await remoteCall(label, timeoutMs, async () => {
       try {
@@ -89,7 +114,8 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, settings: SignerSett
     });
     const activity = answer.activity;
     // A policy needing approval leaves the activity pending: the send fails now rather than waiting for a human.
-    if (activity?.status !== COMPLETED) throw new RemoteSignerError(`${label}: the activity is ${activity?.status ?? 'missing'}, not completed`);
+    if (activity?.status !== COMPLETED)
+      throw new RemoteSignerError(`${label}: the activity is ${activity?.status ?? 'missing'}, not completed`);
     const result = activity.result?.signRawPayloadResult;
     if (!result?.r || !result?.s) throw new RemoteSignerError(`${label}: the activity holds no signature`);
     return new Uint8Array(Buffer.from(result.r.padStart(64, '0') + result.s.padStart(64, '0'), 'hex'));
@@ -98,15 +124,24 @@ async function rawSigner(signer: SignerConfigOf<'turnkey'>, settings: SignerSett
 
 function ed25519PublicKey(signer: SignerConfigOf<'turnkey'>): { raw: Uint8Array; key: KeyObject } {
   const raw = Buffer.from(signer.config.public_key.replace(/^0x/, ''), 'hex');
-  if (raw.length !== 32) throw new Error(`signer '${signer.id}': 'public_key' must be the Ed25519 public key in hex (32 bytes) for Solana and Stellar; it has ${raw.length}`);
-  return { raw: new Uint8Array(raw), key: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }) };
+  if (raw.length !== 32)
+    throw new Error(
+      `signer '${signer.id}': 'public_key' must be the Ed25519 public key in hex (32 bytes) for Solana and Stellar; it has ${raw.length}`,
+    );
+  return {
+    raw: new Uint8Array(raw),
+    key: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }),
+  };
 }
 
 function evmAddress(signer: SignerConfigOf<'turnkey'>): string {
   try {
     return evmAddressFromPublicKey(Buffer.from(signer.config.public_key.replace(/^0x/, ''), 'hex'));
   } catch (err) {
-    throw new Error(`signer '${signer.id}': 'public_key' must be the secp256k1 public key in hex for EVM: ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `signer '${signer.id}': 'public_key' must be the secp256k1 public key in hex for EVM: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -123,7 +158,9 @@ export const createSigner: SignerFactory = async (entry, networkType, { settings
         try {
           return evmSignatureFrom(rs, digest, address);
         } catch (err) {
-          throw new RemoteSignerError(`signer '${signer.id}': Turnkey key '${signer.config.private_key_id}': ${(err as Error).message}`);
+          throw new RemoteSignerError(
+            `signer '${signer.id}': Turnkey key '${signer.config.private_key_id}': ${(err as Error).message}`,
+          );
         }
       },
     };
@@ -134,7 +171,9 @@ export const createSigner: SignerFactory = async (entry, networkType, { settings
   const sign = async (message: Uint8Array) => {
     const signature = await signRaw(message, 'HASH_FUNCTION_NOT_APPLICABLE');
     if (!verify(null, message, publicKey.key, signature)) {
-      throw new RemoteSignerError(`signer '${signer.id}': Turnkey key '${signer.config.private_key_id}' answered a signature that does not verify against 'public_key' (is it an Ed25519 key, and is 'public_key' its public key?)`);
+      throw new RemoteSignerError(
+        `signer '${signer.id}': Turnkey key '${signer.config.private_key_id}' answered a signature that does not verify against 'public_key' (is it an Ed25519 key, and is 'public_key' its public key?)`,
+      );
     }
     return signature;
   };

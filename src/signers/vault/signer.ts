@@ -11,7 +11,14 @@ const HEX_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 
 async function readKey(signer: SignerConfigOf<'vault'>, timeoutMs: number): Promise<string> {
   const c = signer.config;
-  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs });
+  const api = createVaultApi({
+    signerId: signer.id,
+    address: c.address,
+    namespace: c.namespace ?? undefined,
+    roleId: c.role_id.value,
+    secretId: c.secret_id.value,
+    timeoutMs,
+  });
   const mount = c.mount_point ?? 'secret';
   const data = await api.readKv(mount, c.key_name);
   const value = typeof data.value === 'string' ? data.value.trim() : '';

@@ -15,23 +15,39 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 function publicKeyOf(signer: SignerConfigOf<'vault_transit'>): { raw: Uint8Array; key: KeyObject } {
   const raw = Buffer.from(signer.config.pubkey, 'base64');
-  if (raw.length !== 32) throw new Error(`signer '${signer.id}': 'pubkey' must be the Ed25519 public key in base64 (32 bytes); it has ${raw.length}`);
-  return { raw: new Uint8Array(raw), key: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }) };
+  if (raw.length !== 32)
+    throw new Error(
+      `signer '${signer.id}': 'pubkey' must be the Ed25519 public key in base64 (32 bytes); it has ${raw.length}`,
+    );
+  return {
+    raw: new Uint8Array(raw),
+    key: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }),
+  };
 }
 
 export const createSigner: SignerFactory = async (entry, networkType, { settings }): Promise<Signer> => {
   const signer = entry as SignerConfigOf<'vault_transit'>;
-  if (networkType === 'evm') throw new Error(`signer '${signer.id}': a vault_transit signer signs with Ed25519 (Solana, Stellar), not for EVM`);
+  if (networkType === 'evm')
+    throw new Error(`signer '${signer.id}': a vault_transit signer signs with Ed25519 (Solana, Stellar), not for EVM`);
   const c = signer.config;
   const publicKey = publicKeyOf(signer);
-  const api = createVaultApi({ signerId: signer.id, address: c.address, namespace: c.namespace ?? undefined, roleId: c.role_id.value, secretId: c.secret_id.value, timeoutMs: settings.timeoutMs });
+  const api = createVaultApi({
+    signerId: signer.id,
+    address: c.address,
+    namespace: c.namespace ?? undefined,
+    roleId: c.role_id.value,
+    secretId: c.secret_id.value,
+    timeoutMs: settings.timeoutMs,
+  });
   const mount = c.mount_point ?? 'transit';
   const address = await ed25519Address(publicKey.raw, networkType);
   const sign = async (message: Uint8Array) => {
     const signature = await api.transitSign(mount, c.key_name, message);
     // A key of another type (ECDSA, RSA) or another key answers a signature that does not verify: never used.
     if (signature.length !== 64 || !verify(null, message, publicKey.key, signature)) {
-      throw new RemoteSignerError(`signer '${signer.id}': Vault key '${c.key_name}' answered a signature that does not verify against 'pubkey' (is it an ed25519 key, and is 'pubkey' its public key?)`);
+      throw new RemoteSignerError(
+        `signer '${signer.id}': Vault key '${c.key_name}' answered a signature that does not verify against 'pubkey' (is it an ed25519 key, and is 'pubkey' its public key?)`,
+      );
     }
     return signature;
   };

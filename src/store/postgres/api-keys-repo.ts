@@ -18,14 +18,41 @@ export function createApiKeysRepo(q: Kysely<Database>): ApiKeysRepo {
   };
   return {
     async insert(row) {
-      const values = { ...row, permissions: JSON.stringify(row.permissions), allowed_origins: JSON.stringify(row.allowed_origins), rate_limit: row.rate_limit && JSON.stringify(row.rate_limit) };
-      const r = await q.insertInto('api_keys').values(values).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      const values = {
+        ...row,
+        permissions: JSON.stringify(row.permissions),
+        allowed_origins: JSON.stringify(row.allowed_origins),
+        rate_limit: row.rate_limit && JSON.stringify(row.rate_limit),
+      };
+      const r = await q
+        .insertInto('api_keys')
+        .values(values)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
     },
     get: (id) => one('id', id),
     findByHash: (hash) => one('key_hash', hash),
-    list: async (limit, offset) => (await q.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toKey),
-    count: async () => Number((await q.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n),
+    list: async (limit, offset) =>
+      (
+        await q
+          .selectFrom('api_keys')
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute()
+      ).map(toKey),
+    count: async () =>
+      Number(
+        (
+          await q
+            .selectFrom('api_keys')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
     async remove(id) {
       const r = await q.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
       return r.numDeletedRows === 1n;

@@ -16,7 +16,9 @@ export type Db = Kysely<Database>;
 const INT8 = 20;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 export interface PgConnection {
@@ -35,7 +37,12 @@ export function connect(url: string, options: { max?: number; instance?: string 
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, application_name: 'relaybox' });
   const instance = options.instance;
   // Cannot fail on a live connection; on a lost one the next query fails too, where it is seen.
-  if (instance !== undefined) pool.on('connect', (client) => void client.query("SELECT set_config('relaybox.instance', $1, false)", [instance]).catch(() => undefined));
+  if (instance !== undefined)
+    pool.on(
+      'connect',
+      (client) =>
+        void client.query("SELECT set_config('relaybox.instance', $1, false)", [instance]).catch(() => undefined),
+    );
   // An idle client losing its server (restart, network) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool, url };
@@ -62,9 +69,15 @@ export async function underStartupLock<T>(pool: pg.Pool, fn: () => Promise<T>): 
  * Returns the versions applied by this call.
  */
 export async function migrate(db: Db): Promise<string[]> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(db);
-  const applied = new Set((await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version));
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort();
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(
+    db,
+  );
+  const applied = new Set(
+    (await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version),
+  );
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+    .sort();
   const done: string[] = [];
   for (const file of files) {
     const version = file.replace(/\.sql$/, '');
@@ -72,7 +85,9 @@ export async function migrate(db: Db): Promise<string[]> {
     const text = readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
     await db.transaction().execute(async (trx) => {
       await sql.raw(text).execute(trx);
-      await sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, ${new Date().toISOString()})`.execute(trx);
+      await sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, ${new Date().toISOString()})`.execute(
+        trx,
+      );
     });
     done.push(version);
   }

@@ -8,15 +8,31 @@ import type { Database } from './schema.ts';
 export function createIdempotencyRepo(q: Kysely<Database>): IdempotencyRepo {
   return {
     async get(relayerId, key) {
-      const r = await q.selectFrom('idempotency_keys').selectAll().where('relayer_id', '=', relayerId).where('key', '=', key).executeTakeFirst();
-      return r && ({ relayerId: r.relayer_id, key: r.key, requestHash: r.request_hash, transactionId: r.transaction_id, createdMs: r.created_ms } satisfies IdempotencyEntry);
+      const r = await q
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('relayer_id', '=', relayerId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      return (
+        r &&
+        ({
+          relayerId: r.relayer_id,
+          key: r.key,
+          requestHash: r.request_hash,
+          transactionId: r.transaction_id,
+          createdMs: r.created_ms,
+        } satisfies IdempotencyEntry)
+      );
     },
     async insert(relayerId, claims, createdMs, expiredBefore) {
       // One statement may not upsert a row twice: a key given twice is written once, by its first claim.
       const seen = new Set<string>();
       const unique = claims.filter((c) => !seen.has(c.key) && seen.add(c.key));
       if (unique.length === 0) return [];
-      const values = sql.join(unique.map((c) => sql`(${relayerId}, ${c.key}, ${c.requestHash}, ${c.transactionId}, ${createdMs}::bigint)`));
+      const values = sql.join(
+        unique.map((c) => sql`(${relayerId}, ${c.key}, ${c.requestHash}, ${c.transactionId}, ${createdMs}::bigint)`),
+      );
       const { rows } = await sql<{ key: string }>`
         INSERT INTO idempotency_keys AS k (relayer_id, key, request_hash, transaction_id, created_ms) VALUES ${values}
         ON CONFLICT (relayer_id, key) DO UPDATE SET request_hash = excluded.request_hash, transaction_id = excluded.transaction_id, created_ms = excluded.created_ms

@@ -8,8 +8,16 @@ export type StorageKeyCheck = 'same' | 'adopted' | 'rotated';
 
 function mismatch(stored: string, verifier: string, previous: string | undefined): Error {
   const used = stored === 'none' ? 'without STORAGE_ENCRYPTION_KEY' : 'with a different STORAGE_ENCRYPTION_KEY';
-  const ours = verifier === 'none' ? 'this instance has none' : previous ? 'this instance has one that does not match, nor does its STORAGE_ENCRYPTION_KEY_PREVIOUS' : 'this instance has one that does not match';
-  const rotate = stored !== 'none' && verifier !== 'none' && !previous ? ' To rotate keys, see docs/security.md (STORAGE_ENCRYPTION_KEY_PREVIOUS).' : '';
+  const ours =
+    verifier === 'none'
+      ? 'this instance has none'
+      : previous
+        ? 'this instance has one that does not match, nor does its STORAGE_ENCRYPTION_KEY_PREVIOUS'
+        : 'this instance has one that does not match';
+  const rotate =
+    stored !== 'none' && verifier !== 'none' && !previous
+      ? ' To rotate keys, see docs/security.md (STORAGE_ENCRYPTION_KEY_PREVIOUS).'
+      : '';
   return new Error(
     `STORAGE_ENCRYPTION_KEY mismatch: this database is used ${used} (by the other instances or earlier runs), but ${ours}. ` +
       `Every instance sharing DATABASE_URL must use the same STORAGE_ENCRYPTION_KEY; refusing to start.${rotate}`,
@@ -25,10 +33,19 @@ function mismatch(stored: string, verifier: string, previous: string | undefined
  * - the new key where the recorded one is `previous` (STORAGE_ENCRYPTION_KEY_PREVIOUS: a rotation).
  */
 export async function checkStorageKey(db: Db, verifier: string, previous?: string): Promise<StorageKeyCheck> {
-  await db.insertInto('relaybox_meta').values({ key: STORAGE_KEY, value: verifier }).onConflict((oc) => oc.column('key').doNothing()).execute();
-  const row = await db.selectFrom('relaybox_meta').select('value').where('key', '=', STORAGE_KEY).executeTakeFirstOrThrow();
+  await db
+    .insertInto('relaybox_meta')
+    .values({ key: STORAGE_KEY, value: verifier })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('relaybox_meta')
+    .select('value')
+    .where('key', '=', STORAGE_KEY)
+    .executeTakeFirstOrThrow();
   if (row.value === verifier) return 'same';
-  const change = verifier === 'none' ? undefined : row.value === 'none' ? 'adopted' : row.value === previous ? 'rotated' : undefined;
+  const change =
+    verifier === 'none' ? undefined : row.value === 'none' ? 'adopted' : row.value === previous ? 'rotated' : undefined;
   if (!change) throw mismatch(row.value, verifier, previous);
   await db.updateTable('relaybox_meta').set({ value: verifier }).where('key', '=', STORAGE_KEY).execute();
   return change;

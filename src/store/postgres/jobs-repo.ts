@@ -28,7 +28,12 @@ export function scheduleStatement(spec: JobSpec, instance: string) {
 
 export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo {
   // Every lease-checked statement names the lease the caller holds.
-  const held = (job: ClaimedJob) => q.updateTable('jobs').where('id', '=', job.id).where('lease_owner', '=', job.leaseOwner).where('claims', '=', job.claims);
+  const held = (job: ClaimedJob) =>
+    q
+      .updateTable('jobs')
+      .where('id', '=', job.id)
+      .where('lease_owner', '=', job.leaseOwner)
+      .where('claims', '=', job.claims);
   const settle = async (job: ClaimedJob, dueAt: number, attempts: number, error: string | null) => {
     const r = await held(job)
       .set({
@@ -53,7 +58,12 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
       return r.numDeletedRows > 0n;
     },
     async get(kind, subject) {
-      const row = await q.selectFrom('jobs').select(COLUMNS).where('kind', '=', kind).where('subject', '=', subject).executeTakeFirst();
+      const row = await q
+        .selectFrom('jobs')
+        .select(COLUMNS)
+        .where('kind', '=', kind)
+        .where('subject', '=', subject)
+        .executeTakeFirst();
       return row && toJob(row as Row);
     },
     async claim({ owner, now, limit, leaseMs, kinds }) {
@@ -87,7 +97,9 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
       return r.numUpdatedRows > 0n;
     },
     async release(job) {
-      const r = await held(job).set({ lease_owner: null, lease_expires_at: null, updated_at: Date.now() }).executeTakeFirst();
+      const r = await held(job)
+        .set({ lease_owner: null, lease_expires_at: null, updated_at: Date.now() })
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
     async nextDueAt(kinds) {
@@ -104,7 +116,13 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
       return row?.due_at ?? null;
     },
     async stats(now) {
-      const { rows } = await sql<{ kind: string; scheduled: number; due: number; running: number; oldest: number | null }>`
+      const { rows } = await sql<{
+        kind: string;
+        scheduled: number;
+        due: number;
+        running: number;
+        oldest: number | null;
+      }>`
         SELECT kind, COUNT(*)::int AS scheduled,
           COUNT(*) FILTER (WHERE due_at <= ${now} AND (lease_owner IS NULL OR lease_expires_at <= ${now}))::int AS due,
           COUNT(*) FILTER (WHERE lease_owner IS NOT NULL AND lease_expires_at > ${now})::int AS running,
@@ -113,11 +131,21 @@ export function createJobsRepo(q: Kysely<Database>, instance: string): JobsRepo 
       return withLag(rows, now);
     },
     async leaseOwners(now) {
-      const rows = await q.selectFrom('jobs').select('lease_owner').distinct().where('lease_owner', 'is not', null).where('lease_expires_at', '>', now).execute();
+      const rows = await q
+        .selectFrom('jobs')
+        .select('lease_owner')
+        .distinct()
+        .where('lease_owner', 'is not', null)
+        .where('lease_expires_at', '>', now)
+        .execute();
       return rows.map((r) => r.lease_owner!);
     },
     async releaseAllOf(owner) {
-      const r = await q.updateTable('jobs').set({ lease_owner: null, lease_expires_at: null, updated_at: Date.now() }).where('lease_owner', '=', owner).executeTakeFirst();
+      const r = await q
+        .updateTable('jobs')
+        .set({ lease_owner: null, lease_expires_at: null, updated_at: Date.now() })
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
   };

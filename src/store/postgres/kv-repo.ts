@@ -4,7 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../../domain/kv/rules.ts';
+import {
+  checkKey,
+  checkPattern,
+  checkTtl,
+  checkValue,
+  expiresAt,
+  overQuota,
+  quotaExceeded,
+  type KvClock,
+} from '../../domain/kv/rules.ts';
 import type { KvRepo } from '../../domain/kv/ports.ts';
 
 /** A Redis-style glob (`*`, `?`, `[…]`, `[!…]`) as an anchored POSIX regular expression. */
@@ -32,7 +41,13 @@ export function createPostgresKvRepo(db: Db, clock: KvClock = Date.now): KvRepo 
   const live = (now: number) => sql<boolean>`(expires_at IS NULL OR expires_at > ${now})`;
   return {
     async get(pluginId, key) {
-      const row = await db.selectFrom('plugin_kv').select('value').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(clock())).executeTakeFirst();
+      const row = await db
+        .selectFrom('plugin_kv')
+        .select('value')
+        .where('plugin_id', '=', pluginId)
+        .where('key', '=', checkKey(key))
+        .where(live(clock()))
+        .executeTakeFirst();
       return row?.value ?? null;
     },
     async set(pluginId, key, valueJson, ttlSec, quota) {
@@ -49,7 +64,11 @@ export function createPostgresKvRepo(db: Db, clock: KvClock = Date.now): KvRepo 
         ).rows[0]!;
         // Fast path: even as a new key, the write stays within the quota.
         if (overQuota({ keys: usage.keys + 1, bytes: usage.bytes + bytes }, quota)) {
-          await trx.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('expires_at', '<=', clock()).execute();
+          await trx
+            .deleteFrom('plugin_kv')
+            .where('plugin_id', '=', pluginId)
+            .where('expires_at', '<=', clock())
+            .execute();
           const after = (
             await sql<{ keys: number; bytes: number }>`
               SELECT u.keys + (CASE WHEN o.key IS NULL THEN 1 ELSE 0 END) AS keys,
@@ -62,12 +81,21 @@ export function createPostgresKvRepo(db: Db, clock: KvClock = Date.now): KvRepo 
         await trx
           .insertInto('plugin_kv')
           .values({ plugin_id: pluginId, key, value: valueJson, expires_at: at })
-          .onConflict((oc) => oc.columns(['plugin_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), expires_at: eb.ref('excluded.expires_at') })))
+          .onConflict((oc) =>
+            oc
+              .columns(['plugin_id', 'key'])
+              .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), expires_at: eb.ref('excluded.expires_at') })),
+          )
           .execute();
       });
     },
     async del(pluginId, key) {
-      const r = await db.deleteFrom('plugin_kv').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where(live(clock())).executeTakeFirst();
+      const r = await db
+        .deleteFrom('plugin_kv')
+        .where('plugin_id', '=', pluginId)
+        .where('key', '=', checkKey(key))
+        .where(live(clock()))
+        .executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
     async exists(pluginId, key) {
@@ -104,7 +132,12 @@ export function createPostgresKvRepo(db: Db, clock: KvClock = Date.now): KvRepo 
       return rows.length > 0 ? token : null;
     },
     async unlock(pluginId, key, token) {
-      const r = await db.deleteFrom('plugin_kv_locks').where('plugin_id', '=', pluginId).where('key', '=', checkKey(key)).where('token', '=', String(token)).executeTakeFirst();
+      const r = await db
+        .deleteFrom('plugin_kv_locks')
+        .where('plugin_id', '=', pluginId)
+        .where('key', '=', checkKey(key))
+        .where('token', '=', String(token))
+        .executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
   };

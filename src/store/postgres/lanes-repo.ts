@@ -8,9 +8,23 @@ import { isLaneKey, laneView, splitLaneKey } from '../../domain/relayers/lanes.t
 import type { Database } from './schema.ts';
 import type { ReserveFunds } from './relayers-repo.ts';
 
-const LANE_COLUMNS = ['relayer_id', 'address', 'signer_id', 'position', 'max_pending', 'next_nonce', 'last_created_ms', 'state', 'state_reason'] as const;
+const LANE_COLUMNS = [
+  'relayer_id',
+  'address',
+  'signer_id',
+  'position',
+  'max_pending',
+  'next_nonce',
+  'last_created_ms',
+  'state',
+  'state_reason',
+] as const;
 
-export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof LanesStore>, reserveFunds: ReserveFunds): RelayersRepo {
+export function withLanes(
+  q: Kysely<Database>,
+  base: Omit<RelayersRepo, keyof LanesStore>,
+  reserveFunds: ReserveFunds,
+): RelayersRepo {
   const lanes = () => q.selectFrom('relayer_lanes').select(LANE_COLUMNS);
   const lane = async (key: string, lock: boolean) => {
     const [relayerId, address] = splitLaneKey(key);
@@ -27,7 +41,13 @@ export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof La
     async advance(id, expectedNonce, nextNonce, lastCreatedMs) {
       if (!isLaneKey(id)) return base.advance(id, expectedNonce, nextNonce, lastCreatedMs);
       const [relayerId, address] = splitLaneKey(id);
-      const r = await q.updateTable('relayer_lanes').set({ next_nonce: nextNonce, last_created_ms: lastCreatedMs }).where('relayer_id', '=', relayerId).where('address', '=', address).where('next_nonce', '=', expectedNonce).executeTakeFirst();
+      const r = await q
+        .updateTable('relayer_lanes')
+        .set({ next_nonce: nextNonce, last_created_ms: lastCreatedMs })
+        .where('relayer_id', '=', relayerId)
+        .where('address', '=', address)
+        .where('next_nonce', '=', expectedNonce)
+        .executeTakeFirst();
       return r.numUpdatedRows === 1n;
     },
     async advanceFrom(id, from, to, reserve) {
@@ -48,13 +68,19 @@ export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof La
       const view = laneView(relayer, row as LaneRow);
       if (reserve === undefined) return view;
       // The lane's ledger row (its key), read unlocked; the reserve is written at the commit, guarded by this read.
-      const read = (await sql<{ reserved: string; released: string }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${id}`.execute(q)).rows[0];
+      const read = (
+        await sql<{
+          reserved: string;
+          released: string;
+        }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${id}`.execute(q)
+      ).rows[0];
       const reserved = BigInt(read?.reserved ?? 0);
       const released = BigInt(read?.released ?? 0);
       await reserveFunds(id, reserve, reserved - released);
       return { ...view, funds: { reserved: reserved + reserve, released } };
     },
-    lanes: async (relayerId) => (await lanes().where('relayer_id', '=', relayerId).orderBy('position').execute()) as LaneRow[],
+    lanes: async (relayerId) =>
+      (await lanes().where('relayer_id', '=', relayerId).orderBy('position').execute()) as LaneRow[],
     async saveLanes(relayerId, rows) {
       const kept = rows.map((l) => l.address);
       let drop = q.deleteFrom('relayer_lanes').where('relayer_id', '=', relayerId);
@@ -63,12 +89,30 @@ export function withLanes(q: Kysely<Database>, base: Omit<RelayersRepo, keyof La
       if (rows.length === 0) return;
       await q
         .insertInto('relayer_lanes')
-        .values(rows.map((l) => ({ relayer_id: l.relayer_id, address: l.address, signer_id: l.signer_id, position: l.position, max_pending: l.max_pending })))
-        .onConflict((oc) => oc.columns(['relayer_id', 'address']).doUpdateSet((eb) => ({ signer_id: eb.ref('excluded.signer_id'), position: eb.ref('excluded.position'), max_pending: eb.ref('excluded.max_pending') })))
+        .values(
+          rows.map((l) => ({
+            relayer_id: l.relayer_id,
+            address: l.address,
+            signer_id: l.signer_id,
+            position: l.position,
+            max_pending: l.max_pending,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['relayer_id', 'address']).doUpdateSet((eb) => ({
+            signer_id: eb.ref('excluded.signer_id'),
+            position: eb.ref('excluded.position'),
+            max_pending: eb.ref('excluded.max_pending'),
+          })),
+        )
         .execute();
     },
     async setMaxPending(relayerId, maxPending) {
-      await q.updateTable('relayer_lanes').set({ max_pending: maxPending }).where('relayer_id', '=', relayerId).execute();
+      await q
+        .updateTable('relayer_lanes')
+        .set({ max_pending: maxPending })
+        .where('relayer_id', '=', relayerId)
+        .execute();
     },
     async setLaneState(relayerId, address, state, reason) {
       const r = await q

@@ -10,7 +10,11 @@ export interface Listener {
 
 const RECONNECT_MS = 1_000;
 
-export function createListener(pool: pg.Pool, self: string, channels: Record<string, (payload?: string) => void>): Listener {
+export function createListener(
+  pool: pg.Pool,
+  self: string,
+  channels: Record<string, (payload?: string) => void>,
+): Listener {
   let client: pg.PoolClient | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;

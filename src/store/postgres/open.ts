@@ -17,7 +17,10 @@ export interface PostgresOptions {
 }
 
 export function openPostgres(options: PostgresOptions) {
-  const store = createPostgresStore({ url: options.databaseUrl, outbox: { owner: options.instanceId, leaseMs: options.outboxLeaseMs } });
+  const store = createPostgresStore({
+    url: options.databaseUrl,
+    outbox: { owner: options.instanceId, leaseMs: options.outboxLeaseMs },
+  });
   const { db, pool } = store.connection;
   return {
     kind: 'postgres' as const,
@@ -26,7 +29,11 @@ export function openPostgres(options: PostgresOptions) {
     kv: createPostgresKvRepo(db),
     probes: {
       answers: store.answers,
-      transactionCounts: async () => (await db.selectFrom('transaction_counts').select(['relayer_id', 'status', 'count']).execute()) as TransactionCountRow[],
+      transactionCounts: async () =>
+        (await db
+          .selectFrom('transaction_counts')
+          .select(['relayer_id', 'status', 'count'])
+          .execute()) as TransactionCountRow[],
     },
     prepare: () =>
       underStartupLock(pool, async () => {
@@ -34,7 +41,11 @@ export function openPostgres(options: PostgresOptions) {
         // Instances starting together: exactly one of them logs the versions it applied.
         if (applied.length > 0) options.logger.info({ versions: applied }, 'database migrated');
         const key = await checkStorageKey(db, options.storageKeyVerifier, options.previousStorageKeyVerifier);
-        if (key !== 'same') options.logger.info({ change: key }, 'storage key verifier updated: stored secrets are sealed under the new STORAGE_ENCRYPTION_KEY at this start');
+        if (key !== 'same')
+          options.logger.info(
+            { change: key },
+            'storage key verifier updated: stored secrets are sealed under the new STORAGE_ENCRYPTION_KEY at this start',
+          );
       }),
     startup: <T>(fn: () => Promise<T>) => underStartupLock(pool, fn),
     onOutboxWritten: store.onOutboxWritten,

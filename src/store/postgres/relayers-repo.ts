@@ -8,33 +8,67 @@ import type { Database } from './schema.ts';
 export type InTx = <T>(fn: (q: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 const COLUMNS = [
-  'id', 'name', 'network', 'network_type', 'signer_id', 'address', 'paused', 'notification_id', 'policies', 'custom_rpc_urls',
-  'system_disabled', 'disabled_reason', 'source', 'next_nonce', 'last_created_ms',
+  'id',
+  'name',
+  'network',
+  'network_type',
+  'signer_id',
+  'address',
+  'paused',
+  'notification_id',
+  'policies',
+  'custom_rpc_urls',
+  'system_disabled',
+  'disabled_reason',
+  'source',
+  'next_nonce',
+  'last_created_ms',
 ] as const;
 
 const json = (text: string | null) => (text === null ? null : JSON.parse(text));
 const text = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-type Row = Pick<Database['relayers'], 'policies' | 'custom_rpc_urls' | 'disabled_reason'> & Omit<RelayerRow, 'policies' | 'custom_rpc_urls' | 'disabled_reason'>;
-const toRelayer = (row: Row): RelayerRow => ({ ...row, policies: json(row.policies), custom_rpc_urls: json(row.custom_rpc_urls), disabled_reason: json(row.disabled_reason) });
+type Row = Pick<Database['relayers'], 'policies' | 'custom_rpc_urls' | 'disabled_reason'> &
+  Omit<RelayerRow, 'policies' | 'custom_rpc_urls' | 'disabled_reason'>;
+const toRelayer = (row: Row): RelayerRow => ({
+  ...row,
+  policies: json(row.policies),
+  custom_rpc_urls: json(row.custom_rpc_urls),
+  disabled_reason: json(row.disabled_reason),
+});
 
 function values(s: RelayerSeed, source: 'config' | 'api', now: string) {
   const { initial_nonce, ...rest } = s;
-  return { ...rest, policies: text(s.policies), custom_rpc_urls: text(s.custom_rpc_urls), source, active: true, next_nonce: initial_nonce, created_at: now, updated_at: now };
+  return {
+    ...rest,
+    policies: text(s.policies),
+    custom_rpc_urls: text(s.custom_rpc_urls),
+    source,
+    active: true,
+    next_nonce: initial_nonce,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /** Adds `amount` to the relayer's reserve; `guardNet`: the net reserve it was admitted against (write-buffer.ts). */
 export type ReserveFunds = (relayerId: string, amount: bigint, guardNet: bigint) => Promise<void>;
 
-export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: ReserveFunds): Omit<RelayersRepo, keyof LanesStore> {
-  const visible = () => q.selectFrom('relayers').select(COLUMNS).where('active', '=', true).where('deleted_at', 'is', null);
+export function createRelayersRepo(
+  q: Kysely<Database>,
+  inTx: InTx,
+  reserve: ReserveFunds,
+): Omit<RelayersRepo, keyof LanesStore> {
+  const visible = () =>
+    q.selectFrom('relayers').select(COLUMNS).where('active', '=', true).where('deleted_at', 'is', null);
   const one = async (id: string, lock: boolean) => {
     const query = visible().where('id', '=', id);
     const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
     return row && toRelayer(row as Row);
   };
   // A config-owned field is rewritten only when the file entry changed (seed_hash differs): otherwise the store wins.
-  const fromFileIfEdited = (column: string) => sql`CASE WHEN relayers.seed_hash IS DISTINCT FROM excluded.seed_hash THEN excluded.${sql.ref(column)} ELSE relayers.${sql.ref(column)} END`;
+  const fromFileIfEdited = (column: string) =>
+    sql`CASE WHEN relayers.seed_hash IS DISTINCT FROM excluded.seed_hash THEN excluded.${sql.ref(column)} ELSE relayers.${sql.ref(column)} END`;
   return {
     seed: (seeds) =>
       inTx(async (t) => {
@@ -75,7 +109,21 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: Res
           oc
             .column('id')
             .doUpdateSet({
-              ...Object.fromEntries(['name', 'network', 'network_type', 'signer_id', 'address', 'paused', 'notification_id', 'policies', 'custom_rpc_urls', 'seed_hash', 'updated_at'].map((c) => [c, sql`excluded.${sql.ref(c)}`])),
+              ...Object.fromEntries(
+                [
+                  'name',
+                  'network',
+                  'network_type',
+                  'signer_id',
+                  'address',
+                  'paused',
+                  'notification_id',
+                  'policies',
+                  'custom_rpc_urls',
+                  'seed_hash',
+                  'updated_at',
+                ].map((c) => [c, sql`excluded.${sql.ref(c)}`]),
+              ),
               source: 'api',
               active: true,
               deleted_at: null,
@@ -90,14 +138,26 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: Res
     },
     async remove(id) {
       const now = new Date().toISOString();
-      const r = await q.updateTable('relayers').set({ deleted_at: now, updated_at: now }).where('id', '=', id).where('active', '=', true).where('deleted_at', 'is', null).executeTakeFirst();
+      const r = await q
+        .updateTable('relayers')
+        .set({ deleted_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('active', '=', true)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return r.numUpdatedRows === 1n;
     },
     get: (id) => one(id, false),
     getForUpdate: (id) => one(id, true),
-    list: async (limit, offset) => (await visible().orderBy('id').limit(limit).offset(offset).execute()).map((r) => toRelayer(r as Row)),
+    list: async (limit, offset) =>
+      (await visible().orderBy('id').limit(limit).offset(offset).execute()).map((r) => toRelayer(r as Row)),
     async count() {
-      const row = await q.selectFrom('relayers').select((eb) => eb.fn.countAll<string>().as('n')).where('active', '=', true).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+      const row = await q
+        .selectFrom('relayers')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('active', '=', true)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async update(id, changes) {
@@ -108,15 +168,27 @@ export function createRelayersRepo(q: Kysely<Database>, inTx: InTx, reserve: Res
       if (changes.policies !== undefined) set.policies = text(changes.policies);
       if (changes.custom_rpc_urls !== undefined) set.custom_rpc_urls = text(changes.custom_rpc_urls);
       if (Object.keys(set).length === 0) return;
-      await q.updateTable('relayers').set({ ...set, updated_at: new Date().toISOString() }).where('id', '=', id).execute();
+      await q
+        .updateTable('relayers')
+        .set({ ...set, updated_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .execute();
     },
     async setSystemDisabled(id, reason) {
-      await q.updateTable('relayers').set({ system_disabled: reason !== null, disabled_reason: text(reason), updated_at: new Date().toISOString() }).where('id', '=', id).execute();
+      await q
+        .updateTable('relayers')
+        .set({ system_disabled: reason !== null, disabled_reason: text(reason), updated_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .execute();
     },
     async usingSigner(signerId) {
       // A key pool's other keys count too (relayer_lanes, issue 44).
       const inPool = q.selectFrom('relayer_lanes').select('relayer_id').where('signer_id', '=', signerId);
-      const rows = await visible().where((eb) => eb.or([eb('signer_id', '=', signerId), eb('id', 'in', inPool)])).orderBy('id').limit(10).execute();
+      const rows = await visible()
+        .where((eb) => eb.or([eb('signer_id', '=', signerId), eb('id', 'in', inPool)]))
+        .orderBy('id')
+        .limit(10)
+        .execute();
       return rows.map((r) => r.id);
     },
     async notificationExists(id) {

@@ -67,9 +67,18 @@ const reserveNow = (q: Kysely<Database>) => async (relayerId: string, amount: bi
   await createTransactionsRepo(q).moveFunds(relayerId, amount, 0n);
 };
 
-function repositories(q: Kysely<Database>, inTx: InTx, outbox: OutboxLease, counts?: CountChanges, seen?: NotificationSeen, held?: WriteBuffer): Repositories {
+function repositories(
+  q: Kysely<Database>,
+  inTx: InTx,
+  outbox: OutboxLease,
+  counts?: CountChanges,
+  seen?: NotificationSeen,
+  held?: WriteBuffer,
+): Repositories {
   const heldFunds = held && ((id: string, reserved: bigint, released: bigint) => held.funds(id, reserved, released));
-  const reserve: ReserveFunds = held ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet) : reserveNow(q);
+  const reserve: ReserveFunds = held
+    ? async (id, amount, guardNet) => held.funds(id, amount, 0n, guardNet)
+    : reserveNow(q);
   return {
     relayers: withLanes(q, createRelayersRepo(q, inTx, reserve), reserve),
     transactions: createTransactionsRepo(q, counts, seen, heldFunds),
@@ -107,11 +116,19 @@ function createWakeups(connection: PgConnection, owner: string) {
     },
     [LIVE_CHANNEL]: transactionWritten,
   });
-  const subscribe = <L,>(set: Set<L>) => (l: L) => {
-    set.add(l);
-    return () => set.delete(l);
+  const subscribe =
+    <L>(set: Set<L>) =>
+    (l: L) => {
+      set.add(l);
+      return () => set.delete(l);
+    };
+  return {
+    listener,
+    jobsScheduled,
+    onJobsScheduled: subscribe(jobListeners),
+    onOutboxWritten: subscribe(outboxListeners),
+    onRemoteTransactionWritten: subscribe(transactionListeners),
   };
-  return { listener, jobsScheduled, onJobsScheduled: subscribe(jobListeners), onOutboxWritten: subscribe(outboxListeners), onRemoteTransactionWritten: subscribe(transactionListeners) };
 }
 
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
@@ -169,7 +186,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const ended = () => (scope.open ? undefined : ENDED);
     const held = createWriteBuffer(trx, options.outbox.owner);
     const known = new Map<string, string | null>();
-    const raw = repositories(trx, (fn) => fn(trx), options.outbox, held.counts, (id, notification) => known.set(id, notification), held);
+    const raw = repositories(
+      trx,
+      (fn) => fn(trx),
+      options.outbox,
+      held.counts,
+      (id, notification) => known.set(id, notification),
+      held,
+    );
     holdInserts(raw, held, options.outbox.owner);
     rememberNotifications(raw, known);
     const bound = guardAll(raw, ended);
@@ -198,7 +222,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     onJobsScheduled: wakeups.onJobsScheduled,
     onOutboxWritten: wakeups.onOutboxWritten,
     onRemoteTransactionWritten: wakeups.onRemoteTransactionWritten,
-    answers: () => sql`SELECT 1`.execute(db).then(() => true, () => false),
+    answers: () =>
+      sql`SELECT 1`.execute(db).then(
+        () => true,
+        () => false,
+      ),
     async close() {
       await wakeups.listener.close();
       await db.destroy();
@@ -222,7 +250,8 @@ function holdInserts(repos: Repositories, held: WriteBuffer, instance: string): 
       };
     }
   }
-  repos.transactions.insert = async (record, createdMs, nonce, lane) => held.transaction({ record, createdMs, nonce, ...(lane ? { lane } : {}) });
+  repos.transactions.insert = async (record, createdMs, nonce, lane) =>
+    held.transaction({ record, createdMs, nonce, ...(lane ? { lane } : {}) });
   repos.webhookEvents.insert = async (row) => held.event(row);
   repos.jobs.schedule = async (spec) => held.job(scheduleStatement(spec, instance));
 }

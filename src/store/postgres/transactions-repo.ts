@@ -13,7 +13,8 @@ const stored = (row: { record: string; version: number } | undefined): StoredTra
 export type NotificationSeen = (relayerId: string, notificationId: string | null) => void;
 
 /** The relayer's notification beside an updated record: its event is then written without a read of its own. */
-const NOTIFICATION_OF_ROW = (t: string) => sql.raw(`(SELECT r.notification_id FROM relayers r WHERE r.id = ${t}.relayer_id) AS notification_id`);
+const NOTIFICATION_OF_ROW = (t: string) =>
+  sql.raw(`(SELECT r.notification_id FROM relayers r WHERE r.id = ${t}.relayer_id) AS notification_id`);
 
 /** Inside a transaction: the funds ledger's moves, applied at its commit (write-buffer.ts). */
 export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) => void;
@@ -22,12 +23,26 @@ export type HeldFunds = (relayerId: string, reserved: bigint, released: bigint) 
  * Outside a transaction each write and its counter change are one statement (data-modifying CTE): one round trip,
  * never apart. Inside one (`counts` given), counter changes are collected and applied at its end (write-buffer.ts).
  */
-export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChanges, seen?: NotificationSeen, heldFunds?: HeldFunds): TransactionsRepo {
+export function createTransactionsRepo(
+  q: Kysely<Database>,
+  counts?: CountChanges,
+  seen?: NotificationSeen,
+  heldFunds?: HeldFunds,
+): TransactionsRepo {
   return {
-    insert: (record, createdMs, nonce, lane) => insertTransactions(q, [{ record, createdMs, nonce, ...(lane ? { lane } : {}) }], counts),
+    insert: (record, createdMs, nonce, lane) =>
+      insertTransactions(q, [{ record, createdMs, nonce, ...(lane ? { lane } : {}) }], counts),
     get: async (relayerId, id) =>
-      stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).where('relayer_id', '=', relayerId).executeTakeFirst()),
-    find: async (id) => stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
+      stored(
+        await q
+          .selectFrom('transactions')
+          .select(['record', 'version'])
+          .where('id', '=', id)
+          .where('relayer_id', '=', relayerId)
+          .executeTakeFirst(),
+      ),
+    find: async (id) =>
+      stored(await q.selectFrom('transactions').select(['record', 'version']).where('id', '=', id).executeTakeFirst()),
     async findMany(ids) {
       if (ids.length === 0) return [];
       const rows = await q.selectFrom('transactions').select(['record', 'version']).where('id', 'in', ids).execute();
@@ -42,7 +57,12 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
         UPDATE transactions SET status = ${record.status}, nonce = ${nonce}::bigint, record = ${JSON.stringify(record)}, version = version + 1
         WHERE id = ${record.id} AND version = ${expectedVersion} RETURNING relayer_id`;
       if (counts) {
-        const rows = (await sql<{ relayer_id: string; notification_id: string | null }>`${update}, ${NOTIFICATION_OF_ROW('transactions')}`.execute(q)).rows;
+        const rows = (
+          await sql<{
+            relayer_id: string;
+            notification_id: string | null;
+          }>`${update}, ${NOTIFICATION_OF_ROW('transactions')}`.execute(q)
+        ).rows;
         const updated = rows.length === 1;
         if (updated) seen?.(rows[0]!.relayer_id, rows[0]!.notification_id);
         // Counted only when the row really moved (a stale version changes nothing).
@@ -80,21 +100,42 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
     },
     getByNonce: async (relayerId, nonce) => {
       const [relayer, lane] = splitLaneKey(relayerId);
-      return stored(await q.selectFrom('transactions').select(['record', 'version']).where('relayer_id', '=', relayer).where('lane', '=', lane).where('nonce', '=', nonce).executeTakeFirst());
+      return stored(
+        await q
+          .selectFrom('transactions')
+          .select(['record', 'version'])
+          .where('relayer_id', '=', relayer)
+          .where('lane', '=', lane)
+          .where('nonce', '=', nonce)
+          .executeTakeFirst(),
+      );
     },
     async list(relayerId, status, limit, offset) {
       let query = q.selectFrom('transactions').select('record').where('relayer_id', '=', relayerId);
       if (status !== undefined) query = query.where('status', '=', status);
-      const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      const rows = await query
+        .orderBy('created_ms', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
       return rows.map((r) => JSON.parse(r.record) as TransactionRecord);
     },
     async count(relayerId, status) {
-      let query = q.selectFrom('transaction_counts').select(sql<number>`COALESCE(SUM(count), 0)::int`.as('n')).where('relayer_id', '=', relayerId);
+      let query = q
+        .selectFrom('transaction_counts')
+        .select(sql<number>`COALESCE(SUM(count), 0)::int`.as('n'))
+        .where('relayer_id', '=', relayerId);
       if (status !== undefined) query = query.where('status', '=', status);
       return (await query.executeTakeFirstOrThrow()).n;
     },
     async funds(relayerId) {
-      const row = (await sql<{ reserved: string; released: string }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${relayerId}`.execute(q)).rows[0];
+      const row = (
+        await sql<{
+          reserved: string;
+          released: string;
+        }>`SELECT reserved::text, released::text FROM relayer_funds WHERE relayer_id = ${relayerId}`.execute(q)
+      ).rows[0];
       return { reserved: BigInt(row?.reserved ?? 0), released: BigInt(row?.released ?? 0) };
     },
     // NUMERIC arithmetic in one statement, exact. In a transaction the move is held for its commit: the ledger row is
@@ -103,12 +144,26 @@ export function createTransactionsRepo(q: Kysely<Database>, counts?: CountChange
       if (heldFunds) return heldFunds(relayerId, reserved, released);
       await sql`
         INSERT INTO relayer_funds AS f (relayer_id, reserved, released) VALUES (${relayerId}, ${reserved.toString()}::numeric, ${released.toString()}::numeric)
-        ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released`.execute(q);
+        ON CONFLICT (relayer_id) DO UPDATE SET reserved = f.reserved + excluded.reserved, released = f.released + excluded.released`.execute(
+        q,
+      );
     },
     async history(id) {
       // Written by the migration's trigger (010-transaction-history.sql); BIGINT ms arrive as numbers (db.ts).
-      const rows = (await sql<{ version: number; at_ms: number; record: string }>`SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ${id} ORDER BY version`.execute(q)).rows;
-      return rows.map((row) => ({ version: row.version, at_ms: Number(row.at_ms), record: JSON.parse(row.record) as TransactionRecord }));
+      const rows = (
+        await sql<{
+          version: number;
+          at_ms: number;
+          record: string;
+        }>`SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ${id} ORDER BY version`.execute(
+          q,
+        )
+      ).rows;
+      return rows.map((row) => ({
+        version: row.version,
+        at_ms: Number(row.at_ms),
+        record: JSON.parse(row.record) as TransactionRecord,
+      }));
     },
   };
 }
@@ -119,7 +174,12 @@ type Change = Parameters<TransactionsRepo['updateMany']>[0][number];
  * Every change in one UPDATE (one round trip for a batch of broadcasts marked submitted), each row written only if it
  * is still at its expected version. Counter changes as update(): collected in a transaction, else one by one.
  */
-async function updateMany(q: Kysely<Database>, changes: readonly Change[], counts?: CountChanges, seen?: NotificationSeen): Promise<boolean[]> {
+async function updateMany(
+  q: Kysely<Database>,
+  changes: readonly Change[],
+  counts?: CountChanges,
+  seen?: NotificationSeen,
+): Promise<boolean[]> {
   if (!counts || changes.length <= 1) {
     const repo = createTransactionsRepo(q, counts, seen);
     const out: boolean[] = [];
@@ -147,4 +207,3 @@ async function updateMany(q: Kysely<Database>, changes: readonly Change[], count
     return updated;
   });
 }
-

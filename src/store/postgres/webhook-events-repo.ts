@@ -5,7 +5,21 @@ import type { WebhookEventRow, WebhookEventsRepo } from '../../domain/notificati
 import type { Database } from './schema.ts';
 import { insertEvents } from './write-buffer.ts';
 
-const COLUMNS = ['seq', 'id', 'notification_id', 'event', 'transaction_id', 'body', 'status', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at', 'delivered_at'] as const;
+const COLUMNS = [
+  'seq',
+  'id',
+  'notification_id',
+  'event',
+  'transaction_id',
+  'body',
+  'status',
+  'attempts',
+  'last_error',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+  'delivered_at',
+] as const;
 const RETURNED = sql.raw(COLUMNS.join(', '));
 
 export interface OutboxLease {
@@ -15,7 +29,8 @@ export interface OutboxLease {
   leaseMs: number;
 }
 
-const free = (owner: string, now: number) => sql<boolean>`(e.lease_owner IS NULL OR e.lease_owner = ${owner} OR e.lease_expires_at <= ${now})`;
+const free = (owner: string, now: number) =>
+  sql<boolean>`(e.lease_owner IS NULL OR e.lease_owner = ${owner} OR e.lease_expires_at <= ${now})`;
 // Per-transaction order across instances: an earlier event of the transaction pending anywhere (due, waiting, in flight) holds it back.
 const first = sql<boolean>`NOT EXISTS (SELECT 1 FROM webhook_events p WHERE p.status = 'pending' AND p.transaction_id = e.transaction_id AND p.seq < e.seq)`;
 
@@ -23,7 +38,11 @@ export function createWebhookEventsRepo(q: Kysely<Database>, lease: OutboxLease)
   const settle = (seq: number) => q.updateTable('webhook_events').where('seq', '=', seq);
   return {
     async notificationOfRelayer(relayerId) {
-      const row = await q.selectFrom('relayers').select('notification_id').where('id', '=', relayerId).executeTakeFirst();
+      const row = await q
+        .selectFrom('relayers')
+        .select('notification_id')
+        .where('id', '=', relayerId)
+        .executeTakeFirst();
       return row?.notification_id ?? null;
     },
     // The NOTIFY is part of the writing transaction: dispatchers everywhere wake when (and only if) it commits.
@@ -52,26 +71,78 @@ export function createWebhookEventsRepo(q: Kysely<Database>, lease: OutboxLease)
       return rows[0]?.at ?? null;
     },
     async markDelivered(seq, attempts, now) {
-      await settle(seq).set({ status: 'delivered', attempts, delivered_at: now, updated_at: now, lease_owner: null, lease_expires_at: null }).execute();
+      await settle(seq)
+        .set({
+          status: 'delivered',
+          attempts,
+          delivered_at: now,
+          updated_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .execute();
     },
     async markRetry(seq, attempts, error, nextAttemptAt, now) {
-      await settle(seq).set({ attempts, last_error: error, next_attempt_at: nextAttemptAt, updated_at: now, lease_owner: null, lease_expires_at: null }).execute();
+      await settle(seq)
+        .set({
+          attempts,
+          last_error: error,
+          next_attempt_at: nextAttemptAt,
+          updated_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .execute();
     },
     async markFailed(seq, attempts, error, now) {
-      await settle(seq).set({ status: 'failed', attempts, last_error: error, updated_at: now, lease_owner: null, lease_expires_at: null }).execute();
+      await settle(seq)
+        .set({
+          status: 'failed',
+          attempts,
+          last_error: error,
+          updated_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .execute();
     },
     listByNotification: (id, limit, offset) =>
-      q.selectFrom('webhook_events').select(COLUMNS).where('notification_id', '=', id).orderBy('seq', 'desc').limit(limit).offset(offset).execute() as Promise<WebhookEventRow[]>,
+      q
+        .selectFrom('webhook_events')
+        .select(COLUMNS)
+        .where('notification_id', '=', id)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute() as Promise<WebhookEventRow[]>,
     listByTransaction: (transactionId, limit) =>
-      q.selectFrom('webhook_events').select(COLUMNS).where('transaction_id', '=', transactionId).orderBy('seq').limit(limit).execute() as Promise<WebhookEventRow[]>,
+      q
+        .selectFrom('webhook_events')
+        .select(COLUMNS)
+        .where('transaction_id', '=', transactionId)
+        .orderBy('seq')
+        .limit(limit)
+        .execute() as Promise<WebhookEventRow[]>,
     async countByNotification(id) {
-      const row = await q.selectFrom('webhook_events').select((eb) => eb.fn.countAll<string>().as('n')).where('notification_id', '=', id).executeTakeFirstOrThrow();
+      const row = await q
+        .selectFrom('webhook_events')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('notification_id', '=', id)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     get: (notificationId, eventId) =>
-      q.selectFrom('webhook_events').select(COLUMNS).where('notification_id', '=', notificationId).where('id', '=', eventId).executeTakeFirst() as Promise<WebhookEventRow | undefined>,
+      q
+        .selectFrom('webhook_events')
+        .select(COLUMNS)
+        .where('notification_id', '=', notificationId)
+        .where('id', '=', eventId)
+        .executeTakeFirst() as Promise<WebhookEventRow | undefined>,
     async requeue(seq, nextAttemptAt, now) {
-      const r = await settle(seq).where('status', '=', 'failed').set({ status: 'pending', attempts: 0, next_attempt_at: nextAttemptAt, updated_at: now }).executeTakeFirst();
+      const r = await settle(seq)
+        .where('status', '=', 'failed')
+        .set({ status: 'pending', attempts: 0, next_attempt_at: nextAttemptAt, updated_at: now })
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
   };

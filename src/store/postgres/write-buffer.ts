@@ -53,10 +53,12 @@ export function addCount(changes: CountChanges, relayerId: string, status: strin
 export function countsStatement(changes: CountChanges) {
   const rows = [...changes].filter(([, d]) => d !== 0);
   if (rows.length === 0) return undefined;
-  const values = sql.join(rows.map(([key, d]) => {
-    const [relayerId, status] = key.split('\u0000') as [string, string];
-    return sql`(${relayerId}, ${status}, ${d}::bigint)`;
-  }));
+  const values = sql.join(
+    rows.map(([key, d]) => {
+      const [relayerId, status] = key.split('\u0000') as [string, string];
+      return sql`(${relayerId}, ${status}, ${d}::bigint)`;
+    }),
+  );
   return sql`INSERT INTO transaction_counts AS c (relayer_id, status, count)
     SELECT r, s, d FROM (VALUES ${values}) AS v(r, s, d) ORDER BY r, s
     ON CONFLICT (relayer_id, status) DO UPDATE SET count = c.count + excluded.count`;
@@ -66,8 +68,18 @@ export function countsStatement(changes: CountChanges) {
  * Records; their counters go to `counts` when given (a transaction applies them last), else in the same statement.
  * In a transaction, `alongside` (a job's upsert, which answers nothing either) goes in the same statement.
  */
-export async function insertTransactions(q: Kysely<Database>, rows: readonly HeldTransaction[], counts?: CountChanges, alongside?: RawBuilder<unknown>): Promise<void> {
-  const values = sql.join(rows.map(({ record, createdMs, nonce, lane }) => sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)}, ${lane ?? ''})`));
+export async function insertTransactions(
+  q: Kysely<Database>,
+  rows: readonly HeldTransaction[],
+  counts?: CountChanges,
+  alongside?: RawBuilder<unknown>,
+): Promise<void> {
+  const values = sql.join(
+    rows.map(
+      ({ record, createdMs, nonce, lane }) =>
+        sql`(${record.id}, ${record.relayer_id}, ${record.status}, ${createdMs}::bigint, ${nonce}::bigint, 1, ${JSON.stringify(record)}, ${lane ?? ''})`,
+    ),
+  );
   const insert = sql`INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record, lane) VALUES ${values}`;
   const changes = counts ?? new Map<string, number>();
   for (const { record } of rows) addCount(changes, record.relayer_id, record.status, 1);
@@ -76,8 +88,16 @@ export async function insertTransactions(q: Kysely<Database>, rows: readonly Hel
 }
 
 /** Outbox rows in one statement, in the order given (seq follows it); the NOTIFY goes out with the commit. */
-export async function insertEvents(q: Kysely<Database>, rows: ReadonlyArray<Omit<WebhookEventRow, 'seq'>>, instance: string): Promise<void> {
-  await q.insertInto('webhook_events').values([...rows]).returning(sql`pg_notify(${OUTBOX_CHANNEL}, ${instance})`.as('n')).execute();
+export async function insertEvents(
+  q: Kysely<Database>,
+  rows: ReadonlyArray<Omit<WebhookEventRow, 'seq'>>,
+  instance: string,
+): Promise<void> {
+  await q
+    .insertInto('webhook_events')
+    .values([...rows])
+    .returning(sql`pg_notify(${OUTBOX_CHANNEL}, ${instance})`.as('n'))
+    .execute();
 }
 
 interface FundsMove {
@@ -91,12 +111,18 @@ interface FundsMove {
  * query reads the moves, so PostgreSQL runs them first and the counters' CTE after: every transaction takes the ledger
  * rows before the counter rows, and holds neither while it waits for anything else.
  */
-async function applyMoves(q: Kysely<Database>, moves: ReadonlyMap<string, FundsMove>, counted: RawBuilder<unknown> | undefined): Promise<void> {
+async function applyMoves(
+  q: Kysely<Database>,
+  moves: ReadonlyMap<string, FundsMove>,
+  counted: RawBuilder<unknown> | undefined,
+): Promise<void> {
   const ids = [...moves.keys()].sort();
-  const values = sql.join(ids.map((id) => {
-    const { reserved, released, guardNet } = moves.get(id)!;
-    return sql`(${id}, ${reserved.toString()}::numeric, ${released.toString()}::numeric, ${guardNet?.toString() ?? null}::numeric)`;
-  }));
+  const values = sql.join(
+    ids.map((id) => {
+      const { reserved, released, guardNet } = moves.get(id)!;
+      return sql`(${id}, ${reserved.toString()}::numeric, ${released.toString()}::numeric, ${guardNet?.toString() ?? null}::numeric)`;
+    }),
+  );
   const { rows } = await sql<{ moved: string }>`
     WITH v (r, reserved, released, guard) AS (VALUES ${values}),
     f AS (
@@ -105,7 +131,8 @@ async function applyMoves(q: Kysely<Database>, moves: ReadonlyMap<string, FundsM
       WHERE f.reserved - f.released <= COALESCE((SELECT v.guard FROM v WHERE v.r = f.relayer_id), f.reserved - f.released)
       RETURNING f.relayer_id)${counted ? sql`, c AS (${counted})` : sql``}
     SELECT count(*)::text AS moved FROM f`.execute(q);
-  if (Number(rows[0]?.moved) !== ids.length) throw Object.assign(new Error("a relayer's funds ledger grew after its sends were admitted"), { code: '40001' });
+  if (Number(rows[0]?.moved) !== ids.length)
+    throw Object.assign(new Error("a relayer's funds ledger grew after its sends were admitted"), { code: '40001' });
 }
 
 export function createWriteBuffer(q: Kysely<Database>, instance: string): WriteBuffer {

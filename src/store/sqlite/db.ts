@@ -29,7 +29,9 @@ function migrate(db: Db): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as string[]);
   const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort();
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+    .sort();
   for (const file of files) {
     const version = file.replace(/\.sql$/, '');
     if (applied.has(version)) continue;

@@ -12,10 +12,18 @@ interface Row {
   created_ms: number;
 }
 
-const toEntry = (r: Row): IdempotencyEntry => ({ relayerId: r.relayer_id, key: r.key, requestHash: r.request_hash, transactionId: r.transaction_id, createdMs: r.created_ms });
+const toEntry = (r: Row): IdempotencyEntry => ({
+  relayerId: r.relayer_id,
+  key: r.key,
+  requestHash: r.request_hash,
+  transactionId: r.transaction_id,
+  createdMs: r.created_ms,
+});
 
 export function createIdempotencyRepo(db: Db): SyncOf<IdempotencyRepo> {
-  const getOne = db.prepare<[string, string], Row>('SELECT relayer_id, key, request_hash, transaction_id, created_ms FROM idempotency_keys WHERE relayer_id = ? AND key = ?');
+  const getOne = db.prepare<[string, string], Row>(
+    'SELECT relayer_id, key, request_hash, transaction_id, created_ms FROM idempotency_keys WHERE relayer_id = ? AND key = ?',
+  );
   // An expired entry is replaced in place: its key is free again.
   const upsert = db.prepare(`
     INSERT INTO idempotency_keys (relayer_id, key, request_hash, transaction_id, created_ms) VALUES (?, ?, ?, ?, ?)
@@ -29,7 +37,9 @@ export function createIdempotencyRepo(db: Db): SyncOf<IdempotencyRepo> {
     },
     insert(relayerId, claims, createdMs, expiredBefore) {
       const written: string[] = [];
-      for (const c of claims) if (upsert.run(relayerId, c.key, c.requestHash, c.transactionId, createdMs, expiredBefore).changes === 1) written.push(c.key);
+      for (const c of claims)
+        if (upsert.run(relayerId, c.key, c.requestHash, c.transactionId, createdMs, expiredBefore).changes === 1)
+          written.push(c.key);
       return written;
     },
     prune: (before) => prune.run(before).changes,

@@ -31,7 +31,9 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
       WHERE due_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now) AND kind IN (SELECT value FROM json_each(@kinds))
       ORDER BY due_at, id LIMIT @limit)
     RETURNING ${COLUMNS}`);
-  const remove = db.prepare('DELETE FROM jobs WHERE id = @id AND lease_owner = @owner AND claims = @claims AND generation = @generation');
+  const remove = db.prepare(
+    'DELETE FROM jobs WHERE id = @id AND lease_owner = @owner AND claims = @claims AND generation = @generation',
+  );
   // A newer schedule() (generation moved on) stands as it is: its due time, payload and a fresh attempt count.
   const settle = db.prepare(`
     UPDATE jobs SET
@@ -39,10 +41,16 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
       attempts = CASE WHEN generation = @generation THEN @attempts ELSE 0 END,
       last_error = @error, lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
     WHERE id = @id AND lease_owner = @owner AND claims = @claims`);
-  const renew = db.prepare('UPDATE jobs SET lease_expires_at = @until, updated_at = @now WHERE id = @id AND lease_owner = @owner AND claims = @claims');
-  const release = db.prepare('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now WHERE id = @id AND lease_owner = @owner AND claims = @claims');
-  const nextDue = db.prepare<[string], number>(`
-    SELECT due_at FROM jobs WHERE lease_owner IS NULL AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at, id LIMIT 1`).pluck();
+  const renew = db.prepare(
+    'UPDATE jobs SET lease_expires_at = @until, updated_at = @now WHERE id = @id AND lease_owner = @owner AND claims = @claims',
+  );
+  const release = db.prepare(
+    'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now WHERE id = @id AND lease_owner = @owner AND claims = @claims',
+  );
+  const nextDue = db
+    .prepare<[string], number>(`
+    SELECT due_at FROM jobs WHERE lease_owner IS NULL AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at, id LIMIT 1`)
+    .pluck();
   const stats = db.prepare<{ now: number }, Omit<JobStats, 'lagMs'> & { oldest: number | null }>(`
     SELECT kind, COUNT(*) AS scheduled,
       SUM(due_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now)) AS due,
@@ -50,13 +58,27 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
       MIN(CASE WHEN due_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now) THEN due_at END) AS oldest
     FROM jobs GROUP BY kind ORDER BY kind`);
 
-  const owners = db.prepare<[number], string>('SELECT DISTINCT lease_owner FROM jobs WHERE lease_owner IS NOT NULL AND lease_expires_at > ?').pluck();
-  const releaseAll = db.prepare('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now WHERE lease_owner = @owner');
+  const owners = db
+    .prepare<[number], string>(
+      'SELECT DISTINCT lease_owner FROM jobs WHERE lease_owner IS NOT NULL AND lease_expires_at > ?',
+    )
+    .pluck();
+  const releaseAll = db.prepare(
+    'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now WHERE lease_owner = @owner',
+  );
 
   return {
     schedule(spec) {
       const { payload, keep } = upsertPayload(spec);
-      upsert.run({ kind: spec.kind, subject: spec.subject, dueAt: spec.dueAt, payload, replace: spec.replace ? 1 : 0, keep: keep ? 1 : 0, now: Date.now() });
+      upsert.run({
+        kind: spec.kind,
+        subject: spec.subject,
+        dueAt: spec.dueAt,
+        payload,
+        replace: spec.replace ? 1 : 0,
+        keep: keep ? 1 : 0,
+        now: Date.now(),
+      });
     },
     cancel: (kind, subject) => cancel.run(kind, subject).changes > 0,
     get(kind, subject) {
@@ -68,12 +90,23 @@ export function createJobsRepo(db: Db): SyncOf<JobsRepo> {
       return claimedInOrder(claim.all({ owner, until: now + leaseMs, now, limit, kinds: JSON.stringify(kinds) }));
     },
     finish(job, rescheduleAt) {
-      if (rescheduleAt === undefined && remove.run({ ...lease(job), generation: job.generation }).changes > 0) return true;
+      if (rescheduleAt === undefined && remove.run({ ...lease(job), generation: job.generation }).changes > 0)
+        return true;
       const dueAt = rescheduleAt ?? job.dueAt;
-      return settle.run({ ...lease(job), generation: job.generation, dueAt, attempts: 0, error: null, now: Date.now() }).changes > 0;
+      return (
+        settle.run({ ...lease(job), generation: job.generation, dueAt, attempts: 0, error: null, now: Date.now() })
+          .changes > 0
+      );
     },
     retry: (job, dueAt, error) =>
-      settle.run({ ...lease(job), generation: job.generation, dueAt, attempts: job.attempts + 1, error, now: Date.now() }).changes > 0,
+      settle.run({
+        ...lease(job),
+        generation: job.generation,
+        dueAt,
+        attempts: job.attempts + 1,
+        error,
+        now: Date.now(),
+      }).changes > 0,
     renew: (job, until) => renew.run({ ...lease(job), until, now: Date.now() }).changes > 0,
     release: (job) => release.run({ ...lease(job), now: Date.now() }).changes > 0,
     nextDueAt: (kinds) => (kinds.length === 0 ? null : (nextDue.get(JSON.stringify(kinds)) ?? null)),

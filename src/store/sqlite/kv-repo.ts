@@ -3,28 +3,50 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db.ts';
 import type { KvQuota, KvRepo } from '../../domain/kv/ports.ts';
-import { checkKey, checkPattern, checkTtl, checkValue, expiresAt, overQuota, quotaExceeded, type KvClock } from '../../domain/kv/rules.ts';
+import {
+  checkKey,
+  checkPattern,
+  checkTtl,
+  checkValue,
+  expiresAt,
+  overQuota,
+  quotaExceeded,
+  type KvClock,
+} from '../../domain/kv/rules.ts';
 
 /** The SQLite repository's own type: every answer is immediate. */
 export type SyncKvRepo = { [K in keyof KvRepo]: (...args: Parameters<KvRepo[K]>) => Awaited<ReturnType<KvRepo[K]>> };
 
 export function createKvRepo(db: Db, now: KvClock = Date.now): SyncKvRepo {
-  const get = db.prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)').pluck();
+  const get = db
+    .prepare('SELECT value FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)')
+    .pluck();
   const upsert = db.prepare(
     'INSERT INTO plugin_kv (plugin_id, key, value, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
   );
-  const del = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)');
+  const del = db.prepare(
+    'DELETE FROM plugin_kv WHERE plugin_id = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)',
+  );
   const purge = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ? AND expires_at IS NOT NULL AND expires_at <= ?');
-  const list = db.prepare('SELECT key FROM plugin_kv WHERE plugin_id = ? AND key GLOB ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT 10000').pluck();
+  const list = db
+    .prepare(
+      'SELECT key FROM plugin_kv WHERE plugin_id = ? AND key GLOB ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT 10000',
+    )
+    .pluck();
   const clear = db.prepare('DELETE FROM plugin_kv WHERE plugin_id = ?');
   const takeLock = db.prepare(
     'INSERT INTO plugin_kv_locks (plugin_id, key, token, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (plugin_id, key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at WHERE plugin_kv_locks.expires_at <= ?',
   );
   const releaseLock = db.prepare('DELETE FROM plugin_kv_locks WHERE plugin_id = ? AND key = ? AND token = ?');
   const usage = db.prepare('SELECT keys, bytes FROM plugin_kv_usage WHERE plugin_id = ?');
-  const sizeOf = db.prepare('SELECT length(CAST(key AS BLOB)) + length(CAST(value AS BLOB)) FROM plugin_kv WHERE plugin_id = ? AND key = ?').pluck();
+  const sizeOf = db
+    .prepare(
+      'SELECT length(CAST(key AS BLOB)) + length(CAST(value AS BLOB)) FROM plugin_kv WHERE plugin_id = ? AND key = ?',
+    )
+    .pluck();
 
-  const usageOf = (pluginId: string) => (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
+  const usageOf = (pluginId: string) =>
+    (usage.get(pluginId) as { keys: number; bytes: number } | undefined) ?? { keys: 0, bytes: 0 };
   /** Usage after writing `bytes` under `key`, exactly (the old entry's size subtracted). */
   const after = (pluginId: string, key: string, bytes: number) => {
     const used = usageOf(pluginId);

@@ -6,18 +6,29 @@ import { isLaneKey, laneView, splitLaneKey } from '../../domain/relayers/lanes.t
 import type { SyncOf } from './sync-ops.ts';
 import { createFundsOps } from './transactions-repo.ts';
 
-const LANE_COLUMNS = 'relayer_id, address, signer_id, position, max_pending, next_nonce, last_created_ms, state, state_reason';
+const LANE_COLUMNS =
+  'relayer_id, address, signer_id, position, max_pending, next_nonce, last_created_ms, state, state_reason';
 
 export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesStore>): SyncOf<RelayersRepo> {
-  const all = db.prepare<[string], LaneRow>(`SELECT ${LANE_COLUMNS} FROM relayer_lanes WHERE relayer_id = ? ORDER BY position`);
-  const one = db.prepare<[string, string], LaneRow>(`SELECT ${LANE_COLUMNS} FROM relayer_lanes WHERE relayer_id = ? AND address = ?`);
+  const all = db.prepare<[string], LaneRow>(
+    `SELECT ${LANE_COLUMNS} FROM relayer_lanes WHERE relayer_id = ? ORDER BY position`,
+  );
+  const one = db.prepare<[string, string], LaneRow>(
+    `SELECT ${LANE_COLUMNS} FROM relayer_lanes WHERE relayer_id = ? AND address = ?`,
+  );
   const save = db.prepare(`
     INSERT INTO relayer_lanes (relayer_id, address, signer_id, position, max_pending) VALUES (@relayer_id, @address, @signer_id, @position, @max_pending)
     ON CONFLICT (relayer_id, address) DO UPDATE SET signer_id = excluded.signer_id, position = excluded.position, max_pending = excluded.max_pending`);
-  const dropOthers = db.prepare('DELETE FROM relayer_lanes WHERE relayer_id = ? AND address NOT IN (SELECT value FROM json_each(?))');
+  const dropOthers = db.prepare(
+    'DELETE FROM relayer_lanes WHERE relayer_id = ? AND address NOT IN (SELECT value FROM json_each(?))',
+  );
   const setMax = db.prepare('UPDATE relayer_lanes SET max_pending = ? WHERE relayer_id = ?');
-  const setState = db.prepare('UPDATE relayer_lanes SET state = ?, state_reason = ? WHERE relayer_id = ? AND address = ? AND (state IS NOT ? OR state_reason IS NOT ?)');
-  const advance = db.prepare('UPDATE relayer_lanes SET next_nonce = ?, last_created_ms = ? WHERE relayer_id = ? AND address = ? AND next_nonce = ?');
+  const setState = db.prepare(
+    'UPDATE relayer_lanes SET state = ?, state_reason = ? WHERE relayer_id = ? AND address = ? AND (state IS NOT ? OR state_reason IS NOT ?)',
+  );
+  const advance = db.prepare(
+    'UPDATE relayer_lanes SET next_nonce = ?, last_created_ms = ? WHERE relayer_id = ? AND address = ? AND next_nonce = ?',
+  );
   const advanceFrom = db.prepare<[number, number, string, string, number, number], LaneRow>(
     `UPDATE relayer_lanes SET next_nonce = ?, last_created_ms = ? WHERE relayer_id = ? AND address = ? AND next_nonce = ? AND last_created_ms = ? RETURNING ${LANE_COLUMNS}`,
   );
@@ -47,7 +58,14 @@ export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesSt
       const [relayerId, address] = splitLaneKey(id);
       const relayer = base.get(relayerId);
       if (!relayer) return undefined;
-      const row = advanceFrom.get(to.next_nonce, to.last_created_ms, relayerId, address, from.next_nonce, from.last_created_ms);
+      const row = advanceFrom.get(
+        to.next_nonce,
+        to.last_created_ms,
+        relayerId,
+        address,
+        from.next_nonce,
+        from.last_created_ms,
+      );
       if (!row) return undefined;
       const view = laneView(relayer, row);
       if (reserve === undefined) return view;
@@ -61,7 +79,8 @@ export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesSt
       for (const l of lanes) save.run(l);
     }),
     setMaxPending: (relayerId, maxPending) => void setMax.run(maxPending, relayerId),
-    setLaneState: (relayerId, address, state: LaneState, reason) => setState.run(state, reason, relayerId, address, state, reason).changes === 1,
+    setLaneState: (relayerId, address, state: LaneState, reason) =>
+      setState.run(state, reason, relayerId, address, state, reason).changes === 1,
     lanePending: (relayerId) => Object.fromEntries(pending.all(relayerId).map((r) => [r.lane, r.n])),
   };
 }

@@ -5,7 +5,9 @@ import type { PluginOverride, PluginOverridesRepo } from '../../domain/plugins/p
 import type { SyncOf } from './sync-ops.ts';
 
 export function createNetworkOverridesRepo(db: Db): SyncOf<NetworkOverridesRepo> {
-  const all = db.prepare<[], Omit<NetworkOverride, 'rpc_urls'> & { rpc_urls: string }>('SELECT network_type, name, rpc_urls, updated_at FROM network_overrides ORDER BY network_type, name');
+  const all = db.prepare<[], Omit<NetworkOverride, 'rpc_urls'> & { rpc_urls: string }>(
+    'SELECT network_type, name, rpc_urls, updated_at FROM network_overrides ORDER BY network_type, name',
+  );
   const put = db.prepare(`
     INSERT INTO network_overrides (network_type, name, rpc_urls, updated_at) VALUES (@network_type, @name, @rpc_urls, @updated_at)
     ON CONFLICT (network_type, name) DO UPDATE SET rpc_urls = excluded.rpc_urls, updated_at = excluded.updated_at`);
@@ -18,7 +20,9 @@ export function createNetworkOverridesRepo(db: Db): SyncOf<NetworkOverridesRepo>
 }
 
 export function createPluginOverridesRepo(db: Db): SyncOf<PluginOverridesRepo> {
-  const all = db.prepare<[], Omit<PluginOverride, 'settings'> & { settings: string }>('SELECT plugin_id, settings, updated_at FROM plugin_overrides ORDER BY plugin_id');
+  const all = db.prepare<[], Omit<PluginOverride, 'settings'> & { settings: string }>(
+    'SELECT plugin_id, settings, updated_at FROM plugin_overrides ORDER BY plugin_id',
+  );
   const put = db.prepare(`
     INSERT INTO plugin_overrides (plugin_id, settings, updated_at) VALUES (@plugin_id, @settings, @updated_at)
     ON CONFLICT (plugin_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`);

@@ -46,7 +46,8 @@ const params = (s: RelayerSeed, now: string) => ({
   now,
 });
 
-const INSERT_COLUMNS = 'id, name, network, network_type, signer_id, address, paused, notification_id, policies, custom_rpc_urls, source, seed_hash, active, next_nonce, created_at, updated_at';
+const INSERT_COLUMNS =
+  'id, name, network, network_type, signer_id, address, paused, notification_id, policies, custom_rpc_urls, source, seed_hash, active, next_nonce, created_at, updated_at';
 const values = (source: string) =>
   `VALUES (@id, @name, @network, @network_type, @signer_id, @address, @paused, @notification_id, @policies, @custom_rpc_urls, '${source}', @seed_hash, 1, @initial_nonce, @now, @now)`;
 const changed = 'relayers.seed_hash IS NOT excluded.seed_hash';
@@ -78,7 +79,9 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
   const deactivateConfig = db.prepare("UPDATE relayers SET active = 0 WHERE source = 'config'");
   const insert = db.prepare(CREATE_SQL);
   const getOne = db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM relayers WHERE id = ? AND ${VISIBLE}`);
-  const listPage = db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM relayers WHERE ${VISIBLE} ORDER BY id LIMIT ? OFFSET ?`);
+  const listPage = db.prepare<[number, number], Row>(
+    `SELECT ${COLUMNS} FROM relayers WHERE ${VISIBLE} ORDER BY id LIMIT ? OFFSET ?`,
+  );
   const countAll = db.prepare<[], number>(`SELECT COUNT(*) FROM relayers WHERE ${VISIBLE}`).pluck();
   const setField = (column: string) => db.prepare(`UPDATE relayers SET ${column} = ?, updated_at = ? WHERE id = ?`);
   const setters = {
@@ -88,12 +91,16 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
     policies: setField('policies'),
     custom_rpc_urls: setField('custom_rpc_urls'),
   };
-  const setDisabled = db.prepare('UPDATE relayers SET system_disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
+  const setDisabled = db.prepare(
+    'UPDATE relayers SET system_disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?',
+  );
   const markDeleted = db.prepare(`UPDATE relayers SET deleted_at = ?, updated_at = ? WHERE id = ? AND ${VISIBLE}`);
   // A key pool's other keys count too (relayer_lanes, issue 44).
-  const bySigner = db.prepare<[string, string], string>(
-    `SELECT id FROM relayers WHERE (signer_id = ? OR id IN (SELECT relayer_id FROM relayer_lanes WHERE signer_id = ?)) AND ${VISIBLE} ORDER BY id LIMIT 10`,
-  ).pluck();
+  const bySigner = db
+    .prepare<[string, string], string>(
+      `SELECT id FROM relayers WHERE (signer_id = ? OR id IN (SELECT relayer_id FROM relayer_lanes WHERE signer_id = ?)) AND ${VISIBLE} ORDER BY id LIMIT 10`,
+    )
+    .pluck();
   const notification = db.prepare<[string], number>('SELECT 1 FROM notifications WHERE id = ?').pluck();
   const advance = db.prepare('UPDATE relayers SET next_nonce = ?, last_created_ms = ? WHERE id = ? AND next_nonce = ?');
   const { moveFunds, funds } = createFundsOps(db);
@@ -138,7 +145,8 @@ export function createRelayersRepo(db: Db): Omit<SyncOf<RelayersRepo>, keyof Lan
     },
     usingSigner: (signerId) => bySigner.all(signerId, signerId),
     notificationExists: (id) => notification.get(id) === 1,
-    advance: (id, expectedNonce, nextNonce, lastCreatedMs) => advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
+    advance: (id, expectedNonce, nextNonce, lastCreatedMs) =>
+      advance.run(nextNonce, lastCreatedMs, id, expectedNonce).changes === 1,
     // The ledger is the transactions repo's (exact sums in BigInt): added in the same SQLite transaction.
     advanceFrom(id, from, to, reserve) {
       const row = advanceFrom.get(to.next_nonce, to.last_created_ms, id, from.next_nonce, from.last_created_ms);

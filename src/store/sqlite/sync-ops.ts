@@ -1,7 +1,9 @@
 // The SQLite repositories are synchronous (better-sqlite3); the ports are async. One mapping turns one into the other.
 
 /** The synchronous twin of an async port: same methods, same arguments, plain results. */
-export type SyncOf<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never };
+export type SyncOf<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never;
+};
 
 /** How a view runs one synchronous operation: through the gate, or inside an open transaction. */
 export type Invoke = <A extends unknown[], R>(op: (...args: A) => R, args: A) => Promise<R>;

@@ -10,7 +10,9 @@ const stored = (row: { record: string; version: number } | undefined): StoredTra
 
 /** The relayers' funds ledger (decimal text: wei pass SQLite's 64-bit integers), for this repo and advanceFrom. */
 export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' | 'moveFunds'> {
-  const fundsOf = db.prepare<[string], { reserved: string; released: string }>('SELECT reserved, released FROM relayer_funds WHERE relayer_id = ?');
+  const fundsOf = db.prepare<[string], { reserved: string; released: string }>(
+    'SELECT reserved, released FROM relayer_funds WHERE relayer_id = ?',
+  );
   const putFunds = db.prepare(`
     INSERT INTO relayer_funds (relayer_id, reserved, released) VALUES (?, ?, ?)
     ON CONFLICT (relayer_id) DO UPDATE SET reserved = excluded.reserved, released = excluded.released`);
@@ -34,11 +36,21 @@ export function createFundsOps(db: Db): Pick<SyncOf<TransactionsRepo>, 'funds' |
  * total_items comes from transaction_counts, kept in the same SQLite transaction as each write.
  */
 export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
-  const insert = db.prepare('INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record, lane) VALUES (?, ?, ?, ?, ?, 1, ?, ?)');
-  const getOne = db.prepare<[string, string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?');
-  const findOne = db.prepare<[string], { record: string; version: number }>('SELECT record, version FROM transactions WHERE id = ?');
-  const byNonce = db.prepare<[string, string, number], { record: string; version: number }>('SELECT record, version FROM transactions WHERE relayer_id = ? AND lane = ? AND nonce = ?');
-  const update = db.prepare('UPDATE transactions SET status = ?, nonce = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?');
+  const insert = db.prepare(
+    'INSERT INTO transactions (id, relayer_id, status, created_ms, nonce, version, record, lane) VALUES (?, ?, ?, ?, ?, 1, ?, ?)',
+  );
+  const getOne = db.prepare<[string, string], { record: string; version: number }>(
+    'SELECT record, version FROM transactions WHERE id = ? AND relayer_id = ?',
+  );
+  const findOne = db.prepare<[string], { record: string; version: number }>(
+    'SELECT record, version FROM transactions WHERE id = ?',
+  );
+  const byNonce = db.prepare<[string, string, number], { record: string; version: number }>(
+    'SELECT record, version FROM transactions WHERE relayer_id = ? AND lane = ? AND nonce = ?',
+  );
+  const update = db.prepare(
+    'UPDATE transactions SET status = ?, nonce = ?, record = ?, version = version + 1 WHERE id = ? AND version = ?',
+  );
   // The same WHERE as the partial index transactions_unfinished, so the planner uses it.
   const unfinished = db.prepare<[string, string, number], { record: string; version: number }>(`
     SELECT record, version FROM transactions INDEXED BY transactions_unfinished
@@ -47,22 +59,34 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
   const bump = db.prepare(`
     INSERT INTO transaction_counts (relayer_id, status, count) VALUES (?, ?, ?)
     ON CONFLICT (relayer_id, status) DO UPDATE SET count = count + excluded.count`);
-  const pageAll = db.prepare<[string, number, number], string>(`
+  const pageAll = db
+    .prepare<[string, number, number], string>(`
     SELECT t.record FROM (
       SELECT rowid AS rid FROM transactions INDEXED BY transactions_by_relayer
       WHERE relayer_id = ? ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?
     ) AS p JOIN transactions AS t ON t.rowid = p.rid
-    ORDER BY t.created_ms DESC, t.id DESC`).pluck();
-  const pageByStatus = db.prepare<[string, string, number, number], string>(`
+    ORDER BY t.created_ms DESC, t.id DESC`)
+    .pluck();
+  const pageByStatus = db
+    .prepare<[string, string, number, number], string>(`
     SELECT t.record FROM (
       SELECT rowid AS rid FROM transactions INDEXED BY transactions_by_relayer_status
       WHERE relayer_id = ? AND status = ? ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?
     ) AS p JOIN transactions AS t ON t.rowid = p.rid
-    ORDER BY t.created_ms DESC, t.id DESC`).pluck();
-  const countAll = db.prepare<[string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ?').pluck();
-  const countByStatus = db.prepare<[string, string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?').pluck();
+    ORDER BY t.created_ms DESC, t.id DESC`)
+    .pluck();
+  const countAll = db
+    .prepare<[string], number>('SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ?')
+    .pluck();
+  const countByStatus = db
+    .prepare<[string, string], number>(
+      'SELECT COALESCE(SUM(count), 0) FROM transaction_counts WHERE relayer_id = ? AND status = ?',
+    )
+    .pluck();
   const ledger = createFundsOps(db);
-  const history = db.prepare<[string], { version: number; at_ms: number; record: string }>('SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version');
+  const history = db.prepare<[string], { version: number; at_ms: number; record: string }>(
+    'SELECT version, at_ms, record FROM transaction_history WHERE transaction_id = ? ORDER BY version',
+  );
 
   const repo: SyncOf<TransactionsRepo> = {
     insert(record, createdMs, nonce, lane = '') {
@@ -76,7 +100,8 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     getByNonce: (relayerId, nonce) => stored(byNonce.get(...splitLaneKey(relayerId), nonce)),
     update(record, previousStatus, expectedVersion) {
       const nonce = typeof record.nonce === 'number' ? record.nonce : null;
-      if (update.run(record.status, nonce, JSON.stringify(record), record.id, expectedVersion).changes !== 1) return false;
+      if (update.run(record.status, nonce, JSON.stringify(record), record.id, expectedVersion).changes !== 1)
+        return false;
       if (previousStatus !== record.status) {
         bump.run(record.relayer_id, previousStatus, -1);
         bump.run(record.relayer_id, record.status, 1);
@@ -89,13 +114,22 @@ export function createTransactionsRepo(db: Db): SyncOf<TransactionsRepo> {
     },
     listUnfinished: (relayerId, limit) => unfinished.all(...splitLaneKey(relayerId), limit).map((row) => stored(row)!),
     list(relayerId, status, limit, offset) {
-      const rows = status === undefined ? pageAll.all(relayerId, limit, offset) : pageByStatus.all(relayerId, status, limit, offset);
+      const rows =
+        status === undefined
+          ? pageAll.all(relayerId, limit, offset)
+          : pageByStatus.all(relayerId, status, limit, offset);
       return rows.map((r) => JSON.parse(r) as TransactionRecord);
     },
-    count: (relayerId, status?: TransactionStatus) => (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
+    count: (relayerId, status?: TransactionStatus) =>
+      (status === undefined ? countAll.get(relayerId) : countByStatus.get(relayerId, status)) ?? 0,
     funds: ledger.funds,
     moveFunds: ledger.moveFunds,
-    history: (id) => history.all(id).map((row) => ({ version: row.version, at_ms: row.at_ms, record: JSON.parse(row.record) as TransactionRecord })),
+    history: (id) =>
+      history.all(id).map((row) => ({
+        version: row.version,
+        at_ms: row.at_ms,
+        record: JSON.parse(row.record) as TransactionRecord,
+      })),
   };
   return repo;
 }

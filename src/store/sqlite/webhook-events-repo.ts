@@ -3,7 +3,8 @@ import type { Db } from './db.ts';
 import type { WebhookEventRow, WebhookEventsRepo } from '../../domain/notifications/ports.ts';
 import type { SyncOf } from './sync-ops.ts';
 
-const COLUMNS = 'seq, id, notification_id, event, transaction_id, body, status, attempts, last_error, next_attempt_at, created_at, updated_at, delivered_at';
+const COLUMNS =
+  'seq, id, notification_id, event, transaction_id, body, status, attempts, last_error, next_attempt_at, created_at, updated_at, delivered_at';
 
 /** Builds the repository; every statement is prepared here, once. */
 export function createWebhookEventsRepo(db: Db): SyncOf<WebhookEventsRepo> {
@@ -22,14 +23,26 @@ export function createWebhookEventsRepo(db: Db): SyncOf<WebhookEventsRepo> {
      ORDER BY e.next_attempt_at, e.seq LIMIT ?`,
   );
   const nextDue = db.prepare("SELECT MIN(next_attempt_at) FROM webhook_events WHERE status = 'pending'").pluck();
-  const delivered = db.prepare("UPDATE webhook_events SET status = 'delivered', attempts = ?, delivered_at = ?, updated_at = ? WHERE seq = ?");
-  const retry = db.prepare('UPDATE webhook_events SET attempts = ?, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE seq = ?');
-  const failed = db.prepare("UPDATE webhook_events SET status = 'failed', attempts = ?, last_error = ?, updated_at = ? WHERE seq = ?");
-  const listPage = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE notification_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`);
+  const delivered = db.prepare(
+    "UPDATE webhook_events SET status = 'delivered', attempts = ?, delivered_at = ?, updated_at = ? WHERE seq = ?",
+  );
+  const retry = db.prepare(
+    'UPDATE webhook_events SET attempts = ?, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE seq = ?',
+  );
+  const failed = db.prepare(
+    "UPDATE webhook_events SET status = 'failed', attempts = ?, last_error = ?, updated_at = ? WHERE seq = ?",
+  );
+  const listPage = db.prepare(
+    `SELECT ${COLUMNS} FROM webhook_events WHERE notification_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
+  );
   const count = db.prepare('SELECT COUNT(*) FROM webhook_events WHERE notification_id = ?').pluck();
-  const byTransaction = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE transaction_id = ? ORDER BY seq LIMIT ?`);
+  const byTransaction = db.prepare(
+    `SELECT ${COLUMNS} FROM webhook_events WHERE transaction_id = ? ORDER BY seq LIMIT ?`,
+  );
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM webhook_events WHERE notification_id = ? AND id = ?`);
-  const requeue = db.prepare("UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND status = 'failed'");
+  const requeue = db.prepare(
+    "UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND status = 'failed'",
+  );
 
   return {
     notificationOfRelayer: (relayerId) => (relayerNotification.get(relayerId) as string | null | undefined) ?? null,

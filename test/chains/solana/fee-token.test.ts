@@ -56,7 +56,14 @@ before(async () => {
   sol.airdrop(RELAYER, 10_000_000_000n);
   await sol.fundTokens(user.address, usdc, 100_000_000n); // 100 tokens, and no SOL at all
   await sol.fundTokens(user.address, other, 5_000_000_000n);
-  const policies = { fee_payment_strategy: 'user', fee_margin_percentage: 10, min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000, swap_config: { slippage_percentage: 1 } }] };
+  const policies = {
+    fee_payment_strategy: 'user',
+    fee_margin_percentage: 10,
+    min_balance: 0,
+    allowed_tokens: [
+      { mint: usdc, decimals: 6, symbol: 'USDC', max_allowed_fee: 5_000_000, swap_config: { slippage_percentage: 1 } },
+    ],
+  };
   signer = faultySigners();
   s = await build(undefined, {
     resolveSigner: signer.resolveSigner,
@@ -66,9 +73,31 @@ before(async () => {
       signers: [{ id: 'key', type: 'local', private_key: RELAYER_SEED }],
       relayers: [
         { id: 'gasless', name: 'Users pay in tokens', network: 'solana-sim', signer_id: 'key', policies },
-        { id: 'sponsor', name: 'Relayer pays', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer' } },
-        { id: 'strict', name: 'Relayer pays, System Program only', network: 'solana-sim', signer_id: 'key', policies: { fee_payment_strategy: 'relayer', allowed_programs: ['11111111111111111111111111111111'], min_balance: 0 } },
-        { id: 'unset', name: 'No fee_payment_strategy: users pay (the default)', network: 'solana-sim', signer_id: 'key', policies: { min_balance: 0 } },
+        {
+          id: 'sponsor',
+          name: 'Relayer pays',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: { fee_payment_strategy: 'relayer' },
+        },
+        {
+          id: 'strict',
+          name: 'Relayer pays, System Program only',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: {
+            fee_payment_strategy: 'relayer',
+            allowed_programs: ['11111111111111111111111111111111'],
+            min_balance: 0,
+          },
+        },
+        {
+          id: 'unset',
+          name: 'No fee_payment_strategy: users pay (the default)',
+          network: 'solana-sim',
+          signer_id: 'key',
+          policies: { min_balance: 0 },
+        },
       ],
       notifications: [],
     } as never,
@@ -79,11 +108,20 @@ after(async () => {
   await Promise.all([jup?.close(), sol?.close()]);
 });
 
-const rpc = async (method: string, params: unknown, relayer = 'gasless') => (await s.request('POST', `/api/v1/relayers/${relayer}/rpc`, { body: { jsonrpc: '2.0', id: 1, method, params } })).body;
-const ata = async (owner: string, mint: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+const rpc = async (method: string, params: unknown, relayer = 'gasless') =>
+  (await s.request('POST', `/api/v1/relayers/${relayer}/rpc`, { body: { jsonrpc: '2.0', id: 1, method, params } }))
+    .body;
+const ata = async (owner: string, mint: string) =>
+  (
+    await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  )[0];
 
 /** A transaction of `instructions` paid by `feePayer` (any blockhash: prepareTransaction takes a fresh one). */
-function wire(feePayer: string, instructions: Instruction[], hash = 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'): string {
+function wire(
+  feePayer: string,
+  instructions: Instruction[],
+  hash = 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k',
+): string {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(feePayer), m),
@@ -99,12 +137,26 @@ async function userSigns(prepared: string): Promise<string> {
   return getBase64EncodedWireTransaction(await partiallySignTransaction([user.keyPair], tx));
 }
 
-async function tokenTransfer(to: string, amount: bigint, mint = usdc, decimals = 6, from = user.address): Promise<Instruction> {
-  return getTransferCheckedInstruction({ source: await ata(from, mint), mint: address(mint), destination: await ata(to, mint), authority: createNoopSigner(address(from)), amount, decimals });
+async function tokenTransfer(
+  to: string,
+  amount: bigint,
+  mint = usdc,
+  decimals = 6,
+  from = user.address,
+): Promise<Instruction> {
+  return getTransferCheckedInstruction({
+    source: await ata(from, mint),
+    mint: address(mint),
+    destination: await ata(to, mint),
+    authority: createNoopSigner(address(from)),
+    amount,
+    decimals,
+  });
 }
 
 async function waitLanded(id: string): Promise<Record<string, unknown>> {
-  const read = async () => (await s.request('GET', `/api/v1/relayers/gasless/transactions/${id}`)).body.data as Record<string, unknown>;
+  const read = async () =>
+    (await s.request('GET', `/api/v1/relayers/gasless/transactions/${id}`)).body.data as Record<string, unknown>;
   const record = await eventually(async () => {
     const r = await read();
     return ['submitted', 'mined', 'confirmed', 'failed'].includes(r.status as string) ? r : undefined;
@@ -114,20 +166,34 @@ async function waitLanded(id: string): Promise<Record<string, unknown>> {
 }
 
 test('getSupportedTokens lists the allowed tokens; getFeaturesEnabled answers gasless; each result names its method', async () => {
-  assert.deepEqual((await rpc('getSupportedTokens', {})).result, { method: 'getSupportedTokens', tokens: [{ mint: usdc, symbol: 'USDC', decimals: 6, max_allowed_fee: 5_000_000, conversion_slippage_percentage: 1 }] });
-  assert.deepEqual((await rpc('getFeaturesEnabled', {})).result, { method: 'getFeaturesEnabled', features: ['gasless'] });
+  assert.deepEqual((await rpc('getSupportedTokens', {})).result, {
+    method: 'getSupportedTokens',
+    tokens: [
+      { mint: usdc, symbol: 'USDC', decimals: 6, max_allowed_fee: 5_000_000, conversion_slippage_percentage: 1 },
+    ],
+  });
+  assert.deepEqual((await rpc('getFeaturesEnabled', {})).result, {
+    method: 'getFeaturesEnabled',
+    features: ['gasless'],
+  });
 });
 
 test('a user with only tokens gets a quote, prepares, signs and sends: the relayer gets the fee in tokens and pays the chain in SOL', async () => {
   const friend = (await generateKeyPairSigner()).address;
   await sol.fundTokens(friend, usdc, 0n);
-  const request = wire(user.address, [await tokenTransfer(friend, 1_000_000n), { programAddress: MEMO, data: new TextEncoder().encode('coffee') }]);
+  const request = wire(user.address, [
+    await tokenTransfer(friend, 1_000_000n),
+    { programAddress: MEMO, data: new TextEncoder().encode('coffee') },
+  ]);
   // The relayer pays 2 signatures and the rent of its own token account (created in the same transaction), +10 %.
   const cost = ((2n * FEE.perSignature + FEE.rent) * 110n) / 100n;
   const inTokens = (cost * 150_000_000n) / 1_000_000_000n;
 
   const estimate = await rpc('feeEstimate', { transaction: request, fee_token: usdc });
-  assert.deepEqual({ ...estimate.result, conversion_rate: undefined }, { method: 'feeEstimate', estimated_fee: (Number(inTokens) / 1e6).toString(), conversion_rate: undefined });
+  assert.deepEqual(
+    { ...estimate.result, conversion_rate: undefined },
+    { method: 'feeEstimate', estimated_fee: (Number(inTokens) / 1e6).toString(), conversion_rate: undefined },
+  );
   // The rate is read off the quote's amounts (both rounded down to whole units), as the reference does.
   assert.ok(Math.abs(Number(estimate.result.conversion_rate) - 150) < 1e-3, estimate.result.conversion_rate);
   assert.equal(jup.quotes.at(-1)?.get('slippageBps'), '100', 'the token slippage goes to the quote');
@@ -150,44 +216,95 @@ test('a user with only tokens gets a quote, prepares, signs and sends: the relay
   assert.equal(sol.tokenBalance(await ata(friend, usdc)), 1_000_000n);
   assert.equal(sol.tokenBalance(await ata(user.address, usdc)), 100_000_000n - 1_000_000n - inTokens);
   assert.equal(sol.balance(user.address), 0n, 'the user never held SOL');
-  assert.equal(relayerSolBefore - sol.balance(RELAYER), 2n * FEE.perSignature + FEE.rent, 'the relayer paid the network fee and its token account in SOL');
+  assert.equal(
+    relayerSolBefore - sol.balance(RELAYER),
+    2n * FEE.perSignature + FEE.rent,
+    'the relayer paid the network fee and its token account in SOL',
+  );
   assert.ok(signer.faults.signatures >= 2, 'the counter sees the relayer sign (prepare, then send)');
 });
 
 test('refused before the relayer signs: a short payment, a token not allowed, instructions that move the relayer funds', async () => {
-  const count = async () => (await s.request('GET', '/api/v1/relayers/gasless/transactions?per_page=100')).body.pagination.total_items;
+  const count = async () =>
+    (await s.request('GET', '/api/v1/relayers/gasless/transactions?per_page=100')).body.pagination.total_items;
   const before = await count();
   const signatures = signer.faults.signatures;
-  const fresh = (await s.request('POST', '/api/v1/relayers/gasless/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [] } })).body.result.value.blockhash;
-  const paying = async (amount: bigint, extra: Instruction[] = []) => userSigns(wire(RELAYER, [await tokenTransfer(RELAYER, amount), ...extra], fresh));
+  const fresh = (
+    await s.request('POST', '/api/v1/relayers/gasless/rpc', {
+      body: { jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [] },
+    })
+  ).body.result.value.blockhash;
+  const paying = async (amount: bigint, extra: Instruction[] = []) =>
+    userSigns(wire(RELAYER, [await tokenTransfer(RELAYER, amount), ...extra], fresh));
 
   const short = await rpc('signAndSendTransaction', { transaction: await paying(10n) });
-  assert.deepEqual(short.error, { code: -32602, message: 'INVALID_PARAMS', description: "Transaction doesn't contain required fee payment instruction or payment amount is insufficient" });
+  assert.deepEqual(short.error, {
+    code: -32602,
+    message: 'INVALID_PARAMS',
+    description: "Transaction doesn't contain required fee payment instruction or payment amount is insufficient",
+  });
   const signOnly = await rpc('signTransaction', { transaction: await paying(10n) });
   assert.equal(signOnly.error?.code, -32602, 'signTransaction checks the payment too');
-  const signRoute = await s.request('POST', '/api/v1/relayers/gasless/sign-transaction', { body: { transaction: await paying(10n) } });
+  const signRoute = await s.request('POST', '/api/v1/relayers/gasless/sign-transaction', {
+    body: { transaction: await paying(10n) },
+  });
   assert.equal(signRoute.status, 400, 'and so does the sign-transaction route');
-  assert.equal(signRoute.body.error, "Transaction doesn't contain required fee payment instruction or payment amount is insufficient");
+  assert.equal(
+    signRoute.body.error,
+    "Transaction doesn't contain required fee payment instruction or payment amount is insufficient",
+  );
 
-  const drain = getTransferSolInstruction({ source: createNoopSigner(address(RELAYER)), destination: user.address, amount: 1_000_000n });
+  const drain = getTransferSolInstruction({
+    source: createNoopSigner(address(RELAYER)),
+    destination: user.address,
+    amount: 1_000_000n,
+  });
   const stolen = await rpc('signAndSendTransaction', { transaction: await paying(1_000_000n, [drain]) });
-  assert.deepEqual(stolen.error, { code: -32013, message: 'PREPARATION_ERROR', description: 'Failed to prepare the transfer transaction: Policy violation: Lamports transfers are not allowed from the relayer account' });
-  const foreign = await rpc('signAndSendTransaction', { transaction: await paying(1_000_000n, [{ programAddress: MEMO, accounts: [{ address: address(RELAYER), role: 3 }], data: new Uint8Array([1]) }]) });
-  assert.match(foreign.error?.description ?? '', /Policy violation: instruction 1 \(program MemoSq\S+\) uses the relayer account/);
+  assert.deepEqual(stolen.error, {
+    code: -32013,
+    message: 'PREPARATION_ERROR',
+    description:
+      'Failed to prepare the transfer transaction: Policy violation: Lamports transfers are not allowed from the relayer account',
+  });
+  const foreign = await rpc('signAndSendTransaction', {
+    transaction: await paying(1_000_000n, [
+      { programAddress: MEMO, accounts: [{ address: address(RELAYER), role: 3 }], data: new Uint8Array([1]) },
+    ]),
+  });
+  assert.match(
+    foreign.error?.description ?? '',
+    /Policy violation: instruction 1 \(program MemoSq\S+\) uses the relayer account/,
+  );
 
-  const otherToken = await rpc('prepareTransaction', { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: other });
-  assert.deepEqual(otherToken.error, { code: -32013, message: 'PREPARATION_ERROR', description: `Failed to prepare the transfer transaction: Policy violation: Token ${other} not allowed for transfers` });
-  const payInOther = await rpc('signAndSendTransaction', { transaction: await userSigns(wire(RELAYER, [await tokenTransfer(RELAYER, 1_000_000_000n, other, 9)], fresh)) });
-  assert.match(payInOther.error?.description ?? '', new RegExp(`Policy violation: Token ${other} not allowed for transfers`));
+  const otherToken = await rpc('prepareTransaction', {
+    transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]),
+    fee_token: other,
+  });
+  assert.deepEqual(otherToken.error, {
+    code: -32013,
+    message: 'PREPARATION_ERROR',
+    description: `Failed to prepare the transfer transaction: Policy violation: Token ${other} not allowed for transfers`,
+  });
+  const payInOther = await rpc('signAndSendTransaction', {
+    transaction: await userSigns(wire(RELAYER, [await tokenTransfer(RELAYER, 1_000_000_000n, other, 9)], fresh)),
+  });
+  assert.match(
+    payInOther.error?.description ?? '',
+    new RegExp(`Policy violation: Token ${other} not allowed for transfers`),
+  );
 
-  const instructions = await s.request('POST', '/api/v1/relayers/gasless/transactions', { body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] } });
+  const instructions = await s.request('POST', '/api/v1/relayers/gasless/transactions', {
+    body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] },
+  });
   assert.equal(instructions.status, 400);
   assert.match(instructions.body.error, /User-paid fees require a pre-built transaction/);
   assert.equal(await count(), before, 'nothing refused was recorded');
   assert.equal(signer.faults.signatures, signatures, "the relayer's signer was never called for a refused transaction");
 
   // Where the relayer pays too, its policies are checked before its signer is called.
-  const memo = await s.request('POST', '/api/v1/relayers/strict/transactions', { body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] } });
+  const memo = await s.request('POST', '/api/v1/relayers/strict/transactions', {
+    body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] },
+  });
   assert.equal(memo.status, 400);
   assert.equal(memo.body.error, `Policy violation: Program ${MEMO} not allowed`);
   assert.equal(signer.faults.signatures, signatures);
@@ -195,7 +312,12 @@ test('refused before the relayer signs: a short payment, a token not allowed, in
 
 test('transferTransaction: the token transfer and its fee, the recipient account created at the fee payer\u2019s cost', async () => {
   const recipient = (await generateKeyPairSigner()).address;
-  const prepared = await rpc('transferTransaction', { amount: 2_000_000, token: usdc, source: user.address, destination: recipient });
+  const prepared = await rpc('transferTransaction', {
+    amount: 2_000_000,
+    token: usdc,
+    source: user.address,
+    destination: recipient,
+  });
   assert.equal(prepared.result?.method, 'transferTransaction', JSON.stringify(prepared));
   const cost = ((2n * FEE.perSignature + FEE.rent) * 110n) / 100n; // the recipient's account; the relayer's exists now
   assert.equal(prepared.result.fee_in_lamports, cost.toString());
@@ -203,17 +325,36 @@ test('transferTransaction: the token transfer and its fee, the recipient account
   const record = await waitLanded(sent.result.id);
   assert.notEqual(record.status, 'failed', String(record.status_reason));
   assert.equal(sol.tokenBalance(await ata(recipient, usdc)), 2_000_000n);
-  assert.deepEqual((await rpc('transferTransaction', { amount: 0, token: usdc, source: user.address, destination: recipient })).error?.description, 'Failed to prepare the transfer transaction: Validation error: Amount must be greater than 0');
+  assert.deepEqual(
+    (await rpc('transferTransaction', { amount: 0, token: usdc, source: user.address, destination: recipient })).error
+      ?.description,
+    'Failed to prepare the transfer transaction: Validation error: Amount must be greater than 0',
+  );
 });
 
 test('bad params and price source failures answer JSON-RPC errors; the relayer strategy quotes without adding a fee transfer', async () => {
   assert.equal((await rpc('feeEstimate', { transaction: 'AA==' })).error?.code, -32602);
-  assert.match((await rpc('prepareTransaction', { transaction: wire(user.address, []), fee_token: usdc, extra: 1 })).error?.description, /unknown field 'extra'/);
+  assert.match(
+    (await rpc('prepareTransaction', { transaction: wire(user.address, []), fee_token: usdc, extra: 1 })).error
+      ?.description,
+    /unknown field 'extra'/,
+  );
   const unpriced = await sol.createMint(6);
-  const relayerPays = await rpc('feeEstimate', { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: unpriced }, 'sponsor');
+  const relayerPays = await rpc(
+    'feeEstimate',
+    { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: unpriced },
+    'sponsor',
+  );
   assert.equal(relayerPays.error?.code, -32001, JSON.stringify(relayerPays));
-  assert.match(relayerPays.error.description, /^Failed to estimate the fee due to internal or network issues: Jupiter quote failed: HTTP 400/);
-  const quoted = await rpc('feeEstimate', { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: usdc }, 'sponsor');
+  assert.match(
+    relayerPays.error.description,
+    /^Failed to estimate the fee due to internal or network issues: Jupiter quote failed: HTTP 400/,
+  );
+  const quoted = await rpc(
+    'feeEstimate',
+    { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: usdc },
+    'sponsor',
+  );
   // One signature (the relayer's: the memo names no signer), no margin, no token account: 5000 lamports.
   assert.deepEqual(quoted.result, { method: 'feeEstimate', estimated_fee: '0.00075', conversion_rate: '150' });
 });
@@ -228,12 +369,16 @@ test('the REST routes: sponsored quote and build answer as feeEstimate and prepa
   const built = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', { body });
   assert.equal(built.status, 200, built.text);
   assert.equal(built.body.data.fee_token, usdc);
-  const refused = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', { body: { ...body, fee_token: other } });
+  const refused = await s.request('POST', '/api/v1/relayers/gasless/transactions/sponsored/build', {
+    body: { ...body, fee_token: other },
+  });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.error, `Policy violation: Token ${other} not allowed for transfers`);
 
   const before = sol.tokenBalance(await ata(RELAYER, usdc))!;
-  const sent = await s.request('POST', '/api/v1/relayers/gasless/transactions', { body: { transaction: await userSigns(built.body.data.transaction) } });
+  const sent = await s.request('POST', '/api/v1/relayers/gasless/transactions', {
+    body: { transaction: await userSigns(built.body.data.transaction) },
+  });
   assert.equal(sent.status, 200, sent.text);
   const record = await waitLanded(sent.body.data.id);
   assert.notEqual(record.status, 'failed', String(record.status_reason));
@@ -241,20 +386,40 @@ test('the REST routes: sponsored quote and build answer as feeEstimate and prepa
   assert.equal(sol.tokenBalance(await ata(friend, usdc)), 500_000n);
 });
 
-test('a relayer without fee_payment_strategy has its users pay (the reference\'s default): instructions refused, the quote carries the fee transfer', async () => {
+test("a relayer without fee_payment_strategy has its users pay (the reference's default): instructions refused, the quote carries the fee transfer", async () => {
   const got = await s.request('GET', '/api/v1/relayers/unset');
   assert.equal(got.status, 200, got.text);
-  assert.equal(got.body.data.policies?.fee_payment_strategy, undefined, 'the default is applied where it is used, not stored or shown');
+  assert.equal(
+    got.body.data.policies?.fee_payment_strategy,
+    undefined,
+    'the default is applied where it is used, not stored or shown',
+  );
   const signatures = signer.faults.signatures;
-  const sent = await s.request('POST', '/api/v1/relayers/unset/transactions', { body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] } });
+  const sent = await s.request('POST', '/api/v1/relayers/unset/transactions', {
+    body: { instructions: [{ program_id: MEMO, accounts: [], data: 'AQ==' }] },
+  });
   assert.equal(sent.status, 400, sent.text);
-  assert.equal(sent.body.error, 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.');
+  assert.equal(
+    sent.body.error,
+    'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.',
+  );
   assert.equal(signer.faults.signatures, signatures, 'refused before the signer');
   assert.equal((await s.request('GET', '/api/v1/relayers/unset/transactions')).body.pagination.total_items, 0);
 
   // The same memo quoted: where the relayer pays, one signature (5000 lamports); here the user's token transfer to the
   // relayer is added, so the user signs too (10000 lamports; the relayer's USDC account exists by now), in USDC at 150.
-  const memo = { transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]), fee_token: usdc };
-  assert.deepEqual((await rpc('feeEstimate', memo, 'sponsor')).result, { method: 'feeEstimate', estimated_fee: '0.00075', conversion_rate: '150' });
-  assert.deepEqual((await rpc('feeEstimate', memo, 'unset')).result, { method: 'feeEstimate', estimated_fee: '0.0015', conversion_rate: '150' });
+  const memo = {
+    transaction: wire(user.address, [{ programAddress: MEMO, data: new Uint8Array([1]) }]),
+    fee_token: usdc,
+  };
+  assert.deepEqual((await rpc('feeEstimate', memo, 'sponsor')).result, {
+    method: 'feeEstimate',
+    estimated_fee: '0.00075',
+    conversion_rate: '150',
+  });
+  assert.deepEqual((await rpc('feeEstimate', memo, 'unset')).result, {
+    method: 'feeEstimate',
+    estimated_fee: '0.0015',
+    conversion_rate: '150',
+  });
 });

@@ -16,14 +16,24 @@ test('quotes carry the amounts and the slippage threshold as Jupiter sends them;
   jup.setPrice(mint, 150_000_000n, 6);
   const dex = createSolanaDex('mainnet-beta', `${jup.url}/`);
   const quote = await dex.quote(WSOL, mint, 1_000_000_000n, 0.5);
-  assert.deepEqual([quote.inAmount, quote.outAmount, quote.otherAmountThreshold, quote.slippageBps], [1_000_000_000n, 150_000_000n, 149_250_000n, 50]);
+  assert.deepEqual(
+    [quote.inAmount, quote.outAmount, quote.otherAmountThreshold, quote.slippageBps],
+    [1_000_000_000n, 150_000_000n, 149_250_000n, 50],
+  );
   assert.equal(jup.quotes.at(-1)?.get('slippageBps'), '50');
-  await assert.rejects(dex.quote(WSOL, await sol.createMint(6), 1n, 1), (err: AppError) => err.code === 'CHAIN_UNAVAILABLE' && /^Jupiter quote failed: HTTP 400 \(TOKEN_NOT_TRADABLE\)$/.test(err.reason));
+  await assert.rejects(
+    dex.quote(WSOL, await sol.createMint(6), 1n, 1),
+    (err: AppError) =>
+      err.code === 'CHAIN_UNAVAILABLE' && /^Jupiter quote failed: HTTP 400 \(TOKEN_NOT_TRADABLE\)$/.test(err.reason),
+  );
 });
 
 test('an unreachable API is named without its URL (it may carry a key)', async () => {
   const dex = createSolanaDex('mainnet-beta', 'http://user:secret@127.0.0.1:1');
-  await assert.rejects(dex.quote(WSOL, WSOL, 1n, 1), (err: AppError) => err.reason === 'Jupiter quote failed: the API is unreachable' && !err.reason.includes('secret'));
+  await assert.rejects(
+    dex.quote(WSOL, WSOL, 1n, 1),
+    (err: AppError) => err.reason === 'Jupiter quote failed: the API is unreachable' && !err.reason.includes('secret'),
+  );
 });
 
 test('devnet and testnet: 1:1 quotes and refused swaps, as the reference, without calling the API', async () => {
@@ -32,7 +42,10 @@ test('devnet and testnet: 1:1 quotes and refused swaps, as the reference, withou
     const dex = createSolanaDex(network, jup.url);
     const quote = await dex.quote(WSOL, 'anything', 12_345n, 1);
     assert.equal(quote.outAmount, 12_345n);
-    await assert.rejects(dex.swapTransaction(quote, 'me', {}), (err: AppError) => err.reason === `Jupiter has no ${network} API: token swaps run on mainnet only`);
+    await assert.rejects(
+      dex.swapTransaction(quote, 'me', {}),
+      (err: AppError) => err.reason === `Jupiter has no ${network} API: token swaps run on mainnet only`,
+    );
   }
   assert.equal(jup.calls.get('/swap/v1/quote') ?? 0, calls);
 });

@@ -37,7 +37,10 @@ let sol: SolanaSim;
 let jup: JupiterSim;
 let usdc: string;
 let s: TestServer;
-const ata = async (owner: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(usdc), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+const ata = async (owner: string) =>
+  (
+    await findAssociatedTokenPda({ owner: address(owner), mint: address(usdc), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  )[0];
 
 before(async () => {
   sol = await startSolanaSim({ finalizeDepth: 2, slotMs: 50 });
@@ -50,7 +53,9 @@ before(async () => {
   }
   const policies = (threshold: number) => ({
     fee_payment_strategy: 'user',
-    allowed_tokens: [{ mint: usdc, decimals: 6, swap_config: { retain_min_amount: 1_000_000, slippage_percentage: 1 } }],
+    allowed_tokens: [
+      { mint: usdc, decimals: 6, swap_config: { retain_min_amount: 1_000_000, slippage_percentage: 1 } },
+    ],
     // Every second (six fields, seconds first), so the test need not wait a minute.
     swap_config: { strategy: 'jupiter-swap', cron_schedule: '* * * * * *', min_balance_threshold: threshold },
   });
@@ -58,10 +63,25 @@ before(async () => {
     env: { JUPITER_API_URL: jup.url, LOG_LEVEL: 'warn' },
     config: {
       networks: [{ type: 'solana', network: 'solana-sim', rpc_urls: [{ url: sol.url, weight: 100 }] }],
-      signers: [{ id: 'low', type: 'local', private_key: LOW.seed }, { id: 'funded', type: 'local', private_key: FUNDED.seed }],
+      signers: [
+        { id: 'low', type: 'local', private_key: LOW.seed },
+        { id: 'funded', type: 'local', private_key: FUNDED.seed },
+      ],
       relayers: [
-        { id: 'low', name: 'Below its threshold', network: 'solana-sim', signer_id: 'low', policies: policies(5_000_000_000) },
-        { id: 'funded', name: 'Above its threshold', network: 'solana-sim', signer_id: 'funded', policies: policies(100_000_000) },
+        {
+          id: 'low',
+          name: 'Below its threshold',
+          network: 'solana-sim',
+          signer_id: 'low',
+          policies: policies(5_000_000_000),
+        },
+        {
+          id: 'funded',
+          name: 'Above its threshold',
+          network: 'solana-sim',
+          signer_id: 'funded',
+          policies: policies(100_000_000),
+        },
       ],
       notifications: [],
     } as never,
@@ -85,7 +105,11 @@ test('below min_balance_threshold, the job sells the tokens above retain_min_amo
   // 9 tokens at 150 per SOL are 0.06 SOL; the pool pays the quote less 1 % slippage; the relayer paid the fee (2 signatures).
   assert.equal(sol.balance(LOW.address) - lamportsBefore, 59_400_000n - 10_000n);
   assert.equal(jup.quotes.find((q) => q.get('inputMint') === usdc)?.get('amount'), '9000000');
-  assert.equal(jup.calls.get('/swap/v1/swap'), 1, 'one swap: none while it was in flight, and nothing left to sell after');
+  assert.equal(
+    jup.calls.get('/swap/v1/swap'),
+    1,
+    'one swap: none while it was in flight, and nothing left to sell after',
+  );
 });
 
 test('at or above min_balance_threshold, the tokens are kept', async () => {
@@ -96,12 +120,29 @@ test('at or above min_balance_threshold, the tokens are kept', async () => {
 test("swap_config is checked at load: the reference's fields only, a cron of five or six fields; jupiter-ultra refused with the reason", async () => {
   const { parsePolicies } = await import('../../../src/config/relayer-policies.ts');
   const swap = (swap_config: unknown) => () => parsePolicies('solana', { fee_payment_strategy: 'user', swap_config });
-  assert.doesNotThrow(swap({ strategy: 'jupiter-swap', cron_schedule: '0 0 * * * *', min_balance_threshold: 1, jupiter_swap_options: { priority_level: 'high', priority_fee_max_lamports: 1, dynamic_compute_unit_limit: true } }));
-  const refused = (fn: () => unknown, text: RegExp) => assert.throws(fn, (err: { reason?: string }) => text.test(err.reason ?? ''), String(text));
-  refused(swap({ strategy: 'jupiter-ultra', cron_schedule: '0 * * * *' }), /'policies.swap_config.strategy' cannot be 'jupiter-ultra'/);
-  refused(swap({ strategy: 'jupiter-swap', cron_schedule: 'hourly' }), /'policies.swap_config' must be an object \{ "strategy": "jupiter-swap", "cron_schedule"/);
+  assert.doesNotThrow(
+    swap({
+      strategy: 'jupiter-swap',
+      cron_schedule: '0 0 * * * *',
+      min_balance_threshold: 1,
+      jupiter_swap_options: { priority_level: 'high', priority_fee_max_lamports: 1, dynamic_compute_unit_limit: true },
+    }),
+  );
+  const refused = (fn: () => unknown, text: RegExp) =>
+    assert.throws(fn, (err: { reason?: string }) => text.test(err.reason ?? ''), String(text));
+  refused(
+    swap({ strategy: 'jupiter-ultra', cron_schedule: '0 * * * *' }),
+    /'policies.swap_config.strategy' cannot be 'jupiter-ultra'/,
+  );
+  refused(
+    swap({ strategy: 'jupiter-swap', cron_schedule: 'hourly' }),
+    /'policies.swap_config' must be an object \{ "strategy": "jupiter-swap", "cron_schedule"/,
+  );
   refused(swap({ strategy: 'jupiter-swap', every: 1 }), /'policies.swap_config' must be an object/);
-  refused(() => parsePolicies('solana', { allowed_tokens: [{ mint: 'm', swap_config: { retain: 1 } }] }), /'policies.allowed_tokens' must be an array/);
+  refused(
+    () => parsePolicies('solana', { allowed_tokens: [{ mint: 'm', swap_config: { retain: 1 } }] }),
+    /'policies.allowed_tokens' must be an array/,
+  );
 });
 
 test('a relayer created through the API gets its swap job with its first fee paid in tokens, and sells that fee back for SOL', async () => {
@@ -109,22 +150,56 @@ test('a relayer created through the API gets its swap job with its first fee pai
   const user = await generateKeyPairSigner();
   sol.airdrop(made.address, 1_000_000_000n);
   await sol.fundTokens(user.address, usdc, 50_000_000n);
-  assert.equal((await s.request('POST', '/api/v1/signers', { body: { id: 'made', type: 'plain', config: { key: made.seed } } })).status, 201);
-  const policies = { fee_payment_strategy: 'user', min_balance: 0, allowed_tokens: [{ mint: usdc, decimals: 6 }], swap_config: { strategy: 'jupiter-swap', cron_schedule: '* * * * * *', min_balance_threshold: 5_000_000_000 } };
-  const created = await s.request('POST', '/api/v1/relayers', { body: { id: 'made', name: 'Made through the API', network: 'solana-sim', network_type: 'solana', paused: false, signer_id: 'made', policies } });
+  assert.equal(
+    (await s.request('POST', '/api/v1/signers', { body: { id: 'made', type: 'plain', config: { key: made.seed } } }))
+      .status,
+    201,
+  );
+  const policies = {
+    fee_payment_strategy: 'user',
+    min_balance: 0,
+    allowed_tokens: [{ mint: usdc, decimals: 6 }],
+    swap_config: { strategy: 'jupiter-swap', cron_schedule: '* * * * * *', min_balance_threshold: 5_000_000_000 },
+  };
+  const created = await s.request('POST', '/api/v1/relayers', {
+    body: {
+      id: 'made',
+      name: 'Made through the API',
+      network: 'solana-sim',
+      network_type: 'solana',
+      paused: false,
+      signer_id: 'made',
+      policies,
+    },
+  });
   assert.equal(created.status, 201, created.text);
 
   // The user pays a memo's fee in tokens (prepare, sign, send).
   const memo = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(user.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([1]) }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1n },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstruction(
+        { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([1]) },
+        m,
+      ),
   );
-  const rpc = async (method: string, params: unknown) => (await s.request('POST', '/api/v1/relayers/made/rpc', { body: { jsonrpc: '2.0', id: 1, method, params } })).body;
-  const prepared = await rpc('prepareTransaction', { transaction: getBase64EncodedWireTransaction(compileTransaction(memo)), fee_token: usdc });
+  const rpc = async (method: string, params: unknown) =>
+    (await s.request('POST', '/api/v1/relayers/made/rpc', { body: { jsonrpc: '2.0', id: 1, method, params } })).body;
+  const prepared = await rpc('prepareTransaction', {
+    transaction: getBase64EncodedWireTransaction(compileTransaction(memo)),
+    fee_token: usdc,
+  });
   assert.ok(prepared.result, JSON.stringify(prepared));
-  const signed = await partiallySignTransaction([user.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(prepared.result.transaction)));
+  const signed = await partiallySignTransaction(
+    [user.keyPair],
+    getTransactionDecoder().decode(getBase64Encoder().encode(prepared.result.transaction)),
+  );
   const sent = await rpc('signAndSendTransaction', { transaction: getBase64EncodedWireTransaction(signed) });
   assert.ok(sent.result?.id, JSON.stringify(sent));
 
@@ -133,7 +208,11 @@ test('a relayer created through the API gets its swap job with its first fee pai
     await new Promise((r) => setTimeout(r, 50));
     records = (await s.request('GET', '/api/v1/relayers/made/transactions?per_page=10')).body.data;
   }
-  assert.deepEqual(records.map((r) => r.status), ['confirmed', 'confirmed'], JSON.stringify(records.map((r) => r.status_reason)));
+  assert.deepEqual(
+    records.map((r) => r.status),
+    ['confirmed', 'confirmed'],
+    JSON.stringify(records.map((r) => r.status_reason)),
+  );
   assert.equal(sol.tokenBalance(await ata(made.address)), 0n, 'the fee collected was sold');
   assert.equal(jup.quotes.at(-1)?.get('amount'), prepared.result.fee_in_spl);
 });

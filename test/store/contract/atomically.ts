@@ -130,7 +130,10 @@ export function atomicallyContract(factory: StoreFactory): void {
         }),
       ),
     );
-    assert.deepEqual([...nonces].sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i));
+    assert.deepEqual(
+      [...nonces].sort((a, b) => a - b),
+      Array.from({ length: 25 }, (_, i) => i),
+    );
     assert.equal((await store.repos.relayers.get('r1'))!.next_nonce, 25);
     assert.equal(await store.repos.transactions.count('r1', undefined), 25);
   });

@@ -22,15 +22,42 @@ export function relayerSeed(id: string, extra: Partial<RelayerSeed> = {}): Relay
   return { ...seed, seed_hash: extra.seed_hash ?? seedHashOf(seed) };
 }
 
-export function txRecord(relayerId: string, id: string, createdMs: number, status: TransactionStatus = 'pending'): TransactionRecord {
-  return { id, relayer_id: relayerId, status, status_reason: null, created_at: new Date(createdMs).toISOString(), sent_at: null, confirmed_at: null, value: '1' };
+export function txRecord(
+  relayerId: string,
+  id: string,
+  createdMs: number,
+  status: TransactionStatus = 'pending',
+): TransactionRecord {
+  return {
+    id,
+    relayer_id: relayerId,
+    status,
+    status_reason: null,
+    created_at: new Date(createdMs).toISOString(),
+    sent_at: null,
+    confirmed_at: null,
+    value: '1',
+  };
 }
 
 export function notificationRow(id: string, createdAt = new Date().toISOString()): NotificationRow {
-  return { id, type: 'webhook', url: `https://example.com/${id}`, signing_key: null, seed_hash: null, created_at: createdAt, updated_at: createdAt };
+  return {
+    id,
+    type: 'webhook',
+    url: `https://example.com/${id}`,
+    signing_key: null,
+    seed_hash: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
 }
 
-export function eventRow(id: string, notificationId: string, transactionId: string | null, nextAttemptAt: number): Omit<WebhookEventRow, 'seq'> {
+export function eventRow(
+  id: string,
+  notificationId: string,
+  transactionId: string | null,
+  nextAttemptAt: number,
+): Omit<WebhookEventRow, 'seq'> {
   const at = new Date(nextAttemptAt).toISOString();
   return {
     id,

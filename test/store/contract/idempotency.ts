@@ -10,15 +10,38 @@ export function idempotencyContract(factory: StoreFactory): void {
   test('a key is written once per relayer, kept by its first writer, replaced only once expired, and pruned by age', async (t) => {
     const { repos } = await factory(t);
     assert.deepEqual(await repos.idempotency.insert('r1', [claim('a', 't1'), claim('b', 't2')], 1_000, 0), ['a', 'b']);
-    assert.deepEqual(await repos.idempotency.insert('r1', [claim('a', 't3', 'h2'), claim('c', 't4')], 2_000, 500), ['c'], "'a' is taken");
-    assert.deepEqual(await repos.idempotency.insert('r2', [claim('a', 't5')], 2_000, 500), ['a'], 'keys are per relayer');
-    assert.deepEqual(await repos.idempotency.get('r1', 'a'), { relayerId: 'r1', key: 'a', requestHash: 'h1', transactionId: 't1', createdMs: 1_000 });
+    assert.deepEqual(
+      await repos.idempotency.insert('r1', [claim('a', 't3', 'h2'), claim('c', 't4')], 2_000, 500),
+      ['c'],
+      "'a' is taken",
+    );
+    assert.deepEqual(
+      await repos.idempotency.insert('r2', [claim('a', 't5')], 2_000, 500),
+      ['a'],
+      'keys are per relayer',
+    );
+    assert.deepEqual(await repos.idempotency.get('r1', 'a'), {
+      relayerId: 'r1',
+      key: 'a',
+      requestHash: 'h1',
+      transactionId: 't1',
+      createdMs: 1_000,
+    });
     assert.equal(await repos.idempotency.get('r1', 'zzz'), undefined);
     // Expired (created before 1_500): replaced.
     assert.deepEqual(await repos.idempotency.insert('r1', [claim('a', 't6', 'h3')], 3_000, 1_500), ['a']);
-    assert.deepEqual(await repos.idempotency.get('r1', 'a'), { relayerId: 'r1', key: 'a', requestHash: 'h3', transactionId: 't6', createdMs: 3_000 });
+    assert.deepEqual(await repos.idempotency.get('r1', 'a'), {
+      relayerId: 'r1',
+      key: 'a',
+      requestHash: 'h3',
+      transactionId: 't6',
+      createdMs: 3_000,
+    });
     assert.equal(await repos.idempotency.prune(2_500), 3, "b (1_000), c and r2's a (2_000)");
-    assert.deepEqual([await repos.idempotency.get('r1', 'b'), (await repos.idempotency.get('r1', 'a'))?.transactionId], [undefined, 't6']);
+    assert.deepEqual(
+      [await repos.idempotency.get('r1', 'b'), (await repos.idempotency.get('r1', 'a'))?.transactionId],
+      [undefined, 't6'],
+    );
   });
 
   test('two transactions writing one key: the first to commit keeps it; a rolled-back write leaves it free', async (t) => {
@@ -41,10 +64,12 @@ export function idempotencyContract(factory: StoreFactory): void {
     const winner = written.first.length ? 'first' : 'second';
     assert.equal((await store.repos.idempotency.get('r1', 'k'))?.transactionId, winner);
 
-    await assert.rejects(store.atomically(async (tx) => {
-      await tx.idempotency.insert('r1', [claim('rolled', 'gone')], 1_000, 0);
-      throw new Error('rolled back');
-    }));
+    await assert.rejects(
+      store.atomically(async (tx) => {
+        await tx.idempotency.insert('r1', [claim('rolled', 'gone')], 1_000, 0);
+        throw new Error('rolled back');
+      }),
+    );
     assert.equal(await store.repos.idempotency.get('r1', 'rolled'), undefined);
     assert.deepEqual(await store.repos.idempotency.insert('r1', [claim('rolled', 'kept')], 1_000, 0), ['rolled']);
   });

@@ -24,7 +24,9 @@ export function runStoreContract(adapter: string, factory: StoreFactory, skip?: 
   describe(`${adapter} store: notifications`, opts, () => notificationsContract(factory));
   describe(`${adapter} store: webhook events (outbox)`, opts, () => webhookEventsContract(factory));
   describe(`${adapter} store: jobs`, opts, () => jobsContract(factory));
-  describe(`${adapter} store: management (relayers through the API, signers, overrides, API keys)`, opts, () => managementContract(factory));
+  describe(`${adapter} store: management (relayers through the API, signers, overrides, API keys)`, opts, () =>
+    managementContract(factory),
+  );
   describe(`${adapter} store: idempotency keys`, opts, () => idempotencyContract(factory));
   describe(`${adapter} store: key pool lanes`, opts, () => lanesContract(factory));
 }

@@ -5,7 +5,14 @@ import type { StoreFactory } from './index.ts';
 import type { ClaimRequest } from '../../../src/domain/jobs/ports.ts';
 import { relayerSeed, txRecord } from './fixtures.ts';
 
-const claimAs = (owner: string, now: number, extra: Partial<ClaimRequest> = {}): ClaimRequest => ({ owner, now, limit: 10, leaseMs: 1000, kinds: ['check'], ...extra });
+const claimAs = (owner: string, now: number, extra: Partial<ClaimRequest> = {}): ClaimRequest => ({
+  owner,
+  now,
+  limit: 10,
+  leaseMs: 1000,
+  kinds: ['check'],
+  ...extra,
+});
 
 export function jobsContract(factory: StoreFactory): void {
   test('schedule is an upsert per (kind, subject): the earliest due time wins unless told to replace', async (t) => {
@@ -13,7 +20,10 @@ export function jobsContract(factory: StoreFactory): void {
     await repos.jobs.schedule({ kind: 'check', subject: 'tx-1', dueAt: 500, payload: { hash: '0x1' } });
     await repos.jobs.schedule({ kind: 'check', subject: 'tx-1', dueAt: 900 });
     let job = (await repos.jobs.get('check', 'tx-1'))!;
-    assert.deepEqual([job.dueAt, job.payload, job.generation, job.attempts, job.leaseOwner], [500, { hash: '0x1' }, 2, 0, null]);
+    assert.deepEqual(
+      [job.dueAt, job.payload, job.generation, job.attempts, job.leaseOwner],
+      [500, { hash: '0x1' }, 2, 0, null],
+    );
     await repos.jobs.schedule({ kind: 'check', subject: 'tx-1', dueAt: 200, payload: { hash: '0x2' } });
     job = (await repos.jobs.get('check', 'tx-1'))!;
     assert.deepEqual([job.dueAt, job.payload], [200, { hash: '0x2' }]);
@@ -36,9 +46,16 @@ export function jobsContract(factory: StoreFactory): void {
       await tx.jobs.schedule({ kind: 'check', subject: 'r1', dueAt: 300, replace: true });
       return tx.jobs.get('check', 'r1');
     });
-    assert.deepEqual([seen?.dueAt, seen?.payload, seen?.generation], [300, null, 3], 'the earliest due time, then replaced with its payload');
+    assert.deepEqual(
+      [seen?.dueAt, seen?.payload, seen?.generation],
+      [300, null, 3],
+      'the earliest due time, then replaced with its payload',
+    );
     assert.equal((await store.repos.jobs.get('check', 'r2'))?.dueAt, 100);
-    assert.deepEqual((await store.repos.transactions.listUnfinished('r1', 10)).map((s) => s.record.id), ['a', 'b']);
+    assert.deepEqual(
+      (await store.repos.transactions.listUnfinished('r1', 10)).map((s) => s.record.id),
+      ['a', 'b'],
+    );
     assert.equal(await store.repos.transactions.count('r1', 'sent'), 2);
   });
 
@@ -50,19 +67,31 @@ export function jobsContract(factory: StoreFactory): void {
     await repos.jobs.schedule({ kind: 'other', subject: 'x', dueAt: 0 });
     await repos.jobs.schedule({ kind: 'check', subject: 'mid', dueAt: 200 });
     const first = await repos.jobs.claim(claimAs('A', 1000, { limit: 2 }));
-    assert.deepEqual(first.map((j) => j.subject), ['early', 'mid']);
+    assert.deepEqual(
+      first.map((j) => j.subject),
+      ['early', 'mid'],
+    );
     assert.deepEqual([first[0]!.leaseOwner, first[0]!.leaseExpiresAt, first[0]!.claims], ['A', 2000, 1]);
     const second = await repos.jobs.claim(claimAs('B', 1000));
-    assert.deepEqual(second.map((j) => j.subject), ['late'], 'leased jobs and jobs not due are left alone');
+    assert.deepEqual(
+      second.map((j) => j.subject),
+      ['late'],
+      'leased jobs and jobs not due are left alone',
+    );
     assert.deepEqual(await repos.jobs.claim(claimAs('B', 1000)), []);
     assert.deepEqual(await repos.jobs.claim(claimAs('B', 1000, { kinds: [] })), []);
-    assert.deepEqual((await repos.jobs.claim(claimAs('B', 1000, { kinds: ['other'] }))).map((j) => j.subject), ['x']);
+    assert.deepEqual(
+      (await repos.jobs.claim(claimAs('B', 1000, { kinds: ['other'] }))).map((j) => j.subject),
+      ['x'],
+    );
   });
 
   test('concurrent claims never lease one job twice', async (t) => {
     const { repos } = await factory(t);
     for (let i = 0; i < 50; i++) await repos.jobs.schedule({ kind: 'check', subject: `s${i}`, dueAt: i });
-    const batches = await Promise.all(['A', 'B', 'C', 'D', 'E', 'F'].map((owner) => repos.jobs.claim(claimAs(owner, 1000, { limit: 12 }))));
+    const batches = await Promise.all(
+      ['A', 'B', 'C', 'D', 'E', 'F'].map((owner) => repos.jobs.claim(claimAs(owner, 1000, { limit: 12 }))),
+    );
     const subjects = batches.flat().map((j) => j.subject);
     assert.equal(subjects.length, 50);
     assert.equal(new Set(subjects).size, 50);
@@ -80,7 +109,10 @@ export function jobsContract(factory: StoreFactory): void {
     assert.equal(await repos.jobs.get('check', 'a'), undefined);
     assert.equal(await repos.jobs.finish(b2!, 900), true);
     const kept = (await repos.jobs.get('check', 'b'))!;
-    assert.deepEqual([kept.dueAt, kept.attempts, kept.leaseOwner, kept.leaseExpiresAt, kept.lastError], [900, 0, null, null, null]);
+    assert.deepEqual(
+      [kept.dueAt, kept.attempts, kept.leaseOwner, kept.leaseExpiresAt, kept.lastError],
+      [900, 0, null, null, null],
+    );
     assert.deepEqual(await repos.jobs.claim(claimAs('A', 899)), []);
     assert.equal((await repos.jobs.claim(claimAs('A', 900))).length, 1);
   });
@@ -138,7 +170,7 @@ export function jobsContract(factory: StoreFactory): void {
     const heldByA = await repos.jobs.claim(claimAs('A', 100, { limit: 2 }));
     await repos.jobs.claim(claimAs('B', 100));
     assert.deepEqual((await repos.jobs.leaseOwners(200)).sort(), ['A', 'B']);
-    assert.deepEqual(await repos.jobs.leaseOwners(5000), [], 'expired leases are nobody\'s');
+    assert.deepEqual(await repos.jobs.leaseOwners(5000), [], "expired leases are nobody's");
     assert.equal(await repos.jobs.releaseAllOf('A'), 2);
     assert.deepEqual(await repos.jobs.leaseOwners(200), ['B']);
     assert.equal(await repos.jobs.finish(heldByA[0]!), false, 'the dead holder cannot finish what was given back');
@@ -152,7 +184,9 @@ export function jobsContract(factory: StoreFactory): void {
     await jobs.schedule({ kind: 'check', subject: 'a', dueAt: 0, payload: { n: 1 } });
     const [job] = await jobs.claim(claimAs('A', 100));
     // E.g. a replace through the API wants an immediate check while the current one runs.
-    await store.atomically(async (tx) => tx.jobs.schedule({ kind: 'check', subject: 'a', dueAt: 150, payload: { n: 2 }, replace: true }));
+    await store.atomically(async (tx) =>
+      tx.jobs.schedule({ kind: 'check', subject: 'a', dueAt: 150, payload: { n: 2 }, replace: true }),
+    );
     assert.deepEqual(await jobs.claim(claimAs('B', 1000)), [], 'still leased: never two runs at once');
     assert.equal(await jobs.finish(job!), true);
     const row = (await jobs.get('check', 'a'))!;

@@ -33,7 +33,15 @@ export function managementContract(factory: StoreFactory): void {
   test('relayers: API relayers are created once, untouched by seeding, changed field by field, and deleted for good', async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('cfg')]);
-    assert.equal(await repos.relayers.create(relayerSeed('api', { policies: { min_balance: 5 }, custom_rpc_urls: [{ url: 'https://x.example', weight: 100 }] })), true);
+    assert.equal(
+      await repos.relayers.create(
+        relayerSeed('api', {
+          policies: { min_balance: 5 },
+          custom_rpc_urls: [{ url: 'https://x.example', weight: 100 }],
+        }),
+      ),
+      true,
+    );
     assert.equal(await repos.relayers.create(relayerSeed('api')), false, 'the id is taken');
     assert.equal(await repos.relayers.create(relayerSeed('cfg')), false, 'a config relayer holds its id');
     const api = (await repos.relayers.get('api'))!;
@@ -49,7 +57,10 @@ export function managementContract(factory: StoreFactory): void {
     const changed = (await repos.relayers.get('api'))!;
     assert.deepEqual([changed.name, changed.policies, changed.custom_rpc_urls], ['renamed', null, null]);
     await repos.relayers.setSystemDisabled('api', { type: 'SignerUnavailable', details: 'gone' });
-    assert.deepEqual((await repos.relayers.get('api'))!.disabled_reason, { type: 'SignerUnavailable', details: 'gone' });
+    assert.deepEqual((await repos.relayers.get('api'))!.disabled_reason, {
+      type: 'SignerUnavailable',
+      details: 'gone',
+    });
     assert.equal((await repos.relayers.get('api'))!.system_disabled, true);
     await repos.relayers.setSystemDisabled('api', null);
     assert.equal((await repos.relayers.get('api'))!.system_disabled, false);
@@ -78,7 +89,11 @@ export function managementContract(factory: StoreFactory): void {
 
   test('relayers: usingSigner lists the visible relayers of a signer', async (t) => {
     const { repos } = await factory(t);
-    await repos.relayers.seed([relayerSeed('a', { signer_id: 's1' }), relayerSeed('b', { signer_id: 's1' }), relayerSeed('c', { signer_id: 's2' })]);
+    await repos.relayers.seed([
+      relayerSeed('a', { signer_id: 's1' }),
+      relayerSeed('b', { signer_id: 's1' }),
+      relayerSeed('c', { signer_id: 's2' }),
+    ]);
     await repos.transactions.insert(txRecord('b', 't1', 1), 1, null);
     assert.deepEqual(await repos.relayers.usingSigner('s1'), ['a', 'b']);
     await repos.relayers.remove('a');
@@ -91,10 +106,19 @@ export function managementContract(factory: StoreFactory): void {
     await repos.signers.seed([signerRow('b'), signerRow('a')]);
     await repos.signers.seed([signerRow('a', { type: 'changed' })]);
     assert.equal((await repos.signers.get('a'))!.type, 'local', 'seeding never overwrites');
-    assert.equal(await repos.signers.insert(signerRow('c', { source: 'api', secret: 'sealed', config: { k: 1 } })), true);
+    assert.equal(
+      await repos.signers.insert(signerRow('c', { source: 'api', secret: 'sealed', config: { k: 1 } })),
+      true,
+    );
     assert.equal(await repos.signers.insert(signerRow('c', { source: 'api' })), false);
-    assert.deepEqual(await repos.signers.get('c'), signerRow('c', { source: 'api', secret: 'sealed', config: { k: 1 } }));
-    assert.deepEqual((await repos.signers.list(2, 1)).map((s) => s.id), ['b', 'c']);
+    assert.deepEqual(
+      await repos.signers.get('c'),
+      signerRow('c', { source: 'api', secret: 'sealed', config: { k: 1 } }),
+    );
+    assert.deepEqual(
+      (await repos.signers.list(2, 1)).map((s) => s.id),
+      ['b', 'c'],
+    );
     assert.equal(await repos.signers.count(), 3);
     assert.equal(await repos.signers.remove('a', '2026-01-02T00:00:00.000Z'), true);
     assert.equal(await repos.signers.remove('a', '2026-01-02T00:00:00.000Z'), false);
@@ -108,16 +132,38 @@ export function managementContract(factory: StoreFactory): void {
   test('network and plugin overrides: put replaces, all lists', async (t) => {
     const { repos } = await factory(t);
     assert.deepEqual(await repos.networkOverrides.all(), []);
-    await repos.networkOverrides.put({ network_type: 'evm', name: 'sepolia', rpc_urls: [{ url: 'https://a.example', weight: 100 }], updated_at: 't1' });
-    await repos.networkOverrides.put({ network_type: 'evm', name: 'sepolia', rpc_urls: [{ url: 'https://b.example', weight: 5 }], updated_at: 't2' });
-    await repos.networkOverrides.put({ network_type: 'solana', name: 'sepolia', rpc_urls: [{ url: 'https://c.example', weight: 1 }], updated_at: 't3' });
+    await repos.networkOverrides.put({
+      network_type: 'evm',
+      name: 'sepolia',
+      rpc_urls: [{ url: 'https://a.example', weight: 100 }],
+      updated_at: 't1',
+    });
+    await repos.networkOverrides.put({
+      network_type: 'evm',
+      name: 'sepolia',
+      rpc_urls: [{ url: 'https://b.example', weight: 5 }],
+      updated_at: 't2',
+    });
+    await repos.networkOverrides.put({
+      network_type: 'solana',
+      name: 'sepolia',
+      rpc_urls: [{ url: 'https://c.example', weight: 1 }],
+      updated_at: 't3',
+    });
     assert.deepEqual(await repos.networkOverrides.all(), [
       { network_type: 'evm', name: 'sepolia', rpc_urls: [{ url: 'https://b.example', weight: 5 }], updated_at: 't2' },
-      { network_type: 'solana', name: 'sepolia', rpc_urls: [{ url: 'https://c.example', weight: 1 }], updated_at: 't3' },
+      {
+        network_type: 'solana',
+        name: 'sepolia',
+        rpc_urls: [{ url: 'https://c.example', weight: 1 }],
+        updated_at: 't3',
+      },
     ]);
     await repos.pluginOverrides.put({ plugin_id: 'p', settings: { timeout: 5 }, updated_at: 't1' });
     await repos.pluginOverrides.put({ plugin_id: 'p', settings: { timeout: 9, config: null }, updated_at: 't2' });
-    assert.deepEqual(await repos.pluginOverrides.all(), [{ plugin_id: 'p', settings: { timeout: 9, config: null }, updated_at: 't2' }]);
+    assert.deepEqual(await repos.pluginOverrides.all(), [
+      { plugin_id: 'p', settings: { timeout: 9, config: null }, updated_at: 't2' },
+    ]);
   });
 
   test('API keys: inserted once per id and hash, found by hash, listed newest first, removed', async (t) => {
@@ -128,7 +174,10 @@ export function managementContract(factory: StoreFactory): void {
     assert.equal(await repos.apiKeys.insert(apiKey('k3', 'h1', '2026-01-03T00:00:00.000Z')), false, 'hash taken');
     assert.deepEqual(await repos.apiKeys.findByHash('h2'), apiKey('k2', 'h2', '2026-01-02T00:00:00.000Z'));
     assert.equal(await repos.apiKeys.findByHash('nope'), undefined);
-    assert.deepEqual((await repos.apiKeys.list(10, 0)).map((k) => k.id), ['k2', 'k1']);
+    assert.deepEqual(
+      (await repos.apiKeys.list(10, 0)).map((k) => k.id),
+      ['k2', 'k1'],
+    );
     assert.equal(await repos.apiKeys.count(), 2);
     assert.equal(await repos.apiKeys.remove('k2'), true);
     assert.equal(await repos.apiKeys.remove('k2'), false);

@@ -16,12 +16,25 @@ export function notificationsContract(factory: StoreFactory): void {
 
   test('list is newest first with limit and offset; all() is oldest first; count counts them', async (t) => {
     const { repos } = await factory(t);
-    for (const [id, at] of [['a', '2025-01-01T00:00:01.000Z'], ['b', '2025-01-01T00:00:03.000Z'], ['c', '2025-01-01T00:00:02.000Z']] as const) {
+    for (const [id, at] of [
+      ['a', '2025-01-01T00:00:01.000Z'],
+      ['b', '2025-01-01T00:00:03.000Z'],
+      ['c', '2025-01-01T00:00:02.000Z'],
+    ] as const) {
       await repos.notifications.insertIfAbsent(notificationRow(id, at));
     }
-    assert.deepEqual((await repos.notifications.list(10, 0)).map((n) => n.id), ['b', 'c', 'a']);
-    assert.deepEqual((await repos.notifications.list(1, 1)).map((n) => n.id), ['c']);
-    assert.deepEqual((await repos.notifications.all()).map((n) => n.id), ['a', 'b', 'c']);
+    assert.deepEqual(
+      (await repos.notifications.list(10, 0)).map((n) => n.id),
+      ['b', 'c', 'a'],
+    );
+    assert.deepEqual(
+      (await repos.notifications.list(1, 1)).map((n) => n.id),
+      ['c'],
+    );
+    assert.deepEqual(
+      (await repos.notifications.all()).map((n) => n.id),
+      ['a', 'b', 'c'],
+    );
     assert.equal(await repos.notifications.count(), 3);
   });
 
@@ -33,7 +46,11 @@ export function notificationsContract(factory: StoreFactory): void {
     assert.equal(updated!.signing_key, 'k');
     assert.equal(updated!.url, 'https://example.com/hook');
     assert.equal(updated!.updated_at, later);
-    const again = await repos.notifications.update('hook', { url: 'https://example.com/new', signing_key: null, seed_hash: 'h' }, later);
+    const again = await repos.notifications.update(
+      'hook',
+      { url: 'https://example.com/new', signing_key: null, seed_hash: 'h' },
+      later,
+    );
     assert.deepEqual([again!.url, again!.signing_key, again!.seed_hash], ['https://example.com/new', null, 'h']);
     assert.equal(await repos.notifications.update('nope', { url: 'https://x' }, later), undefined);
   });

@@ -8,8 +8,14 @@ export function relayersContract(factory: StoreFactory): void {
   test('seeded relayers are listed by id with counts of active ones only', async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('b'), relayerSeed('a'), relayerSeed('c')]);
-    assert.deepEqual((await repos.relayers.list(10, 0)).map((r) => r.id), ['a', 'b', 'c']);
-    assert.deepEqual((await repos.relayers.list(1, 1)).map((r) => r.id), ['b']);
+    assert.deepEqual(
+      (await repos.relayers.list(10, 0)).map((r) => r.id),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      (await repos.relayers.list(1, 1)).map((r) => r.id),
+      ['b'],
+    );
     assert.equal(await repos.relayers.count(), 3);
     await repos.relayers.seed([relayerSeed('a'), relayerSeed('c')]);
     assert.equal(await repos.relayers.get('b'), undefined, 'a relayer that left the config is hidden');
@@ -81,7 +87,13 @@ export function relayersContract(factory: StoreFactory): void {
     assert.equal(again, undefined, 'already moved on from the values given');
     assert.equal((await store.repos.relayers.get('r1'))!.next_nonce, 9);
     await store.repos.relayers.remove('r1');
-    assert.equal(await store.atomically((tx) => tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 11, last_created_ms: to.last_created_ms })), undefined, 'a deleted relayer');
+    assert.equal(
+      await store.atomically((tx) =>
+        tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 11, last_created_ms: to.last_created_ms }),
+      ),
+      undefined,
+      'a deleted relayer',
+    );
   });
 
   test('advanceFrom with a reserve adds it to the funds ledger in the same write, exactly, and only when the nonce moved', async (t) => {
@@ -96,8 +108,14 @@ export function relayersContract(factory: StoreFactory): void {
     ]);
     assert.equal(stale, undefined);
     assert.deepEqual(moved, { ...read, ...to, funds: { reserved: big, released: 0n } });
-    assert.deepEqual(await store.repos.transactions.funds('r1'), { reserved: big, released: 0n }, 'the stale attempt reserved nothing');
-    const again = await store.atomically((tx) => tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 9, last_created_ms: to.last_created_ms + 1 }, 3n));
+    assert.deepEqual(
+      await store.repos.transactions.funds('r1'),
+      { reserved: big, released: 0n },
+      'the stale attempt reserved nothing',
+    );
+    const again = await store.atomically((tx) =>
+      tx.relayers.advanceFrom('r1', { ...read, ...to }, { next_nonce: 9, last_created_ms: to.last_created_ms + 1 }, 3n),
+    );
     assert.deepEqual(again?.funds, { reserved: big + 3n, released: 0n });
   });
 

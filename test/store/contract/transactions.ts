@@ -38,7 +38,11 @@ export function transactionsContract(factory: StoreFactory): void {
   test('a record reads back whole, by relayer and id or by id alone', async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
-    const record = { ...txRecord('r1', 'tx-1', 1000), value: '340282366920938463463374607431768211455', hashes: ['0xab'] };
+    const record = {
+      ...txRecord('r1', 'tx-1', 1000),
+      value: '340282366920938463463374607431768211455',
+      hashes: ['0xab'],
+    };
     await repos.transactions.insert(record, 1000, 0);
     assert.deepEqual(await repos.transactions.get('r1', 'tx-1'), { record, version: 1 });
     assert.deepEqual(await repos.transactions.find('tx-1'), { record, version: 1 });
@@ -52,7 +56,11 @@ export function transactionsContract(factory: StoreFactory): void {
     await repos.transactions.insert(txRecord('r1', 'tx-1', 1000), 1000, 0);
     const sent = txRecord('r1', 'tx-1', 1000, 'sent');
     assert.equal(await repos.transactions.update(sent, 'pending', 1), true);
-    assert.equal(await repos.transactions.update(txRecord('r1', 'tx-1', 1000, 'failed'), 'pending', 1), false, 'a stale version is refused');
+    assert.equal(
+      await repos.transactions.update(txRecord('r1', 'tx-1', 1000, 'failed'), 'pending', 1),
+      false,
+      'a stale version is refused',
+    );
     assert.deepEqual(await repos.transactions.get('r1', 'tx-1'), { record: sent, version: 2 });
     assert.equal(await repos.transactions.count('r1', 'pending'), 0);
     assert.equal(await repos.transactions.count('r1', 'sent'), 1);
@@ -66,12 +74,19 @@ export function transactionsContract(factory: StoreFactory): void {
     const store = await factory(t);
     const { repos } = store;
     await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
-    for (const [k, id] of ['a', 'b', 'c'].entries()) await repos.transactions.insert(txRecord(k === 2 ? 'r2' : 'r1', id, 1000 + k, 'sent'), 1000 + k, k);
+    for (const [k, id] of ['a', 'b', 'c'].entries())
+      await repos.transactions.insert(txRecord(k === 2 ? 'r2' : 'r1', id, 1000 + k, 'sent'), 1000 + k, k);
     const found = await repos.transactions.findMany(['a', 'c', 'none']);
-    assert.deepEqual(found.map((s) => [s.record.id, s.version]).sort(), [['a', 1], ['c', 1]]);
+    assert.deepEqual(found.map((s) => [s.record.id, s.version]).sort(), [
+      ['a', 1],
+      ['c', 1],
+    ]);
     assert.deepEqual(await repos.transactions.findMany([]), []);
     await repos.transactions.update({ ...txRecord('r1', 'b', 1001, 'sent'), status_reason: 'moved on' }, 'sent', 1);
-    const submitted = (id: string, relayer = 'r1', at = 1000) => ({ ...txRecord(relayer, id, at, 'submitted'), hash: `0x${id}` });
+    const submitted = (id: string, relayer = 'r1', at = 1000) => ({
+      ...txRecord(relayer, id, at, 'submitted'),
+      hash: `0x${id}`,
+    });
     const written = await store.atomically((tx) =>
       tx.transactions.updateMany([
         { record: submitted('a'), previousStatus: 'sent', expectedVersion: 1 },
@@ -82,8 +97,21 @@ export function transactionsContract(factory: StoreFactory): void {
     assert.deepEqual(written, [true, false, true], 'b was changed since version 1');
     assert.deepEqual(await repos.transactions.find('a'), { record: submitted('a'), version: 2 });
     assert.equal((await repos.transactions.find('b'))!.record.status, 'sent');
-    assert.deepEqual([await repos.transactions.count('r1', 'sent'), await repos.transactions.count('r1', 'submitted'), await repos.transactions.count('r2', 'submitted')], [1, 1, 1]);
-    assert.deepEqual((await repos.transactions.history('c')).map((h) => [h.version, h.record.status]), [[1, 'sent'], [2, 'submitted']]);
+    assert.deepEqual(
+      [
+        await repos.transactions.count('r1', 'sent'),
+        await repos.transactions.count('r1', 'submitted'),
+        await repos.transactions.count('r2', 'submitted'),
+      ],
+      [1, 1, 1],
+    );
+    assert.deepEqual(
+      (await repos.transactions.history('c')).map((h) => [h.version, h.record.status]),
+      [
+        [1, 'sent'],
+        [2, 'submitted'],
+      ],
+    );
   });
 
   test('listing is newest first (created time, then id, descending) with status filter, limit and offset', async (t) => {
@@ -135,7 +163,11 @@ export function transactionsContract(factory: StoreFactory): void {
       ['g', 5, 'failed'],
     ];
     for (const [i, [id, nonce, status]] of rows.entries()) {
-      await repos.transactions.insert({ ...txRecord('r1', id, 1000 + i, status), ...(nonce === null ? {} : { nonce }) }, 1000 + i, nonce);
+      await repos.transactions.insert(
+        { ...txRecord('r1', id, 1000 + i, status), ...(nonce === null ? {} : { nonce }) },
+        1000 + i,
+        nonce,
+      );
     }
     await repos.transactions.insert({ ...txRecord('r2', 'other', 2000, 'sent'), nonce: 0 }, 2000, 0);
     const ids = async (limit: number) => (await repos.transactions.listUnfinished('r1', limit)).map((s) => s.record.id);
@@ -147,13 +179,16 @@ export function transactionsContract(factory: StoreFactory): void {
     assert.equal(await repos.transactions.update({ ...first!.record, nonce: 9 }, 'mined', 1), true);
     assert.deepEqual(await ids(10), ['c', 'f', 'a', 'd']);
     await repos.transactions.insert({ ...txRecord('r1', 'h', 3000, 'sent'), nonce: 0 }, 3000, 0);
-    await assert.rejects(repos.transactions.insert({ ...txRecord('r1', 'i', 3001, 'sent'), nonce: 9 }, 3001, 9), 'nonce 9 is taken by the moved row');
+    await assert.rejects(
+      repos.transactions.insert({ ...txRecord('r1', 'i', 3001, 'sent'), nonce: 9 }, 3001, 9),
+      'nonce 9 is taken by the moved row',
+    );
     const a = (await repos.transactions.get('r1', 'a'))!;
     assert.equal(await repos.transactions.update({ ...a.record, status: 'confirmed' }, 'submitted', a.version), true);
     assert.deepEqual(await ids(10), ['h', 'c', 'f', 'd']);
   });
 
-  test('getByNonce: the relayer\'s transaction holding that nonce, or nothing', async (t) => {
+  test("getByNonce: the relayer's transaction holding that nonce, or nothing", async (t) => {
     const { repos } = await factory(t);
     await repos.relayers.seed([relayerSeed('r1'), relayerSeed('r2')]);
     const a = { ...txRecord('r1', 'a', 1000, 'sent'), nonce: 0 };
@@ -164,7 +199,11 @@ export function transactionsContract(factory: StoreFactory): void {
     await repos.transactions.insert({ ...txRecord('r2', 'd', 1003), nonce: 1 }, 1003, 1);
     assert.deepEqual(await repos.transactions.getByNonce('r1', 0), { record: a, version: 1 });
     assert.deepEqual(await repos.transactions.getByNonce('r1', 7), { record: b, version: 1 }, 'final ones too');
-    assert.equal(await repos.transactions.getByNonce('r1', 1), undefined, "another relayer's nonce is not this relayer's");
+    assert.equal(
+      await repos.transactions.getByNonce('r1', 1),
+      undefined,
+      "another relayer's nonce is not this relayer's",
+    );
     assert.equal(await repos.transactions.getByNonce('r1', 2), undefined);
     assert.equal(await repos.transactions.getByNonce('nobody', 0), undefined);
     // An update keeps the row findable by its nonce, at the new version.
@@ -188,10 +227,20 @@ export function transactionsContract(factory: StoreFactory): void {
     );
     await repos.transactions.update({ ...sent, status: 'submitted' }, 'sent', 2);
     const history = await repos.transactions.history('tx-1');
-    assert.deepEqual(history.map((h) => [h.version, h.record.status]), [[1, 'pending'], [2, 'sent'], [3, 'submitted']]);
+    assert.deepEqual(
+      history.map((h) => [h.version, h.record.status]),
+      [
+        [1, 'pending'],
+        [2, 'sent'],
+        [3, 'submitted'],
+      ],
+    );
     assert.equal(history[1]!.record.hash, '0xaa');
     assert.ok(history.every((h, i) => i === 0 || h.at_ms >= history[i - 1]!.at_ms));
-    assert.ok(history[2]!.at_ms >= before - 1000 && history[2]!.at_ms <= Date.now() + 1000, 'written at the time of the write');
+    assert.ok(
+      history[2]!.at_ms >= before - 1000 && history[2]!.at_ms <= Date.now() + 1000,
+      'written at the time of the write',
+    );
     assert.deepEqual(await repos.transactions.history('tx-none'), []);
   });
 }

@@ -16,13 +16,24 @@ export function webhookEventsContract(factory: StoreFactory): void {
   test("in a transaction that updated records, notificationOfRelayer still answers each relayer's own, and a change made in it", async (t) => {
     const store = await factory(t);
     const { repos } = store;
-    await repos.relayers.seed([relayerSeed('hooked', { notification_id: 'hook' }), relayerSeed('other', { notification_id: 'other-hook' }), relayerSeed('quiet')]);
-    for (const [k, relayer] of ['hooked', 'other', 'quiet'].entries()) await repos.transactions.insert(txRecord(relayer, `t${k}`, 1000 + k, 'sent'), 1000 + k, k);
-    const submitted = (relayer: string, k: number) => ({ record: { ...txRecord(relayer, `t${k}`, 1000 + k, 'submitted') }, previousStatus: 'sent' as const, expectedVersion: 1 });
+    await repos.relayers.seed([
+      relayerSeed('hooked', { notification_id: 'hook' }),
+      relayerSeed('other', { notification_id: 'other-hook' }),
+      relayerSeed('quiet'),
+    ]);
+    for (const [k, relayer] of ['hooked', 'other', 'quiet'].entries())
+      await repos.transactions.insert(txRecord(relayer, `t${k}`, 1000 + k, 'sent'), 1000 + k, k);
+    const submitted = (relayer: string, k: number) => ({
+      record: { ...txRecord(relayer, `t${k}`, 1000 + k, 'submitted') },
+      previousStatus: 'sent' as const,
+      expectedVersion: 1,
+    });
     const seen = await store.atomically(async (tx) => {
       await tx.transactions.updateMany([submitted('hooked', 0), submitted('other', 1)]);
       await tx.transactions.updateMany([submitted('quiet', 2)]);
-      const before = await Promise.all(['hooked', 'other', 'quiet'].map((id) => tx.webhookEvents.notificationOfRelayer(id)));
+      const before = await Promise.all(
+        ['hooked', 'other', 'quiet'].map((id) => tx.webhookEvents.notificationOfRelayer(id)),
+      );
       await tx.relayers.update('hooked', { notification_id: null });
       return [...before, await tx.webhookEvents.notificationOfRelayer('hooked')];
     });
@@ -37,7 +48,8 @@ export function webhookEventsContract(factory: StoreFactory): void {
     await events.insert(eventRow('a2', 'hook', 'tx-a', 100));
     await events.insert(eventRow('n1', 'hook', null, 150));
     await events.insert(eventRow('c1', 'hook', 'tx-c', 5000));
-    const ids = async (now: number, limit = 10, exclude: ReadonlySet<number> = new Set()) => (await events.due(now, limit, exclude)).map((e) => e.id);
+    const ids = async (now: number, limit = 10, exclude: ReadonlySet<number> = new Set()) =>
+      (await events.due(now, limit, exclude)).map((e) => e.id);
     assert.deepEqual(await ids(1000), ['a1', 'b1', 'n1']);
     assert.deepEqual(await ids(1000, 2), ['a1', 'b1']);
     assert.deepEqual(await ids(50), []);
@@ -61,16 +73,29 @@ export function webhookEventsContract(factory: StoreFactory): void {
     await events.insert(eventRow('e2', 'hook', 'tx-1', 100));
     await events.insert(eventRow('x1', 'other', 'tx-2', 100));
     const e1 = (await events.get('hook', 'e1'))!;
-    assert.equal(await events.requeue(e1.seq, 200, '2025-01-01T00:00:00.000Z'), false, 'only failed events can be requeued');
+    assert.equal(
+      await events.requeue(e1.seq, 200, '2025-01-01T00:00:00.000Z'),
+      false,
+      'only failed events can be requeued',
+    );
     await events.markFailed(e1.seq, 8, 'gave up', '2025-01-01T00:00:00.000Z');
-    assert.deepEqual((await events.due(1000, 10, new Set())).map((e) => e.id), ['e2', 'x1']);
+    assert.deepEqual(
+      (await events.due(1000, 10, new Set())).map((e) => e.id),
+      ['e2', 'x1'],
+    );
     const failed = (await events.get('hook', 'e1'))!;
     assert.deepEqual([failed.status, failed.attempts, failed.last_error], ['failed', 8, 'gave up']);
     assert.equal(await events.requeue(e1.seq, 200, '2025-01-01T00:00:01.000Z'), true);
     const requeued = (await events.get('hook', 'e1'))!;
     assert.deepEqual([requeued.status, requeued.attempts, requeued.next_attempt_at], ['pending', 0, 200]);
-    assert.deepEqual((await events.listByNotification('hook', 10, 0)).map((e) => e.id), ['e2', 'e1']);
-    assert.deepEqual((await events.listByNotification('hook', 1, 1)).map((e) => e.id), ['e1']);
+    assert.deepEqual(
+      (await events.listByNotification('hook', 10, 0)).map((e) => e.id),
+      ['e2', 'e1'],
+    );
+    assert.deepEqual(
+      (await events.listByNotification('hook', 1, 1)).map((e) => e.id),
+      ['e1'],
+    );
     assert.equal(await events.countByNotification('hook'), 2);
     assert.equal(await events.get('hook', 'x1'), undefined, "another notification's event is not found under this one");
   });
@@ -83,8 +108,14 @@ export function webhookEventsContract(factory: StoreFactory): void {
     await events.insert(eventRow('x1', 'hook', 'tx-2', 100));
     await events.insert(eventRow('e2', 'other', 'tx-1', 100));
     await events.insert(eventRow('e3', 'hook', 'tx-1', 100));
-    assert.deepEqual((await events.listByTransaction('tx-1', 10)).map((e) => e.id), ['e1', 'e2', 'e3']);
-    assert.deepEqual((await events.listByTransaction('tx-1', 2)).map((e) => e.id), ['e1', 'e2']);
+    assert.deepEqual(
+      (await events.listByTransaction('tx-1', 10)).map((e) => e.id),
+      ['e1', 'e2', 'e3'],
+    );
+    assert.deepEqual(
+      (await events.listByTransaction('tx-1', 2)).map((e) => e.id),
+      ['e1', 'e2'],
+    );
     assert.deepEqual(await events.listByTransaction('tx-none', 10), []);
   });
 

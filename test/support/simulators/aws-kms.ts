@@ -2,7 +2,16 @@
 // SigV4 signature by recomputing it with the secret access key the test gave the client, and signs with keys it holds
 // (node:crypto). What is simulated, on purpose: one region, one account, keys made at start, no key policies.
 // ECDSA signatures come back DER-encoded with s low or high at random, as KMS does (it does not normalize s).
-import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -45,8 +54,16 @@ interface HeldKey {
 const SECP256K1_N = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
 
 function makeKey(spec: AwsKeySpec): HeldKey {
-  const pair = spec === 'ECC_NIST_EDWARDS25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: spec === 'ECC_SECG_P256K1' ? 'secp256k1' : 'prime256v1' });
-  const held: HeldKey = { id: randomUUID(), spec, spki: pair.publicKey.export({ format: 'der', type: 'spki' }), privateKey: pair.privateKey };
+  const pair =
+    spec === 'ECC_NIST_EDWARDS25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', { namedCurve: spec === 'ECC_SECG_P256K1' ? 'secp256k1' : 'prime256v1' });
+  const held: HeldKey = {
+    id: randomUUID(),
+    spec,
+    spki: pair.publicKey.export({ format: 'der', type: 'spki' }),
+    privateKey: pair.privateKey,
+  };
   if (spec === 'ECC_SECG_P256K1') held.scalar = Buffer.from(pair.privateKey.export({ format: 'jwk' }).d!, 'base64url');
   return held;
 }
@@ -55,29 +72,57 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
 
 /** Why the request's SigV4 authentication fails, or undefined when it holds (AWS's own checks, in its words). */
-function sigV4Refusal(req: IncomingMessage, body: Buffer, sim: { region: string; accessKeyId: string; secretAccessKey: string }): [string, string] | undefined {
+function sigV4Refusal(
+  req: IncomingMessage,
+  body: Buffer,
+  sim: { region: string; accessKeyId: string; secretAccessKey: string },
+): [string, string] | undefined {
   const auth = req.headers.authorization ?? '';
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
   if (!m) return ['MissingAuthenticationTokenException', 'Missing Authentication Token'];
   const [, keyId, date, region, service, signedHeaders, signature] = m as unknown as string[];
-  if (keyId !== sim.accessKeyId) return ['UnrecognizedClientException', 'The security token included in the request is invalid.'];
-  if (service !== 'kms' || region !== sim.region) return ['InvalidSignatureException', `Credential should be scoped to a valid region and to the kms service.`];
+  if (keyId !== sim.accessKeyId)
+    return ['UnrecognizedClientException', 'The security token included in the request is invalid.'];
+  if (service !== 'kms' || region !== sim.region)
+    return ['InvalidSignatureException', `Credential should be scoped to a valid region and to the kms service.`];
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const when = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  if (!amzDate.startsWith(date!) || !Number.isFinite(when)) return ['IncompleteSignatureException', 'X-Amz-Date is missing or does not match the credential scope.'];
+  if (!amzDate.startsWith(date!) || !Number.isFinite(when))
+    return ['IncompleteSignatureException', 'X-Amz-Date is missing or does not match the credential scope.'];
   if (Math.abs(Date.now() - when) > 5 * 60_000) return ['InvalidSignatureException', 'Signature expired.'];
   const names = signedHeaders!.split(';');
-  if (!names.includes('host') || !names.includes('x-amz-date')) return ['InvalidSignatureException', 'Host and X-Amz-Date must be signed.'];
-  const canonicalHeaders = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  if (!names.includes('host') || !names.includes('x-amz-date'))
+    return ['InvalidSignatureException', 'Host and X-Amz-Date must be signed.'];
+  const canonicalHeaders = names
+    .map(
+      (n) =>
+        `${n}:${String(req.headers[n] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
   const [path, query = ''] = (req.url ?? '/').split('?');
   const canonicalQuery = query.split('&').filter(Boolean).sort().join('&');
-  const canonicalRequest = [req.method, path, canonicalQuery, canonicalHeaders, signedHeaders, sha256(body).toString('hex')].join('\n');
+  const canonicalRequest = [
+    req.method,
+    path,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders,
+    sha256(body).toString('hex'),
+  ].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest).toString('hex')].join('\n');
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${sim.secretAccessKey}`, date!), region!), service!), 'aws4_request');
   const expected = hmac(signingKey, stringToSign);
   if (!timingSafeEqual(expected, Buffer.from(signature!, 'hex'))) {
-    return ['InvalidSignatureException', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.'];
+    return [
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+    ];
   }
   return undefined;
 }
@@ -100,28 +145,49 @@ function findKey(keys: Map<string, HeldKey>, keyId: unknown): HeldKey | undefine
   return keys.get(id);
 }
 
-function operate(op: string, input: Record<string, any>, keys: Map<string, HeldKey>, arn: (k: HeldKey) => string): Answer {
+function operate(
+  op: string,
+  input: Record<string, any>,
+  keys: Map<string, HeldKey>,
+  arn: (k: HeldKey) => string,
+): Answer {
   const key = findKey(keys, input.KeyId);
   if (!key) return fail('NotFoundException', `Key '${String(input.KeyId)}' does not exist`);
-  const algorithms = key.spec === 'ECC_NIST_EDWARDS25519' ? ['ED25519_SHA_512', 'ED25519_PH_SHA_512'] : ['ECDSA_SHA_256'];
+  const algorithms =
+    key.spec === 'ECC_NIST_EDWARDS25519' ? ['ED25519_SHA_512', 'ED25519_PH_SHA_512'] : ['ECDSA_SHA_256'];
   if (op === 'GetPublicKey') {
-    return [200, { KeyId: arn(key), PublicKey: key.spki.toString('base64'), KeySpec: key.spec, CustomerMasterKeySpec: key.spec, KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: algorithms }];
+    return [
+      200,
+      {
+        KeyId: arn(key),
+        PublicKey: key.spki.toString('base64'),
+        KeySpec: key.spec,
+        CustomerMasterKeySpec: key.spec,
+        KeyUsage: 'SIGN_VERIFY',
+        SigningAlgorithms: algorithms,
+      },
+    ];
   }
-  if (key.spec === 'ECC_NIST_P256') return fail('ValidationException', 'signing with an ECC_NIST_P256 key is not simulated');
+  if (key.spec === 'ECC_NIST_P256')
+    return fail('ValidationException', 'signing with an ECC_NIST_P256 key is not simulated');
   const message = Buffer.from(String(input.Message ?? ''), 'base64');
-  if (!algorithms.includes(input.SigningAlgorithm)) return fail('InvalidKeyUsageException', `${input.SigningAlgorithm} is not valid for this key`);
+  if (!algorithms.includes(input.SigningAlgorithm))
+    return fail('InvalidKeyUsageException', `${input.SigningAlgorithm} is not valid for this key`);
   let signature: Buffer;
   if (input.SigningAlgorithm === 'ED25519_SHA_512') {
     if (input.MessageType !== 'RAW') return fail('ValidationException', 'ED25519_SHA_512 signs RAW messages only');
     signature = sign(null, message, key.privateKey);
   } else if (input.SigningAlgorithm === 'ECDSA_SHA_256') {
-    if (input.MessageType === 'DIGEST' && message.length !== 32) return fail('ValidationException', 'Digest is invalid length for algorithm ECDSA_SHA_256.');
+    if (input.MessageType === 'DIGEST' && message.length !== 32)
+      return fail('ValidationException', 'Digest is invalid length for algorithm ECDSA_SHA_256.');
     signature = ecdsaDer(key, input.MessageType === 'DIGEST' ? message : sha256(message));
   } else return fail('ValidationException', `${input.SigningAlgorithm} is not simulated`);
   return [200, { KeyId: arn(key), Signature: signature.toString('base64'), SigningAlgorithm: input.SigningAlgorithm }];
 }
 
-export async function startAwsKmsSim(options: { region?: string; accessKeyId?: string; secretAccessKey?: string } = {}): Promise<AwsKmsSim> {
+export async function startAwsKmsSim(
+  options: { region?: string; accessKeyId?: string; secretAccessKey?: string } = {},
+): Promise<AwsKmsSim> {
   const region = options.region ?? 'us-east-1';
   const accessKeyId = options.accessKeyId ?? `AKIA${randomBytes(8).toString('hex').toUpperCase()}`;
   const secretAccessKey = options.secretAccessKey ?? randomBytes(30).toString('base64');
@@ -145,7 +211,8 @@ export async function startAwsKmsSim(options: { region?: string; accessKeyId?: s
     if (reflecting) return answer(res, fail('UnrecognizedClientException', reflection(req, body)));
     const op = String(req.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
     calls[op] = (calls[op] ?? 0) + 1;
-    if (req.method !== 'POST' || (op !== 'GetPublicKey' && op !== 'Sign')) return answer(res, fail('UnknownOperationException', `${op} is not simulated`));
+    if (req.method !== 'POST' || (op !== 'GetPublicKey' && op !== 'Sign'))
+      return answer(res, fail('UnknownOperationException', `${op} is not simulated`));
     const refusal = sigV4Refusal(req, body, { region, accessKeyId, secretAccessKey });
     if (refusal) {
       refused++;

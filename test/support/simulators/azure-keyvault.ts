@@ -69,15 +69,45 @@ interface HeldKey {
 function makeKey(name: string, crv: HeldKey['crv']): HeldKey {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: crv === 'P-256K' ? 'secp256k1' : 'prime256v1' });
   const jwk = privateKey.export({ format: 'jwk' });
-  return { name, version: randomBytes(16).toString('hex'), crv, x: jwk.x!, y: jwk.y!, scalar: Buffer.from(jwk.d!, 'base64url') };
+  return {
+    name,
+    version: randomBytes(16).toString('hex'),
+    crv,
+    x: jwk.x!,
+    y: jwk.y!,
+    scalar: Buffer.from(jwk.d!, 'base64url'),
+  };
 }
 
 /** A self-signed certificate for 127.0.0.1 (openssl), its own CA. */
 function makeCertificate(dir: string): ServerOptions & { caFile: string } {
   const keyFile = path.join(dir, 'key.pem');
   const caFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=azure-keyvault-simulator',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:TRUE', '-keyout', keyFile, '-out', caFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=azure-keyvault-simulator',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(keyFile), cert: readFileSync(caFile), caFile };
 }
 
@@ -98,7 +128,11 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 /** Entra's error shape (AADSTS codes), as MSAL reads it. */
 const aadError = (res: ServerResponse, status: number, error: string, description: string) =>
-  send(res, status, { error, error_description: `${description}\r\nTrace ID: ${randomUUID()}\r\nCorrelation ID: ${randomUUID()}\r\nTimestamp: ${new Date().toISOString()}`, error_codes: [Number(/AADSTS(\d+)/.exec(description)?.[1] ?? 0)] });
+  send(res, status, {
+    error,
+    error_description: `${description}\r\nTrace ID: ${randomUUID()}\r\nCorrelation ID: ${randomUUID()}\r\nTimestamp: ${new Date().toISOString()}`,
+    error_codes: [Number(/AADSTS(\d+)/.exec(description)?.[1] ?? 0)],
+  });
 
 interface State {
   url: string;
@@ -117,7 +151,8 @@ interface State {
 }
 
 function openidConfiguration(state: State, res: ServerResponse, tenant: string) {
-  if (tenant !== state.tenantId) return aadError(res, 400, 'invalid_tenant', `AADSTS90002: Tenant '${tenant}' not found.`);
+  if (tenant !== state.tenantId)
+    return aadError(res, 400, 'invalid_tenant', `AADSTS90002: Tenant '${tenant}' not found.`);
   const base = `${state.url}/${tenant}`;
   send(res, 200, {
     issuer: `${base}/v2.0`,
@@ -132,24 +167,52 @@ function openidConfiguration(state: State, res: ServerResponse, tenant: string) 
 
 /** The client-credentials grant: the secret, or the federated assertion, checked; the scope must be Key Vault's. */
 function issueToken(state: State, res: ServerResponse, tenant: string, form: URLSearchParams) {
-  if (tenant !== state.tenantId) return aadError(res, 400, 'invalid_tenant', `AADSTS90002: Tenant '${tenant}' not found.`);
-  if (form.get('grant_type') !== 'client_credentials') return aadError(res, 400, 'unsupported_grant_type', 'AADSTS70003: The app requested an unsupported grant type.');
+  if (tenant !== state.tenantId)
+    return aadError(res, 400, 'invalid_tenant', `AADSTS90002: Tenant '${tenant}' not found.`);
+  if (form.get('grant_type') !== 'client_credentials')
+    return aadError(res, 400, 'unsupported_grant_type', 'AADSTS70003: The app requested an unsupported grant type.');
   const clientId = form.get('client_id') ?? '';
   if (!same(clientId, state.clientId)) {
     state.refused++;
-    return aadError(res, 400, 'unauthorized_client', `AADSTS700016: Application with identifier '${clientId.slice(0, 64)}' was not found in the directory.`);
+    return aadError(
+      res,
+      400,
+      'unauthorized_client',
+      `AADSTS700016: Application with identifier '${clientId.slice(0, 64)}' was not found in the directory.`,
+    );
   }
   const secret = form.get('client_secret');
   const assertion = form.get('client_assertion');
-  const ok = secret !== null ? same(secret, state.clientSecret) : assertion !== null && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' && same(assertion, state.federatedToken);
+  const ok =
+    secret !== null
+      ? same(secret, state.clientSecret)
+      : assertion !== null &&
+        form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' &&
+        same(assertion, state.federatedToken);
   if (!ok) {
     state.refused++;
     return secret !== null
-      ? aadError(res, 401, 'invalid_client', `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${state.clientId}'.`)
-      : aadError(res, 400, 'invalid_client', 'AADSTS700211: No matching federated identity record found for presented assertion.');
+      ? aadError(
+          res,
+          401,
+          'invalid_client',
+          `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${state.clientId}'.`,
+        )
+      : aadError(
+          res,
+          400,
+          'invalid_client',
+          'AADSTS700211: No matching federated identity record found for presented assertion.',
+        );
   }
   const scopes = (form.get('scope') ?? '').split(' ');
-  if (!scopes.includes(`${RESOURCE}/.default`)) return aadError(res, 400, 'invalid_scope', `AADSTS70011: The provided value for the input parameter 'scope' is not valid.`);
+  if (!scopes.includes(`${RESOURCE}/.default`))
+    return aadError(
+      res,
+      400,
+      'invalid_scope',
+      `AADSTS70011: The provided value for the input parameter 'scope' is not valid.`,
+    );
   const token = randomBytes(32).toString('base64url');
   state.tokens.set(token, Date.now() + 3_600_000);
   send(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token });
@@ -160,15 +223,27 @@ function managedIdentityToken(state: State, req: IncomingMessage, res: ServerRes
   const header = req.headers['x-identity-header'];
   if (typeof header !== 'string' || !same(header, state.identityHeader)) {
     state.refused++;
-    return send(res, 401, { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER value is missing or wrong.' });
+    return send(res, 401, {
+      statusCode: 401,
+      message: 'Unauthorized: the X-IDENTITY-HEADER value is missing or wrong.',
+    });
   }
-  if (url.searchParams.get('api-version') !== '2019-08-01') return send(res, 400, { statusCode: 400, message: 'Unsupported api-version.' });
+  if (url.searchParams.get('api-version') !== '2019-08-01')
+    return send(res, 400, { statusCode: 400, message: 'Unsupported api-version.' });
   const clientId = url.searchParams.get('client_id');
-  if (clientId !== null && !same(clientId, state.managedClientId)) return send(res, 400, { statusCode: 400, message: 'Unable to load the proper Managed Identity.' });
-  if (url.searchParams.get('resource') !== RESOURCE) return send(res, 400, { statusCode: 400, message: `No access to resource '${url.searchParams.get('resource')}'.` });
+  if (clientId !== null && !same(clientId, state.managedClientId))
+    return send(res, 400, { statusCode: 400, message: 'Unable to load the proper Managed Identity.' });
+  if (url.searchParams.get('resource') !== RESOURCE)
+    return send(res, 400, { statusCode: 400, message: `No access to resource '${url.searchParams.get('resource')}'.` });
   const token = randomBytes(32).toString('base64url');
   state.tokens.set(token, Date.now() + 3_600_000);
-  send(res, 200, { access_token: token, expires_on: String(Math.floor(Date.now() / 1000) + 3600), resource: RESOURCE, token_type: 'Bearer', client_id: clientId ?? state.clientId });
+  send(res, 200, {
+    access_token: token,
+    expires_on: String(Math.floor(Date.now() / 1000) + 3600),
+    resource: RESOURCE,
+    token_type: 'Bearer',
+    client_id: clientId ?? state.clientId,
+  });
 }
 
 /** Key Vault's check of every call: a bearer token the authority issued and that has not expired, or the challenge. */
@@ -178,20 +253,32 @@ function authorized(state: State, req: IncomingMessage, res: ServerResponse): bo
   if (expires !== undefined && expires > Date.now()) return true;
   if (token !== undefined) state.refused++;
   const challenge = `Bearer authorization="${state.url}/${state.tenantId}", resource="${RESOURCE}"`;
-  const message = token === undefined ? 'AKV10000: Request is missing a Bearer or PoP token.' : 'AKV10022: Invalid audience or token.';
+  const message =
+    token === undefined
+      ? 'AKV10000: Request is missing a Bearer or PoP token.'
+      : 'AKV10022: Invalid audience or token.';
   send(res, 401, { error: { code: 'Unauthorized', message } }, { 'www-authenticate': challenge });
   return false;
 }
 
 function jwkOf(state: State, key: HeldKey) {
   const kid = `${state.url}/keys/${key.name}/${key.version}`;
-  const attributes = { enabled: true, created: 1_700_000_000, updated: 1_700_000_000, recoveryLevel: 'Recoverable+Purgeable', exportable: false };
+  const attributes = {
+    enabled: true,
+    created: 1_700_000_000,
+    updated: 1_700_000_000,
+    recoveryLevel: 'Recoverable+Purgeable',
+    exportable: false,
+  };
   return { key: { kid, kty: 'EC-HSM', key_ops: ['sign', 'verify'], crv: key.crv, x: key.x, y: key.y }, attributes };
 }
 
 function vaultCall(state: State, req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
   const m = /^\/keys\/([^/]+)(?:\/([^/]*))?(\/sign)?\/?$/.exec(url.pathname);
-  if (!m || !url.searchParams.get('api-version')) return send(res, 400, { error: { code: 'BadParameter', message: 'The request URI is not valid or lacks api-version.' } });
+  if (!m || !url.searchParams.get('api-version'))
+    return send(res, 400, {
+      error: { code: 'BadParameter', message: 'The request URI is not valid or lacks api-version.' },
+    });
   if (!authorized(state, req, res)) return;
   const operation = m[3] ? 'sign' : 'getKey';
   state.calls[operation] = (state.calls[operation] ?? 0) + 1;
@@ -199,12 +286,21 @@ function vaultCall(state: State, req: IncomingMessage, res: ServerResponse, url:
   if (fault) {
     fault.times--;
     if (fault.fault === 'hang') return; // never answered: the client's deadline must end the call
-    return send(res, 429, { error: { code: 'Throttled', message: 'Request was not processed because too many requests were received.' } }, { 'retry-after': '0' });
+    return send(
+      res,
+      429,
+      { error: { code: 'Throttled', message: 'Request was not processed because too many requests were received.' } },
+      { 'retry-after': '0' },
+    );
   }
   const key = state.keys.get(m[1]!);
-  if (!key || (m[2] && m[2] !== key.version)) return send(res, 404, { error: { code: 'KeyNotFound', message: `A key with (name/id) ${m[1]} was not found in this key vault.` } });
+  if (!key || (m[2] && m[2] !== key.version))
+    return send(res, 404, {
+      error: { code: 'KeyNotFound', message: `A key with (name/id) ${m[1]} was not found in this key vault.` },
+    });
   if (operation === 'getKey') return send(res, 200, jwkOf(state, key));
-  if (req.method !== 'POST' || !m[2]) return send(res, 405, { error: { code: 'BadParameter', message: 'sign needs POST on a key version' } });
+  if (req.method !== 'POST' || !m[2])
+    return send(res, 405, { error: { code: 'BadParameter', message: 'sign needs POST on a key version' } });
   let input: { alg?: string; value?: string };
   try {
     input = JSON.parse(body);
@@ -213,9 +309,14 @@ function vaultCall(state: State, req: IncomingMessage, res: ServerResponse, url:
   }
   const digest = Buffer.from(String(input.value ?? ''), 'base64url');
   const alg = key.crv === 'P-256K' ? 'ES256K' : 'ES256';
-  if (input.alg !== alg) return send(res, 400, { error: { code: 'BadParameter', message: `Algorithm ${input.alg} is not valid for a ${key.crv} key.` } });
-  if (digest.length !== 32) return send(res, 400, { error: { code: 'BadParameter', message: 'Invalid digest length.' } });
-  if (key.crv !== 'P-256K') return send(res, 400, { error: { code: 'BadParameter', message: 'signing with a P-256 key is not simulated' } });
+  if (input.alg !== alg)
+    return send(res, 400, {
+      error: { code: 'BadParameter', message: `Algorithm ${input.alg} is not valid for a ${key.crv} key.` },
+    });
+  if (digest.length !== 32)
+    return send(res, 400, { error: { code: 'BadParameter', message: 'Invalid digest length.' } });
+  if (key.crv !== 'P-256K')
+    return send(res, 400, { error: { code: 'BadParameter', message: 'signing with a P-256 key is not simulated' } });
   send(res, 200, { kid: jwkOf(state, key).key.kid, value: rawSignature(key, digest).toString('base64url') });
 }
 
@@ -256,9 +357,19 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
   const federatedTokenFile = path.join(dir, 'federated-token');
   const held = [makeKey(options.keyName ?? 'evm-signer', 'P-256K'), makeKey('p256-key', 'P-256')];
   const state: State = {
-    url: '', tenantId: randomUUID(), clientId: randomUUID(), clientSecret: randomBytes(30).toString('base64url'), federatedToken: randomBytes(48).toString('base64url'),
-    identityHeader: randomBytes(24).toString('base64url'), managedClientId: randomUUID(),
-    keys: new Map(held.map((k) => [k.name, k])), tokens: new Map(), calls: {}, faults: [], refused: 0, reflecting: false,
+    url: '',
+    tenantId: randomUUID(),
+    clientId: randomUUID(),
+    clientSecret: randomBytes(30).toString('base64url'),
+    federatedToken: randomBytes(48).toString('base64url'),
+    identityHeader: randomBytes(24).toString('base64url'),
+    managedClientId: randomUUID(),
+    keys: new Map(held.map((k) => [k.name, k])),
+    tokens: new Map(),
+    calls: {},
+    faults: [],
+    refused: 0,
+    reflecting: false,
   };
   writeFileSync(federatedTokenFile, state.federatedToken, { mode: 0o600 });
   const server = createServer(tlsOptions, (req, res) => void route(state, req, res));
@@ -266,8 +377,15 @@ export async function startAzureKeyVaultSim(options: { keyName?: string } = {}):
   await once(server, 'listening');
   state.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: state.url, caFile, tenantId: state.tenantId, clientId: state.clientId, clientSecret: state.clientSecret, federatedTokenFile,
-    identityEndpoint: `${state.url}/msi/token`, identityHeader: state.identityHeader, managedClientId: state.managedClientId,
+    url: state.url,
+    caFile,
+    tenantId: state.tenantId,
+    clientId: state.clientId,
+    clientSecret: state.clientSecret,
+    federatedTokenFile,
+    identityEndpoint: `${state.url}/msi/token`,
+    identityHeader: state.identityHeader,
+    managedClientId: state.managedClientId,
     keys: { secp256k1: held[0]!.name, p256: held[1]!.name },
     calls: state.calls,
     get refused() {

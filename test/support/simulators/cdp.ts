@@ -35,22 +35,41 @@ export interface CdpSim {
 }
 
 /** A fresh API key (Ed25519 or ES256) and wallet secret, in CDP's formats, with the public halves. */
-export function newCdpCredentials(kind: 'ed25519' | 'es256' = 'ed25519'): { credentials: CdpCredentials; apiPublic: KeyObject; walletPublic: KeyObject } {
+export function newCdpCredentials(kind: 'ed25519' | 'es256' = 'ed25519'): {
+  credentials: CdpCredentials;
+  apiPublic: KeyObject;
+  walletPublic: KeyObject;
+} {
   const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const walletSecret = wallet.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
   const apiKeyId = randomUUID();
   if (kind === 'es256') {
     const api = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    return { credentials: { apiKeyId, apiKeySecret: api.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), walletSecret }, apiPublic: api.publicKey, walletPublic: wallet.publicKey };
+    return {
+      credentials: {
+        apiKeyId,
+        apiKeySecret: api.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+        walletSecret,
+      },
+      apiPublic: api.publicKey,
+      walletPublic: wallet.publicKey,
+    };
   }
   const api = generateKeyPairSync('ed25519');
   const seed = api.privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
   const pub = api.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-  return { credentials: { apiKeyId, apiKeySecret: Buffer.concat([seed, pub]).toString('base64'), walletSecret }, apiPublic: api.publicKey, walletPublic: wallet.publicKey };
+  return {
+    credentials: { apiKeyId, apiKeySecret: Buffer.concat([seed, pub]).toString('base64'), walletSecret },
+    apiPublic: api.publicKey,
+    walletPublic: wallet.publicKey,
+  };
 }
 
 /** The claims of a compact JWT whose signature verifies with `key`, or undefined. */
-function verifiedJwt(token: string, keyFor: (header: Record<string, unknown>) => KeyObject | undefined): { header: Record<string, any>; claims: Record<string, any> } | undefined {
+function verifiedJwt(
+  token: string,
+  keyFor: (header: Record<string, unknown>) => KeyObject | undefined,
+): { header: Record<string, any>; claims: Record<string, any> } | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   try {
@@ -60,7 +79,12 @@ function verifiedJwt(token: string, keyFor: (header: Record<string, unknown>) =>
     if (!key) return undefined;
     const data = Buffer.from(`${parts[0]}.${parts[1]}`);
     const signature = Buffer.from(parts[2]!, 'base64url');
-    const ok = header.alg === 'EdDSA' ? verify(null, data, key, signature) : header.alg === 'ES256' ? verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature) : false;
+    const ok =
+      header.alg === 'EdDSA'
+        ? verify(null, data, key, signature)
+        : header.alg === 'ES256'
+          ? verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature)
+          : false;
     return ok ? { header, claims } : undefined;
   } catch {
     return undefined;
@@ -70,7 +94,11 @@ function verifiedJwt(token: string, keyFor: (header: Record<string, unknown>) =>
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -103,16 +131,34 @@ export async function startCdpSim(): Promise<CdpSim> {
       return known && known.alg === h.alg ? known.key : undefined;
     });
     const c = api?.claims;
-    if (!api || !project || c!.sub !== api.header.kid || c!.iss !== 'cdp' || !(c!.nbf <= now() + 5) || !(c!.exp > now()) || !c!.uris?.includes(uri)) {
+    if (
+      !api ||
+      !project ||
+      c!.sub !== api.header.kid ||
+      c!.iss !== 'cdp' ||
+      !(c!.nbf <= now() + 5) ||
+      !(c!.exp > now()) ||
+      !c!.uris?.includes(uri)
+    ) {
       stats.refusedJwts++;
-      return [401, { errorType: 'unauthorized', errorMessage: 'Invalid or expired API key JWT.', correlationId: randomUUID() }];
+      return [
+        401,
+        { errorType: 'unauthorized', errorMessage: 'Invalid or expired API key JWT.', correlationId: randomUUID() },
+      ];
     }
-    const wallet = verifiedJwt(String(req.headers['x-wallet-auth'] ?? ''), (h) => (h.alg === 'ES256' ? project!.wallet : undefined));
-    const reqHash = createHash('sha256').update(JSON.stringify(sortKeys(JSON.parse(body)))).digest('hex');
+    const wallet = verifiedJwt(String(req.headers['x-wallet-auth'] ?? ''), (h) =>
+      h.alg === 'ES256' ? project!.wallet : undefined,
+    );
+    const reqHash = createHash('sha256')
+      .update(JSON.stringify(sortKeys(JSON.parse(body))))
+      .digest('hex');
     const w = wallet?.claims;
     if (!w || !w.uris?.includes(uri) || w.reqHash !== reqHash || !(Math.abs(now() - Number(w.iat)) < 60)) {
       stats.refusedWalletJwts++;
-      return [401, { errorType: 'unauthorized', errorMessage: 'Wallet authentication error.', correlationId: randomUUID() }];
+      return [
+        401,
+        { errorType: 'unauthorized', errorMessage: 'Wallet authentication error.', correlationId: randomUUID() },
+      ];
     }
     return undefined;
   }
@@ -121,7 +167,8 @@ export async function startCdpSim(): Promise<CdpSim> {
     const key = evmAccounts.get(account.toLowerCase());
     if (!key) return send(res, 404, { errorType: 'not_found', errorMessage: 'EVM account not found.' });
     const hash = Buffer.from(String(body.hash ?? '').replace(/^0x/, ''), 'hex');
-    if (hash.length !== 32) return send(res, 400, { errorType: 'invalid_request', errorMessage: 'hash must be 32 bytes.' });
+    if (hash.length !== 32)
+      return send(res, 400, { errorType: 'invalid_request', errorMessage: 'hash must be 32 bytes.' });
     const { signature, recid } = secp256k1.ecdsaSign(hash, key);
     stats.signs++;
     send(res, 200, { signature: `0x${Buffer.from(signature).toString('hex')}${(27 + recid).toString(16)}` });
@@ -135,8 +182,14 @@ export async function startCdpSim(): Promise<CdpSim> {
     const message = wire.subarray(1 + count * 64);
     const header = (message[0]! & 0x80) !== 0 ? 1 : 0;
     const keys = message.subarray(header + 4, header + 4 + message[header + 3]! * 32);
-    const index = Array.from({ length: message[header]! }, (_, i) => getAddressDecoder().decode(keys.subarray(i * 32, i * 32 + 32))).indexOf(account as never);
-    if (count === 0 || index < 0) return send(res, 400, { errorType: 'invalid_request', errorMessage: 'The account is not a signer of the transaction.' });
+    const index = Array.from({ length: message[header]! }, (_, i) =>
+      getAddressDecoder().decode(keys.subarray(i * 32, i * 32 + 32)),
+    ).indexOf(account as never);
+    if (count === 0 || index < 0)
+      return send(res, 400, {
+        errorType: 'invalid_request',
+        errorMessage: 'The account is not a signer of the transaction.',
+      });
     const signed = Buffer.from(wire);
     sign(null, message, key).copy(signed, 1 + index * 64);
     stats.signs++;
@@ -148,19 +201,31 @@ export async function startCdpSim(): Promise<CdpSim> {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8') || '{}';
     if (fault === 'hang') return void hung.add(res);
-    if (fault === 'throttle') return send(res, 429, { errorType: 'rate_limit_exceeded', errorMessage: 'Rate limit exceeded.' });
-    if (fault === 'reflect') return send(res, 401, { errorType: 'unauthorized', errorMessage: reflection(req, body), correlationId: randomUUID() });
+    if (fault === 'throttle')
+      return send(res, 429, { errorType: 'rate_limit_exceeded', errorMessage: 'Rate limit exceeded.' });
+    if (fault === 'reflect')
+      return send(res, 401, {
+        errorType: 'unauthorized',
+        errorMessage: reflection(req, body),
+        correlationId: randomUUID(),
+      });
     const path = new URL(req.url ?? '/', 'http://cdp').pathname;
     const evm = /^\/platform\/v2\/evm\/accounts\/([^/]+)\/sign$/.exec(path);
     const solana = /^\/platform\/v2\/solana\/accounts\/([^/]+)\/sign\/transaction$/.exec(path);
-    if (req.method !== 'POST' || (!evm && !solana)) return send(res, 404, { errorType: 'not_found', errorMessage: 'Not found.' });
+    if (req.method !== 'POST' || (!evm && !solana))
+      return send(res, 404, { errorType: 'not_found', errorMessage: 'Not found.' });
     const refused = authenticate(req, body, path);
     if (refused) return send(res, refused[0], refused[1]);
     if (evm) return signEvm(res, decodeURIComponent(evm[1]!), JSON.parse(body));
     signSolana(res, decodeURIComponent(solana![1]!), JSON.parse(body));
   }
 
-  const server = createServer((req, res) => void handle(req, res).catch(() => send(res, 500, { errorType: 'internal_server_error', errorMessage: 'Internal error.' })));
+  const server = createServer(
+    (req, res) =>
+      void handle(req, res).catch(() =>
+        send(res, 500, { errorType: 'internal_server_error', errorMessage: 'Internal error.' }),
+      ),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -193,4 +258,3 @@ export async function startCdpSim(): Promise<CdpSim> {
     },
   };
 }
-

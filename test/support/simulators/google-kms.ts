@@ -61,9 +61,19 @@ interface HeldKey {
 }
 
 function makeKey(algorithm: GoogleAlgorithm): HeldKey {
-  const pair = algorithm === 'EC_SIGN_ED25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: algorithm === 'EC_SIGN_SECP256K1_SHA256' ? 'secp256k1' : 'prime256v1' });
-  const held: HeldKey = { algorithm, privateKey: pair.privateKey, pem: pair.publicKey.export({ format: 'pem', type: 'spki' }).toString() };
-  if (algorithm === 'EC_SIGN_SECP256K1_SHA256') held.scalar = Buffer.from(pair.privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  const pair =
+    algorithm === 'EC_SIGN_ED25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', {
+          namedCurve: algorithm === 'EC_SIGN_SECP256K1_SHA256' ? 'secp256k1' : 'prime256v1',
+        });
+  const held: HeldKey = {
+    algorithm,
+    privateKey: pair.privateKey,
+    pem: pair.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  };
+  if (algorithm === 'EC_SIGN_SECP256K1_SHA256')
+    held.scalar = Buffer.from(pair.privateKey.export({ format: 'jwk' }).d!, 'base64url');
   return held;
 }
 
@@ -82,8 +92,18 @@ function makeAccount(project: string, name: string): { account: ServiceAccount; 
 }
 
 type Answer = [number, Record<string, unknown>];
-const STATUS: Record<string, number> = { UNAUTHENTICATED: 401, PERMISSION_DENIED: 403, NOT_FOUND: 404, RESOURCE_EXHAUSTED: 429, INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400 };
-const fail = (status: string, message: string): Answer => [STATUS[status]!, { error: { code: STATUS[status], message, status } }];
+const STATUS: Record<string, number> = {
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  RESOURCE_EXHAUSTED: 429,
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+};
+const fail = (status: string, message: string): Answer => [
+  STATUS[status]!,
+  { error: { code: STATUS[status], message, status } },
+];
 
 interface KnownAccount {
   account: ServiceAccount;
@@ -92,7 +112,10 @@ interface KnownAccount {
 
 /** The account whose valid self-signed JWT the request bears, or why there is none (Google's words). */
 function authenticate(req: IncomingMessage, accounts: KnownAccount[]): KnownAccount | Answer {
-  const unauthenticated = fail('UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+  const unauthenticated = fail(
+    'UNAUTHENTICATED',
+    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+  );
   const m = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(req.headers.authorization ?? '');
   if (!m) return unauthenticated;
   let header: { alg?: string; kid?: string };
@@ -105,11 +128,20 @@ function authenticate(req: IncomingMessage, accounts: KnownAccount[]): KnownAcco
   }
   const known = accounts.find((a) => a.account.client_email === claims.iss && a.account.private_key_id === header.kid);
   if (!known || header.alg !== 'RS256' || claims.sub !== claims.iss) return unauthenticated;
-  if (!verify('RSA-SHA256', Buffer.from(`${m[1]}.${m[2]}`), known.publicKey, Buffer.from(m[3]!, 'base64url'))) return unauthenticated;
+  if (!verify('RSA-SHA256', Buffer.from(`${m[1]}.${m[2]}`), known.publicKey, Buffer.from(m[3]!, 'base64url')))
+    return unauthenticated;
   const now = Date.now() / 1000;
-  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || claims.iat > now + 300 || claims.exp < now || claims.exp - claims.iat > 3600) return unauthenticated;
+  if (
+    typeof claims.iat !== 'number' ||
+    typeof claims.exp !== 'number' ||
+    claims.iat > now + 300 ||
+    claims.exp < now ||
+    claims.exp - claims.iat > 3600
+  )
+    return unauthenticated;
   const scopes = (claims.scope ?? '').split(' ');
-  if (!scopes.some((s) => KMS_SCOPES.includes(s)) && claims.aud !== 'https://cloudkms.googleapis.com/') return unauthenticated;
+  if (!scopes.some((s) => KMS_SCOPES.includes(s)) && claims.aud !== 'https://cloudkms.googleapis.com/')
+    return unauthenticated;
   return known;
 }
 
@@ -125,10 +157,23 @@ function ecdsaDer(key: HeldKey, digest: Buffer): Buffer {
 function asymmetricSign(name: string, key: HeldKey, body: { digest?: { sha256?: string }; data?: string }): Answer {
   if (key.algorithm === 'EC_SIGN_ED25519') {
     if (body.data === undefined) return fail('INVALID_ARGUMENT', 'EC_SIGN_ED25519 keys sign data, not a digest');
-    return [200, { signature: sign(null, Buffer.from(body.data, 'base64'), key.privateKey).toString('base64'), name, protectionLevel: 'HSM' }];
+    return [
+      200,
+      {
+        signature: sign(null, Buffer.from(body.data, 'base64'), key.privateKey).toString('base64'),
+        name,
+        protectionLevel: 'HSM',
+      },
+    ];
   }
-  if (key.algorithm !== 'EC_SIGN_SECP256K1_SHA256') return fail('INVALID_ARGUMENT', `signing with ${key.algorithm} is not simulated`);
-  const digest = body.digest?.sha256 !== undefined ? Buffer.from(body.digest.sha256, 'base64') : body.data !== undefined ? createHash('sha256').update(Buffer.from(body.data, 'base64')).digest() : undefined;
+  if (key.algorithm !== 'EC_SIGN_SECP256K1_SHA256')
+    return fail('INVALID_ARGUMENT', `signing with ${key.algorithm} is not simulated`);
+  const digest =
+    body.digest?.sha256 !== undefined
+      ? Buffer.from(body.digest.sha256, 'base64')
+      : body.data !== undefined
+        ? createHash('sha256').update(Buffer.from(body.data, 'base64')).digest()
+        : undefined;
   if (digest?.length !== 32) return fail('INVALID_ARGUMENT', 'The request must hold a 32-byte digest.sha256 or data');
   return [200, { signature: ecdsaDer(key, digest).toString('base64'), name, protectionLevel: 'HSM' }];
 }
@@ -149,8 +194,18 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
   const other = makeAccount('another-project', 'outsider');
   const accounts = [mine, other];
   const algorithms = ['EC_SIGN_SECP256K1_SHA256', 'EC_SIGN_ED25519', 'EC_SIGN_P256_SHA256'] as const;
-  const keyIds = { EC_SIGN_SECP256K1_SHA256: 'evm-key', EC_SIGN_ED25519: 'ed25519-key', EC_SIGN_P256_SHA256: 'p256-key', ...options.keyIds };
-  const keys = new Map(algorithms.map((a) => [`projects/${project}/locations/${location}/keyRings/${keyRing}/cryptoKeys/${keyIds[a]}/cryptoKeyVersions/1`, makeKey(a)]));
+  const keyIds = {
+    EC_SIGN_SECP256K1_SHA256: 'evm-key',
+    EC_SIGN_ED25519: 'ed25519-key',
+    EC_SIGN_P256_SHA256: 'p256-key',
+    ...options.keyIds,
+  };
+  const keys = new Map(
+    algorithms.map((a) => [
+      `projects/${project}/locations/${location}/keyRings/${keyRing}/cryptoKeys/${keyIds[a]}/cryptoKeyVersions/1`,
+      makeKey(a),
+    ]),
+  );
   const calls: Record<string, number> = {};
   const faults: Array<{ operation: string; fault: GoogleFault; times: number }> = [];
   let refused = 0;
@@ -164,7 +219,10 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
   const handle = (req: IncomingMessage, body: string): Answer | undefined => {
     if (reflecting) return fail('INVALID_ARGUMENT', reflection(req, body));
     const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
-    const m = /^\/v1\/(projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+\/cryptoKeyVersions\/[^/:]+)(\/publicKey|:asymmetricSign)$/.exec(path);
+    const m =
+      /^\/v1\/(projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+\/cryptoKeyVersions\/[^/:]+)(\/publicKey|:asymmetricSign)$/.exec(
+        path,
+      );
     if (!m) return fail('NOT_FOUND', `${req.method} ${path} is not simulated`);
     const operation = m[2] === '/publicKey' ? 'publicKey' : 'asymmetricSign';
     calls[operation] = (calls[operation] ?? 0) + 1;
@@ -174,16 +232,24 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
       return who;
     }
     const name = m[1]!;
-    if (!name.startsWith(`projects/${who.account.project_id}/`)) return fail('PERMISSION_DENIED', `Permission 'cloudkms.cryptoKeyVersions.useToSign' denied on resource '${name}' (or it may not exist).`);
+    if (!name.startsWith(`projects/${who.account.project_id}/`))
+      return fail(
+        'PERMISSION_DENIED',
+        `Permission 'cloudkms.cryptoKeyVersions.useToSign' denied on resource '${name}' (or it may not exist).`,
+      );
     const fault = faults.find((f) => f.operation === operation && f.times > 0);
     if (fault) {
       fault.times--;
       if (fault.fault === 'hang') return undefined;
-      return fail('RESOURCE_EXHAUSTED', "Quota exceeded for quota metric 'Cryptographic requests' of service 'cloudkms.googleapis.com'.");
+      return fail(
+        'RESOURCE_EXHAUSTED',
+        "Quota exceeded for quota metric 'Cryptographic requests' of service 'cloudkms.googleapis.com'.",
+      );
     }
     const key = keys.get(name);
     if (!key) return fail('NOT_FOUND', `CryptoKeyVersion ${name} not found.`);
-    if (operation === 'publicKey') return [200, { pem: key.pem, algorithm: key.algorithm, name, protectionLevel: 'HSM' }];
+    if (operation === 'publicKey')
+      return [200, { pem: key.pem, algorithm: key.algorithm, name, protectionLevel: 'HSM' }];
     try {
       return asymmetricSign(name, key, JSON.parse(body));
     } catch {
@@ -208,7 +274,10 @@ export async function startGoogleKmsSim(options: GoogleKmsSimOptions = {}): Prom
     serviceAccount: mine.account,
     otherProjectAccount: other.account,
     keys: keyIds,
-    publicKeys: Object.fromEntries([...keys.values()].map((k) => [k.algorithm, k.pem])) as Record<GoogleAlgorithm, string>,
+    publicKeys: Object.fromEntries([...keys.values()].map((k) => [k.algorithm, k.pem])) as Record<
+      GoogleAlgorithm,
+      string
+    >,
     calls,
     get refused() {
       return refused;

@@ -70,7 +70,15 @@ export async function startVaultSim(options: Options = {}): Promise<VaultSim> {
     const token = `hvs.${randomBytes(18).toString('base64url')}`;
     const ttl = options.tokenTtlSeconds ?? 2764800;
     tokens.set(token, { namespace: namespaceOf(req), until: Date.now() + ttl * 1000 });
-    send(res, 200, { auth: { client_token: token, accessor: randomBytes(8).toString('hex'), policies: ['default', 'signer'], lease_duration: ttl, renewable: true } });
+    send(res, 200, {
+      auth: {
+        client_token: token,
+        accessor: randomBytes(8).toString('hex'),
+        policies: ['default', 'signer'],
+        lease_duration: ttl,
+        renewable: true,
+      },
+    });
   }
 
   /** The documented 403 for a missing, unknown, expired or other-namespace token. */
@@ -103,21 +111,26 @@ export async function startVaultSim(options: Options = {}): Promise<VaultSim> {
     if (fault === 'hang') return void hung.add(res);
     if (fault === 'throttle') return send(res, 429, { errors: ['request path "…": rate limit quota exceeded'] });
     // Vault's error shape, the request itself as its message: a login answers 400, any other call 403.
-    if (fault === 'reflect') return send(res, req.url === '/v1/auth/approle/login' ? 400 : 403, { errors: [reflection(req, body)] });
+    if (fault === 'reflect')
+      return send(res, req.url === '/v1/auth/approle/login' ? 400 : 403, { errors: [reflection(req, body)] });
     const url = new URL(req.url ?? '/', 'http://vault');
     if (req.method === 'POST' && url.pathname === '/v1/auth/approle/login') return login(req, res, body);
     if (!authorized(req, res)) return;
     const kvRead = /^\/v1\/(.+)\/data\/(.+)$/.exec(url.pathname);
     if (req.method === 'GET' && kvRead) {
       const data = kv.get(`${kvRead[1]}\0${kvRead[2]}`);
-      return data ? send(res, 200, { data: { data, metadata: { version: 1, deletion_time: '', destroyed: false } } }) : send(res, 404, { errors: [] });
+      return data
+        ? send(res, 200, { data: { data, metadata: { version: 1, deletion_time: '', destroyed: false } } })
+        : send(res, 404, { errors: [] });
     }
     const sign = /^\/v1\/(.+)\/sign\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'POST' && sign) return transitSign(res, `${sign[1]}\0${sign[2]}`, body);
     send(res, 404, { errors: ['no handler for route'] });
   }
 
-  const server = createServer((req, res) => void handle(req, res).catch(() => send(res, 500, { errors: ['internal error'] })));
+  const server = createServer(
+    (req, res) => void handle(req, res).catch(() => send(res, 500, { errors: ['internal error'] })),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -127,7 +140,8 @@ export async function startVaultSim(options: Options = {}): Promise<VaultSim> {
     stats,
     putKv: (mount, name, data) => void kv.set(`${mount}\0${name}`, data),
     addTransitKey(mount, name, type = 'ed25519') {
-      const pair = type === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const pair =
+        type === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
       transit.set(`${mount}\0${name}`, { key: pair.privateKey, type });
       const spki = pair.publicKey.export({ format: 'der', type: 'spki' });
       return (type === 'ed25519' ? spki.subarray(spki.length - 32) : spki).toString('base64');

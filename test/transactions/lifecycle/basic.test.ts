@@ -27,7 +27,10 @@ test('a send is broadcast, mined and confirmed: balance moved, sent_at and confi
   assert.equal(BigInt(await anvil.rpc('eth_getBalance', [TO, 'latest'])) - before, 10n ** 18n);
   assert.deepEqual(statusPath(eventStatuses(s, sent.id)), ['sent', 'submitted', 'mined', 'confirmed']);
   const metrics = await s.request('GET', '/metrics');
-  assert.match(metrics.text, /relaybox_transaction_transitions_total\{network_type="evm",from="mined",to="confirmed"\} 1/);
+  assert.match(
+    metrics.text,
+    /relaybox_transaction_transitions_total\{network_type="evm",from="mined",to="confirmed"\} 1/,
+  );
   assert.match(metrics.text, /relaybox_transactions\{relayer="relay",status="confirmed",store="sqlite"\} 1/);
 });
 
@@ -35,7 +38,9 @@ test('a transaction that reverts on chain ends failed with the revert reason', a
   const s = await buildOn(t, anvil);
   const target = '0x00000000000000000000000000000000000000b1';
   await anvil.setCode(target, revertingCode(revertData.error('not allowed')));
-  const res = await s.request('POST', txPath(), { body: { to: target, value: 0, data: '0x12345678', gas_limit: 100000, speed: 'average' } });
+  const res = await s.request('POST', txPath(), {
+    body: { to: target, value: 0, data: '0x12345678', gas_limit: 100000, speed: 'average' },
+  });
   assert.equal(res.status, 200, res.text);
   const failed = await waitStatus(s, res.body.data.id, ['failed', 'confirmed']);
   assert.equal(failed.status, 'failed');
@@ -57,13 +62,18 @@ test('a relayer that cannot pay gets a clear 400 before anything is signed', asy
   const s = await buildOn(t, anvil, { key: '0x' + '42'.repeat(32) });
   const res = await s.request('POST', txPath(), { body: { to: TO, value: 1, speed: 'fast' } });
   assert.equal(res.status, 400);
-  assert.match(res.body.error, /^Insufficient balance: Relayer balance 0 is insufficient to cover \d+: \d+ wei missing/);
+  assert.match(
+    res.body.error,
+    /^Insufficient balance: Relayer balance 0 is insufficient to cover \d+: \d+ wei missing/,
+  );
   assert.equal((await s.request('GET', txPath())).body.pagination.total_items, 0);
 });
 
 test('explicit prices are used as given', async (t) => {
   const s = await buildOn(t, anvil);
-  const res = await s.request('POST', txPath(), { body: { to: TO, value: 1, max_fee_per_gas: 30_000_000_000, max_priority_fee_per_gas: 2_000_000_000 } });
+  const res = await s.request('POST', txPath(), {
+    body: { to: TO, value: 1, max_fee_per_gas: 30_000_000_000, max_priority_fee_per_gas: 2_000_000_000 },
+  });
   assert.equal(res.status, 200, res.text);
   const done = await waitStatus(s, res.body.data.id, ['confirmed']);
   assert.equal(done.max_fee_per_gas, '30000000000');

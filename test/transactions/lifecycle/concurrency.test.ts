@@ -11,12 +11,20 @@ const SENDS = 500;
 test('500 concurrent sends: all confirmed, contiguous nonces, the chain nonce moved by exactly 500', async (t) => {
   const s = await buildOn(t, anvil);
   const start = await anvil.pendingNonce(RELAYER_ADDRESS);
-  const answers = await Promise.all(Array.from({ length: SENDS }, (_, i) => s.request('POST', txPath(), { body: { to: TO, value: i + 1, speed: 'fast', gas_limit: 21_000 } })));
+  const answers = await Promise.all(
+    Array.from({ length: SENDS }, (_, i) =>
+      s.request('POST', txPath(), { body: { to: TO, value: i + 1, speed: 'fast', gas_limit: 21_000 } }),
+    ),
+  );
   for (const a of answers) assert.equal(a.status, 200, a.text);
   const nonces = answers.map((a) => a.body.data.nonce as number).sort((a, b) => a - b);
-  assert.deepEqual(nonces, Array.from({ length: SENDS }, (_, i) => start + i));
+  assert.deepEqual(
+    nonces,
+    Array.from({ length: SENDS }, (_, i) => start + i),
+  );
   await waitFor(
-    async () => (await s.request('GET', `${txPath()}?status=confirmed&per_page=1`)).body.pagination.total_items as number,
+    async () =>
+      (await s.request('GET', `${txPath()}?status=confirmed&per_page=1`)).body.pagination.total_items as number,
     (n) => n === SENDS,
     120_000,
     'every send confirmed',

@@ -56,7 +56,12 @@ test('by nonce: the client reads in-flight and final transactions by nonce; an u
   const unused = second!.nonce + 100;
   await assert.rejects(api.getTransactionByNonce(RELAYER, unused), (err: any) => {
     assert.equal(err.response?.status, 404);
-    assert.deepEqual(err.response.data, { success: false, data: null, error: `Transaction with nonce ${unused} not found`, message: 'Not found' });
+    assert.deepEqual(err.response.data, {
+      success: false,
+      data: null,
+      error: `Transaction with nonce ${unused} not found`,
+      message: 'Not found',
+    });
     return true;
   });
 });
@@ -98,11 +103,19 @@ test('delete pending: every in-flight transaction is canceled by a NOOP under it
     assert.equal(done.status, 'canceled', `${tx.id}: ${done.status_reason}`);
     assert.equal(await anvil.rpc('eth_getTransactionReceipt', [tx.hash]), null, 'the original never mined');
   }
-  assert.equal(Number(await anvil.rpc('eth_getTransactionCount', [RELAYER_ADDRESS, 'latest'])), chainNonce + 4, 'the NOOPs took the four nonces');
+  assert.equal(
+    Number(await anvil.rpc('eth_getTransactionCount', [RELAYER_ADDRESS, 'latest'])),
+    chainNonce + 4,
+    'the NOOPs took the four nonces',
+  );
   assert.equal(BigInt(await anvil.rpc('eth_getBalance', [TO, 'latest'])), toBefore, 'no transfer went through');
 
   // Nothing left to cancel: zero counts, and the route is never read as a transaction id.
   const again = await s.request('DELETE', pendingPath);
   assert.equal(again.status, 200, again.text);
-  assert.deepEqual(again.body.data, { queued_for_cancellation_transaction_ids: [], failed_to_queue_transaction_ids: [], total_processed: 0 });
+  assert.deepEqual(again.body.data, {
+    queued_for_cancellation_transaction_ids: [],
+    failed_to_queue_transaction_ids: [],
+    total_processed: 0,
+  });
 });

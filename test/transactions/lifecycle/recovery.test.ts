@@ -24,7 +24,8 @@ async function manualMining<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Waits until the node holds one of `hashes` (a record is written before its broadcast completes). */
 async function waitInPool(hashes: string[], what: string): Promise<void> {
-  const held = async () => (await Promise.all(hashes.map((h) => anvil.rpc('eth_getTransactionByHash', [h])))).some((tx) => tx !== null);
+  const held = async () =>
+    (await Promise.all(hashes.map((h) => anvil.rpc('eth_getTransactionByHash', [h])))).some((tx) => tx !== null);
   await waitFor(held, (yes) => yes, 20_000, what);
 }
 
@@ -34,7 +35,12 @@ test('a transaction dropped from the pool is broadcast again and mined', async (
     const sent = (await s.request('POST', txPath(), { body: send })).body.data;
     await waitStatus(s, sent.id, ['submitted']);
     await anvil.dropTransaction(sent.hash);
-    await waitFor(() => anvil.txpool(), (pool) => Object.keys(pool.pending).length > 0, 10_000, 'the transaction back in the pool');
+    await waitFor(
+      () => anvil.txpool(),
+      (pool) => Object.keys(pool.pending).length > 0,
+      10_000,
+      'the transaction back in the pool',
+    );
     await anvil.mine(1);
     const done = await waitStatus(s, sent.id, ['confirmed']);
     assert.equal(done.hash, sent.hash);
@@ -99,9 +105,16 @@ test('a cancel that comes after the original was mined ends confirmed', async (t
 test('valid_until passes before it is mined: a NOOP takes the nonce and it ends expired', async (t) => {
   const s = await buildOn(t, anvil);
   await manualMining(async () => {
-    const sent = (await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })).body.data;
+    const sent = (
+      await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })
+    ).body.data;
     await waitStatus(s, sent.id, ['submitted']);
-    const expiring = await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted', 20_000, 'the NOOP broadcast');
+    const expiring = await waitFor(
+      async () => (await s.request('GET', txPath(sent.id))).body.data,
+      (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted',
+      20_000,
+      'the NOOP broadcast',
+    );
     // Mine only once the node holds a NOOP (it then replaced the original in the pool), or a loaded machine mines the
     // original first and the test sees a legitimate 'confirmed'.
     await waitInPool(expiring.noop_hashes, 'a NOOP in the node pool');
@@ -115,10 +128,17 @@ test('valid_until passes before it is mined: a NOOP takes the nonce and it ends 
 test('the original mined after all, not its expiry NOOP: confirmed, and the record describes what was mined', async (t) => {
   const s = await buildOn(t, anvil);
   await manualMining(async () => {
-    const sent = (await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })).body.data;
+    const sent = (
+      await s.request('POST', txPath(), { body: { ...send, valid_until: new Date(Date.now() + 2_000).toISOString() } })
+    ).body.data;
     await waitStatus(s, sent.id, ['submitted']);
     const original = await anvil.rpc('eth_getRawTransactionByHash', [sent.hash]);
-    const expiring = await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted', 20_000, 'the NOOP broadcast');
+    const expiring = await waitFor(
+      async () => (await s.request('GET', txPath(sent.id))).body.data,
+      (tx) => tx.noop_hashes.length > 0 && tx.status === 'submitted',
+      20_000,
+      'the NOOP broadcast',
+    );
     await waitInPool(expiring.noop_hashes, 'a NOOP in the node pool');
     assert.equal(expiring.value, '0', 'the record now describes the NOOP');
     // The NOOP leaves the pool and the original comes back (another node had it): the original is what is mined.
@@ -128,7 +148,11 @@ test('the original mined after all, not its expiry NOOP: confirmed, and the reco
     const done = await waitStatus(s, sent.id, ['expired', 'confirmed']);
     assert.equal(done.status, 'confirmed');
     assert.equal(done.hash, sent.hash);
-    assert.deepEqual([done.to, done.value, done.max_fee_per_gas, done.gas_limit], [sent.to, sent.value, sent.max_fee_per_gas, sent.gas_limit], 'the original\'s content and prices, not the NOOP\'s');
+    assert.deepEqual(
+      [done.to, done.value, done.max_fee_per_gas, done.gas_limit],
+      [sent.to, sent.value, sent.max_fee_per_gas, sent.gas_limit],
+      "the original's content and prices, not the NOOP's",
+    );
     assert.equal(done.status_reason, 'mined before the NOOP could take its nonce');
   });
 });
@@ -139,10 +163,20 @@ test('a transaction from elsewhere takes our nonce: ours is re-signed with the n
     const sent = (await s.request('POST', txPath(), { body: send })).body.data;
     await waitStatus(s, sent.id, ['submitted']);
     // The same key used outside Relaybox, with a higher price: it replaces ours in the pool and is mined.
-    const outside = await anvil.sendFrom(ANVIL_KEYS[0], { nonce: sent.nonce, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 50_000_000_000n, value: 7n });
+    const outside = await anvil.sendFrom(ANVIL_KEYS[0], {
+      nonce: sent.nonce,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: 50_000_000_000n,
+      value: 7n,
+    });
     await anvil.mine(1);
     await anvil.waitMined(outside);
-    const renonced = await waitFor(async () => (await s.request('GET', txPath(sent.id))).body.data, (tx) => tx.nonce !== sent.nonce && tx.status === 'submitted', 20_000, 'the re-nonced transaction');
+    const renonced = await waitFor(
+      async () => (await s.request('GET', txPath(sent.id))).body.data,
+      (tx) => tx.nonce !== sent.nonce && tx.status === 'submitted',
+      20_000,
+      'the re-nonced transaction',
+    );
     assert.equal(renonced.nonce, sent.nonce + 1);
     await anvil.mine(1);
     const done = await waitStatus(s, sent.id, ['confirmed']);
@@ -176,11 +210,25 @@ test('a mined transaction whose block is reorged away is tracked again and confi
   await anvil.mine(2);
   const done = await waitStatus(s, sent.id, ['confirmed']);
   assert.equal(done.hash, sent.hash);
-  assert.deepEqual(statusPath(eventStatuses(s, sent.id)), ['sent', 'submitted', 'mined', 'submitted', 'mined', 'confirmed']);
+  assert.deepEqual(statusPath(eventStatuses(s, sent.id)), [
+    'sent',
+    'submitted',
+    'mined',
+    'submitted',
+    'mined',
+    'confirmed',
+  ]);
 });
 
 test('a dead first RPC URL does not fail sends: the next URL relays', async (t) => {
-  const s = await buildOn(t, anvil, { network: { rpc_urls: [{ url: 'http://127.0.0.1:1', weight: 100 }, { url: anvil.url, weight: 50 }] } });
+  const s = await buildOn(t, anvil, {
+    network: {
+      rpc_urls: [
+        { url: 'http://127.0.0.1:1', weight: 100 },
+        { url: anvil.url, weight: 50 },
+      ],
+    },
+  });
   const sent = await s.request('POST', txPath(), { body: send });
   assert.equal(sent.status, 200, sent.text);
   await waitStatus(s, sent.body.data.id, ['confirmed']);
@@ -206,7 +254,12 @@ test('a relayer that leaves the config with a transaction in flight: reported un
         plugins: [],
       },
     });
-    await waitFor(async () => (await without.request('GET', '/metrics')).text, (text) => /relaybox_transactions_untracked\{relayer="relay"\} 1/.test(text), 20_000, 'the untracked metric');
+    await waitFor(
+      async () => (await without.request('GET', '/metrics')).text,
+      (text) => /relaybox_transactions_untracked\{relayer="relay"\} 1/.test(text),
+      20_000,
+      'the untracked metric',
+    );
     assert.ok(without.logs.some((l) => l.relayerId === 'relay' && /not tracked/.test(String(l.msg))));
     await without.app.close();
   });

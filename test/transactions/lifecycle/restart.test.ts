@@ -28,7 +28,13 @@ test('kill -9 with transactions in flight: after a restart every one ends confir
       plugins: [],
     }),
   );
-  const env = { API_KEY, DATA_DIR: path.join(dir, 'data'), CONFIG_PATH: configPath, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' };
+  const env = {
+    API_KEY,
+    DATA_DIR: path.join(dir, 'data'),
+    CONFIG_PATH: configPath,
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+  };
   const startNonce = await anvil.pendingNonce(RELAYER_ADDRESS);
   await anvil.setAutomine(false);
   t.after(() => anvil.setAutomine(true));
@@ -42,7 +48,13 @@ test('kill -9 with transactions in flight: after a restart every one ends confir
     assert.equal(res.status, 200, res.text);
     ids.push(res.body.data.id);
   }
-  await waitFor(() => anvil.txpool(), (pool) => Object.keys(pool.pending[RELAYER_ADDRESS.toLowerCase()] ?? pool.pending[RELAYER_ADDRESS] ?? {}).length === SENDS, 20_000, 'every send in the pool');
+  await waitFor(
+    () => anvil.txpool(),
+    (pool) =>
+      Object.keys(pool.pending[RELAYER_ADDRESS.toLowerCase()] ?? pool.pending[RELAYER_ADDRESS] ?? {}).length === SENDS,
+    20_000,
+    'every send in the pool',
+  );
   await first.killHard();
 
   // While it is down, the node loses half of them (evicted, or the node restarted).
@@ -65,5 +77,9 @@ test('kill -9 with transactions in flight: after a restart every one ends confir
     'every transaction confirmed',
   );
   assert.equal(statuses.length, SENDS);
-  assert.equal(await anvil.pendingNonce(RELAYER_ADDRESS), startNonce + SENDS, 'contiguous nonces, none skipped or doubled');
+  assert.equal(
+    await anvil.pendingNonce(RELAYER_ADDRESS),
+    startNonce + SENDS,
+    'contiguous nonces, none skipped or doubled',
+  );
 });

@@ -24,7 +24,11 @@ export interface SwapConfig {
   strategy?: 'jupiter-swap' | 'jupiter-ultra' | 'noop';
   cron_schedule?: string;
   min_balance_threshold?: number | string;
-  jupiter_swap_options?: { priority_fee_max_lamports?: number; priority_level?: string; dynamic_compute_unit_limit?: boolean };
+  jupiter_swap_options?: {
+    priority_fee_max_lamports?: number;
+    priority_level?: string;
+    dynamic_compute_unit_limit?: boolean;
+  };
 }
 
 export interface FeePolicy extends SolanaPolicy {
@@ -43,17 +47,23 @@ export const feePolicy = (relayer: RelayerRow): FeePolicy => (relayer.policies ?
 export const userPays = (policy: FeePolicy): boolean => policy.fee_payment_strategy !== 'relayer';
 
 export const tokensConfigured = (policy: FeePolicy): boolean => (policy.allowed_tokens?.length ?? 0) > 0;
-export const allowedToken = (policy: FeePolicy, mint: string): AllowedToken | undefined => policy.allowed_tokens?.find((t) => t.mint === mint);
-export const slippageOf = (token: AllowedToken | undefined): number => token?.swap_config?.slippage_percentage ?? DEFAULT_SLIPPAGE_PERCENT;
+export const allowedToken = (policy: FeePolicy, mint: string): AllowedToken | undefined =>
+  policy.allowed_tokens?.find((t) => t.mint === mint);
+export const slippageOf = (token: AllowedToken | undefined): number =>
+  token?.swap_config?.slippage_percentage ?? DEFAULT_SLIPPAGE_PERCENT;
 
 /** With allowed_tokens set, only those; unset or empty, every token (the reference's rule). */
 export function checkAllowedToken(mint: string, policy: FeePolicy): void {
-  if (tokensConfigured(policy) && !allowedToken(policy, mint)) throw policyViolation(`Token ${mint} not allowed for transfers`);
+  if (tokensConfigured(policy) && !allowedToken(policy, mint))
+    throw policyViolation(`Token ${mint} not allowed for transfers`);
 }
 
 /** Accounts, programs, signatures and size, read from the transaction before anything is signed. */
 export function checkTransactionShape(tx: InspectedSolanaTransaction, policy: FeePolicy): void {
-  checkSolanaPolicy({ programs: tx.programs, accounts: tx.accounts, requiredSignatures: tx.signers.length, size: tx.size, fee: null }, policy);
+  checkSolanaPolicy(
+    { programs: tx.programs, accounts: tx.accounts, requiredSignatures: tx.signers.length, size: tx.size, fee: null },
+    policy,
+  );
 }
 
 /**
@@ -63,15 +73,22 @@ export function checkTransactionShape(tx: InspectedSolanaTransaction, policy: Fe
  * relayer, or its own), whose rent the fee quote includes. Lookup tables are refused: their accounts cannot be read here.
  */
 export function checkRelayerFunds(tx: InspectedSolanaTransaction, relayer: string): void {
-  if (tx.lookupAccounts > 0) throw policyViolation('address lookup tables are not supported when users pay fees in tokens; send a legacy message or a v0 message without lookups');
+  if (tx.lookupAccounts > 0)
+    throw policyViolation(
+      'address lookup tables are not supported when users pay fees in tokens; send a legacy message or a v0 message without lookups',
+    );
   tx.instructions.forEach((ix, index) => {
     const p = ix.parsed;
-    if (p.type === 'system_transfer' && p.from === relayer) throw policyViolation('Lamports transfers are not allowed from the relayer account');
-    if (p.type === 'token_transfer' && (p.source === relayer || p.authority === relayer)) throw policyViolation('Relayer account cannot be source');
+    if (p.type === 'system_transfer' && p.from === relayer)
+      throw policyViolation('Lamports transfers are not allowed from the relayer account');
+    if (p.type === 'token_transfer' && (p.source === relayer || p.authority === relayer))
+      throw policyViolation('Relayer account cannot be source');
     // Creating an associated token account (the relayer's own, or paid by it): the relayer only as payer or owner.
     if (p.type === 'create_ata' && ix.accounts.every((a, i) => i === 0 || i === 2 || a.address !== relayer)) return;
     if (ix.program === relayer || ix.accounts.some((a) => a.address === relayer)) {
-      throw policyViolation(`instruction ${index} (program ${ix.program}) uses the relayer account ${relayer}; a user's transaction may only pay the relayer`);
+      throw policyViolation(
+        `instruction ${index} (program ${ix.program}) uses the relayer account ${relayer}; a user's transaction may only pay the relayer`,
+      );
     }
   });
 }

@@ -48,7 +48,14 @@ export type SolanaSendRejection =
  */
 export type SolanaSendOutcome =
   | { status: 'submitted'; signature: string; alreadyProcessed: boolean }
-  | { status: 'rejected'; signature: string; reason: SolanaSendRejection; message: string; error: SolanaTransactionError | null; logs: string[] }
+  | {
+      status: 'rejected';
+      signature: string;
+      reason: SolanaSendRejection;
+      message: string;
+      error: SolanaTransactionError | null;
+      logs: string[];
+    }
   | { status: 'unavailable'; signature: string; message: string };
 
 export interface SolanaSignatureStatus {
@@ -111,7 +118,15 @@ export interface SolanaAccountRef {
  */
 export type SolanaParsedInstruction =
   | { type: 'system_transfer'; from: string; to: string; lamports: bigint }
-  | { type: 'token_transfer'; source: string; destination: string; authority: string; amount: bigint; mint: string | null; decimals: number | null }
+  | {
+      type: 'token_transfer';
+      source: string;
+      destination: string;
+      authority: string;
+      amount: bigint;
+      mint: string | null;
+      decimals: number | null;
+    }
   | { type: 'create_ata'; payer: string; ata: string; owner: string; mint: string }
   | { type: 'other' };
 
@@ -195,7 +210,15 @@ export interface SolanaDex {
   /** Quote for selling `amount` of `inputMint` for `outputMint`. */
   quote(inputMint: string, outputMint: string, amount: bigint, slippagePercent: number): Promise<SolanaSwapQuote>;
   /** A swap transaction for that quote, paid and signed by `user`. */
-  swapTransaction(quote: SolanaSwapQuote, user: string, options: { priorityLevel?: string | undefined; priorityFeeMaxLamports?: bigint | undefined; dynamicComputeUnitLimit?: boolean | undefined }): Promise<SolanaSwapTransaction>;
+  swapTransaction(
+    quote: SolanaSwapQuote,
+    user: string,
+    options: {
+      priorityLevel?: string | undefined;
+      priorityFeeMaxLamports?: bigint | undefined;
+      dynamicComputeUnitLimit?: boolean | undefined;
+    },
+  ): Promise<SolanaSwapTransaction>;
 }
 
 /** A message built and about to be signed: its facts, and `wire`, the transaction with the relayer's signature slot still empty. */
@@ -242,9 +265,17 @@ export interface SolanaChain {
    * Shape B: the client's base64 wire transaction. Refused unless the relayer is its fee payer and every
    * other required signature is already there and valid; the relayer signs as fee payer, blockhash unchanged.
    */
-  signTransaction(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
+  signTransaction(
+    transactionBase64: string,
+    signer: SolanaSigner,
+    approval: SigningApproval,
+  ): Promise<SignedSolanaTransaction>;
   /** The reference's `instructions` form: a legacy message, the relayer as fee payer, a fresh blockhash. */
-  buildAndSign(instructions: SolanaInstructionSpec[], signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
+  buildAndSign(
+    instructions: SolanaInstructionSpec[],
+    signer: SolanaSigner,
+    approval: SigningApproval,
+  ): Promise<SignedSolanaTransaction>;
   /** The same message with a fresh blockhash, signed again; refused when another signer is required. */
   resign(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
   /** Decodes a base64 wire transaction (ValidationError with the reason when it is not one). */
@@ -261,11 +292,22 @@ export interface SolanaChain {
    * `amount` of `mint` from `owner`'s associated token account to `recipient`'s (TransferChecked, `owner` signs),
    * preceded by the creation of the recipient's account, paid by `payer`, when `createRecipient`.
    */
-  splTransfer(args: { owner: string; recipient: string; mint: SplMint; amount: bigint; payer: string; createRecipient: boolean }): Promise<SolanaInstructionSpec[]>;
+  splTransfer(args: {
+    owner: string;
+    recipient: string;
+    mint: SplMint;
+    amount: bigint;
+    payer: string;
+    createRecipient: boolean;
+  }): Promise<SolanaInstructionSpec[]>;
   /** A legacy message of `instructions` paid by `feePayer` with a fresh blockhash; other signers allowed, nothing signed. */
   compose(instructions: SolanaInstructionSpec[], feePayer: string): Promise<ComposedSolanaTransaction>;
   /** Signs as fee payer a transaction the relayer composed; the other signers sign after (their slots stay empty). */
-  signComposed(transactionBase64: string, signer: SolanaSigner, approval: SigningApproval): Promise<SignedSolanaTransaction>;
+  signComposed(
+    transactionBase64: string,
+    signer: SolanaSigner,
+    approval: SigningApproval,
+  ): Promise<SignedSolanaTransaction>;
   /** The network's token price and swap source. */
   readonly dex: SolanaDex;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */

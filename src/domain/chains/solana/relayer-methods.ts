@@ -22,14 +22,23 @@ export interface SolanaMethodDeps {
   send(relayer: RelayerRow, body: { transaction: string }): Promise<TransactionRecord>;
 }
 
-const METHODS = new Set(['feeEstimate', 'prepareTransaction', 'transferTransaction', 'signTransaction', 'signAndSendTransaction', 'getSupportedTokens', 'getFeaturesEnabled']);
+const METHODS = new Set([
+  'feeEstimate',
+  'prepareTransaction',
+  'transferTransaction',
+  'signTransaction',
+  'signAndSendTransaction',
+  'getSupportedTokens',
+  'getFeaturesEnabled',
+]);
 
 export const isSolanaRelayerMethod = (method: string): boolean => METHODS.has(method);
 
 function transactionParam(params: unknown): string {
   const record = params as Record<string, unknown> | undefined;
   const transaction = record?.transaction;
-  if (typeof transaction !== 'string' || transaction === '') throw invalidParams('params must be { "transaction": "<base64 wire transaction>" }');
+  if (typeof transaction !== 'string' || transaction === '')
+    throw invalidParams('params must be { "transaction": "<base64 wire transaction>" }');
   return transaction;
 }
 
@@ -45,9 +54,16 @@ function supportedTokens(relayer: RelayerRow) {
 }
 
 /** The reference's checks of a transaction given to signTransaction or signAndSendTransaction, by fee strategy. */
-const checkRpcTransaction = (ctx: FeeContext, transaction: string) => (userPays(ctx.policy) ? checkUserPayment(ctx, transaction) : checkRelayerPaidTransaction(ctx, transaction));
+const checkRpcTransaction = (ctx: FeeContext, transaction: string) =>
+  userPays(ctx.policy) ? checkUserPayment(ctx, transaction) : checkRelayerPaidTransaction(ctx, transaction);
 
-async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Record<string, unknown>> {
+async function run(
+  deps: SolanaMethodDeps,
+  relayer: RelayerRow,
+  signer: Signer,
+  method: string,
+  params: unknown,
+): Promise<Record<string, unknown>> {
   const ctx: FeeContext = { chain: deps.chain(relayer), relayer, policy: feePolicy(relayer) };
   switch (method) {
     case 'getFeaturesEnabled':
@@ -78,13 +94,26 @@ async function run(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, 
 }
 
 /** Answers one of the methods above; `isSolanaRelayerMethod(method)` must hold. */
-export async function solanaRelayerMethod(deps: SolanaMethodDeps, relayer: RelayerRow, signer: Signer, method: string, params: unknown): Promise<Outcome> {
+export async function solanaRelayerMethod(
+  deps: SolanaMethodDeps,
+  relayer: RelayerRow,
+  signer: Signer,
+  method: string,
+  params: unknown,
+): Promise<Outcome> {
   try {
     return { result: { method, ...(await run(deps, relayer, signer, method, params)) } };
   } catch (err) {
     if (err instanceof SolanaRpcRefusal) return { error: jsonRpcError(err.kind, err.reason) };
-    if (err instanceof AppError && err.status === 400) return { error: jsonRpcError(/^Policy violation: /.test(err.reason) ? 'PREPARATION_ERROR' : 'INVALID_PARAMS', err.reason) };
-    if (err instanceof AppError && err.code === 'CHAIN_UNAVAILABLE') return { error: jsonRpcError('PROVIDER_ERROR', err.reason) };
+    if (err instanceof AppError && err.status === 400)
+      return {
+        error: jsonRpcError(
+          /^Policy violation: /.test(err.reason) ? 'PREPARATION_ERROR' : 'INVALID_PARAMS',
+          err.reason,
+        ),
+      };
+    if (err instanceof AppError && err.code === 'CHAIN_UNAVAILABLE')
+      return { error: jsonRpcError('PROVIDER_ERROR', err.reason) };
     throw err;
   }
 }

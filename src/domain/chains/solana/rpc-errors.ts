@@ -4,13 +4,33 @@ import { ValidationError } from '../../../errors.ts';
 
 const KINDS = {
   INVALID_PARAMS: { code: -32602, message: 'INVALID_PARAMS', prefix: '' },
-  UNSUPPORTED_FEE_TOKEN: { code: -32000, message: 'UNSUPPORTED_FEE_TOKEN', prefix: 'The provided fee_token is not supported by the relayer: ' },
-  ESTIMATION_ERROR: { code: -32001, message: 'ESTIMATION_ERROR', prefix: 'Failed to estimate the fee due to internal or network issues: ' },
-  INSUFFICIENT_FUNDS: { code: -32002, message: 'INSUFFICIENT_FUNDS', prefix: 'The sender does not have enough funds for the transfer: ' },
+  UNSUPPORTED_FEE_TOKEN: {
+    code: -32000,
+    message: 'UNSUPPORTED_FEE_TOKEN',
+    prefix: 'The provided fee_token is not supported by the relayer: ',
+  },
+  ESTIMATION_ERROR: {
+    code: -32001,
+    message: 'ESTIMATION_ERROR',
+    prefix: 'Failed to estimate the fee due to internal or network issues: ',
+  },
+  INSUFFICIENT_FUNDS: {
+    code: -32002,
+    message: 'INSUFFICIENT_FUNDS',
+    prefix: 'The sender does not have enough funds for the transfer: ',
+  },
   TOKEN_ACCOUNT: { code: -32601, message: 'PREPARATION_ERROR', prefix: 'Invalid Token Account: ' },
-  PREPARATION_ERROR: { code: -32013, message: 'PREPARATION_ERROR', prefix: 'Failed to prepare the transfer transaction: ' },
+  PREPARATION_ERROR: {
+    code: -32013,
+    message: 'PREPARATION_ERROR',
+    prefix: 'Failed to prepare the transfer transaction: ',
+  },
   SEND_ERROR: { code: -32006, message: 'SEND_ERROR', prefix: 'Failed to submit the transaction to the blockchain: ' },
-  PROVIDER_ERROR: { code: -32006, message: 'PREPARATION_ERROR', prefix: 'Failed to prepare the transfer transaction: ' },
+  PROVIDER_ERROR: {
+    code: -32006,
+    message: 'PREPARATION_ERROR',
+    prefix: 'Failed to prepare the transfer transaction: ',
+  },
 } as const;
 
 export type SolanaRpcErrorKind = keyof typeof KINDS;
@@ -35,5 +55,7 @@ export function jsonRpcError(kind: SolanaRpcErrorKind, reason: string): JsonRpcE
 }
 
 /** The reference's policy texts: a violated policy, and a transaction that cannot be what it claims. */
-export const policyViolation = (reason: string) => new SolanaRpcRefusal('PREPARATION_ERROR', `Policy violation: ${reason}`);
-export const invalidTransaction = (reason: string) => new SolanaRpcRefusal('PREPARATION_ERROR', `Validation error: ${reason}`);
+export const policyViolation = (reason: string) =>
+  new SolanaRpcRefusal('PREPARATION_ERROR', `Policy violation: ${reason}`);
+export const invalidTransaction = (reason: string) =>
+  new SolanaRpcRefusal('PREPARATION_ERROR', `Validation error: ${reason}`);

@@ -4,8 +4,22 @@
 import { ValidationError } from '../../../errors.ts';
 import type { RelayerRow } from '../../relayers/ports.ts';
 import { checkSolanaBalance } from '../../transactions/solana/policy.ts';
-import type { ComposedSolanaTransaction, InspectedSolanaTransaction, SolanaChain, SolanaInstructionSpec, SplMint } from './ports.ts';
-import { allowedToken, checkAllowedToken, checkMaxFee, checkRelayerFunds, checkTransactionShape, invalidParams, type FeePolicy } from './fee-policy.ts';
+import type {
+  ComposedSolanaTransaction,
+  InspectedSolanaTransaction,
+  SolanaChain,
+  SolanaInstructionSpec,
+  SplMint,
+} from './ports.ts';
+import {
+  allowedToken,
+  checkAllowedToken,
+  checkMaxFee,
+  checkRelayerFunds,
+  checkTransactionShape,
+  invalidParams,
+  type FeePolicy,
+} from './fee-policy.ts';
 import { quoteFee, relayerCost, tokenDecimals, type FeeQuote } from './fee-quote.ts';
 import { SolanaRpcRefusal, policyViolation } from './rpc-errors.ts';
 import { checkTokenTransfers, paymentsToRelayer } from './token-checks.ts';
@@ -30,7 +44,8 @@ export async function checkRelayerBalance(ctx: FeeContext, cost: bigint): Promis
   try {
     checkSolanaBalance(balance, cost, ctx.policy);
   } catch (err) {
-    if (err instanceof ValidationError) throw new SolanaRpcRefusal('INSUFFICIENT_FUNDS', `Insufficient balance: ${err.reason}`);
+    if (err instanceof ValidationError)
+      throw new SolanaRpcRefusal('INSUFFICIENT_FUNDS', `Insufficient balance: ${err.reason}`);
     throw err;
   }
 }
@@ -38,7 +53,8 @@ export async function checkRelayerBalance(ctx: FeeContext, cost: bigint): Promis
 /** The fee token as a mint the chain knows, its decimals the policy's when set. */
 async function feeMint(ctx: FeeContext, mint: string): Promise<SplMint> {
   const found = await ctx.chain.mint(mint);
-  if (!found) throw new SolanaRpcRefusal('TOKEN_ACCOUNT', `Failed to fetch mint account: ${mint} is not an SPL token mint`);
+  if (!found)
+    throw new SolanaRpcRefusal('TOKEN_ACCOUNT', `Failed to fetch mint account: ${mint} is not an SPL token mint`);
   return { ...found, decimals: await tokenDecimals(ctx.chain, ctx.policy, mint) };
 }
 
@@ -46,19 +62,45 @@ async function feeMint(ctx: FeeContext, mint: string): Promise<SplMint> {
  * `amount` of `mint` from `owner` to `recipient`: refused when `owner` holds less (the reference's text); the
  * recipient's associated account is created, paid by the relayer, when it does not exist yet.
  */
-export async function tokenTransfer(ctx: FeeContext, owner: string, recipient: string, mint: SplMint, amount: bigint): Promise<SolanaInstructionSpec[]> {
-  const [source, destination] = await Promise.all([ctx.chain.associatedTokenAddress(owner, mint), ctx.chain.associatedTokenAddress(recipient, mint)]);
+export async function tokenTransfer(
+  ctx: FeeContext,
+  owner: string,
+  recipient: string,
+  mint: SplMint,
+  amount: bigint,
+): Promise<SolanaInstructionSpec[]> {
+  const [source, destination] = await Promise.all([
+    ctx.chain.associatedTokenAddress(owner, mint),
+    ctx.chain.associatedTokenAddress(recipient, mint),
+  ]);
   const [held, existing] = await Promise.all([ctx.chain.tokenAccount(source), ctx.chain.tokenAccount(destination)]);
   if (!held) throw new SolanaRpcRefusal('TOKEN_ACCOUNT', `${owner} has no token account for ${mint.address}`);
-  if (held.amount < amount) throw new SolanaRpcRefusal('INSUFFICIENT_FUNDS', `Insufficient token balance: required ${amount} but found ${held.amount}`);
-  return ctx.chain.splTransfer({ owner, recipient, mint, amount, payer: ctx.relayer.address, createRecipient: !existing });
+  if (held.amount < amount)
+    throw new SolanaRpcRefusal(
+      'INSUFFICIENT_FUNDS',
+      `Insufficient token balance: required ${amount} but found ${held.amount}`,
+    );
+  return ctx.chain.splTransfer({
+    owner,
+    recipient,
+    mint,
+    amount,
+    payer: ctx.relayer.address,
+    createRecipient: !existing,
+  });
 }
 
 /**
  * The user pays: a draft with a 1-unit fee transfer sets the message's shape, its cost is quoted, and the final
  * message carries the quoted fee (the reference's two-pass build). Relayer pays: `instructions` alone, quoted.
  */
-export async function priceWithFee(ctx: FeeContext, payer: string, feeToken: string, instructions: SolanaInstructionSpec[], userPays: boolean): Promise<PricedTransaction> {
+export async function priceWithFee(
+  ctx: FeeContext,
+  payer: string,
+  feeToken: string,
+  instructions: SolanaInstructionSpec[],
+  userPays: boolean,
+): Promise<PricedTransaction> {
   const mint = userPays ? await feeMint(ctx, feeToken) : null;
   const build = async (amount: bigint | null) => {
     const fee = amount === null || !mint ? [] : await tokenTransfer(ctx, payer, ctx.relayer.address, mint, amount);
@@ -70,12 +112,17 @@ export async function priceWithFee(ctx: FeeContext, payer: string, feeToken: str
   const composed = userPays ? await build(quote.feeInSpl) : draft;
   checkMaxFee(cost, ctx.policy);
   const cap = allowedToken(ctx.policy, feeToken)?.max_allowed_fee;
-  if (userPays && cap != null && quote.feeInSpl > BigInt(cap)) throw policyViolation(`Transfer amount ${quote.feeInSpl} exceeds max fee allowed ${cap} for token ${feeToken}`);
+  if (userPays && cap != null && quote.feeInSpl > BigInt(cap))
+    throw policyViolation(`Transfer amount ${quote.feeInSpl} exceeds max fee allowed ${cap} for token ${feeToken}`);
   return { composed, quote, cost };
 }
 
 /** A user's transaction (the user as fee payer) for feeEstimate and prepareTransaction: checked, its instructions kept. */
-export async function checkUserTransaction(ctx: FeeContext, tx: InspectedSolanaTransaction, feeToken: string): Promise<void> {
+export async function checkUserTransaction(
+  ctx: FeeContext,
+  tx: InspectedSolanaTransaction,
+  feeToken: string,
+): Promise<void> {
   checkTransactionShape(tx, ctx.policy);
   checkAllowedToken(feeToken, ctx.policy);
   checkRelayerFunds(tx, ctx.relayer.address);
@@ -89,7 +136,8 @@ export function userInstructions(ctx: FeeContext, tx: InspectedSolanaTransaction
 }
 
 /** The least of `quote` a payment may be: the quote less its slippage (the price may move between quote and send). */
-const leastAccepted = (quote: FeeQuote) => quote.feeInSpl - (quote.feeInSpl * BigInt(Math.round(quote.slippagePercent * 100))) / 10_000n;
+const leastAccepted = (quote: FeeQuote) =>
+  quote.feeInSpl - (quote.feeInSpl * BigInt(Math.round(quote.slippagePercent * 100))) / 10_000n;
 
 /**
  * Before the relayer signs a user's transaction (signTransaction, signAndSendTransaction, a send): the relayer pays
@@ -98,19 +146,27 @@ const leastAccepted = (quote: FeeQuote) => quote.feeInSpl - (quote.feeInSpl * Bi
  */
 export async function checkUserPayment(ctx: FeeContext, wire: string): Promise<bigint> {
   const tx = ctx.chain.inspect(wire);
-  if (tx.feePayer !== ctx.relayer.address) throw policyViolation(`Fee payer ${tx.feePayer} does not match relayer address ${ctx.relayer.address}`);
+  if (tx.feePayer !== ctx.relayer.address)
+    throw policyViolation(`Fee payer ${tx.feePayer} does not match relayer address ${ctx.relayer.address}`);
   checkTransactionShape(tx, ctx.policy);
   checkRelayerFunds(tx, ctx.relayer.address);
   await checkTokenTransfers(ctx.chain, tx, ctx.policy, ctx.relayer.address);
   const cost = await relayerCost(ctx.chain, tx, ctx.relayer.address, ctx.policy);
   let paid = false;
   for (const payment of await paymentsToRelayer(ctx.chain, tx, ctx.policy, ctx.relayer.address)) {
-    if (payment.mint === null ? payment.amount >= cost : payment.amount >= leastAccepted(await quoteFee(ctx.chain, ctx.policy, payment.mint, cost))) {
+    if (
+      payment.mint === null
+        ? payment.amount >= cost
+        : payment.amount >= leastAccepted(await quoteFee(ctx.chain, ctx.policy, payment.mint, cost))
+    ) {
       paid = true;
       break;
     }
   }
-  if (!paid) throw invalidParams("Transaction doesn't contain required fee payment instruction or payment amount is insufficient");
+  if (!paid)
+    throw invalidParams(
+      "Transaction doesn't contain required fee payment instruction or payment amount is insufficient",
+    );
   checkMaxFee(cost, ctx.policy);
   await checkRelayerBalance(ctx, cost);
   return cost;
@@ -124,10 +180,12 @@ export async function checkUserPayment(ctx: FeeContext, wire: string): Promise<b
 export async function checkRelayerPaidTransaction(ctx: FeeContext, wire: string): Promise<bigint> {
   const tx = ctx.chain.inspect(wire);
   // The chain's text as it refuses to sign for another fee payer.
-  if (tx.feePayer !== ctx.relayer.address) throw invalidParams(`Transaction fee payer ${tx.feePayer} does not match relayer address ${ctx.relayer.address}`);
+  if (tx.feePayer !== ctx.relayer.address)
+    throw invalidParams(`Transaction fee payer ${tx.feePayer} does not match relayer address ${ctx.relayer.address}`);
   checkTransactionShape(tx, ctx.policy);
   for (const ix of tx.instructions) {
-    if (ix.parsed.type === 'system_transfer' && ix.parsed.from === ctx.relayer.address) throw policyViolation('Lamports transfers are not allowed from the relayer account');
+    if (ix.parsed.type === 'system_transfer' && ix.parsed.from === ctx.relayer.address)
+      throw policyViolation('Lamports transfers are not allowed from the relayer account');
   }
   await checkTokenTransfers(ctx.chain, tx, ctx.policy, ctx.relayer.address);
   const cost = await relayerCost(ctx.chain, tx, ctx.relayer.address, ctx.policy);

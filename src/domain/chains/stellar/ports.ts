@@ -11,7 +11,9 @@ export interface StellarSigner {
   sign(message: Uint8Array): Promise<Uint8Array>;
 }
 
-export type StellarAssetSpec = { type: 'native' } | { type: 'credit_alphanum4' | 'credit_alphanum12'; code: string; issuer: string };
+export type StellarAssetSpec =
+  | { type: 'native' }
+  | { type: 'credit_alphanum4' | 'credit_alphanum12'; code: string; issuer: string };
 
 type Int = number | string | bigint;
 
@@ -94,7 +96,15 @@ export type StellarSubmitOutcome =
  */
 export type StellarTransactionStatus =
   | { status: 'SUCCESS'; hash: string; ledger: number; createdAt: Date; feeCharged: bigint; resultXdr: string }
-  | { status: 'FAILED'; hash: string; ledger: number; createdAt: Date; feeCharged: bigint; result: StellarResultCodes; resultXdr: string }
+  | {
+      status: 'FAILED';
+      hash: string;
+      ledger: number;
+      createdAt: Date;
+      feeCharged: bigint;
+      result: StellarResultCodes;
+      resultXdr: string;
+    }
   | { status: 'NOT_FOUND'; hash: string; latestLedger: number; oldestLedger: number; latestLedgerCloseTime?: number };
 
 /** `simulateTransaction` of a Soroban transaction: resources and auth to apply, or the node's error. */
@@ -145,7 +155,9 @@ declare const approvedByGate: unique symbol;
  * The signing gate's approval (src/domain/signers/gate.ts, its only maker) of a Stellar signature: each signing
  * method below requires one and calls it before the key signs; a throw stops the signature.
  */
-export type StellarSigningApproval = ((unsigned: UnsignedStellarTransaction) => Promise<void>) & { readonly [approvedByGate]: true };
+export type StellarSigningApproval = ((unsigned: UnsignedStellarTransaction) => Promise<void>) & {
+  readonly [approvedByGate]: true;
+};
 
 /**
  * One Stellar network, through all its RPC URLs (failover, timeouts, retries). Reads throw an AppError
@@ -178,26 +190,50 @@ export interface StellarChain {
   /** The operations as checkOperations builds them, each an xdr.Operation in base64 (for a transaction the user signs). Pure. */
   encodeOperations(operations: StellarOperationSpec[]): string[];
   /** Builds from operations (sequence from the network unless given, memo, time bounds, fee within maxFee) and signs. */
-  buildAndSign(request: StellarOperationsRequest, signer: StellarSigner, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
+  buildAndSign(
+    request: StellarOperationsRequest,
+    signer: StellarSigner,
+    approval: StellarSigningApproval,
+  ): Promise<SignedStellarTransaction>;
   /**
    * An unsigned `transaction_xdr` whose source is the relayer: its sequence is set from the network
    * (or `sequence`), its fee raised to the minimum when lower (refused above maxFee), then signed.
    * `resign`: the xdr is one the relayer signed before; its signatures are dropped first (a new sequence).
    */
-  signXdr(xdr: string, signer: StellarSigner, options: { maxFee: bigint; sequence?: bigint; resign?: boolean }, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
+  signXdr(
+    xdr: string,
+    signer: StellarSigner,
+    options: { maxFee: bigint; sequence?: bigint; resign?: boolean },
+    approval: StellarSigningApproval,
+  ): Promise<SignedStellarTransaction>;
   /** A signed `transaction_xdr` wrapped in a fee bump paid and signed by the relayer, fee at most maxFee. */
-  feeBump(xdr: string, signer: StellarSigner, options: { maxFee: bigint }, approval: StellarSigningApproval): Promise<SignedStellarTransaction>;
+  feeBump(
+    xdr: string,
+    signer: StellarSigner,
+    options: { maxFee: bigint },
+    approval: StellarSigningApproval,
+  ): Promise<SignedStellarTransaction>;
   /**
    * Adds the relayer's signature to an envelope exactly as given (sequence, fee and source untouched),
    * as the reference's sign-transaction does. Refuses what is not a transaction envelope (`field` names it).
    */
-  signEnvelope(xdr: string, signer: StellarSigner, field: string, approval: StellarSigningApproval): Promise<{ envelopeXdr: string; signature: string }>;
+  signEnvelope(
+    xdr: string,
+    signer: StellarSigner,
+    field: string,
+    approval: StellarSigningApproval,
+  ): Promise<{ envelopeXdr: string; signature: string }>;
   /**
    * The order book's best price (Horizon `/paths/strict-send` of the network's `horizon_url`): how much of `destination`
    * selling exactly `amount` of `source` buys. Amounts in each asset's smallest unit with the decimals given (Horizon
    * writes 7). null: no path. Throws CHAIN_UNAVAILABLE when Horizon does not answer or answers an error.
    */
-  strictSendPath(source: StellarAssetSpec, amount: bigint, destination: StellarAssetSpec, decimals: { source: number; destination: number }): Promise<StellarPathQuote | null>;
+  strictSendPath(
+    source: StellarAssetSpec,
+    amount: bigint,
+    destination: StellarAssetSpec,
+    decimals: { source: number; destination: number },
+  ): Promise<StellarPathQuote | null>;
   /** One JSON-RPC request as given, through the failover URLs (the relayer's `rpc` route; the domain decides what may pass). */
   rawRequest(method: string, params: unknown): Promise<RawRpcAnswer>;
   health(): RpcUrlHealth[];

@@ -63,7 +63,8 @@ export function createBlockReceipts(): BlockReceipts {
       const inFlight = blocks.reading.get(block);
       if (inFlight) return inFlight;
       const known = blocks.kept.get(block);
-      if (known && (await chain.blockHash(block).catch(() => null))?.toLowerCase() === known.hash) return known.receipts;
+      if (known && (await chain.blockHash(block).catch(() => null))?.toLowerCase() === known.hash)
+        return known.receipts;
       return blocks.reading.get(block) ?? read(chain, blocks, block);
     },
   };

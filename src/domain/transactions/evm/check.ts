@@ -29,7 +29,12 @@ const MAX_ROLLUP_ATTEMPTS = 50;
 /** Transactions handled at once within a run (RPC lookups in flight). */
 const PARALLEL = 16;
 
-async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal, fn: (item: T) => Promise<void>): Promise<void> {
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length && !signal.aborted) await fn(items[next++]!);
@@ -51,7 +56,10 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       const row = await tx.relayers.getForUpdate(relayer.id);
       if (!row || row.next_nonce >= chainPending) return;
       await tx.relayers.advance(row.id, row.next_nonce, chainPending, row.last_created_ms);
-      logger.info({ relayerId: row.id, from: row.next_nonce, to: chainPending }, 'relayer nonce resynced from the chain');
+      logger.info(
+        { relayerId: row.id, from: row.next_nonce, to: chainPending },
+        'relayer nonce resynced from the chain',
+      );
     });
   }
 
@@ -59,7 +67,10 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
   async function resyncAtOnce(t: Tick): Promise<void> {
     const fresh = await t.chain.nonces(t.relayer.address as Hex).catch(() => null);
     if (!fresh) return;
-    logger.info({ relayerId: t.relayer.id, latest: fresh.latest, pending: fresh.pending }, 'nonce too high on a network without a pool: nonces read again from the chain');
+    logger.info(
+      { relayerId: t.relayer.id, latest: fresh.latest, pending: fresh.pending },
+      'nonce too high on a network without a pool: nonces read again from the chain',
+    );
     await resync(t.relayer, fresh.pending);
     t.pending = fresh.pending;
   }
@@ -70,7 +81,11 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     if (r.nonce < t.latest) return moves.settle(t, stored);
     let current: StoredTransaction | null = stored;
     if (r.status === 'mined') {
-      current = await moves.write(stored, { ...r, status: 'submitted', status_reason: 'its block left the chain (reorg); tracked again' });
+      current = await moves.write(stored, {
+        ...r,
+        status: 'submitted',
+        status_reason: 'its block left the chain (reorg); tracked again',
+      });
       if (!current) return;
       logger.warn({ transactionId: r.id, hash: r.hash }, 'mined transaction reorged out; tracked again');
     }
@@ -116,7 +131,10 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     const left = (await store.repos.transactions.listUnfinished(relayerId, WINDOW)).length;
     deps.observer?.untracked?.(relayerId, left);
     if (left === 0) return undefined;
-    logger.error({ relayerId, nonFinal: left }, 'relayer no longer configured: its non-final transactions are not tracked until it is back');
+    logger.error(
+      { relayerId, nonFinal: left },
+      'relayer no longer configured: its non-final transactions are not tracked until it is back',
+    );
     return { rescheduleAt: Date.now() + 60_000 };
   }
 
@@ -139,11 +157,17 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     const errors: unknown[] = [];
     const runs = await Promise.all(
       lanes.map(async (lane) => {
-        const row = lane.position === 0 ? relayer : await store.repos.relayers.get(laneKey(relayer.id, lane.address, lane.position));
+        const row =
+          lane.position === 0
+            ? relayer
+            : await store.repos.relayers.get(laneKey(relayer.id, lane.address, lane.position));
         if (!row) return undefined;
         const run = await runLane(row, ctx).catch((err: unknown) => void errors.push(err));
         const state = await health.update(relayer, lane, row, run ?? null).catch((err: unknown) => {
-          logger.warn({ err, relayerId: relayer.id, lane: lane.address }, 'lane state not written; written again next run');
+          logger.warn(
+            { err, relayerId: relayer.id, lane: lane.address },
+            'lane state not written; written again next run',
+          );
           return lane.state;
         });
         return { next: run?.next, state };
@@ -169,7 +193,10 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     } catch (err) {
       // Nothing in flight (the check at start): a node that does not answer now is no reason to retry and log.
       if (active.length === 0) {
-        logger.debug({ relayerId: relayer.id, err }, 'relayer check skipped: no transaction in flight and the node did not answer');
+        logger.debug(
+          { relayerId: relayer.id, err },
+          'relayer check skipped: no transaction in flight and the node did not answer',
+        );
         return { next: undefined, active, signerFailed };
       }
       throw err;
@@ -187,14 +214,27 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
       now: Date.now(),
       fees: () => (fees ??= chain.fees().catch(() => null)),
       budget: { broadcasts: 64 },
-      ...(await receiptReader.forRun(relayer.id, relayer.address, chain, head, active.some((s) => asEvm(s.record).nonce < nonces.latest))),
+      ...(await receiptReader.forRun(
+        relayer.id,
+        relayer.address,
+        chain,
+        head,
+        active.some((s) => asEvm(s.record).nonce < nonces.latest),
+      )),
     };
     // One transaction's failure (a lookup that timed out) does not hold back the others: it is looked at next run.
     const guarded = (s: StoredTransaction) =>
       step(t, s).catch((err: unknown) => {
-        if (!isSignerFailure(err)) return logger.warn({ err, transactionId: s.record.id, relayerId: relayer.id }, 'transaction check failed; looked at again next run');
+        if (!isSignerFailure(err))
+          return logger.warn(
+            { err, transactionId: s.record.id, relayerId: relayer.id },
+            'transaction check failed; looked at again next run',
+          );
         signerFailed = true;
-        logger.debug({ transactionId: s.record.id, relayerId: relayer.id }, 'transaction not re-signed (signer failing); looked at again next run');
+        logger.debug(
+          { transactionId: s.record.id, relayerId: relayer.id },
+          'transaction not re-signed (signer failing); looked at again next run',
+        );
       });
     const used = active.filter((s) => asEvm(s.record).nonce < t.latest);
     const waiting = active.filter((s) => asEvm(s.record).nonce >= t.latest);

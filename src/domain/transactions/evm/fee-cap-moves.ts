@@ -21,7 +21,10 @@ export function createFeeCapWait(deps: { write: Write; logger: Log; observer?: T
       const written = await write(stored, { ...r, status_reason: feeCapWaitReason(t.signer.feeCap, asks) });
       if (!written) return null;
       observer?.feeCapWait?.(t.network.network);
-      logger.info({ transactionId: r.id, nonce: r.nonce, cap: String(t.signer.feeCap), asks: String(asks) }, 'transaction waiting at the fee cap');
+      logger.info(
+        { transactionId: r.id, nonce: r.nonce, cap: String(t.signer.feeCap), asks: String(asks) },
+        'transaction waiting at the fee cap',
+      );
       return written;
     },
     /** Leaves the wait once the network's price for its speed is back at or under the cap. null: lost a race. */

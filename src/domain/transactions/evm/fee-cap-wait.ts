@@ -14,7 +14,8 @@ export function feeCapWaitReason(cap: bigint, asks: bigint): string {
   return `${PREFIX}: the network asks ${asks} wei per gas, above the relayer's gas_price_cap of ${cap} wei; not re-priced again until fees fall below it (or valid_until passes)`;
 }
 
-export const isWaitingAtCap = (r: Pick<TransactionRecord, 'status_reason'>): boolean => r.status_reason?.startsWith(PREFIX) ?? false;
+export const isWaitingAtCap = (r: Pick<TransactionRecord, 'status_reason'>): boolean =>
+  r.status_reason?.startsWith(PREFIX) ?? false;
 
 /** What the network asks per gas for `speed` when that is above `cap`; null when the cap does not bind (or is unknown). */
 export function capBinds(fees: FeeSuggestions | null, speed: Speed, cap: bigint | null): bigint | null {

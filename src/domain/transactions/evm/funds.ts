@@ -36,7 +36,12 @@ export function worstCaseOf(record: TransactionRecord): bigint {
  * min_balance; null when it can. Sends released since the snapshot are subtracted from it: their cost may have left
  * the balance after it was read (a release counts its worst case, so the figure errs on the safe side).
  */
-export function refusal(snapshot: FundsSnapshot, ledger: FundsLedger, reserved: bigint, ask: FundsAsk): InsufficientBalanceError | null {
+export function refusal(
+  snapshot: FundsSnapshot,
+  ledger: FundsLedger,
+  reserved: bigint,
+  ask: FundsAsk,
+): InsufficientBalanceError | null {
   const since = ledger.released - snapshot.ledger.released;
   const balance = snapshot.balance - (since > 0n ? since : 0n);
   const missing = ask.cost + reserved + ask.minBalance - balance;
@@ -45,7 +50,13 @@ export function refusal(snapshot: FundsSnapshot, ledger: FundsLedger, reserved: 
   const min = ask.minBalance > 0n ? `, with an enforced minimum balance of ${ask.minBalance}` : '';
   return new InsufficientBalanceError(
     `Insufficient balance: Relayer balance ${balance < 0n ? 0n : balance} is insufficient to cover ${ask.cost}${held}${min}: ${missing} wei missing (relayer '${ask.relayerId}'; the transaction may cost up to ${ask.cost} wei: ${ask.parts})`,
-    { balance: String(balance), reserved: String(reserved), min_balance: String(ask.minBalance), cost: String(ask.cost), missing: String(missing) },
+    {
+      balance: String(balance),
+      reserved: String(reserved),
+      min_balance: String(ask.minBalance),
+      cost: String(ask.cost),
+      missing: String(missing),
+    },
   );
 }
 
@@ -54,7 +65,12 @@ export interface FundsGuard {
    * The relayer's snapshot, read again when older than the guard's ttl or when `fresh`. Concurrent sends share one
    * read. `ledger` is read before `balance`, so whatever was released after the balance was read is counted as spent.
    */
-  snapshot(relayerId: string, ledger: () => Promise<FundsLedger>, balance: () => Promise<bigint>, fresh?: boolean): Promise<FundsSnapshot>;
+  snapshot(
+    relayerId: string,
+    ledger: () => Promise<FundsLedger>,
+    balance: () => Promise<bigint>,
+    fresh?: boolean,
+  ): Promise<FundsSnapshot>;
   /** The next snapshot of the relayer is read again (a send was refused with this one: the node may know better). */
   forget(relayerId: string): void;
 }

@@ -11,14 +11,23 @@ import { lacksMempool, noopGasLimit } from './network-kind.ts';
 const FILLS_PER_RUN = 32;
 
 /** NOOPs for the unused nonces in [chain pending, top); returns how many it sent. */
-export async function fillNonceGaps(t: Tick, active: readonly StoredTransaction[], top: number, logger: Log): Promise<number> {
+export async function fillNonceGaps(
+  t: Tick,
+  active: readonly StoredTransaction[],
+  top: number,
+  logger: Log,
+): Promise<number> {
   const ours = new Set(active.map((s) => asEvm(s.record).nonce));
   const gaps: number[] = [];
   for (let n = t.pending; n < top && gaps.length < FILLS_PER_RUN; n++) if (!ours.has(n)) gaps.push(n);
   if (gaps.length === 0) return 0;
   const fees = await t.fees();
   if (!fees) return gaps.length;
-  const noop = noopPrepared(t.relayer.address, speedPricing('fast', fees), await noopGasLimit(t.chain, t.network, t.relayer.address));
+  const noop = noopPrepared(
+    t.relayer.address,
+    speedPricing('fast', fees),
+    await noopGasLimit(t.chain, t.network, t.relayer.address),
+  );
   const fill = async (nonce: number) => {
     // Priced at the network's `fast`, signed under the relayer's fee cap (signUnderCap lowers it to the cap).
     const { raw } = (await signUnderCap(t.signer, nonce, noop)).signed;

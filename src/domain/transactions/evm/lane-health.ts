@@ -16,9 +16,9 @@ export const RELAYER_LANE_STATE = 'relayer_lane_state';
 /** While a lane is out of the routing, its relayer's check runs at least this often (nothing else may be in flight). */
 export const OUT_OF_ROUTING_CHECK_MS = 3_000;
 
-
 /** A transaction unmined this long takes its lane out of the routing: 30 blocks, at least a minute. */
-export const stuckAfterMs = (network: NetworkConfig): number => Math.max(60_000, 30 * (network.average_blocktime_ms ?? 12_000));
+export const stuckAfterMs = (network: NetworkConfig): number =>
+  Math.max(60_000, 30 * (network.average_blocktime_ms ?? 12_000));
 
 interface Found {
   active: StoredTransaction[];
@@ -31,17 +31,33 @@ interface Judged {
 }
 
 /** The lane's state from its run and its funds. */
-export function judgeLane(run: Found, funds: { balance: bigint | null; reserved: bigint; min: bigint }, stuckMs: number, now: number): Judged {
-  if (run.signerFailed) return { state: 'signer_failing', reason: 'its signer failed when the check signed for it; sends go to the other keys until it signs again' };
+export function judgeLane(
+  run: Found,
+  funds: { balance: bigint | null; reserved: bigint; min: bigint },
+  stuckMs: number,
+  now: number,
+): Judged {
+  if (run.signerFailed)
+    return {
+      state: 'signer_failing',
+      reason: 'its signer failed when the check signed for it; sends go to the other keys until it signs again',
+    };
   const atCap = run.active.find((s) => isWaitingAtCap(s.record));
   if (atCap) return { state: 'fee_cap', reason: `transaction ${atCap.record.id} waits at the fee cap (gas_price_cap)` };
   const unmined = run.active.map((s) => asEvm(s.record)).filter((r) => r.status !== 'mined');
-  const oldest = unmined.reduce<number | null>((min, r) => Math.min(min ?? Infinity, Date.parse(r.sent_at ?? r.created_at)), null);
+  const oldest = unmined.reduce<number | null>(
+    (min, r) => Math.min(min ?? Infinity, Date.parse(r.sent_at ?? r.created_at)),
+    null,
+  );
   // The reason stays the same while it lasts: the state is written once, not at every run.
-  if (oldest !== null && now - oldest > stuckMs) return { state: 'stuck', reason: `a transaction of it has been unmined for over ${stuckMs / 1000} s` };
+  if (oldest !== null && now - oldest > stuckMs)
+    return { state: 'stuck', reason: `a transaction of it has been unmined for over ${stuckMs / 1000} s` };
   const { balance, reserved, min } = funds;
   if (balance !== null && (balance === 0n || balance < reserved + min)) {
-    return { state: 'low_balance', reason: `balance ${balance} wei is under what its unmined transactions hold (${reserved} wei) plus min_balance (${min} wei)` };
+    return {
+      state: 'low_balance',
+      reason: `balance ${balance} wei is under what its unmined transactions hold (${reserved} wei) plus min_balance (${min} wei)`,
+    };
   }
   return { state: 'active', reason: null };
 }
@@ -52,8 +68,19 @@ export function createLaneHealth(deps: EvmCheckDeps) {
     /** After the lane's run (null: it failed, its state stays). */
     async update(relayer: RelayerRow, lane: LaneRow, row: RelayerRow, run: Found | null): Promise<LaneState> {
       if (!run) return lane.state;
-      const [balance, ledger] = await Promise.all([relayers.chain(row).balance(row.address as `0x${string}`).catch(() => null), store.repos.transactions.funds(row.id)]);
-      const judged = judgeLane(run, { balance, reserved: ledger.reserved, min: minBalance(relayer.policies) }, stuckAfterMs(relayers.network(relayer)), Date.now());
+      const [balance, ledger] = await Promise.all([
+        relayers
+          .chain(row)
+          .balance(row.address as `0x${string}`)
+          .catch(() => null),
+        store.repos.transactions.funds(row.id),
+      ]);
+      const judged = judgeLane(
+        run,
+        { balance, reserved: ledger.reserved, min: minBalance(relayer.policies) },
+        stuckAfterMs(relayers.network(relayer)),
+        Date.now(),
+      );
       deps.lanes?.lane(relayer.id, lane.address, { state: judged.state, balance, pending: run.active.length });
       // A send on it reads the node's balance afresh, not the one the send path held (up to 2 s old).
       if (judged.state === 'low_balance') deps.forgetFunds?.(row.id);
@@ -61,9 +88,29 @@ export function createLaneHealth(deps: EvmCheckDeps) {
       await store.atomically(async (tx) => {
         if (!(await tx.relayers.setLaneState(relayer.id, lane.address, judged.state, judged.reason))) return;
         if (judged.state === lane.state) return;
-        const payload = { payload_type: RELAYER_LANE_STATE, relayer_id: relayer.id, address: lane.address, signer_id: lane.signer_id, state: judged.state, previous_state: lane.state, reason: judged.reason, in_routing: judged.state === 'active' };
+        const payload = {
+          payload_type: RELAYER_LANE_STATE,
+          relayer_id: relayer.id,
+          address: lane.address,
+          signer_id: lane.signer_id,
+          state: judged.state,
+          previous_state: lane.state,
+          reason: judged.reason,
+          in_routing: judged.state === 'active',
+        };
         await deps.relayerEvents?.relayerEvent(tx, relayer.id, RELAYER_LANE_STATE, payload);
-        tx.afterCommit(() => logger.info({ relayerId: relayer.id, lane: lane.address, state: judged.state, previous: lane.state, reason: judged.reason }, judged.state === 'active' ? 'lane back in the routing' : 'lane out of the routing'));
+        tx.afterCommit(() =>
+          logger.info(
+            {
+              relayerId: relayer.id,
+              lane: lane.address,
+              state: judged.state,
+              previous: lane.state,
+              reason: judged.reason,
+            },
+            judged.state === 'active' ? 'lane back in the routing' : 'lane out of the routing',
+          ),
+        );
       });
       return judged.state;
     },

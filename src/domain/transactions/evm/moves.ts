@@ -6,7 +6,16 @@ import type { Receipt, Hex } from '../../chains/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord, TransactionStatus } from '../../types.ts';
 import type { EvmCheckDeps, Tick } from './tick.ts';
-import { asEvm, isNoop, noopPrepared, preparedOf, repricing, samePricing, withVersion, type EvmRecord } from './versions.ts';
+import {
+  asEvm,
+  isNoop,
+  noopPrepared,
+  preparedOf,
+  repricing,
+  samePricing,
+  withVersion,
+  type EvmRecord,
+} from './versions.ts';
 import { raisesPrice } from './pricing.ts';
 import { exactInteger } from './transaction.ts';
 import { lacksMempool, noopGasLimit } from './network-kind.ts';
@@ -25,19 +34,30 @@ class Conflict extends AppError {
 export function createEvmMoves(deps: EvmCheckDeps) {
   const { store, writer, submitter, logger } = deps;
 
-  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
+  const write = (stored: StoredTransaction, next: TransactionRecord) =>
+    store.atomically((tx) => writer.update(tx, stored, next, 'evm'));
   const settleWrite = createSettleWrites({ store, writer });
   const feeCapWait = createFeeCapWait({ write, logger, observer: deps.observer });
   const waits = createWaitClock();
   const escalated = (t: Tick, r: EvmRecord, cause: StuckCause) => {
     deps.observer?.stuckEscalation?.(t.network.network, cause);
-    logger.warn({ transactionId: r.id, relayerId: r.relayer_id, nonce: r.nonce, hash: r.hash, cause }, `waited on the node past the deadline: ${STUCK_REASONS[cause]}`);
+    logger.warn(
+      { transactionId: r.id, relayerId: r.relayer_id, nonce: r.nonce, hash: r.hash, cause },
+      `waited on the node past the deadline: ${STUCK_REASONS[cause]}`,
+    );
   };
 
   async function failed(t: Tick, stored: StoredTransaction, receipt: Receipt): Promise<void> {
     const reason = await t.chain.revertReason(receipt.hash).catch(() => null);
-    const text = reason ? `${reason.message}${reason.data && reason.kind !== 'error' ? ` (revert data ${reason.data})` : ''}` : 'no reason given by the node';
-    await write(stored, { ...stored.record, status: 'failed', hash: receipt.hash, status_reason: `reverted on chain in block ${receipt.blockNumber}: ${text}` });
+    const text = reason
+      ? `${reason.message}${reason.data && reason.kind !== 'error' ? ` (revert data ${reason.data})` : ''}`
+      : 'no reason given by the node';
+    await write(stored, {
+      ...stored.record,
+      status: 'failed',
+      hash: receipt.hash,
+      status_reason: `reverted on chain in block ${receipt.blockNumber}: ${text}`,
+    });
   }
 
   /** The chain used this nonce: mined (and confirmed at depth), failed, or taken by a transaction from elsewhere. */
@@ -45,8 +65,15 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const r = asEvm(stored.record);
     const receipt = await findReceipt(t, r);
     if (!receipt) return nonceTaken(t, stored);
-    if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash)) return failed(t, stored, receipt);
-    const minedRecord: TransactionRecord = { ...r, ...(await olderVersionFields(t, r, receipt.hash)), status: 'mined', hash: receipt.hash, ...(isWaitingAtCap(r) || isStuckReason(r.status_reason) ? { status_reason: null } : {}) };
+    if (receipt.status === 'reverted' && !(r.noop_hashes ?? []).includes(receipt.hash))
+      return failed(t, stored, receipt);
+    const minedRecord: TransactionRecord = {
+      ...r,
+      ...(await olderVersionFields(t, r, receipt.hash)),
+      status: 'mined',
+      hash: receipt.hash,
+      ...(isWaitingAtCap(r) || isStuckReason(r.status_reason) ? { status_reason: null } : {}),
+    };
     const newlyMined = r.status !== 'mined' || r.hash !== receipt.hash;
     const deep = t.head - receipt.blockNumber + 1n >= BigInt(t.network.required_confirmations ?? 1);
     if (!deep) {
@@ -54,7 +81,12 @@ export function createEvmMoves(deps: EvmCheckDeps) {
       return;
     }
     const end = finalOf(r, receipt.hash);
-    const finalRecord = { ...minedRecord, status: end.status, status_reason: end.reason, confirmed_at: end.status === 'confirmed' ? new Date().toISOString() : null };
+    const finalRecord = {
+      ...minedRecord,
+      status: end.status,
+      status_reason: end.reason,
+      confirmed_at: end.status === 'confirmed' ? new Date().toISOString() : null,
+    };
     // Mined and final in one store transaction (two events, in order), shared with the other settlements of this turn.
     await settleWrite({ stored, mined: newlyMined ? minedRecord : undefined, final: finalRecord });
   }
@@ -99,7 +131,11 @@ export function createEvmMoves(deps: EvmCheckDeps) {
         const nonce = Math.max(row.next_nonce, t.pending);
         if (!(await tx.relayers.advance(row.id, row.next_nonce, nonce + 1, row.last_created_ms))) throw new Conflict();
         // Signed under the row lock: the nonce is only known here (a rare path; one signer round trip).
-        const next = { ...(await withVersion(r, t.signer, nonce, preparedOf(r), { keepSpeed: true })), status: 'sent' as const, status_reason: `nonce ${r.nonce} was used by another transaction; re-signed with nonce ${nonce}` };
+        const next = {
+          ...(await withVersion(r, t.signer, nonce, preparedOf(r), { keepSpeed: true })),
+          status: 'sent' as const,
+          status_reason: `nonce ${r.nonce} was used by another transaction; re-signed with nonce ${nonce}`,
+        };
         const done = await writer.update(tx, stored, next, 'evm');
         if (!done) throw new Conflict();
         return done;
@@ -108,7 +144,10 @@ export function createEvmMoves(deps: EvmCheckDeps) {
       if (err instanceof Conflict) return;
       throw err;
     }
-    logger.warn({ transactionId: r.id, from: r.nonce, to: asEvm(written.record).nonce }, 'nonce taken by another transaction: re-signed with a new nonce');
+    logger.warn(
+      { transactionId: r.id, from: r.nonce, to: asEvm(written.record).nonce },
+      'nonce taken by another transaction: re-signed with a new nonce',
+    );
     await broadcast(t, written);
   }
 
@@ -129,7 +168,12 @@ export function createEvmMoves(deps: EvmCheckDeps) {
    * price), same nonce, re-signed, broadcast. Never above the relayer's fee cap: one already at it is broadcast again
    * as it is (not when the node just refused it), waits at the cap (fee-cap-wait.ts), and stays in the check's care.
    */
-  async function bump(t: Tick, stored: StoredTransaction, justRefused = false, reason?: string): Promise<'signed' | 'at_cap' | 'later'> {
+  async function bump(
+    t: Tick,
+    stored: StoredTransaction,
+    justRefused = false,
+    reason?: string,
+  ): Promise<'signed' | 'at_cap' | 'later'> {
     // A version that cannot be broadcast in this run is not signed in it either (the next run re-prices).
     if (t.budget.broadcasts-- <= 0) return 'later';
     const r = asEvm(stored.record);
@@ -138,7 +182,10 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     const noPool = lacksMempool(t.network);
     let pricing = repricing(noPool, prepared.pricing, fees, r.speed ?? 'average', t.signer.feeCap);
     // An escalation at the cap: a new version at the same top price (stuck.ts sameTopPrice says why), once per version.
-    const nudged = reason !== undefined && !noPool && !raisesPrice(prepared.pricing, pricing) ? sameTopPrice(prepared.pricing) : null;
+    const nudged =
+      reason !== undefined && !noPool && !raisesPrice(prepared.pricing, pricing)
+        ? sameTopPrice(prepared.pricing)
+        : null;
     if (nudged) [pricing, reason] = [nudged, STUCK_REASONS.held_at_cap];
     else if (noPool ? samePricing(prepared.pricing, pricing) : !raisesPrice(prepared.pricing, pricing)) {
       const current = await feeCapWait.enter(t, stored, capBinds(fees, r.speed ?? 'average', t.signer.feeCap));
@@ -146,10 +193,19 @@ export function createEvmMoves(deps: EvmCheckDeps) {
       return 'at_cap';
     }
     // A replacement signed (funds ledger: a new version of the same nonce, at a higher price, or the same at the cap).
-    const next = await withVersion(r, t.signer, r.nonce, { ...prepared, pricing }, { noop: isNoop(r), keepSpeed: true });
+    const next = await withVersion(
+      r,
+      t.signer,
+      r.nonce,
+      { ...prepared, pricing },
+      { noop: isNoop(r), keepSpeed: true },
+    );
     const written = await write(stored, reason === undefined || isNoop(r) ? next : { ...next, status_reason: reason });
     if (!written) return 'later';
-    logger.info({ transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash }, 'transaction re-priced and broadcast again');
+    logger.info(
+      { transactionId: r.id, nonce: r.nonce, hash: asEvm(written.record).hash },
+      'transaction re-priced and broadcast again',
+    );
     await submitter.submit(t.chain, written);
     return 'signed';
   }
@@ -180,8 +236,16 @@ export function createEvmMoves(deps: EvmCheckDeps) {
     // Under the fee cap too: at the cap it may not beat the pool's replacement rule; it is sent and tracked all the same.
     const pricing = repricing(lacksMempool(t.network), preparedOf(r).pricing, await t.fees(), 'fast', t.signer.feeCap);
     const gas = await noopGasLimit(t.chain, t.network, t.relayer.address);
-    const reason = why === 'attempts' ? ROLLUP_ATTEMPTS_REASON : r.valid_until === null ? 'not mined within 8 hours (the default valid_until): a NOOP replaces it' : 'valid_until passed before it was mined: a NOOP replaces it';
-    const next = { ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing, gas), { noop: true })), status_reason: reason };
+    const reason =
+      why === 'attempts'
+        ? ROLLUP_ATTEMPTS_REASON
+        : r.valid_until === null
+          ? 'not mined within 8 hours (the default valid_until): a NOOP replaces it'
+          : 'valid_until passed before it was mined: a NOOP replaces it';
+    const next = {
+      ...(await withVersion(r, t.signer, r.nonce, noopPrepared(t.relayer.address, pricing, gas), { noop: true })),
+      status_reason: reason,
+    };
     const written = await write(stored, next);
     if (!written) return;
     logger.info({ transactionId: r.id, nonce: r.nonce, why }, 'transaction replaced by a NOOP');
@@ -229,10 +293,15 @@ function finalOf(r: EvmRecord, hash: string): { status: TransactionStatus; reaso
   if (!(r.noop_hashes ?? []).includes(hash)) {
     if (r.is_canceled) return { status: 'confirmed', reason: 'mined before the cancel could replace it' };
     // An expiry (or rollup-limit) NOOP was under way: the reason that announced it no longer holds.
-    if ((r.noop_hashes ?? []).length > 0) return { status: 'confirmed', reason: 'mined before the NOOP could take its nonce' };
-    return { status: 'confirmed', reason: isWaitingAtCap(r) || isStuckReason(r.status_reason) ? null : r.status_reason };
+    if ((r.noop_hashes ?? []).length > 0)
+      return { status: 'confirmed', reason: 'mined before the NOOP could take its nonce' };
+    return {
+      status: 'confirmed',
+      reason: isWaitingAtCap(r) || isStuckReason(r.status_reason) ? null : r.status_reason,
+    };
   }
   if (r.is_canceled) return { status: 'canceled', reason: 'canceled: the NOOP took its nonce' };
-  if (r.status_reason === ROLLUP_ATTEMPTS_REASON) return { status: 'expired', reason: 'too many attempts on a rollup: a NOOP took its nonce' };
+  if (r.status_reason === ROLLUP_ATTEMPTS_REASON)
+    return { status: 'expired', reason: 'too many attempts on a rollup: a NOOP took its nonce' };
   return { status: 'expired', reason: 'valid_until passed before it was mined: a NOOP took its nonce' };
 }

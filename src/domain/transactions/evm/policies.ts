@@ -11,7 +11,14 @@ export function enforceEvmPolicies(policies: EvmPolicies | null, body: EvmBody, 
   if (!policies || Object.keys(policies).length === 0) return prepared;
   const explicitPrices = body.speed === undefined;
   const p = explicitPrices ? prepared : { ...prepared, pricing: capPricing(policies, prepared.pricing) };
-  const tx = { to: p.to, value: p.value, gasLimit: p.gasLimit, gasLimitGiven: body.gas_limit !== undefined && body.gas_limit !== null, pricing: p.pricing, explicitPrices };
+  const tx = {
+    to: p.to,
+    value: p.value,
+    gasLimit: p.gasLimit,
+    gasLimitGiven: body.gas_limit !== undefined && body.gas_limit !== null,
+    pricing: p.pricing,
+    explicitPrices,
+  };
   const reason = checkEvmPolicies(policies, tx);
   if (reason) throw new ValidationError(reason);
   return p;

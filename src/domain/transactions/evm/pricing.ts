@@ -37,7 +37,9 @@ export function applyFeeCap(p: Pricing, cap: bigint | null): Pricing {
   if (p.type === 'legacy') return p.gasPrice > cap ? { type: 'legacy', gasPrice: cap } : p;
   const maxFeePerGas = p.maxFeePerGas > cap ? cap : p.maxFeePerGas;
   const maxPriorityFeePerGas = p.maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : p.maxPriorityFeePerGas;
-  return maxFeePerGas === p.maxFeePerGas && maxPriorityFeePerGas === p.maxPriorityFeePerGas ? p : { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas };
+  return maxFeePerGas === p.maxFeePerGas && maxPriorityFeePerGas === p.maxPriorityFeePerGas
+    ? p
+    : { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas };
 }
 
 /** `next` offers more per gas than `old` (a re-pricing worth a new signature; at the cap it is not). */
@@ -55,13 +57,24 @@ function checkPricingMode(input: PricingInput): void {
   const tip = input.max_priority_fee_per_gas;
   if ((fee === undefined) !== (tip === undefined)) {
     const missing = fee === undefined ? 'max_fee_per_gas' : 'max_priority_fee_per_gas';
-    throw new ValidationError(`'${missing}' is required with '${missing === 'max_fee_per_gas' ? 'max_priority_fee_per_gas' : 'max_fee_per_gas'}' (EIP-1559 pricing needs both)`);
+    throw new ValidationError(
+      `'${missing}' is required with '${missing === 'max_fee_per_gas' ? 'max_priority_fee_per_gas' : 'max_fee_per_gas'}' (EIP-1559 pricing needs both)`,
+    );
   }
-  const modes = [input.gas_price !== undefined && 'gas_price', input.speed !== undefined && 'speed', fee !== undefined && 'max_fee_per_gas + max_priority_fee_per_gas'].filter(Boolean);
-  if (modes.length === 0) throw new ValidationError('one pricing mode is required: gas_price, speed, or max_fee_per_gas with max_priority_fee_per_gas');
+  const modes = [
+    input.gas_price !== undefined && 'gas_price',
+    input.speed !== undefined && 'speed',
+    fee !== undefined && 'max_fee_per_gas + max_priority_fee_per_gas',
+  ].filter(Boolean);
+  if (modes.length === 0)
+    throw new ValidationError(
+      'one pricing mode is required: gas_price, speed, or max_fee_per_gas with max_priority_fee_per_gas',
+    );
   if (modes.length > 1) throw new ValidationError(`exactly one pricing mode is allowed, got ${modes.join(' and ')}`);
   if (fee !== undefined && tip !== undefined && fee < tip) {
-    throw new ValidationError(`'max_fee_per_gas' (${fee}) must be greater than or equal to 'max_priority_fee_per_gas' (${tip})`);
+    throw new ValidationError(
+      `'max_fee_per_gas' (${fee}) must be greater than or equal to 'max_priority_fee_per_gas' (${tip})`,
+    );
   }
 }
 
@@ -75,11 +88,17 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 function explicitPricing(input: PricingInput): Pricing {
   if (input.gas_price !== undefined) return { type: 'legacy', gasPrice: input.gas_price };
-  return { type: 'eip1559', maxFeePerGas: input.max_fee_per_gas!, maxPriorityFeePerGas: input.max_priority_fee_per_gas! };
+  return {
+    type: 'eip1559',
+    maxFeePerGas: input.max_fee_per_gas!,
+    maxPriorityFeePerGas: input.max_priority_fee_per_gas!,
+  };
 }
 
 function tooLow(field: string, given: bigint, minimum: bigint, old: bigint): ValidationError {
-  return new ValidationError(`'${field}' must be at least ${minimum} to replace this transaction (10% above the previous ${old}); got ${given}`);
+  return new ValidationError(
+    `'${field}' must be at least ${minimum} to replace this transaction (10% above the previous ${old}); got ${given}`,
+  );
 }
 
 /**
@@ -87,7 +106,11 @@ function tooLow(field: string, given: bigint, minimum: bigint, old: bigint): Val
  * bump or the request fails; speed prices are raised to it. The fee cap is compared with the
  * previous cap (gas price for legacy), the tip with the previous tip when there was one.
  */
-export async function resolvePricing(input: PricingInput, fees: FeeSource, previous?: PreviousPrices): Promise<Pricing> {
+export async function resolvePricing(
+  input: PricingInput,
+  fees: FeeSource,
+  previous?: PreviousPrices,
+): Promise<Pricing> {
   checkPricingMode(input);
   const pricing = input.speed !== undefined ? speedPricing(input.speed, await fees()) : explicitPricing(input);
   if (!previous) return pricing;
@@ -105,6 +128,7 @@ export async function resolvePricing(input: PricingInput, fees: FeeSource, previ
     return pricing;
   }
   if (pricing.maxFeePerGas < capMin) throw tooLow('max_fee_per_gas', pricing.maxFeePerGas, capMin, oldCap);
-  if (tipMin !== undefined && pricing.maxPriorityFeePerGas < tipMin) throw tooLow('max_priority_fee_per_gas', pricing.maxPriorityFeePerGas, tipMin, oldTip!);
+  if (tipMin !== undefined && pricing.maxPriorityFeePerGas < tipMin)
+    throw tooLow('max_priority_fee_per_gas', pricing.maxPriorityFeePerGas, tipMin, oldTip!);
   return pricing;
 }

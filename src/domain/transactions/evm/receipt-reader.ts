@@ -33,7 +33,8 @@ const byHash = (blocks: ReadonlyArray<readonly Receipt[] | null>, into = new Map
 };
 
 /** from..to, both included. */
-const span = (from: bigint, to: bigint) => Array.from({ length: Math.max(0, Number(to - from + 1n)) }, (_, i) => from + BigInt(i));
+const span = (from: bigint, to: bigint) =>
+  Array.from({ length: Math.max(0, Number(to - from + 1n)) }, (_, i) => from + BigInt(i));
 
 export function createReceiptReader() {
   /** The newest block each relayer's check has read receipts of (in memory: after a restart, lookups per transaction). */
@@ -42,10 +43,17 @@ export function createReceiptReader() {
   const seen = new Map<string, Map<string, bigint>>();
   const blockReceipts = createBlockReceipts();
 
-  function remember(relayerId: string, sender: string, head: bigint, blocks: ReadonlyArray<readonly Receipt[] | null>): void {
+  function remember(
+    relayerId: string,
+    sender: string,
+    head: bigint,
+    blocks: ReadonlyArray<readonly Receipt[] | null>,
+  ): void {
     const ours = seen.get(relayerId) ?? new Map<string, bigint>();
     for (const [hash, block] of ours) if (head - block > SEEN_BLOCKS_KEPT) ours.delete(hash);
-    for (const receipts of blocks) for (const r of receipts ?? []) if (r.from?.toLowerCase() === sender) ours.set(r.hash.toLowerCase(), r.blockNumber);
+    for (const receipts of blocks)
+      for (const r of receipts ?? [])
+        if (r.from?.toLowerCase() === sender) ours.set(r.hash.toLowerCase(), r.blockNumber);
     if (ours.size > 0) seen.set(relayerId, ours);
     else seen.delete(relayerId);
   }
@@ -58,7 +66,13 @@ export function createReceiptReader() {
   }
 
   /** `wanted`: some transaction of the run has a used nonce (else nothing is read, and the blocks are passed over). */
-  async function forRun(relayerId: string, address: string, chain: EvmChain, head: bigint, wanted: boolean): Promise<RunReceipts> {
+  async function forRun(
+    relayerId: string,
+    address: string,
+    chain: EvmChain,
+    head: bigint,
+    wanted: boolean,
+  ): Promise<RunReceipts> {
     const sender = address.toLowerCase();
     const last = scanned.get(relayerId);
     scanned.set(relayerId, head);

@@ -11,7 +11,16 @@ import type { RelayFamily, TransitionObserver } from '../family.ts';
 import type { RecordWriter } from '../record-writer.ts';
 import { hasWrongChecksum } from './address.ts';
 import { maxCost, prepareEvm, unsignedEvm, type EvmBody, type EvmPrepared, type GasSource } from './transaction.ts';
-import { asEvm, isNoop, noopPrepared, preparedOf, repricing, withVersion, type EvmRecord, type EvmSigner } from './versions.ts';
+import {
+  asEvm,
+  isNoop,
+  noopPrepared,
+  preparedOf,
+  repricing,
+  withVersion,
+  type EvmRecord,
+  type EvmSigner,
+} from './versions.ts';
 import { isOptimism, lacksMempool, noopGasLimit } from './network-kind.ts';
 import { createEvmSubmitter } from './submit.ts';
 import { createFundsGuard, refusal, type FundsAsk, type FundsSnapshot } from './funds.ts';
@@ -42,10 +51,14 @@ export interface EvmRelayDeps {
 /** Plain transfers get the node's estimate exactly (21,000); calls a 10% margin over it. */
 function gasFromChain(relayers: RelayerService, relayer: RelayerRow): GasSource {
   return async ({ to, data, value }) => {
-    const estimate = await relayers.chain(relayer).estimateGas({ from: relayer.address as `0x${string}`, to, data, value });
+    const estimate = await relayers
+      .chain(relayer)
+      .estimateGas({ from: relayer.address as `0x${string}`, to, data, value });
     if (!estimate.ok) {
       const why = estimate.revert?.message ?? estimate.reason;
-      throw new ValidationError(`gas estimation failed: ${why}; the transaction would fail on chain (give 'gas_limit' to send it anyway)`);
+      throw new ValidationError(
+        `gas estimation failed: ${why}; the transaction would fail on chain (give 'gas_limit' to send it anyway)`,
+      );
     }
     return data && data !== '0x' ? (estimate.gas * 11n + 9n) / 10n : estimate.gas;
   };
@@ -65,14 +78,23 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     // A replacement must beat the old version by 10% only where a pool holds it (the reference skips it without one).
     const previous = old && !lacksMempool(relayers.network(relayer)) ? old : undefined;
     const priced = await prepareEvm(body, fees(relayer), previous, Date.now(), gasFromChain(relayers, relayer));
-    if (body.to && hasWrongChecksum(body.to)) logger.warn({ relayerId: relayer.id, to: body.to, checksummed: priced.to }, "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it");
+    if (body.to && hasWrongChecksum(body.to))
+      logger.warn(
+        { relayerId: relayer.id, to: body.to, checksummed: priced.to },
+        "'to' has a wrong EIP-55 checksum; accepted, as the reference accepts it",
+      );
     const l1Fee = await l1FeeOf(relayer, priced, nonce);
     const prepared = enforceEvmPolicies(relayer.policies, body, priced);
     const parts = l1Fee === null ? 'value + gas_limit × fee' : 'value + gas_limit × fee + L1 data fee';
     const worst = maxCost(prepared) + (l1Fee ?? 0n);
     // A replacement asks only for what it adds to the old version's hold (both may still be mined, never both).
     const cost = old ? worst - heldBy(old) : worst;
-    const ask: FundsAsk = { relayerId: relayer.id, cost: cost > 0n ? cost : 0n, minBalance: minBalance(relayer.policies), parts };
+    const ask: FundsAsk = {
+      relayerId: relayer.id,
+      cost: cost > 0n ? cost : 0n,
+      minBalance: minBalance(relayer.policies),
+      parts,
+    };
     const snapshot = await fundsBefore(relayer, ask);
     /** Under the ledger's lock (send-writer.ts): a refusal also makes the next send read the node again. */
     const admit = (ledger: FundsLedger, reserved: bigint, held: bigint) => {
@@ -103,20 +125,39 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     const resolved = relayers.signer(relayer.id);
     const signDigest = resolved.signEvmDigest?.bind(resolved);
     if (!signDigest) throw new AppError('INTERNAL', { reason: `relayer '${relayer.id}' has no EVM key` });
-    return { signDigest, chainId: relayers.network(relayer).chain_id!, address: relayer.address, feeCap: gasPriceCap(relayer.policies) };
+    return {
+      signDigest,
+      chainId: relayers.network(relayer).chain_id!,
+      address: relayer.address,
+      feeCap: gasPriceCap(relayer.policies),
+    };
   };
   /** OP-stack networks: the L1 data fee (wei) the chain charges on top of gas_limit × fee; null elsewhere. */
   const l1FeeOf = async (relayer: RelayerRow, prepared: EvmPrepared, nonce: number): Promise<bigint | null> => {
     const network = relayers.network(relayer);
     return isOptimism(network) ? relayers.chain(relayer).l1Fee(unsignedEvm(network.chain_id!, nonce, prepared)) : null;
   };
-  const withL1Fee = (l1Fee: bigint | null) => (r: EvmRecord): EvmRecord => (l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() });
+  const withL1Fee =
+    (l1Fee: bigint | null) =>
+    (r: EvmRecord): EvmRecord =>
+      l1Fee === null ? r : { ...r, l1_fee: l1Fee.toString() };
   /** The lane that signed `record` (a pool's key: its nonce, signer and funds), the relayer itself without a pool. */
   const laneOf = async (relayer: RelayerRow, record: EvmRecord): Promise<RelayerRow> => {
     const key = relayers.laneKeyOf(relayer.id, record.from);
     return key === relayer.id ? relayer : ((await store.repos.relayers.get(key)) ?? relayer);
   };
-  const check = createEvmCheck({ relayers, store, writer, submitter, logger, signer, observer: deps.observer, relayerEvents: deps.relayerEvents, lanes: deps.lanes, forgetFunds: funds.forget });
+  const check = createEvmCheck({
+    relayers,
+    store,
+    writer,
+    submitter,
+    logger,
+    signer,
+    observer: deps.observer,
+    relayerEvents: deps.relayerEvents,
+    lanes: deps.lanes,
+    forgetFunds: funds.forget,
+  });
 
   /**
    * The relayer's check is due within one interval (an earlier due time stands). The interval follows the relayer's
@@ -124,7 +165,11 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
    */
   const scheduleCheck: RelayFamily['schedule'] = async (tx, record) => {
     if (FINAL_STATUSES.has(record.status)) return;
-    await checkDue(tx, record.relayer_id, relayers.rows.held(record.relayer_id) ?? (await tx.relayers.get(record.relayer_id)));
+    await checkDue(
+      tx,
+      record.relayer_id,
+      relayers.rows.held(record.relayer_id) ?? (await tx.relayers.get(record.relayer_id)),
+    );
   };
   const checkDue = async (tx: Tx, relayerId: string, relayer: RelayerRow | undefined) => {
     const interval = relayer ? checkIntervalMs(relayers.network(relayer)) : 1_000;
@@ -151,11 +196,16 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       const relayer = await laneOf(pool, old);
       if (!REPLACEABLE.has(old.status) || old.is_canceled) {
         const why = old.is_canceled ? 'canceled (a NOOP is taking its nonce)' : old.status;
-        throw new ValidationError(`transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`);
+        throw new ValidationError(
+          `transaction '${old.id}' is ${why}; only ${[...REPLACEABLE].join(', ')} evm transactions can be replaced`,
+        );
       }
       const { prepared, l1Fee } = await price(relayer, body as EvmBody, old.nonce, old);
       // The new version waits for its broadcast (`sent`); whichever version is mined, the record ends with its hash.
-      return { ...withL1Fee(l1Fee)(await withVersion(old, signer(relayer), old.nonce, prepared)), status: old.status === 'pending' ? 'pending' : 'sent' };
+      return {
+        ...withL1Fee(l1Fee)(await withVersion(old, signer(relayer), old.nonce, prepared)),
+        status: old.status === 'pending' ? 'pending' : 'sent',
+      };
     },
 
     async cancel(pool, stored) {
@@ -163,7 +213,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       const relayer = await laneOf(pool, old);
       if (!CANCELABLE.has(old.status) || old.is_canceled) {
         const why = old.is_canceled && !FINAL_STATUSES.has(old.status) ? 'already being canceled' : old.status;
-        throw new ValidationError(`transaction '${old.id}' is ${why}; only pending, sent or submitted transactions can be canceled`);
+        throw new ValidationError(
+          `transaction '${old.id}' is ${why}; only pending, sent or submitted transactions can be canceled`,
+        );
       }
       if (old.status === 'pending' && old.sent_at === null) {
         // Never left the service: final now. Its nonce is not left as a gap: the check job fills it with a NOOP.
@@ -173,15 +225,31 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       // cap it may not beat the pool's replacement rule, and is sent and tracked all the same). Canceled only if mined.
       const signs = signer(relayer);
       const network = relayers.network(relayer);
-      const pricing = repricing(lacksMempool(network), preparedOf(old).pricing, await fees(relayer)().catch(() => null), 'fast', signs.feeCap);
-      const noop = noopPrepared(relayer.address, pricing, await noopGasLimit(relayers.chain(relayer), network, relayer.address));
-      return { ...(await withVersion(old, signs, old.nonce, noop, { noop: true })), status: 'sent', status_reason: 'cancel requested: a NOOP replaces it', is_canceled: true };
+      const pricing = repricing(
+        lacksMempool(network),
+        preparedOf(old).pricing,
+        await fees(relayer)().catch(() => null),
+        'fast',
+        signs.feeCap,
+      );
+      const noop = noopPrepared(
+        relayer.address,
+        pricing,
+        await noopGasLimit(relayers.chain(relayer), network, relayer.address),
+      );
+      return {
+        ...(await withVersion(old, signs, old.nonce, noop, { noop: true })),
+        status: 'sent',
+        status_reason: 'cancel requested: a NOOP replaces it',
+        is_canceled: true,
+      };
     },
 
     async schedule(tx, record) {
       await scheduleCheck(tx, record);
       // A canceled pending transaction left its nonce unused: the check fills it.
-      if (record.status === 'canceled' && !isNoop(asEvm(record))) await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() });
+      if (record.status === 'canceled' && !isNoop(asEvm(record)))
+        await tx.jobs.schedule({ kind: EVM_CHECK, subject: record.relayer_id, dueAt: Date.now() });
     },
 
     afterCommit(record, given) {
@@ -194,10 +262,16 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
         // The version is not needed: submit writes through a fresh read (a newer version written meanwhile wins).
         const outcome = await submitter.submit(relayers.chain(relayer), { record: r, version: 0 });
         // Without a pool, a nonce below is missing on chain (sends raced to the sequencer): the check runs now.
-        if (outcome.status === 'rejected' && outcome.reason === 'nonce_too_high' && lacksMempool(relayers.network(relayer))) {
+        if (
+          outcome.status === 'rejected' &&
+          outcome.reason === 'nonce_too_high' &&
+          lacksMempool(relayers.network(relayer))
+        ) {
           await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: r.relayer_id, dueAt: Date.now() });
         }
-      })().catch((err: unknown) => logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'));
+      })().catch((err: unknown) =>
+        logger.warn({ err, transactionId: r.id }, 'fast-path broadcast failed; the relayer check retries'),
+      );
     },
 
     // One check job per relayer moves every send of the batch: scheduled once, from the row the batch locked.
@@ -213,7 +287,9 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
       const due = Date.now();
       for (let offset = 0; ; offset += 100) {
         const page = await store.repos.relayers.list(100, offset);
-        for (const relayer of page) if (relayer.network_type === 'evm') await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: due });
+        for (const relayer of page)
+          if (relayer.network_type === 'evm')
+            await store.repos.jobs.schedule({ kind: EVM_CHECK, subject: relayer.id, dueAt: due });
         if (page.length < 100) break;
       }
     },

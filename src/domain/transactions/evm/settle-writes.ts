@@ -22,14 +22,21 @@ interface Queued extends Settlement {
  * Each settlement is written with its version check, as one update would be: one that another writer changed
  * meanwhile is left as it is (the next check decides again). A failed transaction fails every settlement of it.
  */
-export function createSettleWrites(deps: { store: Pick<Store, 'atomically'>; writer: RecordWriter }): (s: Settlement) => Promise<void> {
+export function createSettleWrites(deps: {
+  store: Pick<Store, 'atomically'>;
+  writer: RecordWriter;
+}): (s: Settlement) => Promise<void> {
   const { store, writer } = deps;
   const queue: Queued[] = [];
 
   async function writeAll(batch: readonly Settlement[]): Promise<void> {
     await store.atomically(async (tx) => {
       const minedOf = batch.filter((s) => s.mined);
-      const mined = await writer.updateMany(tx, minedOf.map((s) => ({ stored: s.stored, next: s.mined! })), 'evm');
+      const mined = await writer.updateMany(
+        tx,
+        minedOf.map((s) => ({ stored: s.stored, next: s.mined! })),
+        'evm',
+      );
       const after = new Map(minedOf.map((s, k) => [s, mined[k]]));
       const finals: Array<{ stored: StoredTransaction; next: TransactionRecord }> = [];
       for (const s of batch) {

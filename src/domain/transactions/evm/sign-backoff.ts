@@ -17,7 +17,9 @@ export function createSignBackoff(logger: Log): SignBackoff {
     async signDigest(digest) {
       const wait = waits.get(relayerId);
       if (wait && Date.now() < wait.until) {
-        throw new AppError('SIGNER_UNAVAILABLE', { reason: `relayer '${relayerId}': its signer failed; signing again after ${new Date(wait.until).toISOString()}` });
+        throw new AppError('SIGNER_UNAVAILABLE', {
+          reason: `relayer '${relayerId}': its signer failed; signing again after ${new Date(wait.until).toISOString()}`,
+        });
       }
       try {
         const signature = await signer.signDigest(digest);
@@ -28,7 +30,10 @@ export function createSignBackoff(logger: Log): SignBackoff {
         waits.set(relayerId, { until: Date.now() + delayMs, delayMs });
         // The reason names the signer and the cause; never the error object (no stack, nothing an SDK attached).
         const reason = err instanceof AppError ? err.reason : (err as Error).message;
-        logger.warn({ relayerId, reason, retryInMs: delayMs }, 'relayer check: signing failed; its transactions are signed again after the backoff');
+        logger.warn(
+          { relayerId, reason, retryInMs: delayMs },
+          'relayer check: signing failed; its transactions are signed again after the backoff',
+        );
         throw err;
       }
     },

@@ -43,7 +43,8 @@ export function sameTopPrice(p: Pricing): Pricing | null {
 }
 
 /** A reason written by an escalation (cleared once the transaction is mined: it no longer describes it). */
-export const isStuckReason = (reason: string | null | undefined): boolean => reason !== null && reason !== undefined && Object.values(STUCK_REASONS).includes(reason);
+export const isStuckReason = (reason: string | null | undefined): boolean =>
+  reason !== null && reason !== undefined && Object.values(STUCK_REASONS).includes(reason);
 
 /**
  * Re-broadcasts of one version that left the node's pending nonce below it, before it is escalated anyway; doubled

@@ -15,7 +15,11 @@ export interface EvmSubmitter {
   submit(chain: EvmChain, stored: StoredTransaction): Promise<BroadcastOutcome>;
 }
 
-export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomically'>; writer: RecordWriter; logger: Log }): EvmSubmitter {
+export function createEvmSubmitter(deps: {
+  store: Pick<Store, 'repos' | 'atomically'>;
+  writer: RecordWriter;
+  logger: Log;
+}): EvmSubmitter {
   const { store, writer, logger } = deps;
 
   /**
@@ -30,7 +34,9 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
     try {
       await store.atomically(async (tx) => {
         // One read and one write for the whole batch (on PostgreSQL, round trips per batch rather than per send).
-        const found = new Map((await tx.transactions.findMany(batch.map((item) => item.id))).map((s) => [s.record.id, s]));
+        const found = new Map(
+          (await tx.transactions.findMany(batch.map((item) => item.id))).map((s) => [s.record.id, s]),
+        );
         const changes: Array<{ stored: StoredTransaction; next: TransactionRecord }> = [];
         for (const item of batch) {
           const current = found.get(item.id);
@@ -42,7 +48,10 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
         if (changes.length > 0) await writer.updateMany(tx, changes, 'evm');
       });
     } catch (err) {
-      logger.warn({ err, transactions: batch.length }, 'could not record broadcasts as submitted; the relayer check does it');
+      logger.warn(
+        { err, transactions: batch.length },
+        'could not record broadcasts as submitted; the relayer check does it',
+      );
     } finally {
       for (const item of batch) item.done();
     }
@@ -64,7 +73,17 @@ export function createEvmSubmitter(deps: { store: Pick<Store, 'repos' | 'atomica
         if (r.status === 'pending' || r.status === 'sent') await markSubmitted(r.id, r.hash);
       } else {
         const reason = outcome.status === 'rejected' ? outcome.reason : 'unavailable';
-        logger.warn({ transactionId: r.id, relayerId: r.relayer_id, nonce: r.nonce, hash: r.hash, reason, message: outcome.message }, 'broadcast not accepted; the relayer check retries');
+        logger.warn(
+          {
+            transactionId: r.id,
+            relayerId: r.relayer_id,
+            nonce: r.nonce,
+            hash: r.hash,
+            reason,
+            message: outcome.message,
+          },
+          'broadcast not accepted; the relayer check retries',
+        );
       }
       return outcome;
     },

@@ -20,7 +20,11 @@ const MAX_RESUBMIT_MS = 3_600_000;
  */
 export function resubmitTimeoutMs(network: NetworkConfig, speed: Speed | null, attempts = 1): number {
   const blockMs = network.average_blocktime_ms ?? 12_000;
-  const base = network.resubmit_timeout_ms ?? (isArbitrum(network) ? ARBITRUM_RESUBMIT_MS : Math.max(MIN_RESUBMIT_MS, RESUBMIT_BLOCKS[speed ?? 'average'] * blockMs));
+  const base =
+    network.resubmit_timeout_ms ??
+    (isArbitrum(network)
+      ? ARBITRUM_RESUBMIT_MS
+      : Math.max(MIN_RESUBMIT_MS, RESUBMIT_BLOCKS[speed ?? 'average'] * blockMs));
   if (isArbitrum(network) || attempts <= 1) return base;
   return Math.max(base, Math.min(MAX_RESUBMIT_MS, base * 2 ** Math.min(attempts - 1, 20)));
 }

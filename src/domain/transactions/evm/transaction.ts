@@ -1,6 +1,14 @@
 // EVM transactions (request shape A): semantic checks, real signing (viem serializes, the relayer's signer signs), and
 // the record fields.
-import { bytesToHex, isAddress, keccak256, serializeSignature, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
+import {
+  bytesToHex,
+  isAddress,
+  keccak256,
+  serializeSignature,
+  serializeTransaction,
+  type Hex,
+  type TransactionSerializable,
+} from 'viem';
 import { ValidationError } from '../../../errors.ts';
 import { checksummed } from './address.ts';
 import { resolvePricing, type FeeSource, type PreviousPrices, type Pricing, type Speed } from './pricing.ts';
@@ -44,7 +52,8 @@ function defaultGasLimit(data: Hex | null): bigint {
 }
 
 function checkTo(to: string): Hex {
-  if (!isAddress(to, { strict: false })) throw new ValidationError(`'to' must be a 20-byte hex address (0x + 40 hex digits)`);
+  if (!isAddress(to, { strict: false }))
+    throw new ValidationError(`'to' must be a 20-byte hex address (0x + 40 hex digits)`);
   // A wrong EIP-55 checksum is accepted, as the reference accepts it (the relay logs it: hasWrongChecksum).
   return checksummed(to);
 }
@@ -52,13 +61,25 @@ function checkTo(to: string): Hex {
 /** Gas for a call without a `gas_limit` (the chain's estimate); without one, defaultGasLimit. */
 export type GasSource = (call: { to: Hex | null; data: Hex | null; value: bigint }) => Promise<bigint>;
 
-export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: PreviousPrices, now = Date.now(), gas?: GasSource): Promise<EvmPrepared> {
-  if (body.to === undefined && body.data === undefined) throw new ValidationError("at least one of 'to' and 'data' is required");
+export async function prepareEvm(
+  body: EvmBody,
+  fees: FeeSource,
+  previous?: PreviousPrices,
+  now = Date.now(),
+  gas?: GasSource,
+): Promise<EvmPrepared> {
+  if (body.to === undefined && body.data === undefined)
+    throw new ValidationError("at least one of 'to' and 'data' is required");
   const to = body.to === undefined ? null : checkTo(body.to);
   const data = body.data === undefined ? null : (body.data.toLowerCase() as Hex);
   const validUntil = body.valid_until === undefined ? null : checkValidUntil(body.valid_until, now);
   const pricing = await resolvePricing(
-    { gas_price: big(body.gas_price), max_fee_per_gas: big(body.max_fee_per_gas), max_priority_fee_per_gas: big(body.max_priority_fee_per_gas), speed: body.speed },
+    {
+      gas_price: big(body.gas_price),
+      max_fee_per_gas: big(body.max_fee_per_gas),
+      max_priority_fee_per_gas: big(body.max_priority_fee_per_gas),
+      speed: body.speed,
+    },
     fees,
     previous,
   );
@@ -69,14 +90,27 @@ export async function prepareEvm(body: EvmBody, fees: FeeSource, previous?: Prev
 }
 
 function serializable(chainId: number, nonce: number, p: EvmPrepared): TransactionSerializable {
-  const common = { chainId, nonce, gas: p.gasLimit, value: p.value, ...(p.to ? { to: p.to } : {}), ...(p.data ? { data: p.data } : {}) };
+  const common = {
+    chainId,
+    nonce,
+    gas: p.gasLimit,
+    value: p.value,
+    ...(p.to ? { to: p.to } : {}),
+    ...(p.data ? { data: p.data } : {}),
+  };
   return p.pricing.type === 'legacy'
     ? { ...common, type: 'legacy', gasPrice: p.pricing.gasPrice }
-    : { ...common, type: 'eip1559', maxFeePerGas: p.pricing.maxFeePerGas, maxPriorityFeePerGas: p.pricing.maxPriorityFeePerGas };
+    : {
+        ...common,
+        type: 'eip1559',
+        maxFeePerGas: p.pricing.maxFeePerGas,
+        maxPriorityFeePerGas: p.pricing.maxPriorityFeePerGas,
+      };
 }
 
 /** The transaction as it will be signed, without its signature (what an OP-stack gas price oracle prices). */
-export const unsignedEvm = (chainId: number, nonce: number, p: EvmPrepared): Hex => serializeTransaction(serializable(chainId, nonce, p));
+export const unsignedEvm = (chainId: number, nonce: number, p: EvmPrepared): Hex =>
+  serializeTransaction(serializable(chainId, nonce, p));
 
 /** Signs a 32-byte digest: 65 bytes r ‖ s ‖ v, v 27 or 28 (the Signer port's signEvmDigest). */
 export type EvmDigestSign = (digest: Uint8Array) => Promise<Uint8Array>;
@@ -85,7 +119,12 @@ export type EvmDigestSign = (digest: Uint8Array) => Promise<Uint8Array>;
  * Signs for real: legacy with EIP-155 replay protection, or EIP-1559 (type 2). viem serializes and
  * hashes; the relayer's signer signs the digest.
  */
-export async function signEvm(signDigest: EvmDigestSign, chainId: number, nonce: number, p: EvmPrepared): Promise<EvmSigned> {
+export async function signEvm(
+  signDigest: EvmDigestSign,
+  chainId: number,
+  nonce: number,
+  p: EvmPrepared,
+): Promise<EvmSigned> {
   const tx = serializable(chainId, nonce, p);
   const digest = keccak256(serializeTransaction(tx), 'bytes');
   const signature = await signDigest(digest);
@@ -99,7 +138,8 @@ export async function signEvm(signDigest: EvmDigestSign, chainId: number, nonce:
 }
 
 /** gas_limit is an integer in the record; above 2^53 it is kept exact as a decimal string. */
-export const exactInteger = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
+export const exactInteger = (n: bigint): number | string =>
+  n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
 
 /** Wei the sender may spend: value plus gas_limit at the highest price it offers. */
 export function maxCost(p: EvmPrepared): bigint {

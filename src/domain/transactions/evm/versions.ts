@@ -46,8 +46,20 @@ export function preparedOf(r: EvmRecord): EvmPrepared {
   const pricing: Pricing =
     r.gas_price !== null
       ? { type: 'legacy', gasPrice: BigInt(r.gas_price) }
-      : { type: 'eip1559', maxFeePerGas: BigInt(r.max_fee_per_gas!), maxPriorityFeePerGas: BigInt(r.max_priority_fee_per_gas!) };
-  return { to: r.to as Hex | null, data: r.data as Hex | null, value: BigInt(r.value), gasLimit: BigInt(r.gas_limit), pricing, speed: r.speed, validUntil: r.valid_until };
+      : {
+          type: 'eip1559',
+          maxFeePerGas: BigInt(r.max_fee_per_gas!),
+          maxPriorityFeePerGas: BigInt(r.max_priority_fee_per_gas!),
+        };
+  return {
+    to: r.to as Hex | null,
+    data: r.data as Hex | null,
+    value: BigInt(r.value),
+    gasLimit: BigInt(r.gas_limit),
+    pricing,
+    speed: r.speed,
+    validUntil: r.valid_until,
+  };
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -59,7 +71,11 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  */
 export function bumpPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
   const now = fees ? speedPricing(speed, fees) : null;
-  if (old.type === 'legacy') return applyFeeCap({ type: 'legacy', gasPrice: max(minimumBump(old.gasPrice), now?.type === 'legacy' ? now.gasPrice : 0n) }, feeCap);
+  if (old.type === 'legacy')
+    return applyFeeCap(
+      { type: 'legacy', gasPrice: max(minimumBump(old.gasPrice), now?.type === 'legacy' ? now.gasPrice : 0n) },
+      feeCap,
+    );
   const tip = max(minimumBump(old.maxPriorityFeePerGas), now?.type === 'eip1559' ? now.maxPriorityFeePerGas : 0n);
   const cap = max(minimumBump(old.maxFeePerGas), now?.type === 'eip1559' ? now.maxFeePerGas : 0n);
   return applyFeeCap({ type: 'eip1559', maxPriorityFeePerGas: tip, maxFeePerGas: max(cap, tip) }, feeCap);
@@ -75,7 +91,13 @@ function marketPricing(old: Pricing, fees: FeeSuggestions | null, speed: Speed, 
 }
 
 /** The re-pricing of a resubmission or a NOOP: the market price on a network without a pool, else the bump. */
-export function repricing(noPool: boolean, old: Pricing, fees: FeeSuggestions | null, speed: Speed, feeCap: bigint | null): Pricing {
+export function repricing(
+  noPool: boolean,
+  old: Pricing,
+  fees: FeeSuggestions | null,
+  speed: Speed,
+  feeCap: bigint | null,
+): Pricing {
   return noPool ? marketPricing(old, fees, speed, feeCap) : bumpPricing(old, fees, speed, feeCap);
 }
 
@@ -93,16 +115,27 @@ export function noopPrepared(from: string, pricing: Pricing, gasLimit = 21_000n)
  * Every EVM transaction the relayer signs is signed here, its prices held to the signer's fee cap first (the
  * callers price under it already; this is the backstop, e.g. for a cap lowered since). Returns what was signed.
  */
-export async function signUnderCap(signer: EvmSigner, nonce: number, prepared: EvmPrepared): Promise<{ prepared: EvmPrepared; signed: EvmSigned }> {
+export async function signUnderCap(
+  signer: EvmSigner,
+  nonce: number,
+  prepared: EvmPrepared,
+): Promise<{ prepared: EvmPrepared; signed: EvmSigned }> {
   const pricing = applyFeeCap(prepared.pricing, signer.feeCap);
   const capped = pricing === prepared.pricing ? prepared : { ...prepared, pricing };
   return { prepared: capped, signed: await signEvm(signer.signDigest, signer.chainId, nonce, capped) };
 }
 
-const appended = (list: string[] | undefined, hash: string) => (list ?? []).includes(hash) ? (list ?? []) : [...(list ?? []), hash];
+const appended = (list: string[] | undefined, hash: string) =>
+  (list ?? []).includes(hash) ? (list ?? []) : [...(list ?? []), hash];
 
 /** The record with a new version signed: content, prices and nonce from `prepared`/`nonce`, hash appended. */
-export async function withVersion(r: EvmRecord, signer: EvmSigner, nonce: number, prepared: EvmPrepared, options: { noop?: boolean; keepSpeed?: boolean } = {}): Promise<EvmRecord> {
+export async function withVersion(
+  r: EvmRecord,
+  signer: EvmSigner,
+  nonce: number,
+  prepared: EvmPrepared,
+  options: { noop?: boolean; keepSpeed?: boolean } = {},
+): Promise<EvmRecord> {
   const { prepared: p, signed } = await signUnderCap(signer, nonce, prepared);
   const fields = evmRecordFields(p, signed, nonce, signer.address);
   return {

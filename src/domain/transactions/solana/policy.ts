@@ -24,7 +24,10 @@ export const solanaPolicy = (relayer: RelayerRow): SolanaPolicy => (relayer.poli
 const violation = (reason: string) => new ValidationError(`Policy violation: ${reason}`);
 
 /** Checks that need only the transaction: programs, accounts, signatures, size, fee cap. */
-export function checkSolanaPolicy(signed: Pick<SignedSolanaTransaction, 'programs' | 'accounts' | 'requiredSignatures' | 'size' | 'fee'>, policy: SolanaPolicy): void {
+export function checkSolanaPolicy(
+  signed: Pick<SignedSolanaTransaction, 'programs' | 'accounts' | 'requiredSignatures' | 'size' | 'fee'>,
+  policy: SolanaPolicy,
+): void {
   if (policy.allowed_programs) {
     const denied = signed.programs.find((p) => !policy.allowed_programs!.includes(p));
     if (denied) throw violation(`Program ${denied} not allowed`);
@@ -38,11 +41,17 @@ export function checkSolanaPolicy(signed: Pick<SignedSolanaTransaction, 'program
     if (denied) throw violation(`Account ${denied} is explicitly disallowed`);
   }
   if (policy.max_signatures != null && signed.requiredSignatures > policy.max_signatures) {
-    throw violation(`Transaction requires ${signed.requiredSignatures} signatures, which exceeds maximum allowed ${policy.max_signatures}`);
+    throw violation(
+      `Transaction requires ${signed.requiredSignatures} signatures, which exceeds maximum allowed ${policy.max_signatures}`,
+    );
   }
   const maxSize = policy.max_tx_data_size ?? DEFAULT_SOLANA_MAX_TX_DATA_SIZE;
   if (signed.size > maxSize) throw violation(`Transaction size ${signed.size} exceeds maximum allowed ${maxSize}`);
-  if (policy.max_allowed_fee_lamports != null && signed.fee !== null && signed.fee > BigInt(policy.max_allowed_fee_lamports)) {
+  if (
+    policy.max_allowed_fee_lamports != null &&
+    signed.fee !== null &&
+    signed.fee > BigInt(policy.max_allowed_fee_lamports)
+  ) {
     throw violation(`Fee amount ${signed.fee} exceeds max allowed fee amount ${policy.max_allowed_fee_lamports}`);
   }
 }
@@ -52,6 +61,8 @@ export function checkSolanaBalance(balance: bigint, fee: bigint, policy: SolanaP
   const minBalance = policy.min_balance == null ? DEFAULT_SOLANA_MIN_BALANCE : BigInt(policy.min_balance);
   const required = fee + minBalance;
   if (balance < required) {
-    throw new ValidationError(`Insufficient relayer balance. Required: ${required}, Available: ${balance}, Fee: ${fee}, Min balance: ${minBalance}`);
+    throw new ValidationError(
+      `Insufficient relayer balance. Required: ${required}, Available: ${balance}, Fee: ${fee}, Min balance: ${minBalance}`,
+    );
   }
 }

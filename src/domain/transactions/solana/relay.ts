@@ -19,7 +19,8 @@ import { checkUserPayment } from '../../chains/solana/user-fee.ts';
 import { ensureSwapJob, isOwnSend } from './token-swap.ts';
 
 /** The reference's text: where users pay, the relayer only relays a transaction already paying it. */
-const USER_PAYS_NEEDS_TRANSACTION = 'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.';
+const USER_PAYS_NEEDS_TRANSACTION =
+  'User-paid fees require a pre-built transaction. Use prepareTransaction RPC method first to build the transaction from instructions.';
 
 export const SOLANA_JOB = 'solana.tx';
 const DEFAULT_SLOT_MS = 400;
@@ -37,12 +38,19 @@ export interface SolanaRelayDeps {
 
 function requireSigner(deps: SolanaRelayDeps, relayer: RelayerRow): SolanaSigner {
   const signer = deps.signer(relayer.id);
-  if (!signer) throw new ValidationError(`relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`);
+  if (!signer)
+    throw new ValidationError(
+      `relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`,
+    );
   return signer;
 }
 
 /** Checks the relayer's policies and balance, then signs for it; the record's Solana fields. */
-async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: SolanaBody): Promise<Record<string, unknown>> {
+async function prepareFields(
+  deps: SolanaRelayDeps,
+  relayer: RelayerRow,
+  body: SolanaBody,
+): Promise<Record<string, unknown>> {
   const request = parseSolanaRequest(body, (deps.now ?? Date.now)());
   const signer = requireSigner(deps, relayer);
   const chain = deps.chains.solana(relayer.network);
@@ -58,11 +66,26 @@ async function prepareFields(deps: SolanaRelayDeps, relayer: RelayerRow, body: S
   const balance = chain.balance(relayer.address);
   balance.catch(() => undefined); // read again by the gate; a build that fails first leaves it unawaited
   const approval = solanaApproval(chain, relayer, { balance });
-  const signed = request.form === 'transaction' ? await chain.signTransaction(request.transaction, signer, approval) : await chain.buildAndSign(request.instructions, signer, approval);
-  return recordFields(relayer, signed, solanaFeeOf(signed), request.form === 'instructions' ? request.instructions : null, request.validUntil);
+  const signed =
+    request.form === 'transaction'
+      ? await chain.signTransaction(request.transaction, signer, approval)
+      : await chain.buildAndSign(request.instructions, signer, approval);
+  return recordFields(
+    relayer,
+    signed,
+    solanaFeeOf(signed),
+    request.form === 'instructions' ? request.instructions : null,
+    request.validUntil,
+  );
 }
 
-function recordFields(relayer: RelayerRow, signed: SignedSolanaTransaction, fee: bigint, instructions: unknown, validUntil: string | null) {
+function recordFields(
+  relayer: RelayerRow,
+  signed: SignedSolanaTransaction,
+  fee: bigint,
+  instructions: unknown,
+  validUntil: string | null,
+) {
   return {
     from: relayer.address,
     fee_payer: signed.feePayer,
@@ -82,13 +105,17 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
   const now = deps.now ?? Date.now;
   const lastSent = new Map<string, number>();
 
-  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'solana'));
+  const write = (stored: StoredTransaction, next: TransactionRecord) =>
+    store.atomically((tx) => writer.update(tx, stored, next, 'solana'));
 
   const step: JobHandler = async (job) => {
     const stored = await store.repos.transactions.find(job.subject);
     if (!stored || FINAL_STATUSES.has(stored.record.status)) return;
     const relayer = await store.repos.relayers.get(stored.record.relayer_id);
-    if (!relayer) throw new AppError('INTERNAL', { reason: `relayer '${stored.record.relayer_id}' of transaction '${stored.record.id}' is not configured` });
+    if (!relayer)
+      throw new AppError('INTERNAL', {
+        reason: `relayer '${stored.record.relayer_id}' of transaction '${stored.record.id}' is not configured`,
+      });
     const slotMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_SLOT_MS;
     const chain = deps.chains.solana(relayer.network);
     const ctx: TrackContext = {
@@ -128,7 +155,9 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
     afterCommit: () => undefined,
     jobs: { [SOLANA_JOB]: step },
     async resume() {
-      const scheduled = await resumeInFlight(store, 'solana', (id) => store.repos.jobs.schedule({ kind: SOLANA_JOB, subject: id, dueAt: now() }));
+      const scheduled = await resumeInFlight(store, 'solana', (id) =>
+        store.repos.jobs.schedule({ kind: SOLANA_JOB, subject: id, dueAt: now() }),
+      );
       if (scheduled > 0) logger.info({ transactions: scheduled }, 'solana transactions in flight resumed');
     },
   };

@@ -22,5 +22,7 @@ export function parseSolanaRequest(body: SolanaBody, now = Date.now()): SolanaRe
   if (hasTransaction && hasInstructions) throw new ValidationError('Cannot provide both transaction and instructions');
   if (!hasTransaction && !hasInstructions) throw new ValidationError('Must provide either transaction or instructions');
   const validUntil = body.valid_until === undefined ? null : checkValidUntil(body.valid_until, now);
-  return hasTransaction ? { form: 'transaction', transaction: body.transaction!, validUntil } : { form: 'instructions', instructions: body.instructions!, validUntil };
+  return hasTransaction
+    ? { form: 'transaction', transaction: body.transaction!, validUntil }
+    : { form: 'instructions', instructions: body.instructions!, validUntil };
 }

@@ -6,7 +6,14 @@
 // (it pays the fee, no SOL leaves it directly) and sends as an ordinary transaction of its own (pending → confirmed,
 // webhooks) through the transaction service.
 import type { SolanaChain, SolanaChains } from '../../chains/solana/ports.ts';
-import { feePolicy, slippageOf, userPays, WRAPPED_SOL_MINT, type AllowedToken, type FeePolicy } from '../../chains/solana/fee-policy.ts';
+import {
+  feePolicy,
+  slippageOf,
+  userPays,
+  WRAPPED_SOL_MINT,
+  type AllowedToken,
+  type FeePolicy,
+} from '../../chains/solana/fee-policy.ts';
 import type { JobHandler } from '../../jobs/scheduler.ts';
 import type { JobsRepo } from '../../jobs/ports.ts';
 import { nextCronTime } from '../../jobs/cron.ts';
@@ -33,7 +40,8 @@ export interface SolanaSwapDeps {
 }
 
 /** Swaps run for relayers whose users pay in tokens, with the jupiter-swap strategy and a schedule. */
-const swapsOn = (policy: FeePolicy) => userPays(policy) && policy.swap_config?.strategy === 'jupiter-swap' && !!policy.swap_config.cron_schedule;
+const swapsOn = (policy: FeePolicy) =>
+  userPays(policy) && policy.swap_config?.strategy === 'jupiter-swap' && !!policy.swap_config.cron_schedule;
 
 /**
  * Jupiter's swap transaction is the DEX's, not the relayer's: it must make the relayer its fee payer and must not
@@ -42,7 +50,8 @@ const swapsOn = (policy: FeePolicy) => userPays(policy) && policy.swap_config?.s
 function checkSwapTransaction(chain: SolanaChain, wire: string, relayer: string): void {
   const tx = chain.inspect(wire);
   if (tx.feePayer !== relayer) throw new Error(`the DEX's swap transaction is paid by ${tx.feePayer}, not the relayer`);
-  if (tx.instructions.some((ix) => ix.parsed.type === 'system_transfer' && ix.parsed.from === relayer)) throw new Error("the DEX's swap transaction sends SOL from the relayer");
+  if (tx.instructions.some((ix) => ix.parsed.type === 'system_transfer' && ix.parsed.from === relayer))
+    throw new Error("the DEX's swap transaction sends SOL from the relayer");
 }
 
 /**
@@ -51,7 +60,12 @@ function checkSwapTransaction(chain: SolanaChain, wire: string, relayer: string)
  */
 export async function ensureSwapJob(jobs: Pick<JobsRepo, 'schedule'>, relayer: RelayerRow, now: number): Promise<void> {
   const policy = feePolicy(relayer);
-  if (swapsOn(policy)) await jobs.schedule({ kind: SOLANA_SWAP_JOB, subject: relayer.id, dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now) });
+  if (swapsOn(policy))
+    await jobs.schedule({
+      kind: SOLANA_SWAP_JOB,
+      subject: relayer.id,
+      dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now),
+    });
 }
 
 export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; resume(): Promise<void> } {
@@ -69,21 +83,32 @@ export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; 
     const options = feePolicy(relayer).swap_config?.jupiter_swap_options ?? {};
     const swap = await chain.dex.swapTransaction(quote, relayer.address, {
       priorityLevel: options.priority_level,
-      priorityFeeMaxLamports: options.priority_fee_max_lamports == null ? undefined : BigInt(options.priority_fee_max_lamports),
+      priorityFeeMaxLamports:
+        options.priority_fee_max_lamports == null ? undefined : BigInt(options.priority_fee_max_lamports),
       dynamicComputeUnitLimit: options.dynamic_compute_unit_limit,
     });
     checkSwapTransaction(chain, swap.transaction, relayer.address);
     const body = { transaction: swap.transaction };
     ownSends.add(body);
     const id = await deps.send(relayer, body);
-    deps.logger.info({ relayerId: relayer.id, token: token.mint, amount: amount.toString(), minLamports: quote.otherAmountThreshold.toString(), transactionId: id }, 'token swap sent');
+    deps.logger.info(
+      {
+        relayerId: relayer.id,
+        token: token.mint,
+        amount: amount.toString(),
+        minLamports: quote.otherAmountThreshold.toString(),
+        transactionId: id,
+      },
+      'token swap sent',
+    );
     return id;
   }
 
   /** Sells the tokens unless the SOL balance is at or above the threshold; the ids of the swaps sent. */
   async function swapAll(relayer: RelayerRow, policy: FeePolicy): Promise<string[]> {
     const threshold = policy.swap_config?.min_balance_threshold;
-    if (threshold != null && (await deps.chains.solana(relayer.network).balance(relayer.address)) >= BigInt(threshold)) return [];
+    if (threshold != null && (await deps.chains.solana(relayer.network).balance(relayer.address)) >= BigInt(threshold))
+      return [];
     const ids: string[] = [];
     for (const token of policy.allowed_tokens ?? []) {
       if (token.mint === WRAPPED_SOL_MINT) continue;
@@ -92,7 +117,14 @@ export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; 
         if (id) ids.push(id);
       } catch (err) {
         // One token's failure (Jupiter down, a refused send) leaves the others to swap; the next run tries again.
-        deps.logger.warn({ relayerId: relayer.id, token: token.mint, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap failed');
+        deps.logger.warn(
+          {
+            relayerId: relayer.id,
+            token: token.mint,
+            err: (err as { reason?: string }).reason ?? (err as Error).message,
+          },
+          'token swap failed',
+        );
       }
     }
     return ids;
@@ -109,8 +141,18 @@ export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; 
       if (tx && !FINAL_STATUSES.has(tx.record.status)) stillOut.push(id);
     }
     // Swaps still in flight: the balances do not show them yet, so no new ones until they land.
-    const inFlight = stillOut.length ? stillOut : relayer.paused || relayer.system_disabled ? [] : await swapAll(relayer, policy);
-    await deps.jobs.schedule({ kind: SOLANA_SWAP_JOB, subject: relayer.id, dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now()), payload: { inFlight }, replace: true });
+    const inFlight = stillOut.length
+      ? stillOut
+      : relayer.paused || relayer.system_disabled
+        ? []
+        : await swapAll(relayer, policy);
+    await deps.jobs.schedule({
+      kind: SOLANA_SWAP_JOB,
+      subject: relayer.id,
+      dueAt: nextCronTime(policy.swap_config!.cron_schedule!, now()),
+      payload: { inFlight },
+      replace: true,
+    });
   };
 
   return {
@@ -119,7 +161,8 @@ export function createSolanaSwaps(deps: SolanaSwapDeps): { handler: JobHandler; 
     async resume() {
       const total = await deps.relayers.count();
       for (let offset = 0; offset < total; offset += 100) {
-        for (const relayer of await deps.relayers.list(100, offset)) if (relayer.network_type === 'solana') await ensureSwapJob(deps.jobs, relayer, now());
+        for (const relayer of await deps.relayers.list(100, offset))
+          if (relayer.network_type === 'solana') await ensureSwapJob(deps.jobs, relayer, now());
       }
     },
   };

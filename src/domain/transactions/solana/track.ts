@@ -32,11 +32,17 @@ export type StepResult = { rescheduleAt: number } | undefined;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function final(record: TransactionRecord, status: 'failed' | 'expired' | 'confirmed', reason: string | null, now: number): TransactionRecord {
+function final(
+  record: TransactionRecord,
+  status: 'failed' | 'expired' | 'confirmed',
+  reason: string | null,
+  now: number,
+): TransactionRecord {
   return { ...record, status, status_reason: reason, ...(status === 'confirmed' ? { confirmed_at: iso(now) } : {}) };
 }
 
-const pastValidUntil = (record: TransactionRecord, now: number) => typeof record.valid_until === 'string' && Date.parse(record.valid_until) <= now;
+const pastValidUntil = (record: TransactionRecord, now: number) =>
+  typeof record.valid_until === 'string' && Date.parse(record.valid_until) <= now;
 
 /**
  * Re-signs with a fresh blockhash after which a transaction that still has not landed is given up (issue 40): without
@@ -51,18 +57,42 @@ export const MAX_RESIGNS = 10;
  */
 async function renew(stored: StoredTransaction, ctx: TrackContext): Promise<StepResult> {
   const record = stored.record;
-  if (pastValidUntil(record, ctx.now)) return done(ctx, stored, final(record, 'expired', 'valid_until passed before the transaction landed', ctx.now));
-  if (!ctx.signer) return done(ctx, stored, final(record, 'expired', 'blockhash expired before the transaction landed, and the relayer has no key to re-sign it', ctx.now));
+  if (pastValidUntil(record, ctx.now))
+    return done(ctx, stored, final(record, 'expired', 'valid_until passed before the transaction landed', ctx.now));
+  if (!ctx.signer)
+    return done(
+      ctx,
+      stored,
+      final(
+        record,
+        'expired',
+        'blockhash expired before the transaction landed, and the relayer has no key to re-sign it',
+        ctx.now,
+      ),
+    );
   const resigns = ((record.signatures as string[] | undefined)?.length ?? 1) - 1;
   if (resigns >= MAX_RESIGNS) {
-    return done(ctx, stored, final(record, 'expired', `blockhash expired before the transaction landed, ${resigns + 1} times (re-signed ${resigns} times): given up, no RPC URL got it landed`, ctx.now));
+    return done(
+      ctx,
+      stored,
+      final(
+        record,
+        'expired',
+        `blockhash expired before the transaction landed, ${resigns + 1} times (re-signed ${resigns} times): given up, no RPC URL got it landed`,
+        ctx.now,
+      ),
+    );
   }
   let resigned;
   try {
     resigned = await ctx.chain.resign(record.transaction as string, ctx.signer, ctx.approval);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    return done(ctx, stored, final(record, 'expired', `blockhash expired before the transaction landed; ${err.reason}`, ctx.now));
+    return done(
+      ctx,
+      stored,
+      final(record, 'expired', `blockhash expired before the transaction landed; ${err.reason}`, ctx.now),
+    );
   }
   const next: TransactionRecord = {
     ...record,
@@ -87,7 +117,12 @@ async function done(ctx: TrackContext, stored: StoredTransaction, next: Transact
 /** pending → sent (so a cancel can no longer race the send) → sendTransaction → submitted, failed or re-signed. */
 export async function sendStep(stored: StoredTransaction, ctx: TrackContext): Promise<StepResult> {
   let current: StoredTransaction | null = stored;
-  if (pastValidUntil(stored.record, ctx.now)) return done(ctx, stored, final(stored.record, 'expired', 'valid_until passed before the transaction was sent', ctx.now));
+  if (pastValidUntil(stored.record, ctx.now))
+    return done(
+      ctx,
+      stored,
+      final(stored.record, 'expired', 'valid_until passed before the transaction was sent', ctx.now),
+    );
   if (stored.record.status === 'pending') {
     current = await ctx.write(stored, { ...stored.record, status: 'sent', status_reason: null });
     if (!current) return { rescheduleAt: ctx.now };
@@ -97,11 +132,18 @@ export async function sendStep(stored: StoredTransaction, ctx: TrackContext): Pr
   if (outcome.status === 'unavailable') throw new Error(`sendTransaction: ${outcome.message}`);
   if (outcome.status === 'submitted') {
     ctx.lastSent.set(outcome.signature, ctx.now);
-    const next = { ...record, status: 'submitted' as const, status_reason: null, sent_at: (record.sent_at as string | null) ?? iso(ctx.now) };
+    const next = {
+      ...record,
+      status: 'submitted' as const,
+      status_reason: null,
+      sent_at: (record.sent_at as string | null) ?? iso(ctx.now),
+    };
     return (await ctx.write(current, next)) ? { rescheduleAt: ctx.now + ctx.pollMs } : { rescheduleAt: ctx.now };
   }
   if (outcome.reason === 'blockhash_not_found') return renew(current, ctx);
-  const reason = outcome.error ? `${outcome.reason === 'program_error' ? 'program error' : 'refused'}: ${describeSolanaError(outcome.error)}` : outcome.message;
+  const reason = outcome.error
+    ? `${outcome.reason === 'program_error' ? 'program error' : 'refused'}: ${describeSolanaError(outcome.error)}`
+    : outcome.message;
   return done(ctx, current, final(record, 'failed', reason, ctx.now));
 }
 
@@ -111,7 +153,12 @@ export async function watchStep(stored: StoredTransaction, ctx: TrackContext): P
   const signature = record.signature as string;
   const [status] = await ctx.chain.signatureStatuses([signature]);
   if (status) {
-    if (status.err) return done(ctx, stored, final(record, 'failed', `transaction failed on chain: ${describeSolanaError(status.err)}`, ctx.now));
+    if (status.err)
+      return done(
+        ctx,
+        stored,
+        final(record, 'failed', `transaction failed on chain: ${describeSolanaError(status.err)}`, ctx.now),
+      );
     if (status.commitment === 'finalized') return done(ctx, stored, final(record, 'confirmed', null, ctx.now));
     if (status.commitment === 'confirmed' && record.status !== 'mined') {
       const next = { ...record, status: 'mined' as const, slot: status.slot.toString() };
@@ -124,7 +171,16 @@ export async function watchStep(stored: StoredTransaction, ctx: TrackContext): P
     if (ctx.now - (ctx.lastSent.get(signature) ?? 0) >= ctx.rebroadcastMs) {
       const outcome = await ctx.chain.send(record.transaction as string);
       if (outcome.status === 'rejected' && outcome.reason !== 'blockhash_not_found') {
-        return done(ctx, stored, final(record, 'failed', outcome.error ? `refused: ${describeSolanaError(outcome.error)}` : outcome.message, ctx.now));
+        return done(
+          ctx,
+          stored,
+          final(
+            record,
+            'failed',
+            outcome.error ? `refused: ${describeSolanaError(outcome.error)}` : outcome.message,
+            ctx.now,
+          ),
+        );
       }
       ctx.lastSent.set(signature, ctx.now);
     }

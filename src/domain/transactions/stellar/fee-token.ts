@@ -42,12 +42,15 @@ export function checkFeeTokenStructure(token: string): void {
     throw invalid(`Invalid contract address format: ${token} (must be 56 characters and valid StrKey)`);
   }
   const parts = token.split(':');
-  if (parts.length !== 2) throw invalid(`Invalid fee_token format: ${token}. Expected 'native', 'CODE:ISSUER', or contract address (C...)`);
+  if (parts.length !== 2)
+    throw invalid(`Invalid fee_token format: ${token}. Expected 'native', 'CODE:ISSUER', or contract address (C...)`);
   const [code, issuer] = parts as [string, string];
-  if (code.length === 0 || code.length > 12) throw invalid(`Invalid asset code length: ${code} (must be 1-12 characters)`);
+  if (code.length === 0 || code.length > 12)
+    throw invalid(`Invalid asset code length: ${code} (must be 1-12 characters)`);
   if (issuer.length !== 56) throw invalid(`Invalid issuer address length: ${issuer} (must be 56 characters)`);
   if (!issuer.startsWith('G')) throw invalid(`Invalid issuer address prefix: ${issuer} (must start with 'G')`);
-  if (!StrKey.isValidEd25519PublicKey(issuer)) throw invalid(`Invalid issuer address format: ${issuer} (must be a valid Stellar public key)`);
+  if (!StrKey.isValidEd25519PublicKey(issuer))
+    throw invalid(`Invalid issuer address format: ${issuer} (must be a valid Stellar public key)`);
   if (!/^[A-Za-z0-9]+$/.test(code)) throw invalid(`Invalid asset code: ${code} (letters and digits only)`);
 }
 
@@ -68,18 +71,22 @@ export function checkAllowedToken(token: string, policy: StellarFeePolicy): void
   const allowed = policy.allowed_tokens ?? [];
   if (allowed.length === 0) return;
   if (token === 'native' || token === '') {
-    if (!allowed.some((t) => t.asset === 'native' || t.asset === '')) throw new ValidationError('Token not allowed: Native XLM not in allowed tokens list');
+    if (!allowed.some((t) => t.asset === 'native' || t.asset === ''))
+      throw new ValidationError('Token not allowed: Native XLM not in allowed tokens list');
     return;
   }
-  if (!allowed.some((t) => t.asset === token)) throw new ValidationError(`Token not allowed: Token ${token} not in allowed tokens list`);
+  if (!allowed.some((t) => t.asset === token))
+    throw new ValidationError(`Token not allowed: Token ${token} not in allowed tokens list`);
 }
 
 /** The token's decimals from its allowed_tokens metadata; Stellar's 7 otherwise. */
-export const tokenDecimals = (policy: StellarFeePolicy, token: string): number => tokenEntry(policy, token)?.metadata?.decimals ?? 7;
+export const tokenDecimals = (policy: StellarFeePolicy, token: string): number =>
+  tokenEntry(policy, token)?.metadata?.decimals ?? 7;
 
 /** The policy's max_fee (stroops) caps what the relayer pays. */
 export function checkMaxFee(stroops: bigint, policy: StellarFeePolicy): void {
-  if (policy.max_fee != null && stroops > BigInt(policy.max_fee)) throw new ValidationError(`Max fee exceeded: ${stroops}`);
+  if (policy.max_fee != null && stroops > BigInt(policy.max_fee))
+    throw new ValidationError(`Max fee exceeded: ${stroops}`);
 }
 
 /** The token's max_allowed_fee caps what the user pays (token units). */
@@ -112,12 +119,29 @@ function withMargin(xlmFee: bigint, policy: StellarFeePolicy): bigint {
  * The XLM fee (stroops, margin added) priced in the token: what selling that much XLM buys on the order book now
  * (Horizon strict-send), as the reference's order-book strategy does. Native: the fee itself.
  */
-export async function xlmFeeToToken(chain: Pick<StellarChain, 'strictSendPath'>, policy: StellarFeePolicy, xlmFee: bigint, token: string): Promise<FeeQuote> {
+export async function xlmFeeToToken(
+  chain: Pick<StellarChain, 'strictSendPath'>,
+  policy: StellarFeePolicy,
+  xlmFee: bigint,
+  token: string,
+): Promise<FeeQuote> {
   const fee = withMargin(xlmFee, policy);
-  if (isNativeToken(token)) return { feeInToken: fee, feeInTokenUi: uiAmount(fee, 7), feeInStroops: fee, conversionRate: 1 };
+  if (isNativeToken(token))
+    return { feeInToken: fee, feeInTokenUi: uiAmount(fee, 7), feeInStroops: fee, conversionRate: 1 };
   const decimals = tokenDecimals(policy, token);
-  const path = await chain.strictSendPath({ type: 'native' }, fee, tokenAsset(token), { source: 7, destination: decimals });
-  if (!path) throw new ValidationError(`Failed to get quote: No path found for conversion (no order book path from XLM to ${token})`);
+  const path = await chain.strictSendPath({ type: 'native' }, fee, tokenAsset(token), {
+    source: 7,
+    destination: decimals,
+  });
+  if (!path)
+    throw new ValidationError(
+      `Failed to get quote: No path found for conversion (no order book path from XLM to ${token})`,
+    );
   const out = path.destinationAmount;
-  return { feeInToken: out, feeInTokenUi: uiAmount(out, decimals), feeInStroops: fee, conversionRate: fee > 0n ? Number(out) / Number(fee) : 0 };
+  return {
+    feeInToken: out,
+    feeInTokenUi: uiAmount(out, decimals),
+    feeInStroops: fee,
+    conversionRate: fee > 0n ? Number(out) / Number(fee) : 0,
+  };
 }

@@ -2,7 +2,14 @@
 // sequence number from the network (and stellar-core queues one transaction per source account). A step signs the
 // next pending one (sent), submits it (submitted) and follows it with getTransaction to confirmed, failed or expired.
 import { ValidationError } from '../../../errors.ts';
-import type { SignedStellarTransaction, StellarChain, StellarResultCodes, StellarSigner, StellarSigningApproval, StellarSubmitOutcome } from '../../chains/stellar/ports.ts';
+import type {
+  SignedStellarTransaction,
+  StellarChain,
+  StellarResultCodes,
+  StellarSigner,
+  StellarSigningApproval,
+  StellarSubmitOutcome,
+} from '../../chains/stellar/ports.ts';
 import type { StoredTransaction } from '../../relayers/ports.ts';
 import type { TransactionRecord } from '../../types.ts';
 import type { StellarBody } from './request.ts';
@@ -50,8 +57,20 @@ function describeResult(result: StellarResultCodes): string {
   return `${result.code}${inner}${ops}`;
 }
 
-function finalRecord(record: TransactionRecord, status: 'confirmed' | 'failed' | 'expired', reason: string | null, now: number, extra: Record<string, unknown> = {}): TransactionRecord {
-  return { ...record, ...extra, status, status_reason: reason, ...(status === 'confirmed' ? { confirmed_at: iso(now) } : {}) };
+function finalRecord(
+  record: TransactionRecord,
+  status: 'confirmed' | 'failed' | 'expired',
+  reason: string | null,
+  now: number,
+  extra: Record<string, unknown> = {},
+): TransactionRecord {
+  return {
+    ...record,
+    ...extra,
+    status,
+    status_reason: reason,
+    ...(status === 'confirmed' ? { confirmed_at: iso(now) } : {}),
+  };
 }
 
 async function settle(ctx: LaneContext, stored: StoredTransaction, next: TransactionRecord): Promise<LaneStep> {
@@ -59,10 +78,16 @@ async function settle(ctx: LaneContext, stored: StoredTransaction, next: Transac
   return (await ctx.write(stored, next)) ? 'final' : { rescheduleAt: ctx.now };
 }
 
-const pastValidUntil = (record: TransactionRecord, now: number) => typeof record.valid_until === 'string' && Date.parse(record.valid_until) < now;
+const pastValidUntil = (record: TransactionRecord, now: number) =>
+  typeof record.valid_until === 'string' && Date.parse(record.valid_until) < now;
 
 /** Builds or signs the record's transaction with the account's sequence from the network. */
-function sign(ctx: LaneContext, record: TransactionRecord, signer: StellarSigner, resign: boolean): Promise<SignedStellarTransaction> {
+function sign(
+  ctx: LaneContext,
+  record: TransactionRecord,
+  signer: StellarSigner,
+  resign: boolean,
+): Promise<SignedStellarTransaction> {
   const body = record as unknown as StellarBody & { transaction_xdr: string | null };
   const maxFee = BigInt(record.max_fee as string);
   if (body.fee_bump) return ctx.chain.feeBump(body.transaction_xdr!, signer, { maxFee }, ctx.approval);
@@ -72,8 +97,23 @@ function sign(ctx: LaneContext, record: TransactionRecord, signer: StellarSigner
   const known = sequence === undefined ? {} : { sequence };
   if (body.operations) {
     const timeout = ctx.policy.timeout_seconds;
-    const validUntil = body.valid_until ? new Date(body.valid_until) : timeout ? new Date(ctx.now + timeout * 1000) : null;
-    return ctx.chain.buildAndSign({ operations: body.operations, memo: body.memo ?? null, source_account: body.source_account ?? null, validUntil, maxFee, ...known }, signer, ctx.approval);
+    const validUntil = body.valid_until
+      ? new Date(body.valid_until)
+      : timeout
+        ? new Date(ctx.now + timeout * 1000)
+        : null;
+    return ctx.chain.buildAndSign(
+      {
+        operations: body.operations,
+        memo: body.memo ?? null,
+        source_account: body.source_account ?? null,
+        validUntil,
+        maxFee,
+        ...known,
+      },
+      signer,
+      ctx.approval,
+    );
   }
   return ctx.chain.signXdr(body.transaction_xdr!, signer, { maxFee, resign, ...known }, ctx.approval);
 }
@@ -96,15 +136,27 @@ async function checkMinBalance(ctx: LaneContext, record: TransactionRecord): Pro
   const fee = BigInt(record.max_fee as string);
   const required = fee + BigInt(ctx.policy.min_balance);
   if (available < required) {
-    throw new ValidationError(`Insufficient relayer balance. Required: ${required}, Available: ${available}, Fee: ${fee}, Min balance: ${ctx.policy.min_balance}`);
+    throw new ValidationError(
+      `Insufficient relayer balance. Required: ${required}, Available: ${available}, Fee: ${fee}, Min balance: ${ctx.policy.min_balance}`,
+    );
   }
 }
 
 /** pending → sent (signed, hash and envelope recorded before anything leaves) → submitted. */
 export async function startNext(stored: StoredTransaction, ctx: LaneContext): Promise<LaneStep> {
   const record = stored.record;
-  if (pastValidUntil(record, ctx.now)) return settle(ctx, stored, finalRecord(record, 'expired', 'valid_until passed before the transaction was sent', ctx.now));
-  if (!ctx.signer) return settle(ctx, stored, finalRecord(record, 'failed', `the relayer has an address-only signer (no key); it cannot sign`, ctx.now));
+  if (pastValidUntil(record, ctx.now))
+    return settle(
+      ctx,
+      stored,
+      finalRecord(record, 'expired', 'valid_until passed before the transaction was sent', ctx.now),
+    );
+  if (!ctx.signer)
+    return settle(
+      ctx,
+      stored,
+      finalRecord(record, 'failed', `the relayer has an address-only signer (no key); it cannot sign`, ctx.now),
+    );
   let signed: SignedStellarTransaction;
   try {
     await checkMinBalance(ctx, record);
@@ -119,11 +171,17 @@ export async function startNext(stored: StoredTransaction, ctx: LaneContext): Pr
 }
 
 /** tx_bad_seq: the account's sequence moved (another sender): sign again with the network's, when the relayer set it. */
-async function resync(stored: StoredTransaction, ctx: LaneContext, outcome: StellarSubmitOutcome & { status: 'ERROR' }): Promise<LaneStep> {
+async function resync(
+  stored: StoredTransaction,
+  ctx: LaneContext,
+  outcome: StellarSubmitOutcome & { status: 'ERROR' },
+): Promise<LaneStep> {
   const record = stored.record;
   const state = ctx.memo.get(record.hash as string) ?? { submittedAt: 0, busy: 0, resyncs: 0 };
   if (record.fee_bump || !ctx.signer || state.resyncs >= MAX_RESYNCS) {
-    const why = record.fee_bump ? "the inner transaction's sequence number is not the account's next one" : 'the sequence number kept moving';
+    const why = record.fee_bump
+      ? "the inner transaction's sequence number is not the account's next one"
+      : 'the sequence number kept moving';
     return settle(ctx, stored, finalRecord(record, 'failed', `${describeResult(outcome.result)}: ${why}`, ctx.now));
   }
   let signed: SignedStellarTransaction;
@@ -154,13 +212,28 @@ async function submit(stored: StoredTransaction, ctx: LaneContext): Promise<Lane
   }
   if (outcome.status === 'ERROR') {
     if (outcome.result.code === 'tx_bad_seq') return resync(stored, ctx, outcome);
-    if (outcome.result.code === 'tx_too_late') return settle(ctx, stored, finalRecord(record, 'expired', 'valid_until passed before the transaction landed (tx_too_late)', ctx.now));
-    return settle(ctx, stored, finalRecord(record, 'failed', describeResult(outcome.result), ctx.now, { transaction_result_xdr: outcome.errorResultXdr }));
+    if (outcome.result.code === 'tx_too_late')
+      return settle(
+        ctx,
+        stored,
+        finalRecord(record, 'expired', 'valid_until passed before the transaction landed (tx_too_late)', ctx.now),
+      );
+    return settle(
+      ctx,
+      stored,
+      finalRecord(record, 'failed', describeResult(outcome.result), ctx.now, {
+        transaction_result_xdr: outcome.errorResultXdr,
+      }),
+    );
   }
   state.submittedAt = ctx.now;
   state.busy = 0;
   if (record.status === 'submitted') return { rescheduleAt: ctx.now + ctx.pollMs };
-  const next = await ctx.write(stored, { ...record, status: 'submitted', sent_at: (record.sent_at as string | null) ?? iso(ctx.now) });
+  const next = await ctx.write(stored, {
+    ...record,
+    status: 'submitted',
+    sent_at: (record.sent_at as string | null) ?? iso(ctx.now),
+  });
   return { rescheduleAt: next ? ctx.now + ctx.pollMs : ctx.now };
 }
 
@@ -170,14 +243,27 @@ export async function track(stored: StoredTransaction, ctx: LaneContext): Promis
   const hash = record.hash as string;
   const status = await ctx.chain.transaction(hash);
   // Landed (either way): its sequence number is taken, the next one follows.
-  if (status.status !== 'NOT_FOUND' && !record.fee_bump) ctx.sequences.set(record.from as string, BigInt(record.sequence_number as string) + 1n);
+  if (status.status !== 'NOT_FOUND' && !record.fee_bump)
+    ctx.sequences.set(record.from as string, BigInt(record.sequence_number as string) + 1n);
   if (status.status === 'SUCCESS') {
     ctx.memo.delete(hash);
-    return settle(ctx, stored, finalRecord(record, 'confirmed', null, ctx.now, { fee_charged: status.feeCharged.toString(), ledger: status.ledger, transaction_result_xdr: status.resultXdr }));
+    return settle(
+      ctx,
+      stored,
+      finalRecord(record, 'confirmed', null, ctx.now, {
+        fee_charged: status.feeCharged.toString(),
+        ledger: status.ledger,
+        transaction_result_xdr: status.resultXdr,
+      }),
+    );
   }
   if (status.status === 'FAILED') {
     ctx.memo.delete(hash);
-    const extra = { fee_charged: status.feeCharged.toString(), ledger: status.ledger, transaction_result_xdr: status.resultXdr };
+    const extra = {
+      fee_charged: status.feeCharged.toString(),
+      ledger: status.ledger,
+      transaction_result_xdr: status.resultXdr,
+    };
     return settle(ctx, stored, finalRecord(record, 'failed', describeResult(status.result), ctx.now, extra));
   }
   if (record.status === 'sent') return submit(stored, ctx);
@@ -191,7 +277,16 @@ export async function track(stored: StoredTransaction, ctx: LaneContext): Promis
   if (closedAfter) await ctx.chain.submitDidNotLand?.(hash).catch(() => 0);
   if ((state?.submittedAt ?? 0) > bound && closedAfter) {
     ctx.memo.delete(hash);
-    return settle(ctx, stored, finalRecord(record, 'expired', 'valid_until passed: a node accepted it after that, but no ledger since included it', ctx.now));
+    return settle(
+      ctx,
+      stored,
+      finalRecord(
+        record,
+        'expired',
+        'valid_until passed: a node accepted it after that, but no ledger since included it',
+        ctx.now,
+      ),
+    );
   }
   const lastSubmit = state?.submittedAt || Date.parse(record.sent_at as string);
   // Past its time bounds it can no longer land: one more submit gets the node's tx_too_late (or it lands after all).

@@ -36,7 +36,11 @@ export interface StellarRelayDeps {
 }
 
 /** The relayer's oldest transaction in one of `statuses` (lists are newest first). */
-async function oldest(transactions: TransactionsRepo, relayerId: string, statuses: TransactionStatus[]): Promise<StoredTransaction | undefined> {
+async function oldest(
+  transactions: TransactionsRepo,
+  relayerId: string,
+  statuses: TransactionStatus[],
+): Promise<StoredTransaction | undefined> {
   for (const status of statuses) {
     const count = await transactions.count(relayerId, status);
     if (count === 0) continue;
@@ -49,9 +53,19 @@ async function oldest(transactions: TransactionsRepo, relayerId: string, statuse
 
 /** A send's record fields, checked without the network; the relayer's max_fee policy caps what a request may bid. */
 function sendFields(deps: StellarRelayDeps, relayer: RelayerRow, body: StellarBody, now: number) {
-  if (!deps.signer(relayer.id)) throw new ValidationError(`relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`);
+  if (!deps.signer(relayer.id))
+    throw new ValidationError(
+      `relayer '${relayer.id}' has an address-only signer (no key); it cannot sign transactions`,
+    );
   const chain = deps.chains.stellar(relayer.network);
-  const fields = stellarRecordFields(body, relayer.network, deps.network(relayer), relayer.address, chain.checkOperations, now);
+  const fields = stellarRecordFields(
+    body,
+    relayer.network,
+    deps.network(relayer),
+    relayer.address,
+    chain.checkOperations,
+    now,
+  );
   const cap = (relayer.policies as { max_fee?: number } | null)?.max_fee;
   return cap != null && BigInt(fields.max_fee) > BigInt(cap) ? { ...fields, max_fee: String(cap) } : fields;
 }
@@ -60,11 +74,20 @@ function sendFields(deps: StellarRelayDeps, relayer: RelayerRow, body: StellarBo
  * A relayer whose users pay the fee in a token (fee_payment_strategy: user): a fee bump is checked (its fee payment to
  * the relayer, nothing acting for the relayer) before it is stored, so before the relayer signs anything for it.
  */
-async function checkUserPays(deps: StellarRelayDeps, relayer: RelayerRow, fields: { fee_bump: boolean; transaction_xdr: string | null | undefined }): Promise<void> {
+async function checkUserPays(
+  deps: StellarRelayDeps,
+  relayer: RelayerRow,
+  fields: { fee_bump: boolean; transaction_xdr: string | null | undefined },
+): Promise<void> {
   const policy = (relayer.policies ?? {}) as StellarFeePolicy;
   if (policy.fee_payment_strategy !== 'user' || !fields.fee_bump) return;
   const chain = deps.chains.stellar(relayer.network);
-  await checkUserFeePayment(TransactionBuilder.fromXDR(fields.transaction_xdr!, chain.passphrase), relayer.address, policy, chain);
+  await checkUserFeePayment(
+    TransactionBuilder.fromXDR(fields.transaction_xdr!, chain.passphrase),
+    relayer.address,
+    policy,
+    chain,
+  );
   // Fees are being collected: the swap job exists from now on, even for swap_config given through the API (an
   // existing job keeps its earlier due time).
   try {
@@ -72,7 +95,10 @@ async function checkUserPays(deps: StellarRelayDeps, relayer: RelayerRow, fields
     if (swaps) await deps.store.repos.jobs.schedule(swaps);
   } catch (err) {
     // A schedule that names no time (31 February) must not refuse the user's send; the swaps wait for a fix.
-    deps.logger.warn({ relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap job not scheduled');
+    deps.logger.warn(
+      { relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message },
+      'token swap job not scheduled',
+    );
   }
 }
 
@@ -83,7 +109,8 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
   const memo: LaneContext['memo'] = new Map();
   const sequences: LaneContext['sequences'] = new Map();
 
-  const write = (stored: StoredTransaction, next: TransactionRecord) => store.atomically((tx) => writer.update(tx, stored, next, 'stellar'));
+  const write = (stored: StoredTransaction, next: TransactionRecord) =>
+    store.atomically((tx) => writer.update(tx, stored, next, 'stellar'));
 
   const lane: JobHandler = async (job) => {
     const relayer = await store.repos.relayers.get(job.subject);
@@ -142,8 +169,10 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
     async resume() {
       const lanes = new Set<string>();
       const count = await resumeInFlight(store, 'stellar', async (_id, relayerId) => void lanes.add(relayerId));
-      for (const relayerId of lanes) await store.repos.jobs.schedule({ kind: STELLAR_JOB, subject: relayerId, dueAt: now() });
-      if (count > 0) logger.info({ transactions: count, relayers: lanes.size }, 'stellar transactions in flight resumed');
+      for (const relayerId of lanes)
+        await store.repos.jobs.schedule({ kind: STELLAR_JOB, subject: relayerId, dueAt: now() });
+      if (count > 0)
+        logger.info({ transactions: count, relayers: lanes.size }, 'stellar transactions in flight resumed');
     },
   };
 }

@@ -35,14 +35,20 @@ function normalizeOperation(op: StellarOperationSpec): StellarOperationSpec {
   }
 }
 
-const normalizeMemo = (memo: StellarMemoSpec): StellarMemoSpec => (memo.type === 'id' ? { type: 'id', value: BigInt(memo.value).toString() } : memo);
+const normalizeMemo = (memo: StellarMemoSpec): StellarMemoSpec =>
+  memo.type === 'id' ? { type: 'id', value: BigInt(memo.value).toString() } : memo;
 
 function decodeXdr(xdr: string, passphrase: string): { signed: boolean } {
   try {
     const tx = TransactionBuilder.fromXDR(xdr, passphrase);
-    return { signed: tx.signatures.length > 0 || (tx instanceof FeeBumpTransaction && tx.innerTransaction.signatures.length > 0) };
+    return {
+      signed:
+        tx.signatures.length > 0 || (tx instanceof FeeBumpTransaction && tx.innerTransaction.signatures.length > 0),
+    };
   } catch (err) {
-    throw new ValidationError(`'transaction_xdr' is not a Stellar transaction envelope in base64 XDR: ${(err as Error).message}`);
+    throw new ValidationError(
+      `'transaction_xdr' is not a Stellar transaction envelope in base64 XDR: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -50,8 +56,16 @@ function decodeXdr(xdr: string, passphrase: string): { signed: boolean } {
  * The record's fields for a new send, checked without the network: `checkOperations` is the Stellar port's pure check
  * (operations and memo as they will be built). hash, transaction_xdr (signed), fee and sequence_number are set when signed.
  */
-export function stellarRecordFields(body: StellarBody, relayerNetwork: string, network: NetworkConfig, from: string, checkOperations?: StellarChain['checkOperations'], now = Date.now()) {
-  if (body.network !== relayerNetwork) throw new ValidationError(`'network' must be '${relayerNetwork}', the relayer's network (got '${body.network}')`);
+export function stellarRecordFields(
+  body: StellarBody,
+  relayerNetwork: string,
+  network: NetworkConfig,
+  from: string,
+  checkOperations?: StellarChain['checkOperations'],
+  now = Date.now(),
+) {
+  if (body.network !== relayerNetwork)
+    throw new ValidationError(`'network' must be '${relayerNetwork}', the relayer's network (got '${body.network}')`);
   checkSignedAuthEntry(body);
   const hasOps = body.operations !== undefined && body.operations !== null;
   const hasXdr = body.transaction_xdr !== undefined && body.transaction_xdr !== null;
@@ -62,14 +76,20 @@ export function stellarRecordFields(body: StellarBody, relayerNetwork: string, n
   if (hasXdr) {
     const decoded = decodeXdr(body.transaction_xdr!, network.passphrase!);
     if (body.fee_bump && !decoded.signed) throw new ValidationError("'fee_bump' requires a signed 'transaction_xdr'");
-    if (!body.fee_bump && decoded.signed) throw new ValidationError("'transaction_xdr' is signed: send it with fee_bump: true for the relayer to pay for it, or unsigned for the relayer to sign it");
-    if (body.memo != null) throw new ValidationError("'memo' applies to 'operations' only; a 'transaction_xdr' carries its own memo");
+    if (!body.fee_bump && decoded.signed)
+      throw new ValidationError(
+        "'transaction_xdr' is signed: send it with fee_bump: true for the relayer to pay for it, or unsigned for the relayer to sign it",
+      );
+    if (body.memo != null)
+      throw new ValidationError("'memo' applies to 'operations' only; a 'transaction_xdr' carries its own memo");
   } else {
     if (body.fee_bump) throw new ValidationError("'fee_bump' is only valid with a signed 'transaction_xdr'");
     checkOperations?.(body.operations!, body.memo);
   }
   if (body.source_account != null && hasOps && body.source_account !== from) {
-    throw new ValidationError(`'source_account' ${body.source_account} does not match the relayer's address ${from}: the relayer signs and pays for this transaction`);
+    throw new ValidationError(
+      `'source_account' ${body.source_account} does not match the relayer's address ${from}: the relayer signs and pays for this transaction`,
+    );
   }
   return {
     from,

@@ -12,9 +12,14 @@ export function refuseSorobanGas(detail: string): never {
 }
 
 /** A send's `signed_auth_entry`: the reference's request rules and a decodable entry, then the refusal. */
-export function checkSignedAuthEntry(body: { signed_auth_entry?: string | null; transaction_xdr?: string | null; fee_bump?: boolean | null }): void {
+export function checkSignedAuthEntry(body: {
+  signed_auth_entry?: string | null;
+  transaction_xdr?: string | null;
+  fee_bump?: boolean | null;
+}): void {
   if (body.signed_auth_entry == null) return;
-  if (body.transaction_xdr == null) throw new ValidationError('signed_auth_entry requires transaction_xdr to be provided');
+  if (body.transaction_xdr == null)
+    throw new ValidationError('signed_auth_entry requires transaction_xdr to be provided');
   if (body.fee_bump === true) throw new ValidationError('Cannot use both signed_auth_entry and fee_bump');
   try {
     xdr.SorobanAuthorizationEntry.fromXDR(body.signed_auth_entry, 'base64');

@@ -13,7 +13,14 @@ import { nextCronTime } from '../../jobs/cron.ts';
 import type { Log } from '../../log.ts';
 import type { RelayerRow, RelayersRepo, TransactionsRepo } from '../../relayers/ports.ts';
 import { FINAL_STATUSES } from '../../types.ts';
-import { isContractToken, isNativeToken, tokenAsset, tokenDecimals, type AllowedToken, type StellarFeePolicy } from './fee-token.ts';
+import {
+  isContractToken,
+  isNativeToken,
+  tokenAsset,
+  tokenDecimals,
+  type AllowedToken,
+  type StellarFeePolicy,
+} from './fee-token.ts';
 import { swapAmount } from '../swap-amount.ts';
 
 export const STELLAR_SWAP_JOB = 'stellar.token-swap';
@@ -39,7 +46,8 @@ export interface StellarSwapDeps {
 }
 
 /** Swaps run for relayers whose users pay in tokens and whose swap_config names the order book. */
-const swapsOn = (policy: SwapPolicy) => policy.fee_payment_strategy === 'user' && (policy.swap_config?.strategies ?? []).includes('order-book');
+const swapsOn = (policy: SwapPolicy) =>
+  policy.fee_payment_strategy === 'user' && (policy.swap_config?.strategies ?? []).includes('order-book');
 
 /** The swap job of a relayer whose policy turns swaps on (null otherwise): due at its next scheduled time. */
 export function swapJobFor(relayer: RelayerRow, now: number): { kind: string; subject: string; dueAt: number } | null {
@@ -48,16 +56,38 @@ export function swapJobFor(relayer: RelayerRow, now: number): { kind: string; su
   return { kind: STELLAR_SWAP_JOB, subject: relayer.id, dueAt: nextRun(policy, now) };
 }
 
-const nextRun = (policy: SwapPolicy, now: number) => (policy.swap_config?.cron_schedule ? nextCronTime(policy.swap_config.cron_schedule, now) : now + DEFAULT_INTERVAL_MS);
+const nextRun = (policy: SwapPolicy, now: number) =>
+  policy.swap_config?.cron_schedule ? nextCronTime(policy.swap_config.cron_schedule, now) : now + DEFAULT_INTERVAL_MS;
 
 /** The transaction that sells `amount` of the token for at least the quoted XLM less slippage, to the relayer itself. */
-function swapXdr(relayer: string, passphrase: string, token: string, amount: bigint, destMin: bigint, now: number): string {
+function swapXdr(
+  relayer: string,
+  passphrase: string,
+  token: string,
+  amount: bigint,
+  destMin: bigint,
+  now: number,
+): string {
   const spec = tokenAsset(token);
   if (spec.type === 'native') throw new Error('native is not swapped');
   const units = (n: bigint) => `${n / 10_000_000n}.${(n % 10_000_000n).toString().padStart(7, '0')}`;
-  const op = Operation.pathPaymentStrictSend({ sendAsset: new Asset(spec.code, spec.issuer), sendAmount: units(amount), destination: relayer, destAsset: Asset.native(), destMin: units(destMin), path: [] });
+  const op = Operation.pathPaymentStrictSend({
+    sendAsset: new Asset(spec.code, spec.issuer),
+    sendAmount: units(amount),
+    destination: relayer,
+    destAsset: Asset.native(),
+    destMin: units(destMin),
+    path: [],
+  });
   // The sequence number is the lane's to set when it signs.
-  return new TransactionBuilder(new Account(relayer, '0'), { fee: '100', networkPassphrase: passphrase, timebounds: { minTime: 0, maxTime: Math.floor(now / 1000) + SWAP_VALIDITY_S } }).addOperation(op).build().toXDR();
+  return new TransactionBuilder(new Account(relayer, '0'), {
+    fee: '100',
+    networkPassphrase: passphrase,
+    timebounds: { minTime: 0, maxTime: Math.floor(now / 1000) + SWAP_VALIDITY_S },
+  })
+    .addOperation(op)
+    .build()
+    .toXDR();
 }
 
 export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler; resume(): Promise<void> } {
@@ -70,16 +100,36 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
     const held = (await chain.account(relayer.address, [asset]))?.balances[0]?.balance ?? 0n;
     const amount = swapAmount(held, token.swap_config);
     if (amount === 0n) return null;
-    const quote = await chain.strictSendPath(asset, amount, { type: 'native' }, { source: tokenDecimals(policy, token.asset), destination: 7 });
+    const quote = await chain.strictSendPath(
+      asset,
+      amount,
+      { type: 'native' },
+      { source: tokenDecimals(policy, token.asset), destination: 7 },
+    );
     if (!quote || quote.destinationAmount === 0n) {
-      deps.logger.warn({ relayerId: relayer.id, token: token.asset }, 'token swap: no order book path to XLM; not swapped');
+      deps.logger.warn(
+        { relayerId: relayer.id, token: token.asset },
+        'token swap: no order book path to XLM; not swapped',
+      );
       return null;
     }
     const slippage = token.swap_config?.slippage_percentage ?? policy.slippage_percentage ?? DEFAULT_SLIPPAGE;
     const bps = BigInt(Math.floor(slippage * 100));
     const destMin = (quote.destinationAmount * (10_000n - bps)) / 10_000n || 1n;
-    const id = await deps.send(relayer, { network: relayer.network, transaction_xdr: swapXdr(relayer.address, chain.passphrase, token.asset, amount, destMin, now()) });
-    deps.logger.info({ relayerId: relayer.id, token: token.asset, amount: amount.toString(), minXlm: destMin.toString(), transactionId: id }, 'token swap sent');
+    const id = await deps.send(relayer, {
+      network: relayer.network,
+      transaction_xdr: swapXdr(relayer.address, chain.passphrase, token.asset, amount, destMin, now()),
+    });
+    deps.logger.info(
+      {
+        relayerId: relayer.id,
+        token: token.asset,
+        amount: amount.toString(),
+        minXlm: destMin.toString(),
+        transactionId: id,
+      },
+      'token swap sent',
+    );
     return id;
   }
 
@@ -98,7 +148,14 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
         if (id) ids.push(id);
       } catch (err) {
         // One token's failure (a refused send, Horizon down) leaves the others to swap; the next run tries again.
-        deps.logger.warn({ relayerId: relayer.id, token: token.asset, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap failed');
+        deps.logger.warn(
+          {
+            relayerId: relayer.id,
+            token: token.asset,
+            err: (err as { reason?: string }).reason ?? (err as Error).message,
+          },
+          'token swap failed',
+        );
       }
     }
     return ids;
@@ -115,8 +172,18 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
       if (tx && !FINAL_STATUSES.has(tx.record.status)) stillOut.push(id);
     }
     // Swaps still in flight: the balances do not show them yet, so no new ones until they land.
-    const inFlight = stillOut.length ? stillOut : relayer.paused || relayer.system_disabled ? [] : await swapAll(relayer, policy);
-    await deps.jobs.schedule({ kind: STELLAR_SWAP_JOB, subject: relayer.id, dueAt: nextRun(policy, now()), payload: { inFlight }, replace: true });
+    const inFlight = stillOut.length
+      ? stillOut
+      : relayer.paused || relayer.system_disabled
+        ? []
+        : await swapAll(relayer, policy);
+    await deps.jobs.schedule({
+      kind: STELLAR_SWAP_JOB,
+      subject: relayer.id,
+      dueAt: nextRun(policy, now()),
+      payload: { inFlight },
+      replace: true,
+    });
   };
 
   return {
@@ -131,7 +198,10 @@ export function createStellarSwaps(deps: StellarSwapDeps): { handler: JobHandler
             job = swapJobFor(relayer, now());
           } catch (err) {
             // A schedule that names no time (31 February) leaves this relayer without swaps, not the service without a start.
-            deps.logger.warn({ relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message }, 'token swap job not scheduled');
+            deps.logger.warn(
+              { relayerId: relayer.id, err: (err as { reason?: string }).reason ?? (err as Error).message },
+              'token swap job not scheduled',
+            );
             continue;
           }
           if (!job) continue;
