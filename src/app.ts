@@ -96,6 +96,11 @@ export interface AppOverrides {
   startRuntime?: typeof createRuntimeClient;
   /** Faults the plugin runtime injects (a worker that stalls): only a test sets them, never configuration. */
   runtimeFaults?: RuntimeFaults;
+  /**
+   * How long a call arriving during a runtime restart waits for the next runtime (5 s): a test that checks the hold
+   * gives it longer than a loaded machine's restart, so it checks the hold and not the machine's speed.
+   */
+  runtimeRestartHoldMs?: number;
 }
 
 /** What every step of the start reads: the settings, the logger, the parts a test put in place, this run's id. */
@@ -370,6 +375,7 @@ async function startPlugins(
       quarantined: metrics.pluginQuarantined,
     },
     ...(replaced.runtimeFaults ? { faults: replaced.runtimeFaults } : {}),
+    ...(replaced.runtimeRestartHoldMs !== undefined ? { restartHoldMs: replaced.runtimeRestartHoldMs } : {}),
   });
   const plugins = recordCalls(
     createPluginService({

@@ -68,6 +68,8 @@ export interface BuildOptions {
   runtime?: boolean;
   /** Faults the plugin runtime injects (test/security/worker-availability.test.ts: a worker that stalls); implies `runtime`. */
   runtimeFaults?: RuntimeFaults;
+  /** How long a call arriving during a runtime restart waits for the next runtime (the app's 5 s by default). */
+  runtimeRestartHoldMs?: number;
 }
 
 /**
@@ -132,13 +134,14 @@ export async function build(t: TestContext | undefined, options: BuildOptions = 
     },
   });
   const logger = createLogger('debug', sink, secretsOf(config, { ...process.env, ...env }));
-  const { resolveSigner, resolveHost, runtimeFaults } = options;
+  const { resolveSigner, resolveHost, runtimeFaults, runtimeRestartHoldMs } = options;
   // A test that writes plugins calls them: it gets the runtime without asking.
   const runtime = options.runtime || options.plugins !== undefined || runtimeFaults !== undefined;
   const app = await createApp(config, logger, {
     ...(resolveSigner ? { resolveSigner } : {}),
     ...(resolveHost ? { resolveHost } : {}),
     ...(runtimeFaults ? { runtimeFaults } : {}),
+    ...(runtimeRestartHoldMs !== undefined ? { runtimeRestartHoldMs } : {}),
     ...(runtime ? {} : { startRuntime: startNoRuntime }),
   });
   const server = await app.listen(0, '127.0.0.1');

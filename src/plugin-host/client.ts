@@ -71,6 +71,8 @@ export async function createRuntimeClient(deps: {
   env?: NodeJS.ProcessEnv;
   /** Fault injection, from a test only (AppOverrides `runtimeFaults`): carried to every runtime process in its start message. */
   faults?: RuntimeFaults;
+  /** How long a call arriving during a runtime restart waits for the next one (AppOverrides `runtimeRestartHoldMs`; 5 s). */
+  restartHoldMs?: number;
 }): Promise<RuntimeClient> {
   const { config, host } = deps;
   const observer = deps.observer ?? { restarted() {}, inFlight() {} };
@@ -119,6 +121,7 @@ export async function createRuntimeClient(deps: {
     restarting: supervisor.restarting,
     whenReady: supervisor.ready,
     maxHeld: rt.maxQueue,
+    ...(deps.restartHoldMs !== undefined ? { holdMs: deps.restartHoldMs } : {}),
   });
   await supervisor.boot();
 

@@ -54,6 +54,8 @@ export interface RecoveryDeps {
   whenReady(): Promise<void>;
   /** Calls held at once at most (the runtime's own queue bound); past it, 503 at once. */
   maxHeld: number;
+  /** How long a call arriving during a restart waits for the next runtime (default RESTART_HOLD_MS). */
+  holdMs?: number;
 }
 
 export interface CrashRecovery<T> {
@@ -82,7 +84,7 @@ export function createCrashRecovery<T>(deps: RecoveryDeps): CrashRecovery<T> {
       await Promise.race([
         whenReady(),
         closing,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, RESTART_HOLD_MS))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, deps.holdMs ?? RESTART_HOLD_MS))),
       ]);
     } finally {
       clearTimeout(timer);

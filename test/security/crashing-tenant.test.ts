@@ -21,6 +21,9 @@ test('an OOM-looping plugin next to an innocent one: the innocent keeps >= 99 % 
   const s = await build(t, {
     env: { PLUGIN_QUARANTINE_CRASHES: '3' },
     plugins: { 'bomb.ts': fixture('oom-every-call.ts'), 'echo.ts': ECHO },
+    // A call arriving during a restart waits 5 s for the next runtime, then answers 503 (docs/plugins.md). A loaded
+    // machine can take longer than that to restart: held longer here, this checks the hold, not the machine's speed.
+    runtimeRestartHoldMs: 120_000,
   });
   await answersAgain(s);
   let offenderDone = false;
@@ -52,8 +55,11 @@ test('an OOM-looping plugin next to an innocent one: the innocent keeps >= 99 % 
   await Promise.all([offenderLoop(), ...Array.from({ length: INNOCENT_LOOPS }, innocentLoop)]);
 
   const byStatus: Record<string, number> = {};
-  for (const r of innocent) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-  const share = (byStatus[200] ?? 0) / innocent.length;
+  for (const r of innocent) {
+    const key = r.status === 200 ? '200' : `${r.status} ${r.body?.data?.code ?? r.body?.error}`;
+    byStatus[key] = (byStatus[key] ?? 0) + 1;
+  }
+  const share = (byStatus['200'] ?? 0) / innocent.length;
   t.diagnostic(
     `innocent answers by status: ${JSON.stringify(byStatus)} (${(share * 100).toFixed(2)} % 200); offender: ${offender.join(', ')}`,
   );
