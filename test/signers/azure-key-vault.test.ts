@@ -385,7 +385,10 @@ describe("managed identity, through App Service's identity endpoint (simulated),
             .data.hash as string | undefined) ?? undefined,
       );
       assert.ok(hash, `${name}: the send was signed and broadcast`);
-      const tx = (await anvil.rpc('eth_getTransactionByHash', [hash])) as { from: string } | null;
+      // The record holds the hash once signed; the broadcast comes after it, later on a loaded machine.
+      const tx = await eventually(
+        async () => ((await anvil.rpc('eth_getTransactionByHash', [hash])) as { from: string } | null) ?? undefined,
+      );
       assert.equal(
         tx?.from.toLowerCase(),
         address.toLowerCase(),
