@@ -37,7 +37,7 @@ export interface WriteBuffer {
   funds(relayerId: string, reserved: bigint, released: bigint, guardNet?: bigint): void;
   /** Sends what is held; resolves once it is written (at once when nothing is held). */
   flush(): Promise<void>;
-  /** Last statement before the commit: what is still held, then the counters. */
+  /** Last statements before the commit: what is still held, then the ledger moves and the counters. */
   commit(): Promise<void>;
 }
 
