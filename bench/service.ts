@@ -118,6 +118,24 @@ async function freePort(): Promise<number> {
  * Starts the service at warn level in JSON lines (as a tuned deployment behind a log shipper would: no text
  * formatting in the measured path) and waits until /api/v1/health answers.
  */
+/** The services this bench started: never left running when the bench ends, however it ends (a test's timeout kills it). */
+const started = new Set<ChildProcess>();
+let reaping = false;
+function reapOnExit(): void {
+  if (reaping) return;
+  reaping = true;
+  const reap = () => {
+    for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
+  };
+  process.once('exit', reap);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      reap();
+      process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
+    });
+  }
+}
+
 export async function startService(
   env: Record<string, string>,
   options: { timeoutMs?: number; preload?: string } = {},
@@ -129,6 +147,7 @@ export async function startService(
   const nodeOptions = [process.env.BENCH_SERVICE_NODE_OPTIONS, options.preload && `--import=${options.preload}`]
     .filter(Boolean)
     .join(' ');
+  reapOnExit();
   const child = spawn(LAUNCHER, [], {
     cwd: ROOT,
     // This Node first on the PATH: the launcher runs `node`.
@@ -142,6 +161,8 @@ export async function startService(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
