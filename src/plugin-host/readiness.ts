@@ -16,6 +16,8 @@ export interface Readiness {
   health(responsive: number): void;
   /** Resolves once the runtime is up. */
   whenReady(): Promise<void>;
+  /** Resolves at the next 'ready', even while `up` still holds for a process that is gone but not yet handled. */
+  nextReady(): Promise<void>;
   /** A health report came within HEALTH_STALE_MS, with at least one worker answering. */
   fresh(): boolean;
 }
@@ -25,6 +27,7 @@ export function createReadiness(): Readiness {
   let readyAt = 0;
   let health = { at: 0, responsive: 0 };
   let waiters: Array<() => void> = [];
+  const nextReady = () => new Promise<void>((resolve) => waiters.push(resolve));
   return {
     get up() {
       return up;
@@ -46,8 +49,9 @@ export function createReadiness(): Readiness {
       health = { at: Date.now(), responsive };
     },
     whenReady() {
-      return up ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve));
+      return up ? Promise.resolve() : nextReady();
     },
+    nextReady,
     fresh: () => Date.now() - health.at < HEALTH_STALE_MS && health.responsive > 0,
   };
 }

@@ -223,7 +223,9 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       start();
       return awaitStartup(readiness, logger);
     },
-    ready: () => readiness.whenReady(),
+    // A process that died is disconnected before its 'close' is handled (readiness.down): a call held meanwhile waits
+    // for the next runtime, not for the one that is gone (it would find none serving and answer 503 at once).
+    ready: () => (readiness.up && child?.connected ? Promise.resolve() : readiness.nextReady()),
     serving: () => readiness.up && child !== undefined && readiness.fresh(),
     async close(drained) {
       closing = true;
