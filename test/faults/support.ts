@@ -41,8 +41,9 @@ export function startService(env: Record<string, string>): ServiceProcess {
     child.on('exit', (code, signal) =>
       reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`)),
     );
-    // The listening line is logged at info: a quieter LOG_LEVEL would otherwise wait forever.
-    setTimeout(() => reject(new Error(`service not listening after 30 s:\n${out}`)), 30_000).unref();
+    // The listening line is logged at info: a quieter LOG_LEVEL would otherwise wait forever. The deadline only stops
+    // a hang: a start (runtime process, plugins' isolates) with both cores busy has been seen past 30 s.
+    setTimeout(() => reject(new Error(`service not listening after 90 s:\n${out}`)), 90_000).unref();
   });
   listening.catch(() => {});
   const running = () => child.exitCode === null && child.signalCode === null;

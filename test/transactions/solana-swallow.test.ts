@@ -20,7 +20,7 @@ const destination = () =>
   resolveSigner({ id: 'd', type: 'local', private_key: randomBytes(32).toString('hex') }, 'solana', {}).address;
 
 test('simulated Solana network: a provider that swallows submissions, listed first beside a healthy one: every send lands', async (t) => {
-  const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 20 });
+  const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 50 });
   t.after(() => sim.close());
   const front = await startSolanaSwallower(sim.url);
   t.after(() => front.close());

@@ -231,6 +231,8 @@ function cachedBlockhash(read: () => Promise<SolanaBlockhash>): () => Promise<So
 /** How long a message the relayer built is remembered (beyond any blockhash's life), and how long a build waits for a new blockhash. */
 const ISSUED_MEMORY_MS = 180_000;
 const NEW_BLOCKHASH_WAIT_MS = 5_000;
+/** Builds again with a fresh blockhash after a simulation that did not know the first one. */
+const STALE_BLOCKHASH_RETRIES = 2;
 
 /**
  * Messages this process built, so it never hands out the same one twice: two identical requests in one blockhash's
@@ -303,6 +305,36 @@ function signing(
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  /**
+   * A message with a blockhash the relayer chose, signed (the fee payer is the signer's). When the node's simulation
+   * did not know that blockhash (a node behind its peers, or one that expired meanwhile), built once more with one
+   * read fresh from the node (PreSignCheck in the domain's ports).
+   */
+  const withOwnBlockhash = async (
+    compile: (blockhash: SolanaBlockhash) => Transaction,
+    first: () => Promise<SolanaBlockhash>,
+    signer: SolanaSigner,
+    approval: SigningApproval,
+  ): Promise<SignedSolanaTransaction> => {
+    for (let attempt = 0; ; attempt++) {
+      const { transaction, blockhash } = await unique(
+        compile,
+        attempt === 0 ? await first() : await chain.latestBlockhash(),
+      );
+      try {
+        return await finish(
+          { transaction, feePayer: signer.address },
+          signer,
+          blockhash.blockhash,
+          blockhash.lastValidBlockHeight,
+          true,
+          approval,
+        );
+      } catch (err) {
+        if (attempt >= STALE_BLOCKHASH_RETRIES || !(err as { staleBlockhash?: boolean }).staleBlockhash) throw err;
+      }
+    }
+  };
   return {
     async signTransaction(wire, signer, approval) {
       const decoded = decodeWireTransaction(wire);
@@ -311,16 +343,10 @@ function signing(
     },
     async buildAndSign(specs, signer, approval) {
       const instructions = parseInstructions(specs, signer.address);
-      const { transaction, blockhash } = await unique(
+      return withOwnBlockhash(
         (bh) => compileInstructions(instructions, signer.address, bh),
-        await recentBlockhash(),
-      );
-      return finish(
-        { transaction, feePayer: signer.address },
+        recentBlockhash,
         signer,
-        blockhash.blockhash,
-        blockhash.lastValidBlockHeight,
-        true,
         approval,
       );
     },
@@ -350,16 +376,10 @@ function signing(
           `the transaction needs ${decoded.signers.length - 1} signature(s) besides the relayer's; it cannot be re-signed with a fresh blockhash`,
         );
       }
-      const { transaction, blockhash } = await unique(
+      return withOwnBlockhash(
         (bh) => withBlockhash(decoded, bh.blockhash),
-        await chain.latestBlockhash(),
-      );
-      return finish(
-        { transaction, feePayer: decoded.feePayer },
+        () => chain.latestBlockhash(),
         signer,
-        blockhash.blockhash,
-        blockhash.lastValidBlockHeight,
-        true,
         approval,
       );
     },

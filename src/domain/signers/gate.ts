@@ -52,8 +52,13 @@ export function solanaApproval(
       chain.simulate(unsigned.wire),
     ]);
     checkBalance(balance, solanaFeeOf(unsigned), relayer);
-    if (simulation.err)
-      throw invalidTransaction(`Transaction simulation failed: ${describeSolanaError(simulation.err)}`);
+    if (simulation.err) {
+      const refusal = invalidTransaction(`Transaction simulation failed: ${describeSolanaError(simulation.err)}`);
+      // The chain may build again with a fresh blockhash where it chose this one (PreSignCheck, ports.ts).
+      throw simulation.err.kind === 'transaction' && simulation.err.error === 'BlockhashNotFound'
+        ? Object.assign(refusal, { staleBlockhash: true })
+        : refusal;
+    }
   };
   return approve as SigningApproval;
 }

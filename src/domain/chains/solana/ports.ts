@@ -224,7 +224,12 @@ export interface SolanaDex {
 /** A message built and about to be signed: its facts, and `wire`, the transaction with the relayer's signature slot still empty. */
 export type UnsignedSolanaTransaction = Omit<SignedSolanaTransaction, 'signature' | 'transaction'> & { wire: string };
 
-/** What the caller checks (the relayer's policies) between building a message and signing it; a throw stops the signature. */
+/**
+ * What the caller checks (the relayer's policies) between building a message and signing it; a throw stops the
+ * signature. A throw carrying `staleBlockhash: true` says the node did not know the message's blockhash: where the
+ * relayer chose it (a build or a re-sign), the chain builds again once more with a fresh one, for a node behind its
+ * peers (or a blockhash that expired while it was built) is no fault of the transaction.
+ */
 export type PreSignCheck = (unsigned: UnsignedSolanaTransaction) => Promise<void> | void;
 
 declare const approvedByGate: unique symbol;
