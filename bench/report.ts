@@ -126,6 +126,11 @@ export interface RunRecord {
     writtenKiBPerSend?: number;
     cpuMs?: ChainCpu;
   };
+  /** bench/pools.ts: the median run per key count, and the most keys' submitted/s over one key's. */
+  pools?: {
+    byKeys: Array<{ keys: number; submittedPerSecond: number; limit: string }>;
+    ratio?: { keys: number; times: number; limit: string };
+  };
 }
 
 /** bench/chain.ts's CPU (ms) per transaction of each party on the shared cores. */
@@ -229,7 +234,16 @@ export function targetsTable(record: RunRecord): string {
     `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} ${later}` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
     `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s${cpu ? `; CPU per relayed send: anvil ${n(cpu.send.anvil, 2)} ms, driver ${n(cpu.send.driver, 2)} ms: at these costs the cores carry at most ${n(limits.sendRatio, 2)} of the raw intake, and 0.5 needs the service at ${n(limits.serviceMsForHalf, 2)} ms per send or less` : ''} | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send${c?.writtenKiBPerSend !== undefined ? ` (${n(c.writtenKiBPerSend, 1)} KiB written per send)` : ''} | ≥ 0.5 of anvil's raw intake; ≤ 1.1 ms CPU per send (0.8 of record) |`,
     `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
+    poolsLine(record.pools, n),
   ].join('\n');
+}
+
+/** Issue 44's target: one relayer id's sends submitted per second, its most keys over one key. */
+function poolsLine(pools: RunRecord['pools'], n: (x: number | undefined, d?: number) => string): string {
+  const one = pools?.byKeys.find((r) => r.keys === 1);
+  const r = pools?.ratio;
+  const most = r && pools?.byKeys.find((k) => k.keys === r.keys);
+  return `| key pool sends → submitted, ${r?.keys ?? 16} keys over 1 (anvil 1 s blocks, max_pending_per_key 16) | 1 key ${one ? `${n(one.submittedPerSecond)}/s` : '-'} | ${most && r ? `${n(most.submittedPerSecond)}/s (**${n(r.times, 1)}×**), limit reached: ${r.limit}` : 'not run'} | ≥ 12× until the service's or the node's CPU is the limit |`;
 }
 
 function hopLines(h: NonNullable<NonNullable<RunRecord['pluginPath']>['hops']>): string {

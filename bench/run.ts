@@ -17,6 +17,7 @@ import { crashingNeighbour, noisyNeighbour } from './neighbour.ts';
 import { runtimeRestart } from './restart.ts';
 import { chainSends } from './chain-sends.ts';
 import { chainScenario, type ChainSummary } from './chain.ts';
+import { poolScenario, ratioLine } from './pools.ts';
 import { instanceScenarios } from './instances.ts';
 import { signerLatency } from './signer-latency.ts';
 import { hopTable, pluginPath, rssLine } from './plugin-path.ts';
@@ -61,6 +62,13 @@ const CHAIN = {
   full: { sends: 2_000, warmupSends: 1_000, pending: 10_000, monitorMs: 20_000 },
   quick: { sends: 500, warmupSends: 200, pending: 2_000, monitorMs: 5_000 },
   smoke: { sends: 10, warmupSends: 0, pending: 20, monitorMs: 500 },
+}[mode];
+
+/** Key pools (bench/pools.ts): seconds per run, runs per key count (alternated), key counts. */
+const POOLS = {
+  full: { seconds: 20, repeats: 3, keys: [1, 4, 16], warmupSeconds: 3 },
+  quick: { seconds: 6, repeats: 1, keys: [1, 4, 16], warmupSeconds: 2 },
+  smoke: undefined,
 }[mode];
 
 const PLUGIN_SCENARIOS = [
@@ -380,6 +388,9 @@ try {
     log,
   });
   rows.push(...chain.rows);
+  // Its own devnet (1 s blocks) and service. Not in smoke runs: test/bench/bench-plumbing.test.ts runs it on its own.
+  const pools = POOLS && (await poolScenario({ root, apiKey: API_KEY, ...POOLS, log }));
+  if (pools) rows.push(...pools.rows);
   // Last: its hangers keep their slots until the service stops.
   const neighbour = await noisyNeighbour(svc.url, AUTH, ECHO_BODY, drive, log);
   rows.push(...neighbour.rows);
@@ -450,6 +461,7 @@ try {
     },
     driverCpuSeconds: driverCpu,
     chain: chain.summary satisfies ChainSummary,
+    ...(pools ? { pools: { byKeys: pools.summary.byKeys, ratio: pools.summary.ratio, runs: pools.summary.runs } } : {}),
     rows,
   };
   const files = writeResults(outDir, record.date.replace(/[:.]/g, '-'), record);
@@ -473,6 +485,7 @@ try {
   );
   if (path0.hops) process.stdout.write(`\n${hopTable(path0.hops)}\n\n`);
   process.stdout.write(`${targetsTable(record)}\n\n`);
+  if (pools) process.stdout.write(`${ratioLine(pools.summary)}\n\n`);
   process.stdout.write(
     `results: ${path.relative(ROOT, files.json)}, chart: ${path.relative(ROOT, files.svg)}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );

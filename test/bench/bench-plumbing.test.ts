@@ -75,3 +75,31 @@ test('the bench harness runs every scenario and writes its JSON record and chart
     record.rows.filter((r) => r.scenario === 'echo plugin').every((r) => typeof r.ratioToHttpFloor === 'number'),
   );
 });
+
+test('the key-pool bench runs a pool and one key against a 1 s-block anvil and names the limit it reached', async () => {
+  // Plumbing only: 2 s per key count, no figure asserted (the figure is measured on a quiet host).
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bench/pools.bench.ts'), '2', '1', '1,2'],
+    { cwd: PROJECT_ROOT, timeout: 120_000 },
+  );
+  for (const keys of ['1 key', '2 keys'])
+    assert.match(stdout, new RegExp(`\\| key pool, ${keys} → submitted \\(anvil 1 s blocks, 16 unmined per key\\)`));
+  assert.match(
+    stdout,
+    /key pools: 2 keys submit [\d.]+× one key's sends per second \(target ≥ 12×\); limit reached at 2 keys: /,
+  );
+  const runs = JSON.parse(stdout.slice(stdout.indexOf('\n['))) as Array<{
+    keys: number;
+    sends: number;
+    errors: number;
+  }>;
+  assert.deepEqual(
+    runs.map((r) => r.keys),
+    [1, 2],
+  );
+  for (const r of runs) {
+    assert.equal(r.errors, 0, `${r.keys} keys had errors`);
+    assert.ok(r.sends > 0, `${r.keys} keys sent nothing`);
+  }
+});

@@ -1,9 +1,11 @@
 // The full chaos suite (npm run test:chaos): each scenario of issue 26 once, a few hundred sends through the API while
-// its fault runs, then every record final, nothing applied twice, no nonce gap, never a transaction left unscheduled.
+// its fault runs, then every record final, nothing applied twice, no nonce gap, never a transaction left unscheduled;
+// and issue 44's key pool with one key drained mid-run (pool-drained-key-0, pool-drained-key-3).
 // Not in npm test (its name does not match *.test.ts): test/chaos/short.test.ts runs a short version there.
 // CHAOS_ONLY=name[,name] runs some; CHAOS_SCALE=0.1 scales sends and durations down (while developing).
 import { after, test } from 'node:test';
 import { ALL } from './scenarios.ts';
+import { POOL_SCENARIOS } from './pool-scenarios.ts';
 import { runScenario, type Row, type Size } from './run.ts';
 import { assertRow, table, writeResults } from './report.ts';
 
@@ -34,7 +36,7 @@ after(() => {
   );
 });
 
-for (const scenario of ALL) {
+for (const scenario of [...ALL, ...POOL_SCENARIOS]) {
   test(`chaos: ${scenario.name} (${scenario.fault})`, {
     skip: only && !only.includes(scenario.name) ? 'not in CHAOS_ONLY' : (scenario.skip ?? false),
   }, async (t) => {

@@ -21,6 +21,7 @@ export function assertRow(row: Row): void {
   assert.equal(row.ackedLost, 0, `acknowledged but lost — ${where}`);
   assert.deepEqual(row.mismatches, [], `final status disagrees with the chain — ${where}`);
   assert.equal(row.schedule.violations, 0, `a non-final transaction without a scheduled check — ${where}`);
+  assert.deepEqual(row.judged, [], `the scenario's own verdict — ${where}`);
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -2,9 +2,11 @@
 // at the same time, then the drain (every record final) and the verdict. Everything started is stopped, pass or fail.
 import { startChain, startSequencerChain, type ChaosChain } from './chain.ts';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
-import { startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
+import { poolKeys, startChaosService, type ChaosService, type ServiceOptions } from './service.ts';
 import { sampleSchedule, type ScheduleReport } from './schedule-sampler.ts';
 import { REVERTER, runLoad, type SendOutcome, type Traffic } from './load.ts';
+import { numberToHex, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { revertData, revertingCode } from '../support/anvil.ts';
 import { verify, type Verdict } from './verify.ts';
 import { drain, watchBacklog, type Backlog } from './drain.ts';
@@ -27,6 +29,8 @@ export interface Ctx {
   /** Hashes of transactions the test sent itself with the relayer's key. */
   foreign: Set<string>;
   traffic: Traffic;
+  /** The relayer's keys' addresses: one, or a key pool's in `signer_ids` order. */
+  addresses: Hex[];
 }
 
 export interface Scenario {
@@ -36,7 +40,9 @@ export interface Scenario {
   /** anvil saves its state every second (the anvil-kill scenario); or a no-mempool sequencer in front of it. */
   chain?: 'persisted' | 'sequencer';
   rpcUrls?: number;
-  service?: Omit<ServiceOptions, 'rpcUrls'>;
+  service?: Omit<ServiceOptions, 'rpcUrls' | 'pool'>;
+  /** The relayer is a key pool of this many keys (issue 44), each funded with POOL_KEY_WEI. */
+  pool?: number;
   /** Set when the scenario cannot run yet: the reason, naming what is missing. */
   skip?: string;
   /** POSTs per send sharing an Idempotency-Key. */
@@ -47,6 +53,8 @@ export interface Scenario {
   prepare?(ctx: Ctx): Promise<void>;
   /** Runs beside the traffic, from leadMs on; resolves once the fault is over, with proof that it hit (counts that must be > 0). */
   inject(ctx: Ctx): Promise<Record<string, number>>;
+  /** The scenario's own verdict once drained (beyond verify.ts's): what went wrong, empty when nothing. */
+  judge?(ctx: Ctx, outcomes: SendOutcome[]): Promise<string[]>;
 }
 
 export interface Row extends Verdict {
@@ -62,7 +70,12 @@ export interface Row extends Verdict {
   /** The fault's backlog (non-final when it ended) and how long until it was final; the rest, from the last answer. */
   drainMs: { backlog: Backlog; afterLastSend: number };
   totalMs: number;
+  /** What the scenario's judge found wrong. */
+  judged: string[];
 }
+
+/** Each key of a pool: as funded as anvil's own accounts. */
+const POOL_KEY_WEI = 10n ** 22n;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,9 +105,16 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
     await chain.rpc('anvil_setCode', [REVERTER, revertingCode(revertData.error('chaos: refused by the contract'))]);
     const proxies = await Promise.all(Array.from({ length: s.rpcUrls ?? 1 }, () => startRpcProxy(chain.url())));
     stops.push(...proxies.map((p) => () => p.close()));
-    const service = await startChaosService({ ...s.service, rpcUrls: proxies.map((p) => p.url) });
+    const keys = s.pool ? poolKeys(s.pool) : undefined;
+    const addresses = (keys ?? poolKeys(1)).map((k) => privateKeyToAccount(k).address);
+    for (const a of addresses.slice(1)) await chain.rpc('anvil_setBalance', [a, numberToHex(POOL_KEY_WEI)]);
+    const service = await startChaosService({
+      ...s.service,
+      rpcUrls: proxies.map((p) => p.url),
+      ...(keys ? { pool: keys } : {}),
+    });
     stops.push(() => service.stop());
-    const ctx: Ctx = { chain, proxies, service, size, foreign: new Set(), traffic: { inFlight: 0 } };
+    const ctx: Ctx = { chain, proxies, service, size, foreign: new Set(), traffic: { inFlight: 0 }, addresses };
     const sampler = sampleSchedule(service.db);
     let schedule: ScheduleReport | undefined;
     try {
@@ -133,7 +153,8 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
       await drain(service.db, drainTimeoutMs);
       const drainMs = { backlog: await backlog!, afterLastSend: Date.now() - lastAnswer };
       schedule = sampler.stop();
-      const verdict = await verify(chain, service.url(), outcomes, ctx.foreign);
+      const verdict = await verify(chain, service.url(), outcomes, ctx.foreign, addresses);
+      const judged = (await s.judge?.(ctx, outcomes)) ?? [];
       return {
         scenario: s.name,
         fault: s.fault,
@@ -144,6 +165,7 @@ export async function runScenario(s: Scenario, size: Size, drainTimeoutMs = 180_
         schedule,
         drainMs,
         totalMs: Date.now() - started,
+        judged,
       };
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${serviceWarnings(service.output())}`, { cause: err });

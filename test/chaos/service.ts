@@ -16,6 +16,17 @@ export const RELAYER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5
 export const RELAYER_ADDRESS = privateKeyToAccount(RELAYER_KEY).address;
 export const RELAYER_ID = 'chaos';
 
+/**
+ * A key pool of `n` keys (issue 44): the relayer's key first (so RELAYER_ADDRESS stays the relayer's address), then
+ * publicly derivable development keys, funded by the runner.
+ */
+export function poolKeys(n: number): Hex[] {
+  return [
+    RELAYER_KEY,
+    ...Array.from({ length: n - 1 }, (_, k) => `0x${(0xc4a0_0000 + k).toString(16).padStart(64, '0')}` as Hex),
+  ];
+}
+
 export interface ServiceOptions {
   rpcUrls: string[];
   confirmations?: number;
@@ -23,6 +34,8 @@ export interface ServiceOptions {
   /** Merged into the network's config (e.g. another network kind). */
   network?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** The relayer is a key pool of these keys (poolKeys), `signer_ids` in order. */
+  pool?: Hex[];
 }
 
 export interface ChaosService {
@@ -51,18 +64,20 @@ function writeConfig(dir: string, o: ServiceOptions): string {
     rpc_urls: o.rpcUrls.map((url, i) => ({ url, weight: 100 - i })),
     ...o.network,
   };
+  const keys = o.pool ?? [RELAYER_KEY];
+  const ids = keys.map((_, k) => (k === 0 ? 'key' : `key-${k}`));
   const relayer = {
     id: RELAYER_ID,
     name: 'chaos',
     network: 'chaos',
-    signer_id: 'key',
+    ...(keys.length > 1 ? { signer_ids: ids } : { signer_id: 'key' }),
     ...(o.policies ? { policies: o.policies } : {}),
   };
   writeFileSync(
     file,
     JSON.stringify({
       networks: [network],
-      signers: [{ id: 'key', type: 'local', development: true, private_key: RELAYER_KEY }],
+      signers: keys.map((private_key, k) => ({ id: ids[k], type: 'local', development: true, private_key })),
       relayers: [relayer],
       notifications: [],
       plugins: [],

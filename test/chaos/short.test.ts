@@ -15,6 +15,7 @@ import {
   serviceKill,
   swallowingProvider,
 } from './scenarios.ts';
+import { drainedPoolKey } from './pool-scenarios.ts';
 import { runScenario } from './run.ts';
 import { assertRow, table, writeResults } from './report.ts';
 
@@ -31,6 +32,17 @@ test(`chaos (short): ${scenario.fault}, under one stream of sends with racing du
   const row = await runScenario(scenario, { sends: 48, spreadMs: 24_000, faultMs: 2_000, leadMs: 2_000 }, 60_000);
   t.diagnostic(
     `\n${table([row])}\nevidence: ${JSON.stringify(row.evidence)} (written to ${writeResults('short', [row])})`,
+  );
+  assertRow(row);
+});
+
+// Issue 44: a pool of four keys whose first key (the relayer row's own lane) is drained mid-run and funded again: the
+// other keys keep the throughput, the relayer is not disabled, every key's nonces hold, the drained key's sends end final.
+test('chaos (short): a key pool whose first key is drained mid-run keeps sending through its other keys', async (t) => {
+  const pool = drainedPoolKey(0);
+  const row = await runScenario(pool, { sends: 36, spreadMs: 14_000, faultMs: 7_000, leadMs: 2_000 }, 60_000);
+  t.diagnostic(
+    `\n${table([row])}\nevidence: ${JSON.stringify(row.evidence)} (written to ${writeResults('short-pool', [row])})`,
   );
   assertRow(row);
 });

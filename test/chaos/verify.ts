@@ -1,7 +1,8 @@
 // The end of a scenario, judged from the outside: the records as the API lists them, and the chain read block by
 // block. Every record final; no marker mined twice; the relayer's nonces 0..n-1 all mined (NOOPs included) and
 // nothing left queued; every mined transaction of the relayer belongs to a record (or to the test's own sends with
-// the key); a refused send left nothing behind; each record's final status agrees with what the chain holds.
+// the key); a refused send left nothing behind; each record's final status agrees with what the chain holds. A key
+// pool's relayer is read key by key: each key's nonces 0..n-1 all mined, none twice.
 import type { Hex } from 'viem';
 import { API_KEY } from '../helper.ts';
 import { FINAL_STATUSES } from '../../src/domain/types.ts';
@@ -93,18 +94,27 @@ function mismatch(r: TxRecord, mined: Map<string, MinedTx>, markerCount: number)
   }
 }
 
-/** `foreign`: hashes of transactions the test itself sent with the relayer's key. */
+/** Nonces below the key's chain nonce that no mined transaction holds, plus queued ones the chain cannot reach. */
+async function holesOf(chain: ChaosChain, address: Hex, txs: MinedTx[]): Promise<number> {
+  const nonces = txs.map((t) => t.nonce).sort((a, b) => a - b);
+  const [latest, pending] = await Promise.all([chain.nonce(address, 'latest'), chain.nonce(address, 'pending')]);
+  return nonces.filter((n, i) => n !== i).length + Math.abs(latest - nonces.length) + (pending - latest);
+}
+
+/** `foreign`: hashes of transactions the test itself sent with the relayer's key; `addresses`: the relayer's keys. */
 export async function verify(
   chain: ChaosChain,
   url: string,
   outcomes: SendOutcome[],
   foreign: ReadonlySet<string> = new Set(),
+  addresses: readonly Hex[] = [RELAYER_ADDRESS],
 ): Promise<Verdict> {
   // A record's marker: the value its send carried (known by id when acknowledged; a NOOP in its place shows value 0).
   const sentMarker = new Map(outcomes.flatMap((o) => o.ids.map((id) => [id, o.marker.toString()] as const)));
   const markerOf = (r: TxRecord) => sentMarker.get(r.id) ?? r.value;
   const records = await listRecords(url);
-  const chainTxs = await minedFrom(chain, RELAYER_ADDRESS as Hex);
+  const byKey = await Promise.all(addresses.map((a) => minedFrom(chain, a)));
+  const chainTxs = byKey.flat();
   const mined = new Map(chainTxs.map((t) => [t.hash, t]));
   const markerCounts = countBy(
     chainTxs.filter((t) => t.value > 0n && !foreign.has(t.hash)),
@@ -115,12 +125,7 @@ export async function verify(
     markerOf,
   );
 
-  const nonces = chainTxs.map((t) => t.nonce).sort((a, b) => a - b);
-  const [latest, pending] = await Promise.all([
-    chain.nonce(RELAYER_ADDRESS as Hex, 'latest'),
-    chain.nonce(RELAYER_ADDRESS as Hex, 'pending'),
-  ]);
-  const holes = nonces.filter((n, i) => n !== i).length + Math.abs(latest - nonces.length) + (pending - latest);
+  const holes = (await Promise.all(addresses.map((a, k) => holesOf(chain, a, byKey[k]!)))).reduce((n, h) => n + h, 0);
 
   const known = new Set(
     records.flatMap((r) => [...(r.hashes ?? []), ...(r.hash ? [r.hash] : [])].map((h) => h.toLowerCase())),

@@ -2,6 +2,8 @@
 // transactions move), keeps the outcome as the job's payload (shared by every instance, kept across restarts), and on
 // each crossing down (under 2 × min_balance, then under min_balance) sends one `relayer_low_balance` webhook event.
 // Under min_balance the relayer is system-disabled as the reference does (BalanceCheckFailed); funded, it recovers.
+// A key pool is not disabled while another of its keys holds min_balance: its drained key only leaves the routing
+// (lane-health.ts), so one empty key does not stop the pool.
 import type { Store, Tx } from '../ports.ts';
 import type { Json } from '../jobs/ports.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
@@ -11,6 +13,7 @@ import type { FeeSuggestions } from '../chains/ports.ts';
 import type { BalanceWatchView } from '../chains/views.ts';
 import type { RelayerRow } from './ports.ts';
 import { toRelayerView } from './service.ts';
+import { laneView } from './lanes.ts';
 import {
   crossedDown,
   levelOf,
@@ -64,13 +67,13 @@ function asView(payload: Json | null): BalanceWatchView | null {
 }
 
 /** Under min_balance: system-disabled (BalanceCheckFailed); back over it: enabled, unless disabled for another reason. */
-async function syncDisabled(tx: Tx, row: RelayerRow, level: BalanceLevel): Promise<RelayerRow> {
-  if (level === 'below_min_balance' && !row.system_disabled) {
+async function syncDisabled(tx: Tx, row: RelayerRow, below: boolean): Promise<RelayerRow> {
+  if (below && !row.system_disabled) {
     const reason = { type: 'BalanceCheckFailed', details: 'Insufficient balance' };
     await tx.relayers.setSystemDisabled(row.id, reason);
     return { ...row, system_disabled: true, disabled_reason: reason };
   }
-  if (level !== 'below_min_balance' && row.disabled_reason?.type === 'BalanceCheckFailed') {
+  if (!below && row.disabled_reason?.type === 'BalanceCheckFailed') {
     await tx.relayers.setSystemDisabled(row.id, null);
     return { ...row, system_disabled: false, disabled_reason: null };
   }
@@ -109,6 +112,14 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
   const { store, events, logger } = deps;
   const { repos } = store;
 
+  /** A pool whose first key is under min_balance: whether another key holds it (a key not read counts as empty). */
+  async function otherKeyFunded(relayer: RelayerRow): Promise<boolean> {
+    const thresholds = thresholdsOf(relayer.policies);
+    const others = (await repos.relayers.lanes(relayer.id)).filter((l) => l.position > 0);
+    const balances = await Promise.all(others.map((l) => deps.balanceOf(laneView(relayer, l)).catch(() => null)));
+    return balances.some((b) => b !== null && levelOf(b, thresholds) !== 'below_min_balance');
+  }
+
   async function measure(relayer: RelayerRow, balance: bigint): Promise<BalanceWatchView> {
     const thresholds = thresholdsOf(relayer.policies);
     const pending = (await repos.transactions.listUnfinished(relayer.id, 256)).map((s) => s.record);
@@ -134,6 +145,7 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
     dueAt: number,
   ): Promise<void> {
     const crossed = crossedDown(previous?.level ?? null, view.level);
+    const below = view.level === 'below_min_balance' && !(await otherKeyFunded(relayer));
     await store.atomically(async (tx) => {
       await tx.jobs.schedule({
         kind: BALANCE_CHECK,
@@ -144,7 +156,7 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
       });
       const row = await tx.relayers.get(relayer.id);
       if (!row) return;
-      const now = await syncDisabled(tx, row, view.level);
+      const now = await syncDisabled(tx, row, below);
       const unit = SMALLEST_UNIT[row.network_type];
       if (crossed)
         await events.relayerEvent(tx, row.id, LOW_BALANCE_EVENT, {
@@ -166,7 +178,9 @@ export function createBalanceWatch(deps: BalanceWatchDeps): BalanceWatch {
         facts,
         view.level === 'low'
           ? 'relayer balance under its warning threshold (2 × min_balance)'
-          : 'relayer balance under its min_balance: relayer disabled until funded',
+          : below
+            ? 'relayer balance under its min_balance: relayer disabled until funded'
+            : "relayer's first key under its min_balance: the pool's other keys take its sends",
       );
     else if (previous && levelRank(view.level) < levelRank(previous.level))
       logger.info(facts, 'relayer balance recovered');
