@@ -130,7 +130,7 @@ export function withLanes(
         .select(['lane', (eb) => eb.fn.countAll<string>().as('n')])
         .where('relayer_id', '=', relayerId)
         .where('nonce', 'is not', null)
-        .where('status', 'in', ['pending', 'sent', 'submitted', 'mined'])
+        .where('status', 'in', ['pending', 'sent', 'submitted'])
         .groupBy('lane')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.lane, Number(r.n)]));

@@ -35,7 +35,7 @@ export function withLanes(db: Db, base: Omit<SyncOf<RelayersRepo>, keyof LanesSt
   // The same condition as the partial index transactions_unfinished (its words: see transactions-repo.ts).
   const pending = db.prepare<[string], { lane: string; n: number }>(`
     SELECT lane, COUNT(*) AS n FROM transactions
-    WHERE relayer_id = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted' OR status = 'mined')
+    WHERE relayer_id = ? AND nonce IS NOT NULL AND (status = 'pending' OR status = 'sent' OR status = 'submitted')
     GROUP BY lane`);
   const { moveFunds, funds } = createFundsOps(db);
   const lane = (key: string) => {
