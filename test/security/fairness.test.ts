@@ -121,7 +121,12 @@ test('a plugin that crashes the runtime three times is quarantined until its fil
 
 test('a plugin that crashes the runtime while loading is quarantined at once', async (t) => {
   const bomb = `export const settings = { memory_mb: 16 };\nconst o = {}; for (let i = 0; ; i++) o['k' + i] = i;\nexport async function handler() { return 1; }\n`;
-  const s = await build(t, { plugins: { 'echo.ts': ECHO } });
+  // The operator's memory_mb for it (a file's own settings are read only once it has loaded): the load fills 16 MiB,
+  // not the default 64, so it crashes well within the load's 5 s on a loaded machine too (64 was seen to time out).
+  const s = await build(t, {
+    plugins: { 'echo.ts': ECHO },
+    config: { plugins: [{ id: 'loadbomb', path: 'loadbomb.ts', memory_mb: 16 }] } as never,
+  });
   writeFileSync(path.join(s.pluginsDir, 'loadbomb.ts'), bomb);
   let res: TestResponse | undefined;
   await eventually(

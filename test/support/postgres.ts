@@ -12,7 +12,8 @@ let reachable: Promise<boolean> | undefined;
 /** True when the server answers; in CI an unreachable server throws instead. */
 export function postgresReachable(): Promise<boolean> {
   reachable ??= (async () => {
-    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2_000 });
+    // A down server refuses at once; a loaded machine's may take seconds to accept (2 s was missed in a CI-like run).
+    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 30_000 });
     try {
       await client.connect();
       await client.query('SELECT 1');
