@@ -182,6 +182,7 @@ function createFamilies(
   const ed25519 = {
     signer: (id: string) => relayers.signer(id).ed25519,
     laneKeyOf: relayers.laneKeyOf,
+    isPool: relayers.isPool,
     network: relayers.network,
     store,
     writer,
