@@ -10,10 +10,12 @@ import { verifySignature } from '../../src/chains/solana/wire.ts';
 import { startSolanaSim, type SolanaSim, type SolanaSimOptions } from '../support/solana-rpc.ts';
 import { eventually } from '../support/eventually.ts';
 import { build, type TestServer } from '../helper.ts';
-import { FAST_WEBHOOKS } from '../webhooks/support.ts';
+import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';
 import { solanaKey, transfer } from '../transactions/solana-support.ts';
 import { waitAllFinal, waitFinal } from '../transactions/wait-final.ts';
 import type { ConfigFile } from '../../src/config/config.ts';
+import type { SignerResolver } from '../../src/domain/signers/ports.ts';
+import { faultySigners } from '../support/signer-faults.ts';
 
 const POOL = 'sol-pool';
 const SOL = 1_000_000_000n;
@@ -30,7 +32,7 @@ const memo = (text: string) => ({
   ],
 });
 
-function poolConfig(sim: SolanaSim, policies: Record<string, unknown> = {}): Partial<ConfigFile> {
+function poolConfig(sim: SolanaSim, policies: Record<string, unknown> = {}, webhook?: string): Partial<ConfigFile> {
   const keys = [0, 1].map((k) => solanaKey(`${POOL} fee payer ${k}`));
   return {
     networks: [
@@ -46,21 +48,32 @@ function poolConfig(sim: SolanaSim, policies: Record<string, unknown> = {}): Par
         signer_id: 'fp-0',
         signer_ids: ['fp-0', 'fp-1'],
         policies: { fee_payment_strategy: 'relayer', ...policies },
+        ...(webhook ? { notification_id: 'hook' } : {}),
       },
     ],
+    notifications: webhook ? [{ id: 'hook', type: 'webhook', url: webhook }] : [],
   };
 }
 
 async function start(
   t: TestContext,
   funds: [bigint, bigint],
-  options: { sim?: SolanaSimOptions; policies?: Record<string, unknown> } = {},
+  options: {
+    sim?: SolanaSimOptions;
+    policies?: Record<string, unknown>;
+    resolveSigner?: SignerResolver;
+    webhook?: string;
+  } = {},
 ): Promise<{ s: TestServer; sim: SolanaSim; payers: string[] }> {
   const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, ...options.sim });
   t.after(() => sim.close());
   const payers = [0, 1].map((k) => solanaKey(`${POOL} fee payer ${k}`).signer.address);
   payers.forEach((a, k) => sim.airdrop(a, funds[k]!));
-  const s = await build(t, { config: poolConfig(sim, options.policies), env: FAST_WEBHOOKS });
+  const s = await build(t, {
+    config: poolConfig(sim, options.policies, options.webhook),
+    env: FAST_WEBHOOKS,
+    ...(options.resolveSigner ? { resolveSigner: options.resolveSigner } : {}),
+  });
   return { s, sim, payers };
 }
 
@@ -137,7 +150,11 @@ test('Solana pool: a blockhash that expires before landing is re-signed by the s
 });
 
 test('Solana pool: a fee payer under min_balance leaves the routing, its sends go to the other; funded again it comes back', async (t) => {
-  const { s, sim, payers } = await start(t, [10n * SOL, (3n * SOL) / 2n], { policies: { min_balance: Number(SOL) } });
+  const receiver = await startReceiver(t);
+  const { s, sim, payers } = await start(t, [10n * SOL, (3n * SOL) / 2n], {
+    policies: { min_balance: Number(SOL) },
+    webhook: receiver.url,
+  });
   const [rich, poor] = payers as [string, string];
   // The second key pays half a SOL away (it signs the transfer, so the send is its own): under its min_balance after.
   const dest = solanaKey(`dest ${Math.random()}`).signer.address;
@@ -177,4 +194,40 @@ test('Solana pool: a fee payer under min_balance leaves the routing, its sends g
   assert.ok(back, 'the funded key took a send again');
   assert.equal((await lanesOf(s)).find((l) => l.address === poor)!.state, 'active');
   assert.equal((await waitFinal(s, POOL, back.id)).status, 'confirmed');
+  // Both changes as relayer_lane_state events to the relayer's notification.
+  const events = await waitFor(() => {
+    const seen = receiver.received
+      .map((r) => r.body.payload)
+      .filter((p) => p.payload_type === 'relayer_lane_state')
+      .map((p) => [p.address, p.previous_state, p.state, p.in_routing]);
+    return seen.length >= 2 && seen;
+  }, 'the relayer_lane_state events');
+  assert.deepEqual(events, [
+    [poor, 'active', 'low_balance', false],
+    [poor, 'low_balance', 'active', true],
+  ]);
+});
+
+test('Solana pool: a fee payer whose signer fails passes the send to the other and leaves the routing; it comes back by itself', async (t) => {
+  const { resolveSigner, faults } = faultySigners();
+  const { s, payers } = await start(t, [10n * SOL, 10n * SOL], { resolveSigner });
+  faults.failAfter(0);
+  const sent = await s.request('POST', txPath, { body: memo('f') });
+  assert.equal(sent.status, 200, sent.text);
+  const lanes = await lanesOf(s);
+  const failing = lanes.find((l) => l.state === 'signer_failing');
+  assert.ok(failing, JSON.stringify(lanes));
+  assert.notEqual(sent.body.data.from, failing.address, 'the other key took the send');
+  assert.ok(payers.includes(sent.body.data.from));
+  // Offered again after a while: its sends are signed, and it is back in the routing.
+  const back = await eventually(
+    async () => {
+      const r = await s.request('POST', txPath, { body: memo('again') });
+      assert.equal(r.status, 200, r.text);
+      return r.body.data.from === failing.address ? r.body.data : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  assert.ok(back, 'the key whose signer failed took a send again');
+  assert.equal((await lanesOf(s)).find((l) => l.address === failing.address)!.state, 'active');
 });

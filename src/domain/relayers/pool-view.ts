@@ -8,9 +8,9 @@ import type { LaneRow, RelayerRow } from './ports.ts';
 export interface LaneView {
   address: string;
   signer_id: string;
-  /** Wei as a decimal string; null when the node did not answer. */
+  /** The smallest unit (wei, lamports, stroops) as a decimal string; null when the node did not answer. */
   balance: string | null;
-  /** Non-final transactions with a nonce. */
+  /** Non-final transactions with a nonce (EVM); non-final transactions from the key (Solana, Stellar). */
   pending: number;
   max_pending: number;
   state: LaneRow['state'];
