@@ -231,3 +231,30 @@ test('Solana pool: a fee payer whose signer fails passes the send to the other a
   assert.ok(back, 'the key whose signer failed took a send again');
   assert.equal((await lanesOf(s)).find((l) => l.address === failing.address)!.state, 'active');
 });
+
+test('Solana pool: a start that drops a fee payer with transactions in flight is refused naming it; kept, they land', async (t) => {
+  const { s, sim, payers } = await start(t, [10n * SOL, 10n * SOL]);
+  await s.app.jobs.close(); // hold the jobs: the transactions are signed and stored, not sent
+  const answers = [];
+  for (let i = 0; i < 4; i++) answers.push(await s.request('POST', txPath, { body: memo(`k${i}`) }));
+  for (const r of answers) assert.equal(r.status, 200, r.text);
+  const onSecond = answers.filter((r) => r.body.data.from === payers[1]).length;
+  assert.ok(onSecond > 0);
+  const config = poolConfig(sim);
+  const dropped = { ...config, relayers: [{ ...config.relayers![0]!, signer_ids: ['fp-0'] }] };
+  await assert.rejects(
+    build(t, { config: dropped, env: FAST_WEBHOOKS, dataDir: s.dataDir }),
+    new RegExp(
+      `key ${payers[1]} \\(signer 'fp-1'\\) has ${onSecond} transaction\\(s\\) in flight; keep it in signer_ids`,
+    ),
+  );
+  const again = await build(t, { config, env: FAST_WEBHOOKS, dataDir: s.dataDir });
+  for (const r of await waitAllFinal(
+    again,
+    POOL,
+    answers.map((a) => a.body.data.id),
+  )) {
+    assert.equal(r.status, 'confirmed', r.status_reason);
+    assertPaidBy(r, payers);
+  }
+});

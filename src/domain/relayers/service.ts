@@ -274,7 +274,9 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     }
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
-    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!);
+    // Solana and Stellar sends take no nonce: their in-flight count is by `from`.
+    const pendingOf = r.network_type === 'evm' ? undefined : deps.pendingByLane;
+    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!, pendingOf);
   }
   await deps.repo.seed(seeds);
   const stored = new Map<string, RelayerRow>();
@@ -296,12 +298,13 @@ async function refuseLaneChangesInFlight(
   relayerId: string,
   firstAddress: string,
   next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>,
+  pendingOf?: (relayerId: string) => Promise<Record<string, number>>,
 ): Promise<void> {
   const stored = await repo.lanes(relayerId);
   if (stored.length === 0) return;
   const row = await repo.get(relayerId);
   if (row?.source === 'api') return;
-  const pending = await repo.lanePending(relayerId);
+  const pending = await (pendingOf ? pendingOf(relayerId) : repo.lanePending(relayerId));
   for (const lane of stored) {
     const kept =
       next.find((n) => n.address === lane.address) ??
