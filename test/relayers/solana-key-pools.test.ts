@@ -11,7 +11,7 @@ import { startSolanaSim, type SolanaSim, type SolanaSimOptions } from '../suppor
 import { eventually } from '../support/eventually.ts';
 import { build, type TestServer } from '../helper.ts';
 import { FAST_WEBHOOKS, startReceiver, waitFor } from '../webhooks/support.ts';
-import { solanaKey, transfer } from '../transactions/solana-support.ts';
+import { solanaKey, solanaPartlySigned, transfer } from '../transactions/solana-support.ts';
 import { waitAllFinal, waitFinal } from '../transactions/wait-final.ts';
 import type { ConfigFile } from '../../src/config/config.ts';
 import type { SignerResolver } from '../../src/domain/signers/ports.ts';
@@ -89,7 +89,7 @@ const lanesOf = async (s: TestServer) =>
   (await s.request('GET', `/api/v1/relayers/${POOL}`)).body.data.lanes as Array<Record<string, any>>;
 
 test('Solana pool: sends spread over two fee payers, each signed and paid by its own key, each lands; the record lists both lanes', async (t) => {
-  const { s, payers } = await start(t, [10n * SOL, 10n * SOL]);
+  const { s, sim, payers } = await start(t, [10n * SOL, 10n * SOL]);
   const answers = await Promise.all(
     Array.from({ length: 8 }, (_, i) => s.request('POST', txPath, { body: memo(`m${i}`) })),
   );
@@ -124,6 +124,16 @@ test('Solana pool: sends spread over two fee payers, each signed and paid by its
     assert.equal(pinned.status, 200, pinned.text);
     assert.equal(pinned.body.data.from, payers[1]);
     assert.equal((await waitFinal(s, POOL, pinned.body.data.id)).status, 'confirmed');
+  }
+  // A client-built transaction goes to its fee payer, and is co-signed by it.
+  for (const payer of payers) {
+    const { wire } = await solanaPartlySigned(sim, payer);
+    const built = await s.request('POST', txPath, { body: { transaction: wire } });
+    assert.equal(built.status, 200, built.text);
+    assert.equal(built.body.data.from, payer);
+    const done = await waitFinal(s, POOL, built.body.data.id);
+    assert.equal(done.status, 'confirmed', done.status_reason);
+    assertPaidBy(done, payers);
   }
 });
 

@@ -1,11 +1,12 @@
 // A send of a Solana or Stellar key pool (issue 44): routed as an EVM pool's (relayers/lane-routing.ts: the lane with
 // the fewest pending first), but by the pending counts of relayers/family-lanes.ts, and within what the send allows
 // (RelayFamily.laneNeeds): a transaction that names a pool key as a signer (a client-built Solana transaction's fee
-// payer) goes to that key's lane; a Stellar send built from operations goes to a channel account (never the fund
-// account, the first key), any other Stellar send to the fund account as without a pool. A lane refused for its funds
-// or its signer leaves the routing (family-lanes.ts) and the send tries the next one.
+// payer) goes to that key's lane, one naming signers but no pool key to the first key as without a pool; a Stellar
+// send built from operations goes to a channel account (never the fund account, the first key), any other Stellar send
+// to the fund account as without a pool. A lane refused for its funds or its signer leaves the routing
+// (family-lanes.ts) and the send tries the next one.
 import type { IdempotencyClaimOf } from '../idempotency/sends.ts';
-import type { RelayerRow } from '../relayers/ports.ts';
+import type { LaneRow, RelayerRow } from '../relayers/ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import { createLaneRouter, noLaneError, type LaneCandidate, type LaneRefusal } from '../relayers/lane-routing.ts';
 import { familyRefusal, type FamilyLanes } from '../relayers/family-lanes.ts';
@@ -38,27 +39,20 @@ export function createFamilyPoolSends(deps: FamilyPoolSendDeps) {
   /** The lanes this send may go to, best first, and why the others cannot take it; null: the first key's, as without a pool. */
   async function choose(relayer: RelayerRow, body: unknown) {
     latest.set(relayer.id, relayer);
-    const routed = await router.candidates(relayer);
-    if (!routed) return null;
     const needs = families[relayer.network_type].laneNeeds?.(relayer, body) ?? { signers: [], channel: false };
-    const pinned = needs.signers.find(
-      (a) =>
-        a !== relayer.address &&
-        [...routed.offered.map((c) => c.lane.address), ...routed.skipped.map((r) => r.address)].includes(a),
-    );
-    if (pinned)
-      return {
-        offered: routed.offered.filter((c) => c.lane.address === pinned),
-        skipped: routed.skipped.filter((r) => r.address === pinned),
-      };
     if (needs.signers.includes(relayer.address)) return null;
-    if (relayer.network_type !== 'stellar') return routed;
-    if (!needs.channel) return null;
-    const channel = (c: { address: string }) => c.address !== relayer.address;
-    return {
-      offered: routed.offered.filter((c) => channel(c.lane)),
-      skipped: routed.skipped.filter(channel),
+    if (relayer.network_type === 'stellar' && !needs.channel && needs.signers.length === 0) return null;
+    // A pool key the send names as a signer takes it; naming none of them, the first key does (as without a pool);
+    // naming no signer, any lane (of a Stellar pool: any channel account).
+    let named = false;
+    const only = (lane: LaneRow, lanes: readonly LaneRow[]) => {
+      const pinned = lanes.find((l) => l.position > 0 && needs.signers.includes(l.address));
+      if (pinned) named = true;
+      if (pinned || needs.signers.length > 0) return lane === pinned;
+      return relayer.network_type !== 'stellar' || lane.position > 0;
     };
+    const routed = await router.candidates(relayer, only);
+    return needs.signers.length > 0 && !named ? null : routed;
   }
 
   async function tryLane(relayer: RelayerRow, c: LaneCandidate, body: unknown, idempotency?: IdempotencyClaimOf) {
