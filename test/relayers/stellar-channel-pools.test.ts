@@ -15,6 +15,7 @@ import {
   type Transaction,
 } from '@stellar/stellar-base';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';
+import type { ConfigFile } from '../../src/config/config.ts';
 import { build, type TestServer } from '../helper.ts';
 import { FAST_WEBHOOKS } from '../webhooks/support.ts';
 import { parseSigned, payment, stellarKey } from '../transactions/stellar-support.ts';
@@ -26,36 +27,37 @@ const path = `/api/v1/relayers/${POOL}/transactions`;
 const keys = [0, 1, 2, 3].map((k) => stellarKey(`${POOL} ${k}`));
 const [fund, ...channels] = keys.map((k) => k.publicKey()) as [string, ...string[]];
 
+function poolConfig(sim: StellarSim): Partial<ConfigFile> {
+  return {
+    networks: [
+      {
+        type: 'stellar',
+        network: 'stellar-sim',
+        passphrase: sim.passphrase,
+        rpc_urls: [{ url: sim.url, weight: 100 }],
+        average_blocktime_ms: 50,
+      },
+    ],
+    signers: keys.map((k, i) => ({ id: `xlm-${i}`, type: 'local', development: true, private_key: k.secret() })),
+    relayers: [
+      {
+        id: POOL,
+        name: 'Stellar channel accounts',
+        network: 'stellar-sim',
+        network_type: 'stellar',
+        signer_id: 'xlm-0',
+        signer_ids: ['xlm-0', 'xlm-1', 'xlm-2', 'xlm-3'],
+      },
+    ],
+  };
+}
+
 async function start(t: TestContext): Promise<{ s: TestServer; sim: StellarSim }> {
   const sim = await startStellarSim({ ledgerMs: 50 });
   t.after(() => sim.close());
   sim.fund(fund, 10_000n * XLM);
   for (const c of channels) sim.fund(c, 2n * XLM);
-  const s = await build(t, {
-    config: {
-      networks: [
-        {
-          type: 'stellar',
-          network: 'stellar-sim',
-          passphrase: sim.passphrase,
-          rpc_urls: [{ url: sim.url, weight: 100 }],
-          average_blocktime_ms: 50,
-        },
-      ],
-      signers: keys.map((k, i) => ({ id: `xlm-${i}`, type: 'local', development: true, private_key: k.secret() })),
-      relayers: [
-        {
-          id: POOL,
-          name: 'Stellar channel accounts',
-          network: 'stellar-sim',
-          network_type: 'stellar',
-          signer_id: 'xlm-0',
-          signer_ids: ['xlm-0', 'xlm-1', 'xlm-2', 'xlm-3'],
-        },
-      ],
-    },
-    env: FAST_WEBHOOKS,
-  });
+  const s = await build(t, { config: poolConfig(sim), env: FAST_WEBHOOKS });
   return { s, sim };
 }
 
@@ -134,4 +136,27 @@ test('Stellar channel pool: a send naming the fund account as its source, or a t
   const xdrDone = await waitFinal(s, POOL, xdrSend.body.data.id);
   assert.equal(xdrDone.status, 'confirmed', xdrDone.status_reason);
   assert.equal(sim.account(dest)!.balance, 12n * XLM);
+});
+
+test('Stellar channel pool: sends stored before a restart are picked up by each channel account and land', async (t) => {
+  const { s, sim } = await start(t);
+  const dest = Keypair.random().publicKey();
+  sim.fund(dest, 10n * XLM);
+  await s.app.jobs.close(); // hold the jobs: the sends are stored, not signed
+  const answers = [];
+  for (let i = 0; i < 3; i++)
+    answers.push(
+      await s.request('POST', path, { body: { network: 'stellar-sim', operations: [payment(dest, Number(XLM))] } }),
+    );
+  for (const r of answers) assert.equal(r.status, 200, r.text);
+  assert.equal(new Set(answers.map((r) => r.body.data.from)).size, 3, 'one channel each');
+  const again = await build(t, { config: poolConfig(sim), env: FAST_WEBHOOKS, dataDir: s.dataDir });
+  await s.close(); // its data directory stays the new app's
+  for (const r of await waitAllFinal(
+    again,
+    POOL,
+    answers.map((a) => a.body.data.id),
+  ))
+    assert.equal(r.status, 'confirmed', r.status_reason);
+  assert.equal(sim.account(dest)!.balance, 13n * XLM);
 });
