@@ -16,6 +16,7 @@ import {
 } from '@stellar/stellar-base';
 import { startStellarSim, type StellarSim } from '../support/stellar-rpc.ts';
 import type { ConfigFile } from '../../src/config/config.ts';
+import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 import { build, type TestServer } from '../helper.ts';
 import { FAST_WEBHOOKS } from '../webhooks/support.ts';
 import { parseSigned, payment, stellarKey } from '../transactions/stellar-support.ts';
@@ -52,14 +53,16 @@ function poolConfig(sim: StellarSim): Partial<ConfigFile> {
   };
 }
 
-async function start(t: TestContext): Promise<{ s: TestServer; sim: StellarSim }> {
+async function start(t: TestContext, env: Record<string, string> = {}): Promise<{ s: TestServer; sim: StellarSim }> {
   const sim = await startStellarSim({ ledgerMs: 50 });
   t.after(() => sim.close());
   sim.fund(fund, 10_000n * XLM);
   for (const c of channels) sim.fund(c, 2n * XLM);
-  const s = await build(t, { config: poolConfig(sim), env: FAST_WEBHOOKS });
+  const s = await build(t, { config: poolConfig(sim), env: { ...FAST_WEBHOOKS, ...env } });
   return { s, sim };
 }
+
+const pgSkip = (await postgresReachable()) ? false : 'no PostgreSQL at 127.0.0.1:5432';
 
 test('Stellar channel pool: concurrent sends use different channel accounts, each fee-bumped by the fund account, all land', async (t) => {
   const { s, sim } = await start(t);
@@ -159,4 +162,33 @@ test('Stellar channel pool: sends stored before a restart are picked up by each 
   ))
     assert.equal(r.status, 'confirmed', r.status_reason);
   assert.equal(sim.account(dest)!.balance, 13n * XLM);
+});
+
+test('Stellar channel pool: two instances on one PostgreSQL send through the channels side by side, every send landing once', {
+  skip: pgSkip,
+}, async (t) => {
+  const env = { DATABASE_URL: (await createTestDatabase('relaybox_channels')).url };
+  const { s: a, sim } = await start(t, env);
+  const b = await build(t, { config: poolConfig(sim), env: { ...FAST_WEBHOOKS, ...env } });
+  const dest = Keypair.random().publicKey();
+  sim.fund(dest, 10n * XLM);
+  const before = channels.map((c) => sim.account(c)!.seq);
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, k) =>
+      (k % 2 ? a : b).request('POST', path, {
+        body: { network: 'stellar-sim', operations: [payment(dest, Number(XLM))] },
+      }),
+    ),
+  );
+  for (const r of answers) assert.equal(r.status, 200, r.text);
+  for (const r of await waitAllFinal(
+    a,
+    POOL,
+    answers.map((x) => x.body.data.id),
+  ))
+    assert.equal(r.status, 'confirmed', r.status_reason);
+  assert.equal(sim.account(dest)!.balance, 18n * XLM, 'each payment landed once');
+  const sent = channels.map((c) => answers.filter((r) => r.body.data.from === c).length);
+  channels.forEach((c, k) => assert.equal(sim.account(c)!.seq, before[k]! + BigInt(sent[k]!)));
+  assert.equal(sent.filter((n) => n > 0).length, 3, 'every channel used');
 });
