@@ -140,7 +140,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
             ...toRelayerView(row),
             lanes: await poolView(
               lanes,
-              await (row.network_type === 'evm' ? repo.lanePending(id) : deps.pendingByLane!(id)),
+              await (row.network_type !== 'evm' && deps.pendingByLane ? deps.pendingByLane(id) : repo.lanePending(id)),
               laneBalanceOf(deps.chains, chainOf, row),
             ),
           }
