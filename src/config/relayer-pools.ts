@@ -1,7 +1,8 @@
 // A relayer's key pool as declared (config file or API): `signer_ids` beside the reference's `signer_id`, and
 // `max_pending_per_key`. The rules (docs/transactions.md, "Key pools"): `signer_id` alone is a relayer as the
 // reference has it; `signer_ids` names every key, the first one the relayer's `signer_id` (given both, they must agree);
-// a pool has at least two keys, all distinct, all of the relayer's network type (EVM only for now).
+// a pool has at least two keys, all distinct, all of the relayer's network type (EVM lanes; Solana fee payers;
+// Stellar: the first key the fund account, the others its channel accounts).
 import { ValidationError } from '../errors.ts';
 import type { NetworkType } from './networks.ts';
 
@@ -12,7 +13,7 @@ export interface PoolDeclaration {
 }
 
 /** The relayer's signers in order (the first is its `signer_id`); throws a ValidationError naming the field. */
-export function signersOf(d: PoolDeclaration, networkType: NetworkType | undefined, where = ''): string[] {
+export function signersOf(d: PoolDeclaration, _networkType: NetworkType | undefined, where = ''): string[] {
   const field = (name: string) => `${where}${name}`;
   if (d.signer_ids === undefined) {
     if (d.signer_id === undefined)
@@ -44,11 +45,6 @@ export function signersOf(d: PoolDeclaration, networkType: NetworkType | undefin
     throw new ValidationError(
       `'${field('max_pending_per_key')}' applies to key pools only: give 'signer_ids' with two signers or more`,
     );
-  if (ids.length > 1 && networkType !== undefined && networkType !== 'evm') {
-    throw new ValidationError(
-      `'${field('signer_ids')}': key pools are supported on EVM relayers only (this relayer is ${networkType}); give one signer`,
-    );
-  }
   return ids;
 }
 

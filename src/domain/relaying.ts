@@ -20,6 +20,7 @@ import { createKeyedLock } from './relayers/keyed-lock.ts';
 import { createRelayerService, type RelayerService } from './relayers/service.ts';
 import { createBalanceWatch, type BalanceWatch } from './relayers/balance-watch.ts';
 import { watchTransactions } from './relayers/transaction-watch.ts';
+import { createFamilyLanes, pendingByFrom } from './relayers/family-lanes.ts';
 import type { NetworkService } from './networks/service.ts';
 import type { SignerService } from './signers/service.ts';
 import { createTransactionService, type TransactionService } from './transactions/service.ts';
@@ -75,6 +76,9 @@ export interface Relaying {
 /** Builds the relaying services and seeds the configured relayers into the store. Registers no job (jobs/kinds.ts does). */
 export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
   const { store, config, events, logger } = deps;
+  // Solana and Stellar pools take no nonce: their lanes' pending counts are by `from` (relayers/family-lanes.ts).
+  const pendingByLane = async (id: string) =>
+    pendingByFrom(store.repos.transactions, id, await store.repos.relayers.lanes(id));
   const relayers = await createRelayerService({
     repo: store.repos.relayers,
     config,
@@ -82,6 +86,7 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
     networks: deps.networks,
     signers: deps.signers,
     logger,
+    pendingByLane,
   });
   const relayerChains = relayerChainsOf(relayers, deps.chains);
   const balanceWatch = createBalanceWatch({
@@ -119,6 +124,15 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
     lock: createKeyedLock(),
     logger,
     laneSent: deps.lanes?.laneSent,
+    familyLanes: {
+      pending: pendingByLane,
+      health: createFamilyLanes({
+        store,
+        events: deps.relayerEvents,
+        logger,
+        balance: (r) => balanceOf(relayerChains, r),
+      }),
+    },
   });
   const send = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) =>
     (await transactions.send(r, body)).record.id;
@@ -167,6 +181,8 @@ function createFamilies(
   const { store, logger } = deps;
   const ed25519 = {
     signer: (id: string) => relayers.signer(id).ed25519,
+    laneKeyOf: relayers.laneKeyOf,
+    isPool: relayers.isPool,
     network: relayers.network,
     store,
     writer,

@@ -59,7 +59,8 @@ export const relayerRecord = {
           signer_id: { type: 'string' },
           balance: nullable({
             type: 'string',
-            description: 'wei, a decimal string; null when the node did not answer',
+            description:
+              "the key's balance in its network's smallest unit (wei, lamports, stroops), a decimal string; null when the node did not answer",
           }),
           pending: { type: 'integer', minimum: 0 },
           max_pending: { type: 'integer', minimum: 1 },

@@ -1,6 +1,6 @@
 // Issue 44: a relayer's key pool as the config file and the API declare it (`signer_ids`, `max_pending_per_key`):
 // what is accepted, and the clear refusal of everything else (an unknown signer, one named twice, `signer_id` not the
-// first of `signer_ids`, an empty list, a pool on Solana, a limit without a pool, one key named under two ids).
+// first of `signer_ids`, an empty list, a limit without a pool, one key named under two ids); Solana and Stellar pools.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,10 +66,8 @@ test('config: a bad pool is refused with the field and the reason', (t) => {
     { network: 'chain' },
     /missing required field 'relayers\.0\.signer_id' \(or 'relayers\.0\.signer_ids' for a key pool\)/,
   );
-  refused(
-    { network: 'sol', signer_ids: ['k0', 'k1'] },
-    /key pools are supported on EVM relayers only \(this relayer is solana\)/,
-  );
+  refused({ network: 'sol', signer_ids: ['k1', 'k1'] }, /'relayers\.0\.signer_ids\.1': signer 'k1' is named twice/);
+  refused({ network: 'sol', signer_ids: ['k0', 'nope'] }, /relayers\.0\.signer_ids\.1: unknown signer 'nope'/);
   refused(
     { network: 'chain', signer_id: 'k0', max_pending_per_key: 4 },
     /'relayers\.0\.max_pending_per_key' applies to key pools only/,
@@ -133,4 +131,32 @@ test('API: a pool is created with signer_ids, shows its lanes, takes a new max_p
   const removed = await s.request('DELETE', '/api/v1/signers/k2');
   assert.equal(removed.status, 400, removed.text);
   assert.match(removed.body.error, /being used by 1 relayer\(s\): pool/);
+});
+
+test('Solana and Stellar pools: accepted from the config file and the API, their lanes in the record; bad ones refused naming the field', async (t) => {
+  const sol = load(t, { network: 'sol', signer_ids: ['k0', 'k1'] }).relayers[0]!;
+  assert.deepEqual([sol.signer_id, sol.signer_ids], ['k0', ['k0', 'k1']]);
+  const s = await build(t, {
+    config: { networks: [solana as never], signers: signers as never, relayers: [], notifications: [], plugins: [] },
+  });
+  const create = (body: Record<string, unknown>) =>
+    s.request('POST', '/api/v1/relayers', {
+      body: { name: 'p', network: 'sol', network_type: 'solana', paused: false, ...body },
+    });
+  const twice = await create({ signer_ids: ['k0', 'k1', 'k0'] });
+  assert.equal(twice.status, 400, twice.text);
+  assert.match(twice.body.error, /^'signer_ids\.2': signer 'k0' is named twice/);
+  const made = await create({ id: 'fee-payers', signer_ids: ['k0', 'k1'], max_pending_per_key: 32 });
+  assert.equal(made.status, 201, made.text);
+  const got = (await s.request('GET', '/api/v1/relayers/fee-payers')).body.data;
+  assert.equal(got.address, got.lanes[0].address);
+  assert.deepEqual(
+    got.lanes.map((l: any) => [l.signer_id, l.max_pending, l.pending, l.state, l.balance]),
+    [
+      ['k0', 32, 0, 'active', null],
+      ['k1', 32, 0, 'active', null],
+    ],
+  );
+  assert.notEqual(got.lanes[0].address, got.lanes[1].address);
+  assert.doesNotMatch(got.lanes[0].address, /^0x/, 'Solana addresses (base58)');
 });

@@ -1,5 +1,5 @@
 // Building and signing for the relayer, with the chain reads they need: sequence from the network, fees within max_fee, Soroban simulation.
-import { FeeBumpTransaction, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { FeeBumpTransaction, StrKey, Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { ValidationError } from '../../errors.ts';
 import type {
   StellarChain,
@@ -100,6 +100,10 @@ export function createSigning({
       if (request.source_account != null)
         checkRelayerSource(request.source_account, signer.address, "'source_account'");
       const operations = checkOperations(request.operations, request.memo);
+      if (request.operationsSource !== undefined) {
+        const source = xdr.MuxedAccount.keyTypeEd25519(StrKey.decodeEd25519PublicKey(request.operationsSource));
+        for (const op of operations) op.sourceAccount(source);
+      }
       const soroban = isSoroban(operations);
       const [sequence, stats] = await Promise.all([nextSequence(signer.address, request.sequence), fees()]);
       const maxTime = Math.floor((request.validUntil?.getTime() ?? Date.now() + DEFAULT_VALIDITY_MS) / 1000);

@@ -37,8 +37,14 @@ const REFUSED_FOR_MS = 2_000;
 const READ_EVERY_MS = 250;
 
 export interface LaneRouter {
-  /** The lanes to try, best first, and the refusals of those not offered; null for a relayer without a pool. */
-  candidates(relayer: RelayerRow): Promise<{ offered: LaneCandidate[]; skipped: LaneRefusal[] } | null>;
+  /**
+   * The lanes to try, best first, and the refusals of those not offered; null for a relayer without a pool. `only`:
+   * the lanes the send may take at all (a Solana or Stellar send's, transactions/family-pool-sends.ts).
+   */
+  candidates(
+    relayer: RelayerRow,
+    only?: (lane: LaneRow, lanes: readonly LaneRow[]) => boolean,
+  ): Promise<{ offered: LaneCandidate[]; skipped: LaneRefusal[] } | null>;
   /** The lane refused a send for its funds or its signer: offered last for a while. */
   refused(candidate: LaneCandidate): void;
 }
@@ -79,7 +85,7 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
   };
   const laneOf = (lane: LaneRow) => (lane.position === 0 ? '' : lane.address);
   return {
-    async candidates(relayer) {
+    async candidates(relayer, only) {
       if (!read.isPool(relayer.id)) return null;
       const s = await snapshot(relayer.id);
       if (s.lanes.length < 2) return null;
@@ -88,6 +94,7 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
       const refusedLately: Array<LaneCandidate & { pending: number }> = [];
       const low: Array<LaneCandidate & { pending: number }> = [];
       for (const lane of s.lanes) {
+        if (only && !only(lane, s.lanes)) continue;
         const pending = s.pending[laneOf(lane)] ?? 0;
         const c = { row: laneView(relayer, lane), lane, maxPending: lane.max_pending, pending };
         if (pending >= lane.max_pending)

@@ -5,11 +5,17 @@ import type { Signer } from '../signers/ports.ts';
 import type { LaneRow } from './ports.ts';
 import { DEFAULT_MAX_PENDING_PER_KEY } from './lanes.ts';
 
-/** The pool's keys resolved, each checked to sign EVM transactions and to be a key of its own (no address twice). */
+const FAMILY_NAMES = { evm: 'EVM', solana: 'Solana', stellar: 'Stellar' } as const;
+
+/**
+ * The pool's keys resolved, each checked to sign for its family (EVM digests; Ed25519 for Solana and Stellar) and to be
+ * a key of its own (no address twice).
+ */
 export async function resolvePool(
   ids: readonly string[],
   resolve: (id: string) => Promise<Signer>,
   where = '',
+  family: 'evm' | 'solana' | 'stellar' = 'evm',
 ): Promise<Signer[]> {
   const signers: Signer[] = [];
   const addresses = new Map<string, string>();
@@ -22,9 +28,9 @@ export async function resolvePool(
       if (ids.length === 1 || !(err instanceof ValidationError)) throw err;
       throw new ValidationError(`'${where}signer_ids.${k}': ${err.reason.replace(/^'signer_id': /, '')}`);
     }
-    if (ids.length > 1 && !signer.signEvmDigest)
+    if (ids.length > 1 && !(family === 'evm' ? signer.signEvmDigest : signer.ed25519))
       throw new ValidationError(
-        `'${where}signer_ids.${k}': signer '${id}' cannot sign EVM transactions; every key of an EVM pool must`,
+        `'${where}signer_ids.${k}': signer '${id}' cannot sign ${FAMILY_NAMES[family]} transactions; every key of a ${FAMILY_NAMES[family]} pool must`,
       );
     const other = addresses.get(signer.address.toLowerCase());
     if (other !== undefined)

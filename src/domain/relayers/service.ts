@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Config, NetworkConfig } from '../../config/config.ts';
 import type { Chains, EvmChain } from '../chains/ports.ts';
+import type { SolanaChains } from '../chains/solana/ports.ts';
+import type { StellarChains } from '../chains/stellar/ports.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page, RelayerView, RpcUrl } from '../types.ts';
 import type { Log } from '../log.ts';
@@ -17,7 +19,7 @@ import { createRelayerRowCache, type RelayerRowCache } from './row-cache.ts';
 import type { LaneRow } from './ports.ts';
 import { laneKey } from './lanes.ts';
 import { laneRowsOf, resolvePool, signersOf } from './pools.ts';
-import { poolView } from './pool-view.ts';
+import { laneBalanceOf, poolView } from './pool-view.ts';
 
 /** POST /api/v1/relayers after validation (policies already checked for the network type). */
 export interface CreateRelayerInput {
@@ -79,10 +81,12 @@ export const toRelayerView = (r: RelayerRow): RelayerView => ({
 export interface RelayerServiceDeps {
   repo: RelayersRepo;
   config: Config;
-  chains: Chains;
+  chains: Chains & Partial<SolanaChains & StellarChains>;
   networks: NetworkService;
   signers: SignerService;
   logger: Log;
+  /** Solana and Stellar pools: their lanes' non-final transactions (they take no nonce: family-lanes.ts). */
+  pendingByLane?: (relayerId: string) => Promise<Record<string, number>>;
 }
 
 /** Builds the service, seeds the configured relayers into the store and resolves every relayer's signer. */
@@ -134,7 +138,11 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       return lanes.length > 1
         ? {
             ...toRelayerView(row),
-            lanes: await poolView(lanes, await repo.lanePending(id), (a) => chainOf(row).balance(a as `0x${string}`)),
+            lanes: await poolView(
+              lanes,
+              await (row.network_type !== 'evm' && deps.pendingByLane ? deps.pendingByLane(id) : repo.lanePending(id)),
+              laneBalanceOf(deps.chains, chainOf, row),
+            ),
           }
         : toRelayerView(row);
     },
@@ -149,7 +157,12 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       }
       await checkNotification(input.notification_id);
       const ids = signersOf(input, input.network_type);
-      const pool = await resolvePool(ids, (signerId) => signerService.resolve(signerId, input.network_type));
+      const pool = await resolvePool(
+        ids,
+        (signerId) => signerService.resolve(signerId, input.network_type),
+        '',
+        input.network_type,
+      );
       const signer = pool[0]!;
       for (const signerId of ids) await checkSignerFree(repo, { ...input, signer_id: signerId });
       const fields = {
@@ -252,7 +265,7 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     try {
       pool =
         ids.length > 1
-          ? await resolvePool(ids, (id) => deps.signers.resolve(id, r.network_type!))
+          ? await resolvePool(ids, (id) => deps.signers.resolve(id, r.network_type!), '', r.network_type)
           : [await deps.signers.resolve(ids[0]!, r.network_type!)];
     } catch (err) {
       throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
@@ -261,7 +274,9 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     }
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
-    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!);
+    // Solana and Stellar sends take no nonce: their in-flight count is by `from`.
+    const pendingOf = r.network_type === 'evm' ? undefined : deps.pendingByLane;
+    await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!, pendingOf);
   }
   await deps.repo.seed(seeds);
   const stored = new Map<string, RelayerRow>();
@@ -283,12 +298,13 @@ async function refuseLaneChangesInFlight(
   relayerId: string,
   firstAddress: string,
   next: ReadonlyArray<Pick<LaneRow, 'address' | 'position'>>,
+  pendingOf?: (relayerId: string) => Promise<Record<string, number>>,
 ): Promise<void> {
   const stored = await repo.lanes(relayerId);
   if (stored.length === 0) return;
   const row = await repo.get(relayerId);
   if (row?.source === 'api') return;
-  const pending = await repo.lanePending(relayerId);
+  const pending = await (pendingOf ? pendingOf(relayerId) : repo.lanePending(relayerId));
   for (const lane of stored) {
     const kept =
       next.find((n) => n.address === lane.address) ??

@@ -2,6 +2,7 @@
 import { ValidationError } from '../../errors.ts';
 import type { Store } from '../ports.ts';
 import type { StoredTransaction } from '../relayers/ports.ts';
+import type { TransactionRecord } from '../types.ts';
 
 /** Replace and cancel apply only before the relayer signs and sends (`what`: e.g. 'transactions can be canceled'). */
 export function onlyPending(stored: StoredTransaction, what: string): void {
@@ -14,7 +15,7 @@ export function onlyPending(stored: StoredTransaction, what: string): void {
 export async function resumeInFlight(
   store: Pick<Store, 'repos'>,
   type: 'solana' | 'stellar',
-  schedule: (id: string, relayerId: string) => Promise<void>,
+  schedule: (id: string, relayerId: string, record: TransactionRecord) => Promise<void>,
 ): Promise<number> {
   const { relayers, transactions } = store.repos;
   let scheduled = 0;
@@ -24,7 +25,7 @@ export async function resumeInFlight(
       const count = await transactions.count(relayer.id, status);
       for (let offset = 0; offset < count; offset += 100) {
         for (const record of await transactions.list(relayer.id, status, 100, offset))
-          await schedule(record.id, relayer.id);
+          await schedule(record.id, relayer.id, record);
       }
       scheduled += count;
     }

@@ -47,6 +47,11 @@ export interface RelayFamily {
   scheduleSends?(tx: Tx, relayer: RelayerRow, records: readonly TransactionRecord[]): Promise<void>;
   /** After that transaction committed (`relayer`: its row as the caller read it, saving a read): the fast path (e.g. broadcast now rather than at the job's next run). Never throws. */
   afterCommit(record: TransactionRecord, relayer?: RelayerRow): void;
+  /**
+   * A key pool's send (family-pool-sends.ts): the accounts that must sign it (a pool key among them takes the send),
+   * and whether a Stellar channel account may be its source. Absent: any lane.
+   */
+  laneNeeds?(relayer: RelayerRow, body: unknown): { signers: string[]; channel: boolean };
   /** Job handlers of this family, by kind (`evm.check`); registered with the one scheduler. */
   readonly jobs: Readonly<Record<string, JobHandler>>;
   /** At start: schedules whatever resumes this family's non-final transactions (and resyncs nonces). */

@@ -24,6 +24,8 @@ import { sameSettings } from '../relayers/row-cache.ts';
 import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 import type { Log } from '../log.ts';
 import { createLaneRouter, LaneFullError, noLaneError } from '../relayers/lane-routing.ts';
+import type { FamilyLanes } from '../relayers/family-lanes.ts';
+import { createFamilyPoolSends } from './family-pool-sends.ts';
 
 /** What makes a pool's send try its next lane (the lane's funds, signer or limit), as said in the answer; null otherwise. */
 function laneRefusal(err: unknown): { text: string; funds: boolean } | null {
@@ -64,6 +66,8 @@ export function createTransactionService(deps: {
   logger?: Log;
   /** A key pool's lane took a send (metrics). */
   laneSent?: ((relayerId: string, address: string) => void) | undefined;
+  /** Solana and Stellar pools: their lanes' pending counts and states (relayers/family-lanes.ts). */
+  familyLanes?: { pending(relayerId: string): Promise<Record<string, number>>; health: FamilyLanes } | undefined;
 }): TransactionService {
   const { relayers, writer, families, lock } = deps;
   const { repos, atomically } = deps.store;
@@ -181,7 +185,8 @@ export function createTransactionService(deps: {
     body: TransactionBody,
     idempotency?: IdempotencyClaimOf,
   ): Promise<TransactionRecord> {
-    const lanes = relayer.network_type === 'evm' ? await router.candidates(relayer) : null;
+    if (relayer.network_type !== 'evm') return familyPools(relayer, body, idempotency);
+    const lanes = await router.candidates(relayer);
     if (!lanes) return sendOn(relayer, body, idempotency);
     const refusals = [...lanes.skipped];
     for (const c of lanes.offered) {
@@ -198,6 +203,14 @@ export function createTransactionService(deps: {
     }
     throw noLaneError(relayer.id, refusals);
   }
+
+  const familyPools = createFamilyPoolSends({
+    relayers,
+    families,
+    lanes: deps.familyLanes,
+    sendOn,
+    laneSent: deps.laneSent,
+  });
 
   return {
     async send(relayer, body, idempotencyKey) {

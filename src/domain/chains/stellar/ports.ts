@@ -54,6 +54,11 @@ export interface StellarOperationsRequest {
   maxFee: bigint;
   /** Sequence number to use; absent: the account's on-chain sequence + 1 (read now). */
   sequence?: bigint;
+  /**
+   * Every operation's source (a key pool's fund account while a channel account is the transaction's source and
+   * sequence, issue 44); absent: the transaction's source.
+   */
+  operationsSource?: string;
 }
 
 export interface StellarAccount {

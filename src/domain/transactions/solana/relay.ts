@@ -27,8 +27,10 @@ const DEFAULT_SLOT_MS = 400;
 
 export interface SolanaRelayDeps {
   chains: SolanaChains;
-  /** The relayer's Ed25519 signer; undefined for an address-only signer (it cannot sign). */
+  /** The relayer's Ed25519 signer (or a pool lane's, by its lane key); undefined for an address-only signer. */
   signer(relayerId: string): SolanaSigner | undefined;
+  /** A key pool's lane that signs from `from` (relayers/lanes.ts): the relayer's id for its first key or without a pool. */
+  laneKeyOf?(relayerId: string, from: unknown): string;
   network(relayer: RelayerRow): NetworkConfig;
   store: Pick<Store, 'repos' | 'atomically'>;
   writer: RecordWriter;
@@ -107,6 +109,11 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
 
   const write = (stored: StoredTransaction, next: TransactionRecord) =>
     store.atomically((tx) => writer.update(tx, stored, next, 'solana'));
+  /** The row that signs `stored`: a pool's fee payer signs (and is approved for) its own transactions only. */
+  const signingRow = async (relayer: RelayerRow, stored: StoredTransaction): Promise<RelayerRow> => {
+    const key = deps.laneKeyOf?.(relayer.id, stored.record.from) ?? relayer.id;
+    return key === relayer.id ? relayer : ((await store.repos.relayers.get(key)) ?? relayer);
+  };
 
   const step: JobHandler = async (job) => {
     const stored = await store.repos.transactions.find(job.subject);
@@ -118,10 +125,11 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
       });
     const slotMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_SLOT_MS;
     const chain = deps.chains.solana(relayer.network);
+    const signing = await signingRow(relayer, stored);
     const ctx: TrackContext = {
       chain,
-      signer: deps.signer(relayer.id),
-      approval: solanaApproval(chain, relayer),
+      signer: deps.signer(signing.id),
+      approval: solanaApproval(chain, signing),
       now: now(),
       pollMs: slotMs,
       rebroadcastMs: Math.max(2_000, slotMs * 5),
@@ -139,9 +147,21 @@ export function createSolanaFamily(deps: SolanaRelayDeps): RelayFamily {
       const fields = await prepareFields(deps, relayer, body as SolanaBody);
       return { build: (row) => ({ status: 'pending', fields, nonce: null, nextNonce: row.next_nonce }) };
     },
+    laneNeeds(relayer, body) {
+      const b = body as SolanaBody;
+      if (b.transaction !== undefined) {
+        try {
+          return { signers: [deps.chains.solana(relayer.network).inspect(b.transaction).feePayer], channel: false };
+        } catch {
+          return { signers: [], channel: false }; // refused with its reason where it is signed
+        }
+      }
+      const signers = (b.instructions ?? []).flatMap((i) => i.accounts.filter((a) => a.is_signer).map((a) => a.pubkey));
+      return { signers, channel: false };
+    },
     async replace(relayer, stored, body) {
       onlyPending(stored, 'solana transactions can be replaced');
-      const fields = await prepareFields(deps, relayer, body as SolanaBody);
+      const fields = await prepareFields(deps, await signingRow(relayer, stored), body as SolanaBody);
       return { ...stored.record, instructions: undefined, ...fields };
     },
     async cancel(_relayer, stored) {

@@ -43,6 +43,11 @@ export interface LaneContext {
    */
   sequences: Map<string, bigint>;
   write(stored: StoredTransaction, next: TransactionRecord): Promise<StoredTransaction | null>;
+  /**
+   * A key pool's channel account lane (issue 44): the signer is the channel (the transaction's source and sequence),
+   * `fund` the pool's first key, whose account the operations act for and which pays the fee by a fee bump.
+   */
+  channel?: { fund: StellarSigner };
 }
 
 /** `final`: the transaction reached a final state (the lane moves on); otherwise when to look again. */
@@ -91,6 +96,7 @@ function sign(
   const body = record as unknown as StellarBody & { transaction_xdr: string | null };
   const maxFee = BigInt(record.max_fee as string);
   if (body.fee_bump) return ctx.chain.feeBump(body.transaction_xdr!, signer, { maxFee }, ctx.approval);
+  if (ctx.channel && body.operations) return signOnChannel(ctx, ctx.channel.fund, body, signer, resign);
   // Used once: if this transaction does not land, the next one reads the account again.
   const sequence = resign ? undefined : ctx.sequences.get(signer.address);
   ctx.sequences.delete(signer.address);
@@ -118,6 +124,45 @@ function sign(
   return ctx.chain.signXdr(body.transaction_xdr!, signer, { maxFee, resign, ...known }, ctx.approval);
 }
 
+/**
+ * A channel account's transaction: its source and sequence the channel's, its operations the fund account's (signed
+ * by both), wrapped in a fee bump the fund account pays and signs. The inner bid leaves the bump room within max_fee
+ * (a fee bump bids for one operation more, CAP-15); the channel pays nothing.
+ */
+async function signOnChannel(
+  ctx: LaneContext,
+  fund: StellarSigner,
+  body: StellarBody,
+  channel: StellarSigner,
+  resign: boolean,
+): Promise<SignedStellarTransaction> {
+  const maxFee = BigInt(body.max_fee as string | number);
+  const ops = BigInt(body.operations!.length);
+  const sequence = resign ? undefined : ctx.sequences.get(channel.address);
+  ctx.sequences.delete(channel.address);
+  const timeout = ctx.policy.timeout_seconds;
+  const validUntil = body.valid_until
+    ? new Date(body.valid_until)
+    : timeout
+      ? new Date(ctx.now + timeout * 1000)
+      : null;
+  const inner = await ctx.chain.buildAndSign(
+    {
+      operations: body.operations!,
+      memo: body.memo ?? null,
+      source_account: channel.address,
+      operationsSource: fund.address,
+      validUntil,
+      maxFee: (maxFee * ops) / (ops + 1n),
+      ...(sequence === undefined ? {} : { sequence }),
+    },
+    channel,
+    ctx.approval,
+  );
+  const both = await ctx.chain.signEnvelope(inner.envelopeXdr, fund, 'transaction_xdr', ctx.approval);
+  return ctx.chain.feeBump(both.envelopeXdr, fund, { maxFee }, ctx.approval);
+}
+
 function signedFields(signed: SignedStellarTransaction) {
   return {
     hash: signed.hash,
@@ -131,7 +176,8 @@ function signedFields(signed: SignedStellarTransaction) {
 /** With a `min_balance` policy: the relayer's account must keep it after paying up to max_fee (the reference's text). */
 async function checkMinBalance(ctx: LaneContext, record: TransactionRecord): Promise<void> {
   if (ctx.policy.min_balance == null) return;
-  const account = await ctx.chain.account(record.from as string);
+  // A channel's fee is the fund account's.
+  const account = await ctx.chain.account(ctx.channel?.fund.address ?? (record.from as string));
   const available = account?.balance ?? 0n;
   const fee = BigInt(record.max_fee as string);
   const required = fee + BigInt(ctx.policy.min_balance);

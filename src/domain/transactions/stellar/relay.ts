@@ -18,6 +18,7 @@ import { swapJobFor } from './token-swap.ts';
 import type { StellarFeePolicy } from './fee-token.ts';
 import { startNext, track, type LaneContext, type LaneStep, type StellarLanePolicy } from './lane.ts';
 import { stellarApproval } from '../../signers/gate.ts';
+import { relayerIdOf } from '../../relayers/lanes.ts';
 
 export const STELLAR_JOB = 'stellar.lane';
 const DEFAULT_LEDGER_MS = 5_000;
@@ -26,8 +27,12 @@ const STEPS_PER_RUN = 8;
 
 export interface StellarRelayDeps {
   chains: StellarChains;
-  /** The relayer's Ed25519 signer; undefined for an address-only signer (it cannot sign). */
+  /** The relayer's Ed25519 signer (or a pool lane's, by its lane key); undefined for an address-only signer. */
   signer(relayerId: string): StellarSigner | undefined;
+  /** A key pool's lane that sends from `from` (relayers/lanes.ts): the relayer's id for its first key or without a pool. */
+  laneKeyOf?(relayerId: string, from: unknown): string;
+  /** Whether the relayer has a key pool (its fund account and channel accounts each a lane with its own job). */
+  isPool?(relayerId: string): boolean;
   network(relayer: RelayerRow): NetworkConfig;
   store: Pick<Store, 'repos' | 'atomically'>;
   writer: RecordWriter;
@@ -35,12 +40,24 @@ export interface StellarRelayDeps {
   now?: () => number;
 }
 
-/** The relayer's oldest transaction in one of `statuses` (lists are newest first). */
+/** How many of a pool lane's relayer's transactions in one status are looked through for the lane's oldest. */
+const POOL_SCAN = 1_000;
+
+/** The relayer's oldest transaction in one of `statuses` (lists are newest first); of a pool, the lane's at `from`. */
 async function oldest(
   transactions: TransactionsRepo,
   relayerId: string,
   statuses: TransactionStatus[],
+  from?: string,
 ): Promise<StoredTransaction | undefined> {
+  if (from !== undefined) {
+    for (const status of statuses) {
+      const record = (await transactions.list(relayerId, status, POOL_SCAN, 0)).findLast((r) => r.from === from);
+      const stored = record && (await transactions.find(record.id));
+      if (stored && stored.record.status === status) return stored;
+    }
+    return undefined;
+  }
   for (const status of statuses) {
     const count = await transactions.count(relayerId, status);
     if (count === 0) continue;
@@ -111,10 +128,31 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
 
   const write = (stored: StoredTransaction, next: TransactionRecord) =>
     store.atomically((tx) => writer.update(tx, stored, next, 'stellar'));
+  /** The lane whose job moves the record: a pool's channel account, else the relayer. */
+  const laneKeyOf = (record: TransactionRecord) =>
+    deps.laneKeyOf?.(record.relayer_id, record.from) ?? record.relayer_id;
+
+  /** The job's subject's lane: a relayer, or a pool's lane key; the fund account's row and signer for a channel. */
+  const laneOf = async (subject: string) => {
+    const relayerId = relayerIdOf(subject);
+    const row = await store.repos.relayers.get(subject);
+    const fund = subject === relayerId ? row : await store.repos.relayers.get(relayerId);
+    if (!row || !fund) return undefined;
+    const pooled = deps.isPool?.(relayerId) ?? false;
+    const fundSigner = subject === relayerId ? undefined : deps.signer(relayerId);
+    return {
+      relayerId,
+      row,
+      fund,
+      from: pooled ? row.address : undefined,
+      channel: fundSigner && { fund: fundSigner },
+    };
+  };
 
   const lane: JobHandler = async (job) => {
-    const relayer = await store.repos.relayers.get(job.subject);
-    if (!relayer) return;
+    const found = await laneOf(job.subject);
+    if (!found) return;
+    const { row: relayer, fund, relayerId, from, channel } = found;
     const ledgerMs = deps.network(relayer).average_blocktime_ms ?? DEFAULT_LEDGER_MS;
     for (let i = 0; i < STEPS_PER_RUN; i++) {
       const chain = deps.chains.stellar(relayer.network);
@@ -122,7 +160,9 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
         chain,
         policy: (relayer.policies ?? {}) as StellarLanePolicy,
         signer: deps.signer(relayer.id),
-        approval: stellarApproval(chain, relayer),
+        // A channel's transactions are the fund account's to approve: it pays their fees.
+        approval: stellarApproval(chain, fund),
+        ...(channel ? { channel } : {}),
         now: now(),
         pollMs: Math.max(10, Math.round(ledgerMs / 4)),
         notFoundWindowMs: Math.max(2_000, ledgerMs * 6),
@@ -131,11 +171,11 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
         sequences,
         write,
       };
-      const inFlight = await oldest(transactions, relayer.id, ['submitted', 'sent']);
+      const inFlight = await oldest(transactions, relayerId, ['submitted', 'sent'], from);
       let step: LaneStep;
       if (inFlight) step = await track(inFlight, ctx);
       else {
-        const next = await oldest(transactions, relayer.id, ['pending']);
+        const next = await oldest(transactions, relayerId, ['pending'], from);
         if (!next) return; // nothing left: a later send schedules the lane again
         step = await startNext(next, ctx);
       }
@@ -150,9 +190,17 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
       await checkUserPays(deps, relayer, f);
       return { build: (row) => ({ status: 'pending', fields: f, nonce: null, nextNonce: row.next_nonce }) };
     },
+    laneNeeds(_relayer, body) {
+      const b = body as StellarBody;
+      const operations = b.operations !== undefined && b.operations !== null;
+      return { signers: b.source_account ? [b.source_account] : [], channel: operations };
+    },
     async replace(relayer, stored, body) {
       onlyPending(stored, 'stellar transactions can be replaced');
-      const f = sendFields(deps, relayer, body as StellarBody, now());
+      // A pool's transaction stays on its lane (a channel's source is the channel).
+      const key = deps.laneKeyOf?.(relayer.id, stored.record.from) ?? relayer.id;
+      const row = key === relayer.id ? relayer : ((await store.repos.relayers.get(key)) ?? relayer);
+      const f = sendFields(deps, row, body as StellarBody, now());
       await checkUserPays(deps, relayer, f);
       return { ...stored.record, ...f };
     },
@@ -162,13 +210,17 @@ export function createStellarFamily(deps: StellarRelayDeps): RelayFamily {
     },
     async schedule(tx, record) {
       if (FINAL_STATUSES.has(record.status)) return;
-      await tx.jobs.schedule({ kind: STELLAR_JOB, subject: record.relayer_id, dueAt: now() });
+      await tx.jobs.schedule({ kind: STELLAR_JOB, subject: laneKeyOf(record), dueAt: now() });
     },
     afterCommit: () => undefined,
     jobs: { [STELLAR_JOB]: lane },
     async resume() {
       const lanes = new Set<string>();
-      const count = await resumeInFlight(store, 'stellar', async (_id, relayerId) => void lanes.add(relayerId));
+      const count = await resumeInFlight(
+        store,
+        'stellar',
+        async (_id, _relayerId, record) => void lanes.add(laneKeyOf(record)),
+      );
       for (const relayerId of lanes)
         await store.repos.jobs.schedule({ kind: STELLAR_JOB, subject: relayerId, dueAt: now() });
       if (count > 0)
