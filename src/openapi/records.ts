@@ -10,6 +10,24 @@ const rpcUrlRecord = {
   properties: { url: { type: 'string' }, weight: { type: 'integer', minimum: 0, maximum: 100 } },
 } as const;
 
+/** One key of a pool as its relayer's record shows it. */
+const laneRecord = {
+  type: 'object',
+  required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
+  properties: {
+    address: { type: 'string' },
+    signer_id: { type: 'string' },
+    balance: nullable({
+      type: 'string',
+      description: 'wei, a decimal string; null when the node did not answer',
+    }),
+    pending: { type: 'integer', minimum: 0 },
+    max_pending: { type: 'integer', minimum: 1 },
+    state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
+    state_reason: nullable({ type: 'string' }),
+  },
+} as const;
+
 export const relayerRecord = {
   type: 'object',
   required: [
@@ -51,22 +69,17 @@ export const relayerRecord = {
       type: 'array',
       description:
         'our extension, only for a key pool (`signer_ids`): every key of the relayer, as the routing sees it (docs/transactions.md, Key pools)',
-      items: {
-        type: 'object',
-        required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
-        properties: {
-          address: { type: 'string' },
-          signer_id: { type: 'string' },
-          balance: nullable({
-            type: 'string',
-            description: 'wei, a decimal string; null when the node did not answer',
-          }),
-          pending: { type: 'integer', minimum: 0 },
-          max_pending: { type: 'integer', minimum: 1 },
-          state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
-          state_reason: nullable({ type: 'string' }),
-        },
-      },
+      items: laneRecord,
+    },
+    funding_signer_id: {
+      type: 'string',
+      description:
+        'our extension, only for a key pool with a funding key: it tops each lane up to policies.lane_target_balance when it falls under policies.lane_min_balance (docs/transactions.md, Funding)',
+    },
+    funding: {
+      ...laneRecord,
+      description:
+        "our extension, with funding_signer_id: the funding key's own lane (its nonce, funds and top-ups in flight); never in the routing",
     },
   },
 } as const;
@@ -156,6 +169,13 @@ export const transactionRecord = {
       pattern: '^\\d+$',
       description:
         "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced",
+    },
+    lane_top_up: {
+      type: 'object',
+      required: ['lane'],
+      properties: { lane: { type: 'string', description: 'the address of the pool key it tops up' } },
+      description:
+        "our extension, EVM key pools only: a top-up the pool's funding key sent to one of its lanes (docs/transactions.md, Funding)",
     },
   },
 } as const;

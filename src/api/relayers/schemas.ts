@@ -37,7 +37,7 @@ const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const policies = {
   type: 'object',
   description:
-    "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)",
+    "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions; our extension for a key pool with a funding key: lane_min_balance, lane_target_balance)",
 } as const;
 const rpcUrls = {
   ...customRpcUrlsSchema,
