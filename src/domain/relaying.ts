@@ -129,6 +129,7 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
   topUps = createLaneTopUps({
     store,
     lanes: relayers.lanes,
+    balanceOf: (r, address) => relayers.chain(r).balance(address as `0x${string}`),
     send: transactions.sendFromLane,
     logger,
     toppedUp: deps.lanes?.laneTopUp,

@@ -143,6 +143,51 @@ test('a lane drained under lane_min_balance is topped up to lane_target_balance 
   );
 });
 
+const topUpsOf = async (s: TestServer) =>
+  (
+    (await s.request('GET', `/api/v1/relayers/${POOL}/transactions?per_page=50`)).body.data as Array<
+      Record<string, any>
+    >
+  ).filter((r) => r.lane_top_up);
+
+test('a lane that falls under lane_min_balance while in use gets one top-up, however many check runs see it low before it is mined', async (t) => {
+  const pool = await keys(2);
+  const [funder] = await keys(1, 10n * ETH);
+  const low = pool[1]!;
+  const receiver = await startReceiver(t);
+  const s = await startFunded(t, pool, funder!, receiver.url);
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  // Under the pool's minimum, yet not empty: it stays in the routing meanwhile.
+  await setBalance(low.address, MIN / 2n);
+  const sent = await s.request('POST', `/api/v1/relayers/${POOL}/transactions`, { body: SEND });
+  assert.equal(sent.status, 200, sent.text);
+  const [topUp] = (await eventually(
+    async () => {
+      const found = await topUpsOf(s);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs: 30_000 },
+  ))!;
+  assert.equal(topUp!.to, low.address);
+  assert.equal(topUp!.value, (TARGET - MIN / 2n).toString(), 'up to the target from the balance the node showed');
+  // Unmined, it is in flight through several check runs (each second): none of them sends another.
+  await new Promise((r) => setTimeout(r, 5_000));
+  assert.equal((await topUpsOf(s)).length, 1);
+  await anvil.setAutomine(true);
+  await anvil.mine();
+  for (const id of [topUp!.id, sent.body.data.id]) {
+    const final = await waitFinal(s, POOL, id, 60_000);
+    assert.equal(final.status, 'confirmed', JSON.stringify(final));
+  }
+  assert.ok((await balanceOf(low.address)) >= MIN);
+  const metrics = (await s.request('GET', '/metrics')).text;
+  assert.match(
+    metrics,
+    new RegExp(`^relaybox_relayer_lane_top_ups_total\\{relayer_id="${POOL}",network="anvil"\\} 1$`, 'm'),
+  );
+});
+
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
   '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',

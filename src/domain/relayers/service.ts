@@ -322,13 +322,15 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
     if (r.funding_signer_id) {
-      const funder = await resolveFunder(r.funding_signer_id, (id) => deps.signers.resolve(id, 'evm'), pool).catch(
-        (err: unknown) => {
-          throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
-            cause: err,
-          });
-        },
-      );
+      const funder = await resolveFunder(
+        r.funding_signer_id,
+        (id) => deps.signers.resolve(id, r.network_type!),
+        pool,
+      ).catch((err: unknown) => {
+        throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
+          cause: err,
+        });
+      });
       lanes.get(r.id)!.push(fundingLaneRow(r.id, r.funding_signer_id, funder));
     }
     await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!);

@@ -16,6 +16,8 @@ export type LaneFunds = (relayer: RelayerRow, lane: LaneRow, balance: bigint) =>
 export interface LaneTopUpDeps {
   store: Pick<Store, 'repos'>;
   lanes(relayerId: string): Promise<LaneRow[]>;
+  /** The address's balance as the node says now (wei). */
+  balanceOf(relayer: RelayerRow, address: string): Promise<bigint>;
   send(lane: RelayerRow, body: EvmBody, fields: Record<string, unknown>): Promise<TransactionRecord>;
   logger: Log;
   /** A top-up was created (metrics). */
@@ -49,7 +51,10 @@ export function createLaneTopUps(deps: LaneTopUpDeps): LaneFunds {
       if (!from) return;
       const inFlight = await store.repos.transactions.listUnfinished(from.id, IN_FLIGHT_WINDOW);
       if (inFlight.some((s) => topUpOf(s.record) === lane.address.toLowerCase())) return;
-      const value = levels.target - balance;
+      // Read after the top-ups in flight: one that became final since the check's read is counted in, not sent twice.
+      const now = await deps.balanceOf(relayer, lane.address);
+      if (now >= levels.min) return;
+      const value = levels.target - now;
       const body: EvmBody = { to: lane.address, value: value.toString(), gas_limit: 21_000, speed: 'fast' };
       const record = await deps.send(from, body, { lane_top_up: { lane: lane.address } });
       said.delete(key);
