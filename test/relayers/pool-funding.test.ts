@@ -15,9 +15,11 @@ import { startAnvil } from '../support/anvil.ts';
 import { eventually } from '../support/eventually.ts';
 import { waitFinal } from '../transactions/wait-final.ts';
 import { FAST_WEBHOOKS, startReceiver } from '../webhooks/support.ts';
+import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
+const pgSkip = (await postgresReachable()) ? false : 'no PostgreSQL at 127.0.0.1:5432';
 
 const ETH = 10n ** 18n;
 const MIN = ETH / 10n;
@@ -45,9 +47,10 @@ function startFunded(
   pool: Array<{ key: string }>,
   funder: { key: string },
   hookUrl: string,
+  env: Record<string, string> = {},
 ): Promise<TestServer> {
   return build(t, {
-    env: FAST_WEBHOOKS,
+    env: { ...FAST_WEBHOOKS, ...env },
     config: {
       networks: [anvil.network('anvil')],
       signers: [
@@ -186,6 +189,28 @@ test('a lane that falls under lane_min_balance while in use gets one top-up, how
     metrics,
     new RegExp(`^relaybox_relayer_lane_top_ups_total\\{relayer_id="${POOL}",network="anvil"\\} 1$`, 'm'),
   );
+});
+
+test('PostgreSQL: the funding key is a lane of its own there too; its top-up confirms', { skip: pgSkip }, async (t) => {
+  const pool = await keys(2);
+  const [funder] = await keys(1, 10n * ETH);
+  await setBalance(pool[1]!.address, 0n);
+  const receiver = await startReceiver(t);
+  const env = { DATABASE_URL: (await createTestDatabase('relaybox_funding')).url };
+  const s = await startFunded(t, pool, funder!, receiver.url, env);
+  const [topUp] = (await eventually(
+    async () => {
+      const found = await topUpsOf(s);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs: 30_000 },
+  ))!;
+  assert.equal(topUp!.from, funder!.address);
+  assert.equal((await waitFinal(s, POOL, topUp!.id, 60_000)).status, 'confirmed');
+  assert.equal(await balanceOf(pool[1]!.address), TARGET);
+  assert.equal((await relayerOf(s)).funding.address, funder!.address);
+  // Closed before its database is dropped (that hook was registered first).
+  await s.close();
 });
 
 const KEYS = [
