@@ -8,9 +8,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { build, type TestServer } from '../helper.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { waitAllFinal } from '../transactions/wait-final.ts';
+import { eventually } from '../support/eventually.ts';
+import { createTestDatabase, postgresReachable } from '../support/postgres.ts';
 
 const anvil = await startAnvil();
 after(() => anvil.stop());
+const pgSkip = (await postgresReachable()) ? false : 'no PostgreSQL at 127.0.0.1:5432';
 
 const ETH = 10n ** 18n;
 const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -130,4 +133,45 @@ test('PATCH signer_ids adds and drops keys under the rules of a config start, ea
   assert.equal('lanes' in one, false);
   const [last] = await sendMany(s, 1);
   assert.equal(last!.from, keys[0]!.address);
+});
+
+test('PostgreSQL: keys added through one instance are used by another, which picks their signers up by itself', {
+  skip: pgSkip,
+}, async (t) => {
+  const env = { DATABASE_URL: (await createTestDatabase('relaybox_repool')).url };
+  const start = () =>
+    build(t, {
+      env,
+      config: {
+        networks: [anvil.network('anvil')],
+        signers: keys.map((p, k) => ({ id: `k${k}`, type: 'local', development: true, private_key: p.key })),
+        // A config relayer: both instances know it (one made through the API is known to its maker until a restart).
+        relayers: [{ id: 'shared', name: 's', network: 'anvil', signer_id: 'k0' }],
+        notifications: [],
+        plugins: [],
+      } as never,
+    });
+  const a = await start();
+  const b = await start();
+  // b knows it as a relayer with one signer first.
+  const before = await b.request('POST', '/api/v1/relayers/shared/transactions', { body: SEND });
+  assert.equal(before.status, 200, before.text);
+  const added = await a.request('PATCH', '/api/v1/relayers/shared', { body: { signer_ids: ['k0', 'k1'] } });
+  assert.equal(added.status, 200, added.text);
+  const onNewKey = await eventually(
+    async () => {
+      const r = await b.request('POST', '/api/v1/relayers/shared/transactions', { body: SEND });
+      assert.equal(r.status, 200, r.text);
+      return r.body.data.from === keys[1]!.address ? r.body.data : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 500 },
+  );
+  assert.ok(onNewKey);
+  assert.deepEqual(
+    (await b.request('GET', '/api/v1/relayers/shared')).body.data.lanes.map((l: any) => l.signer_id),
+    ['k0', 'k1'],
+  );
+  // Closed before their database is dropped (that hook was registered first).
+  await a.close();
+  await b.close();
 });

@@ -105,6 +105,8 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
   await seedConfigRelayers(deps);
   await resolveStoredSigners(deps, signers, knowLanes);
 
+  /** When each relayer without a known pool had its lanes read last (lanes()). */
+  const probedAt = new Map<string, number>();
   const heldRows = createRelayerRowCache((id) => repo.get(id));
   const found = (
     id: string,
@@ -134,7 +136,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
     },
     get: async (id) => {
       const row = await require(id);
-      const lanes = laneKeys.has(id) ? await repo.lanes(id) : [];
+      const lanes = await lanesOf(id);
       if (lanes.length < 2) return toRelayerView(row);
       const pending = await repo.lanePending(id);
       const balanceOf = (a: string) => chainOf(row).balance(a as `0x${string}`);
@@ -214,6 +216,9 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
         { signer_ids, funding_signer_id, policies: rest.policies },
         maxPending,
       );
+      // Refused before anything is written: the change is whole or not at all.
+      if (maxPending !== undefined && !(repooled ? repooled.lanes.length > 1 : laneKeys.has(id)))
+        throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
       if (repooled) {
         await repo.saveLanes(id, repooled.lanes);
         for (const [key, signer] of repooled.signers) signers.set(key, signer);
@@ -221,11 +226,7 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
         knowLanes(id, repooled.lanes);
         logger.info({ relayerId: id, keys: repooled.lanes.length }, 'relayer keys changed');
       }
-      if (maxPending !== undefined) {
-        if (!laneKeys.has(id))
-          throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
-        await repo.setMaxPending(id, maxPending);
-      }
+      if (maxPending !== undefined) await repo.setMaxPending(id, maxPending);
       await repo.update(id, rest);
       return toRelayerView(await require(id));
     },
@@ -254,19 +255,27 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
     },
     laneKeyOf: (relayerId, from) =>
       (typeof from === 'string' ? laneKeys.get(relayerId)?.get(from.toLowerCase()) : undefined) ?? relayerId,
-    async lanes(relayerId) {
-      if (!laneKeys.has(relayerId)) return [];
-      const lanes = await repo.lanes(relayerId);
-      await learnLanes(relayerId, lanes);
-      return lanes;
+    lanes: lanesOf,
+    isPool(relayerId) {
+      // Not known here as a pool: looked up in the background now and then, so a pool made elsewhere is soon used.
+      if (!laneKeys.has(relayerId)) lanesOf(relayerId).catch(() => undefined);
+      return laneKeys.has(relayerId);
     },
-    isPool: (relayerId) => laneKeys.has(relayerId),
     network: (relayer) => networks.find(relayer.network_type, relayer.network)!,
     chain: chainOf,
   };
+  async function lanesOf(relayerId: string): Promise<LaneRow[]> {
+    // A relayer another instance made a pool (PATCH signer_ids) is found by a read now and then, not at every call.
+    if (!laneKeys.has(relayerId) && Date.now() - (probedAt.get(relayerId) ?? -Infinity) < PROBE_EVERY_MS) return [];
+    probedAt.set(relayerId, Date.now());
+    const lanes = await repo.lanes(relayerId);
+    await learnLanes(relayerId, lanes);
+    return lanes;
+  }
   /** Keys another instance added or dropped (PATCH signer_ids) are picked up where the lanes are read. */
   async function learnLanes(relayerId: string, lanes: readonly LaneRow[]): Promise<void> {
     const key = (l: LaneRow) => laneKey(relayerId, l.address, l.position);
+    if (lanes.length < 2) return void laneKeys.delete(relayerId);
     if (laneKeys.get(relayerId)?.size === lanes.length && lanes.every((l) => signers.has(key(l)))) return;
     const networkType = (await repo.get(relayerId))?.network_type ?? 'evm';
     for (const l of lanes)
@@ -280,6 +289,9 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       : deps.chains.evm(relayer.network);
   }
 }
+
+/** A relayer not known here as a pool has its lanes read at most this often (another instance may have made it one). */
+const PROBE_EVERY_MS = 5_000;
 
 /** One signer per network (as the reference): two relayers sending from one account would fight over its nonces. */
 async function checkSignerFree(
