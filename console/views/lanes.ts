@@ -65,13 +65,19 @@ export function Lanes({ relayerId, txs }: { relayerId: string; txs: readonly Tx[
   const [pool, setPool] = useState<PoolRecord | null>(null);
   useEffect(() => {
     let live = true;
+    let timer: ReturnType<typeof setInterval> | undefined;
     const read = () =>
       api<PoolRecord>(`/relayers/${enc(relayerId)}`).then(
-        (a) => live && setPool(a.data),
+        (a) => {
+          if (!live) return;
+          setPool(a.data);
+          // A relayer without a pool is read once.
+          if (a.data.lanes) timer ??= setInterval(read, REFRESH_MS);
+          else clearInterval(timer);
+        },
         () => undefined,
       );
     void read();
-    const timer = setInterval(read, REFRESH_MS);
     return () => ((live = false), clearInterval(timer));
   }, [relayerId]);
   if (!pool?.lanes) return null;
