@@ -39,21 +39,18 @@ export interface RelayerView {
   system_disabled: boolean;
   disabled_reason: { type: string; details: string | string[] } | null;
   /** Our extension, only for a key pool (relayers/pool-view.ts): every lane's address, balance, pending and state. */
-  lanes?: Array<LaneViewOf>;
+  lanes?: Array<{
+    address: string;
+    signer_id: string;
+    balance: string | null;
+    pending: number;
+    max_pending: number;
+    state: string;
+    state_reason: string | null;
+  }>;
   /** Our extension, only for a key pool with a funding key (relayers/funding.ts): its signer and its lane. */
   funding_signer_id?: string;
-  funding?: LaneViewOf;
-}
-
-/** A key pool's lane as its relayer's record shows it. */
-export interface LaneViewOf {
-  address: string;
-  signer_id: string;
-  balance: string | null;
-  pending: number;
-  max_pending: number;
-  state: string;
-  state_reason: string | null;
+  funding?: NonNullable<RelayerView['lanes']>[number];
 }
 
 /**

@@ -10,24 +10,6 @@ const rpcUrlRecord = {
   properties: { url: { type: 'string' }, weight: { type: 'integer', minimum: 0, maximum: 100 } },
 } as const;
 
-/** One key of a pool as its relayer's record shows it. */
-const laneRecord = {
-  type: 'object',
-  required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
-  properties: {
-    address: { type: 'string' },
-    signer_id: { type: 'string' },
-    balance: nullable({
-      type: 'string',
-      description: 'wei, a decimal string; null when the node did not answer',
-    }),
-    pending: { type: 'integer', minimum: 0 },
-    max_pending: { type: 'integer', minimum: 1 },
-    state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
-    state_reason: nullable({ type: 'string' }),
-  },
-} as const;
-
 export const relayerRecord = {
   type: 'object',
   required: [
@@ -69,7 +51,22 @@ export const relayerRecord = {
       type: 'array',
       description:
         'our extension, only for a key pool (`signer_ids`): every key of the relayer, as the routing sees it (docs/transactions.md, Key pools)',
-      items: laneRecord,
+      items: {
+        type: 'object',
+        required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
+        properties: {
+          address: { type: 'string' },
+          signer_id: { type: 'string' },
+          balance: nullable({
+            type: 'string',
+            description: 'wei, a decimal string; null when the node did not answer',
+          }),
+          pending: { type: 'integer', minimum: 0 },
+          max_pending: { type: 'integer', minimum: 1 },
+          state: { enum: ['active', 'fee_cap', 'stuck', 'low_balance', 'signer_failing'] },
+          state_reason: nullable({ type: 'string' }),
+        },
+      },
     },
     funding_signer_id: {
       type: 'string',
@@ -77,9 +74,10 @@ export const relayerRecord = {
         'our extension, only for a key pool with a funding key: it tops each lane up to policies.lane_target_balance when it falls under policies.lane_min_balance (docs/transactions.md, Funding)',
     },
     funding: {
-      ...laneRecord,
+      type: 'object',
+      required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
       description:
-        "our extension, with funding_signer_id: the funding key's own lane (its nonce, funds and top-ups in flight); never in the routing",
+        "our extension, with funding_signer_id: the funding key's own lane, in the shape of a lanes item (its balance, top-ups in flight, state); never in the routing",
     },
   },
 } as const;
