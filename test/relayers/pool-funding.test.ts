@@ -191,6 +191,56 @@ test('a lane that falls under lane_min_balance while in use gets one top-up, how
   );
 });
 
+test('a top-up in flight survives a restart, and its funding key cannot be changed in the config meanwhile', async (t) => {
+  const pool = await keys(2);
+  const [funder, other] = await keys(2, 10n * ETH);
+  await setBalance(pool[1]!.address, 0n);
+  await anvil.setAutomine(false);
+  t.after(() => anvil.setAutomine(true));
+  const config = (funding: string) =>
+    ({
+      networks: [anvil.network('anvil')],
+      signers: [
+        ...pool.map((p, k) => ({ id: `key-${k}`, type: 'local', development: true, private_key: p.key })),
+        { id: 'funder', type: 'local', development: true, private_key: funder!.key },
+        { id: 'other', type: 'local', development: true, private_key: other!.key },
+      ],
+      relayers: [
+        {
+          id: POOL,
+          name: 'funded pool',
+          network: 'anvil',
+          signer_ids: pool.map((_, k) => `key-${k}`),
+          funding_signer_id: funding,
+          policies: { lane_min_balance: MIN.toString(), lane_target_balance: TARGET.toString() },
+        },
+      ],
+      notifications: [],
+      plugins: [],
+    }) as never;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'relaybox-funding-restart-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await build(t, { config: config('funder'), dataDir });
+  const [topUp] = (await eventually(
+    async () => {
+      const found = await topUpsOf(first);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs: 30_000 },
+  ))!;
+  await first.close();
+  await assert.rejects(
+    build(t, { config: config('other'), dataDir }),
+    /key 0x[0-9a-fA-F]{40} \(signer 'funder'\) has 1 transaction\(s\) in flight; keep it as funding_signer_id until they are final/,
+  );
+  const again = await build(t, { config: config('funder'), dataDir });
+  await anvil.setAutomine(true);
+  await anvil.mine();
+  assert.equal((await waitFinal(again, POOL, topUp!.id, 60_000)).status, 'confirmed');
+  assert.equal((await topUpsOf(again)).length, 1, 'not sent again after the restart');
+  assert.equal(await balanceOf(pool[1]!.address), TARGET);
+});
+
 test('PostgreSQL: the funding key is a lane of its own there too; its top-up confirms', { skip: pgSkip }, async (t) => {
   const pool = await keys(2);
   const [funder] = await keys(1, 10n * ETH);

@@ -381,7 +381,7 @@ async function refuseLaneChangesInFlight(
     const inFlight = pending[lane.position === 0 ? '' : lane.address] ?? 0;
     if (inFlight > 0) {
       throw new Error(
-        `relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`,
+        `relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; ${isFundingLane(lane) ? 'keep it as funding_signer_id' : 'keep it in signer_ids, in the same place if it is the first,'} until they are final`,
       );
     }
   }
