@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api.ts';
 import { streamEvents } from '../events.ts';
 import { Amount, ErrorLine, UNIT_OF, When, e, shortId } from '../ui.ts';
+import { Lanes } from './lanes.ts';
 
 type Tx = Record<string, unknown> & { id: string; status: string; created_at: string };
 const STATUSES = ['', 'pending', 'sent', 'submitted', 'mined', 'confirmed', 'failed', 'expired', 'canceled'];
@@ -103,6 +104,7 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
       e('span', { class: 'muted live' }, 'live'),
     ),
     e(ErrorLine, { error }),
+    relayerId ? e(Lanes, { relayerId, txs, key: relayerId }) : null,
     e(
       'table',
       { class: 'txs' },
@@ -131,7 +133,12 @@ export function Transactions({ relayerId, go }: { relayerId: string | undefined;
                 shortId(tx.id),
               ),
             ),
-            e('td', null, e('span', { class: `status s-${tx.status}` }, tx.status)),
+            e(
+              'td',
+              null,
+              e('span', { class: `status s-${tx.status}` }, tx.status),
+              tx.lane_top_up ? e('span', { class: 'badge top-up' }, 'top-up') : null,
+            ),
             e('td', { class: 'mono' }, shortId(tx.hash)),
             e('td', { class: 'mono' }, shortId(tx.to)),
             e('td', { class: 'value' }, e(Amount, { raw: tx.value, unit })),

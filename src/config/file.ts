@@ -6,6 +6,7 @@ import { configFileSchema } from './schema.ts';
 import { findNetwork, loadNetworks, type NetworkConfig } from './networks.ts';
 import { parsePolicies } from './relayer-policies.ts';
 import { checkRelayerSigners } from './relayer-pools.ts';
+import { checkRelayerFunding } from './relayer-funding.ts';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, KEYSTORE_MAX_BYTES, readJsonFile } from './read-file.ts';
 import { findRelative, listLooked, type ConfigLocation } from './locate.ts';
 import { checkSignerTypes } from './signer-types.ts';
@@ -123,5 +124,6 @@ function checkReferences(file: ConfigFile): void {
         });
       }
     }
+    checkRelayerFunding(r, i, signers, file.relayers);
   });
 }

@@ -146,6 +146,9 @@ export const evmPolicySchema = {
     eip1559_pricing: nullable({ type: 'boolean' }, 'a boolean'),
     private_transactions: nullable({ type: 'boolean' }, 'a boolean'),
     include_revert_data: nullable({ type: 'boolean' }, 'a boolean'),
+    // A key pool's funding signer tops its lanes up (our extension; config/relayer-funding.ts).
+    lane_min_balance: amountOrNull('u128', 'wei'),
+    lane_target_balance: amountOrNull('u128', 'wei'),
   },
 } as const;
 
@@ -367,6 +370,7 @@ export const configFileSchema = {
           signer_id: id,
           signer_ids: { type: 'array', minItems: 1, maxItems: 64, items: id },
           max_pending_per_key: { type: 'integer', minimum: 1, maximum: 1024 },
+          funding_signer_id: id,
           paused: { type: 'boolean' },
           notification_id: { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9_-]{1,36}$' }, { type: 'null' }] },
           initial_nonce: { type: 'integer', minimum: 0 },

@@ -44,6 +44,8 @@ export interface RelayerConfig {
   signer_ids?: string[];
   /** A key pool's in-flight limit per key (default 16). */
   max_pending_per_key?: number;
+  /** A key pool's funding signer (relayer-funding.ts): tops its lanes up to `policies.lane_target_balance`. */
+  funding_signer_id?: string;
   paused?: boolean;
   notification_id?: string | null;
   /** EVM: first nonce used for this relayer when it has no transactions yet. */

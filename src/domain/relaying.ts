@@ -32,6 +32,7 @@ import { createSolanaSwaps, SOLANA_SWAP_JOB } from './transactions/solana/token-
 import { unconfiguredFamily, type RelayFamily, type TransitionObserver } from './transactions/family.ts';
 import type { StageObserver } from './transactions/stage-clock.ts';
 import type { LaneObserver } from './transactions/evm/tick.ts';
+import { createLaneTopUps, type LaneFunds } from './transactions/evm/lane-top-up.ts';
 import type { JobHandler } from './jobs/scheduler.ts';
 import { createRelayerEvents, type RelayerEvents } from './webhooks/outbox.ts';
 
@@ -49,7 +50,10 @@ export interface RelayingDeps {
   /** Stage latency, re-prices and re-broadcasts (metrics). */
   stages?: StageObserver;
   /** Key pools: per-lane metrics (observability/lane-metrics.ts). */
-  lanes?: LaneObserver & { laneSent(relayerId: string, address: string): void };
+  lanes?: LaneObserver & {
+    laneSent(relayerId: string, address: string): void;
+    laneTopUp?(relayerId: string, network: string): void;
+  };
 }
 
 /** A kind of background job: its name in the store, its handler, and what schedules its jobs again at start. */
@@ -115,7 +119,9 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
   const stellar = config.file.networks.some((n) => n.type === 'stellar')
     ? await import('./transactions/stellar/parts.ts')
     : undefined;
-  const families = createFamilies(deps, relayers, writer, stellar);
+  // Top-ups are sent by the transaction service, which the families' check (where lanes' balances are read) precedes.
+  let topUps: LaneFunds | undefined;
+  const families = createFamilies(deps, relayers, writer, stellar, (r, l, b) => topUps?.(r, l, b) ?? Promise.resolve());
   const transactions = createTransactionService({
     relayers,
     store,
@@ -133,6 +139,14 @@ export async function createRelaying(deps: RelayingDeps): Promise<Relaying> {
         balance: (r) => balanceOf(relayerChains, r),
       }),
     },
+  });
+  topUps = createLaneTopUps({
+    store,
+    lanes: relayers.lanes,
+    balanceOf: (r, address) => relayers.chain(r).balance(address as `0x${string}`),
+    send: transactions.sendFromLane,
+    logger,
+    toppedUp: deps.lanes?.laneTopUp,
   });
   const send = async (r: Parameters<typeof transactions.send>[0], body: Parameters<typeof transactions.send>[1]) =>
     (await transactions.send(r, body)).record.id;
@@ -177,6 +191,7 @@ function createFamilies(
   relayers: RelayerService,
   writer: RecordWriter,
   stellar: StellarParts | undefined,
+  laneFunds: LaneFunds,
 ): Record<NetworkType, RelayFamily> {
   const { store, logger } = deps;
   const ed25519 = {
@@ -197,6 +212,7 @@ function createFamilies(
       observer: deps.observer,
       relayerEvents: deps.relayerEvents,
       lanes: deps.lanes,
+      laneFunds,
     }),
     solana: createSolanaFamily({ ...ed25519, chains: deps.chains }),
     stellar: stellar ? stellar.createStellarFamily({ ...ed25519, chains: deps.chains }) : unconfiguredFamily('stellar'),

@@ -48,6 +48,9 @@ export interface RelayerView {
     state: string;
     state_reason: string | null;
   }>;
+  /** Our extension, only for a key pool with a funding key (relayers/funding.ts): its signer and its lane. */
+  funding_signer_id?: string;
+  funding?: NonNullable<RelayerView['lanes']>[number];
 }
 
 /**

@@ -9,6 +9,8 @@ export interface LaneMetrics {
   lane(relayerId: string, address: string, s: { state: string; balance: bigint | null; pending: number }): void;
   /** A send the lane took. */
   laneSent(relayerId: string, address: string): void;
+  /** A top-up the pool's funding key sent to one of its lanes. */
+  laneTopUp(relayerId: string, network: string): void;
 }
 
 export function createLaneMetrics(registry: Registry): LaneMetrics {
@@ -37,6 +39,12 @@ export function createLaneMetrics(registry: Registry): LaneMetrics {
     labelNames: ['relayer', 'address'],
     registers,
   });
+  const topUps = new Counter({
+    name: 'relaybox_relayer_lane_top_ups_total',
+    help: "Top-ups a key pool's funding key sent to its lanes (each a tracked transaction)",
+    labelNames: ['relayer_id', 'network'],
+    registers,
+  });
   return {
     lane(relayerId, address, s) {
       const labels = { relayer: relayerId, address };
@@ -45,5 +53,6 @@ export function createLaneMetrics(registry: Registry): LaneMetrics {
       if (s.balance !== null) balance.set(labels, Number(s.balance));
     },
     laneSent: (relayerId, address) => sends.inc({ relayer: relayerId, address }),
+    laneTopUp: (relayerId, network) => topUps.inc({ relayer_id: relayerId, network }),
   };
 }

@@ -69,6 +69,17 @@ export const relayerRecord = {
         },
       },
     },
+    funding_signer_id: {
+      type: 'string',
+      description:
+        'our extension, only for a key pool with a funding key: it tops each lane up to policies.lane_target_balance when it falls under policies.lane_min_balance (docs/transactions.md, Funding)',
+    },
+    funding: {
+      type: 'object',
+      required: ['address', 'signer_id', 'balance', 'pending', 'max_pending', 'state', 'state_reason'],
+      description:
+        "our extension, with funding_signer_id: the funding key's own lane, in the shape of a lanes item (its balance, top-ups in flight, state); never in the routing",
+    },
   },
 } as const;
 
@@ -157,6 +168,13 @@ export const transactionRecord = {
       pattern: '^\\d+$',
       description:
         "OP-stack networks (tag optimism-based) only: the L1 data fee in wei, from the chain's gas price oracle when it was sent or replaced",
+    },
+    lane_top_up: {
+      type: 'object',
+      required: ['lane'],
+      properties: { lane: { type: 'string', description: 'the address of the pool key it tops up' } },
+      description:
+        "our extension, EVM key pools only: a top-up the pool's funding key sent to one of its lanes (docs/transactions.md, Funding)",
     },
   },
 } as const;

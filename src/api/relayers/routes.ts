@@ -40,10 +40,15 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
     const named = body !== null && typeof body === 'object' ? (body as { signer_id?: unknown }).signer_id : undefined;
     return typeof named === 'string' ? named : undefined;
   };
-  // A key pool signs with every key it names (signer_ids): each needs the right to use it.
+  // A key pool signs with every key it names (signer_ids, funding_signer_id): each needs the right to use it.
   const poolNamed = (body: unknown): string[] => {
-    const named = body !== null && typeof body === 'object' ? (body as { signer_ids?: unknown }).signer_ids : undefined;
-    return Array.isArray(named) ? named.filter((id): id is string => typeof id === 'string') : [];
+    if (body === null || typeof body !== 'object') return [];
+    const { signer_ids: named, funding_signer_id: funder } = body as {
+      signer_ids?: unknown;
+      funding_signer_id?: unknown;
+    };
+    const ids = Array.isArray(named) ? named : [];
+    return [...ids, funder].filter((id): id is string => typeof id === 'string');
   };
 
   router.get('/', async (req, res) => {
@@ -64,6 +69,7 @@ export function createRelayersRouter(ops: RelayerOperations): Router {
   router.patch('/:relayer_id', async (req, res) => {
     const signer = signerNamed(req.body);
     if (signer !== undefined) authorizeSignerUse(res, signer);
+    for (const id of poolNamed(req.body)) authorizeSignerUse(res, id);
     res.json(success(await ops.updateRelayer(p(req).relayer_id!, req.body)));
   });
   router.delete('/:relayer_id', async (req, res) => {

@@ -37,7 +37,7 @@ const relayerName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const policies = {
   type: 'object',
   description:
-    "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions)",
+    "the reference's policies for the relayer's network type (EVM: min_balance, gas_price_cap, gas_limit_estimation, whitelist_receivers, eip1559_pricing, private_transactions; our extension for a key pool with a funding key: lane_min_balance, lane_target_balance)",
 } as const;
 const rpcUrls = {
   ...customRpcUrlsSchema,
@@ -46,6 +46,20 @@ const rpcUrls = {
 
 /** A key pool's in-flight limit per key (our extension; docs/transactions.md, Key pools). */
 const maxPendingPerKey = { type: 'integer', minimum: 1, maximum: 1024 } as const;
+const signerIds = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 64,
+  items: { type: 'string', minLength: 1, maxLength: 64 },
+} as const;
+/** A key pool's funding key (our extension; docs/transactions.md, Funding). */
+const fundingSignerId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description:
+    "our extension, a key pool's funding key: tops each lane up to policies.lane_target_balance when it falls under policies.lane_min_balance",
+} as const;
 
 export const updateRelayerBody = {
   type: 'object',
@@ -61,6 +75,11 @@ export const updateRelayerBody = {
       'x-expect': 'an array of http(s) URLs or { "url", "weight" } (0-100), or null',
     },
     max_pending_per_key: maxPendingPerKey,
+    signer_ids: { ...signerIds, description: "our extension: a key pool's keys (the first cannot change)" },
+    funding_signer_id: {
+      anyOf: [fundingSignerId, { type: 'null' }],
+      'x-expect': 'a signer id, or null to drop the funding key',
+    },
   },
 } as const;
 
@@ -76,8 +95,9 @@ export const createRelayerBody = {
     network_type: { enum: ['evm', 'solana', 'stellar'] },
     paused: { type: 'boolean' },
     signer_id: { type: 'string', minLength: 1, maxLength: 64 },
-    signer_ids: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 64 } },
+    signer_ids: signerIds,
     max_pending_per_key: maxPendingPerKey,
+    funding_signer_id: fundingSignerId,
     notification_id: notificationId,
     policies,
     custom_rpc_urls: rpcUrls,

@@ -7,6 +7,7 @@
 import { AppError, InsufficientBalanceError } from '../../errors.ts';
 import type { LaneRow, RelayerRow } from './ports.ts';
 import { laneKey, laneView } from './lanes.ts';
+import { isFundingLane } from './funding.ts';
 
 export interface LaneCandidate {
   row: RelayerRow;
@@ -88,13 +89,15 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
     async candidates(relayer, only) {
       if (!read.isPool(relayer.id)) return null;
       const s = await snapshot(relayer.id);
-      if (s.lanes.length < 2) return null;
+      // A funding key (funding.ts) never takes user sends.
+      const lanes = s.lanes.filter((l) => !isFundingLane(l));
+      if (lanes.length < 2) return null;
       const skipped: LaneRefusal[] = [];
       const healthy: Array<LaneCandidate & { pending: number }> = [];
       const refusedLately: Array<LaneCandidate & { pending: number }> = [];
       const low: Array<LaneCandidate & { pending: number }> = [];
-      for (const lane of s.lanes) {
-        if (only && !only(lane, s.lanes)) continue;
+      for (const lane of lanes) {
+        if (only && !only(lane, lanes)) continue;
         const pending = s.pending[laneOf(lane)] ?? 0;
         const c = { row: laneView(relayer, lane), lane, maxPending: lane.max_pending, pending };
         if (pending >= lane.max_pending)
@@ -117,7 +120,7 @@ export function createLaneRouter(read: LaneReads, now: () => number = Date.now):
       }
       const turn = turns.get(relayer.id) ?? 0;
       turns.set(relayer.id, turn + 1);
-      const n = s.lanes.length;
+      const n = lanes.length;
       const rank = (lane: LaneRow) => (((lane.position - turn) % n) + n) % n;
       const byRoom = (a: { pending: number; maxPending: number; lane: LaneRow }, b: typeof a) =>
         a.pending / a.maxPending - b.pending / b.maxPending || rank(a.lane) - rank(b.lane);

@@ -50,6 +50,10 @@ export interface RelayerChanges {
   custom_rpc_urls?: RpcUrl[] | null;
   /** A key pool's in-flight limit per key (written to its lanes, not the relayer row). */
   max_pending_per_key?: number;
+  /** A key pool's keys (pool-changes.ts: written to its lanes). */
+  signer_ids?: string[];
+  /** A key pool's funding key (funding.ts); null drops it. */
+  funding_signer_id?: string | null;
 }
 
 /** Why a lane is out of the routing ('active': in it). */

@@ -20,6 +20,8 @@ import type { LaneRow } from './ports.ts';
 import { laneKey } from './lanes.ts';
 import { laneRowsOf, resolvePool, signersOf } from './pools.ts';
 import { laneBalanceOf, poolView } from './pool-view.ts';
+import { checkFunding, fundingLaneRow, isFundingLane, resolveFunder } from './funding.ts';
+import { changePool } from './pool-changes.ts';
 
 /** POST /api/v1/relayers after validation (policies already checked for the network type). */
 export interface CreateRelayerInput {
@@ -32,6 +34,8 @@ export interface CreateRelayerInput {
   signer_id?: string;
   signer_ids?: string[];
   max_pending_per_key?: number;
+  /** A key pool's funding key (funding.ts), with policies lane_min_balance and lane_target_balance. */
+  funding_signer_id?: string;
   notification_id?: string | null;
   policies?: Record<string, unknown> | null;
   custom_rpc_urls?: RpcUrl[] | null;
@@ -105,6 +109,8 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
   await seedConfigRelayers(deps);
   await resolveStoredSigners(deps, signers, knowLanes);
 
+  /** When each relayer without a known pool had its lanes read last (lanes()). */
+  const probedAt = new Map<string, number>();
   const heldRows = createRelayerRowCache((id) => repo.get(id));
   const found = (
     id: string,
@@ -134,17 +140,25 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
     },
     get: async (id) => {
       const row = await require(id);
-      const lanes = laneKeys.has(id) ? await repo.lanes(id) : [];
-      return lanes.length > 1
-        ? {
-            ...toRelayerView(row),
-            lanes: await poolView(
-              lanes,
-              await (row.network_type !== 'evm' && deps.pendingByLane ? deps.pendingByLane(id) : repo.lanePending(id)),
-              laneBalanceOf(deps.chains, chainOf, row),
-            ),
-          }
-        : toRelayerView(row);
+      const lanes = await lanesOf(id);
+      if (lanes.length < 2) return toRelayerView(row);
+      // Solana and Stellar sends take no nonce: their in-flight count is by `from`.
+      const pending = await (row.network_type !== 'evm' && deps.pendingByLane
+        ? deps.pendingByLane(id)
+        : repo.lanePending(id));
+      const balanceOf = laneBalanceOf(deps.chains, chainOf, row);
+      const funder = lanes.filter(isFundingLane);
+      return {
+        ...toRelayerView(row),
+        lanes: await poolView(
+          lanes.filter((l) => !isFundingLane(l)),
+          pending,
+          balanceOf,
+        ),
+        ...(funder[0]
+          ? { funding_signer_id: funder[0].signer_id, funding: (await poolView(funder, pending, balanceOf))[0] }
+          : {}),
+      };
     },
     async create(input) {
       const conflict = (id: string) =>
@@ -157,14 +171,13 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       }
       await checkNotification(input.notification_id);
       const ids = signersOf(input, input.network_type);
-      const pool = await resolvePool(
-        ids,
-        (signerId) => signerService.resolve(signerId, input.network_type),
-        '',
-        input.network_type,
-      );
+      checkFunding(input, ids);
+      const resolve = (signerId: string) => signerService.resolve(signerId, input.network_type);
+      const pool = await resolvePool(ids, resolve, '', input.network_type);
       const signer = pool[0]!;
-      for (const signerId of ids) await checkSignerFree(repo, { ...input, signer_id: signerId });
+      const funder = input.funding_signer_id ? await resolveFunder(input.funding_signer_id, resolve, pool) : undefined;
+      for (const signerId of [...ids, ...(funder ? [input.funding_signer_id!] : [])])
+        await checkSignerFree(repo, { ...input, signer_id: signerId });
       const fields = {
         id: input.id ?? randomUUID(),
         name: input.name,
@@ -185,23 +198,44 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
       };
       if (!(await repo.create(seed))) throw conflict(seed.id);
       const lanes = laneRowsOf(seed.id, ids, pool, input.max_pending_per_key);
+      if (funder) lanes.push(fundingLaneRow(seed.id, input.funding_signer_id!, funder));
       await repo.saveLanes(seed.id, lanes);
       signers.set(seed.id, signer);
-      lanes.forEach((l, k) => signers.set(laneKey(seed.id, l.address, l.position), pool[k]!));
+      const keys = funder ? [...pool, funder] : pool;
+      lanes.forEach((l, k) => signers.set(laneKey(seed.id, l.address, l.position), keys[k]!));
       knowLanes(seed.id, lanes);
       logger.info({ relayerId: seed.id, network: `${seed.network_type}:${seed.network}` }, 'relayer created');
       return toRelayerView(await require(seed.id));
     },
     async update(id, changes) {
-      await require(id);
+      const row = await require(id);
       await checkNotification(changes.notification_id);
       noteWrongChecksums(logger, id, changes.policies);
-      const { max_pending_per_key: maxPending, ...rest } = changes;
-      if (maxPending !== undefined) {
-        if (!laneKeys.has(id))
-          throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
-        await repo.setMaxPending(id, maxPending);
+      const { max_pending_per_key: maxPending, signer_ids, funding_signer_id, ...rest } = changes;
+      const repooled = await changePool(
+        {
+          row,
+          stored: await repo.lanes(id),
+          // Solana and Stellar sends take no nonce: their in-flight count is by `from`.
+          pending: () =>
+            row.network_type !== 'evm' && deps.pendingByLane ? deps.pendingByLane(id) : repo.lanePending(id),
+          resolve: (signerId) => signerService.resolve(signerId, row.network_type),
+          checkFree: (signerId) => checkSignerFree(repo, { ...row, signer_id: signerId }),
+        },
+        { signer_ids, funding_signer_id, policies: rest.policies },
+        maxPending,
+      );
+      // Refused before anything is written: the change is whole or not at all.
+      if (maxPending !== undefined && !(repooled ? repooled.lanes.length > 1 : laneKeys.has(id)))
+        throw new ValidationError(`'max_pending_per_key' applies to key pools only: relayer '${id}' has one signer`);
+      if (repooled) {
+        await repo.saveLanes(id, repooled.lanes);
+        for (const [key, signer] of repooled.signers) signers.set(key, signer);
+        laneKeys.delete(id);
+        knowLanes(id, repooled.lanes);
+        logger.info({ relayerId: id, keys: repooled.lanes.length }, 'relayer keys changed');
       }
+      if (maxPending !== undefined) await repo.setMaxPending(id, maxPending);
       await repo.update(id, rest);
       return toRelayerView(await require(id));
     },
@@ -230,11 +264,34 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
     },
     laneKeyOf: (relayerId, from) =>
       (typeof from === 'string' ? laneKeys.get(relayerId)?.get(from.toLowerCase()) : undefined) ?? relayerId,
-    lanes: async (relayerId) => (laneKeys.has(relayerId) ? repo.lanes(relayerId) : []),
-    isPool: (relayerId) => laneKeys.has(relayerId),
+    lanes: lanesOf,
+    isPool(relayerId) {
+      // Not known here as a pool: looked up in the background now and then, so a pool made elsewhere is soon used.
+      if (!laneKeys.has(relayerId)) lanesOf(relayerId).catch(() => undefined);
+      return laneKeys.has(relayerId);
+    },
     network: (relayer) => networks.find(relayer.network_type, relayer.network)!,
     chain: chainOf,
   };
+  async function lanesOf(relayerId: string): Promise<LaneRow[]> {
+    // A relayer another instance made a pool (PATCH signer_ids) is found by a read now and then, not at every call.
+    if (!laneKeys.has(relayerId) && Date.now() - (probedAt.get(relayerId) ?? -Infinity) < PROBE_EVERY_MS) return [];
+    probedAt.set(relayerId, Date.now());
+    const lanes = await repo.lanes(relayerId);
+    await learnLanes(relayerId, lanes);
+    return lanes;
+  }
+  /** Keys another instance added or dropped (PATCH signer_ids) are picked up where the lanes are read. */
+  async function learnLanes(relayerId: string, lanes: readonly LaneRow[]): Promise<void> {
+    const key = (l: LaneRow) => laneKey(relayerId, l.address, l.position);
+    if (lanes.length < 2) return void laneKeys.delete(relayerId);
+    if (laneKeys.get(relayerId)?.size === lanes.length && lanes.every((l) => signers.has(key(l)))) return;
+    const networkType = (await repo.get(relayerId))?.network_type ?? 'evm';
+    for (const l of lanes)
+      if (!signers.has(key(l))) signers.set(key(l), await signerService.resolve(l.signer_id, networkType));
+    laneKeys.delete(relayerId);
+    knowLanes(relayerId, lanes);
+  }
   function chainOf(relayer: RelayerRow): EvmChain {
     return relayer.custom_rpc_urls?.length && deps.chains.evmVia
       ? deps.chains.evmVia(relayer.network, relayer.custom_rpc_urls)
@@ -242,11 +299,22 @@ export async function createRelayerService(deps: RelayerServiceDeps): Promise<Re
   }
 }
 
+/** A relayer not known here as a pool has its lanes read at most this often (another instance may have made it one). */
+const PROBE_EVERY_MS = 5_000;
+
 /** One signer per network (as the reference): two relayers sending from one account would fight over its nonces. */
-async function checkSignerFree(repo: RelayersRepo, input: CreateRelayerInput & { signer_id: string }): Promise<void> {
+async function checkSignerFree(
+  repo: RelayersRepo,
+  input: Pick<CreateRelayerInput, 'id' | 'network' | 'network_type'> & { signer_id: string },
+): Promise<void> {
   for (const id of await repo.usingSigner(input.signer_id)) {
     const other = await repo.get(id);
-    if (other && other.network === input.network && other.network_type === input.network_type) {
+    if (
+      other &&
+      other.id !== input.id &&
+      other.network === input.network &&
+      other.network_type === input.network_type
+    ) {
       throw new ValidationError(
         `Cannot create relayer: signer '${input.signer_id}' is already in use by relayer '${other.id}' on network '${input.network}'. Each signer can only be connected to one relayer per network; use a different signer or network.`,
       );
@@ -274,6 +342,18 @@ async function seedConfigRelayers(deps: RelayerServiceDeps): Promise<void> {
     }
     seeds.push(seedOf({ ...r, signer_id: ids[0]! }, pool[0]!.address));
     lanes.set(r.id, laneRowsOf(r.id, ids, pool, r.max_pending_per_key));
+    if (r.funding_signer_id) {
+      const funder = await resolveFunder(
+        r.funding_signer_id,
+        (id) => deps.signers.resolve(id, r.network_type!),
+        pool,
+      ).catch((err: unknown) => {
+        throw new Error(`relayer '${r.id}': ${(err as { reason?: string }).reason ?? (err as Error).message}`, {
+          cause: err,
+        });
+      });
+      lanes.get(r.id)!.push(fundingLaneRow(r.id, r.funding_signer_id, funder));
+    }
     // Solana and Stellar sends take no nonce: their in-flight count is by `from`.
     const pendingOf = r.network_type === 'evm' ? undefined : deps.pendingByLane;
     await refuseLaneChangesInFlight(deps.repo, r.id, pool[0]!.address, lanes.get(r.id)!, pendingOf);
@@ -313,7 +393,7 @@ async function refuseLaneChangesInFlight(
     const inFlight = pending[lane.position === 0 ? '' : lane.address] ?? 0;
     if (inFlight > 0) {
       throw new Error(
-        `relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; keep it in signer_ids, in the same place if it is the first, until they are final`,
+        `relayer '${relayerId}': key ${lane.address} (signer '${lane.signer_id}') has ${inFlight} transaction(s) in flight; ${isFundingLane(lane) ? 'keep it as funding_signer_id' : 'keep it in signer_ids, in the same place if it is the first,'} until they are final`,
       );
     }
   }
@@ -346,7 +426,7 @@ async function resolveStoredSigners(
       // A pool's other keys, each under its lane's key.
       const lanes = await deps.repo.lanes(row.id);
       for (const l of lanes)
-        if (l.position > 0)
+        if (l.position !== 0)
           signers.set(
             laneKey(row.id, l.address, l.position),
             await deps.signers.resolve(l.signer_id, row.network_type),

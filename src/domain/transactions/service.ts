@@ -13,7 +13,7 @@ import type { RelayerRow, StoredTransaction } from '../relayers/ports.ts';
 import type { Store } from '../ports.ts';
 import type { RelayerService } from '../relayers/service.ts';
 import type { KeyedLock } from '../relayers/keyed-lock.ts';
-import type { RelayFamily } from './family.ts';
+import type { PreparedSend, RelayFamily } from './family.ts';
 import type { RecordWriter } from './record-writer.ts';
 import type { EvmBody } from './evm/transaction.ts';
 import type { SolanaBody } from './solana/request.ts';
@@ -26,6 +26,7 @@ import type { Log } from '../log.ts';
 import { createLaneRouter, LaneFullError, noLaneError } from '../relayers/lane-routing.ts';
 import type { FamilyLanes } from '../relayers/family-lanes.ts';
 import { createFamilyPoolSends } from './family-pool-sends.ts';
+import { relayerIdOf } from '../relayers/lanes.ts';
 
 /** What makes a pool's send try its next lane (the lane's funds, signer or limit), as said in the answer; null otherwise. */
 function laneRefusal(err: unknown): { text: string; funds: boolean } | null {
@@ -55,6 +56,23 @@ export interface TransactionService {
   getByNonce(relayer: RelayerRow, nonce: bigint): Promise<TransactionRecord>;
   /** Cancels every pending, sent or submitted transaction of the relayer, each through `cancel`. */
   cancelPending(relayer: RelayerRow): Promise<DeletePendingResult>;
+  /**
+   * A send of the service's own from one lane of a pool (its row by lane key, not routed), `fields` added to its
+   * record: a funding key's top-up (evm/lane-top-up.ts).
+   */
+  sendFromLane(lane: RelayerRow, body: TransactionBody, fields: Record<string, unknown>): Promise<TransactionRecord>;
+}
+
+/** The send's record with `fields` added (our extension fields of a send the service makes itself). */
+function withFields(prepared: PreparedSend, fields: Record<string, unknown> | undefined): PreparedSend {
+  if (!fields) return prepared;
+  return {
+    ...prepared,
+    build(row) {
+      const built = prepared.build(row);
+      return { ...built, fields: Promise.resolve(built.fields).then((f) => ({ ...f, ...fields })) };
+    },
+  };
 }
 
 export function createTransactionService(deps: {
@@ -132,6 +150,7 @@ export function createTransactionService(deps: {
     body: TransactionBody,
     idempotency?: IdempotencyClaimOf,
     maxPending?: number,
+    fields?: Record<string, unknown>,
   ): Promise<TransactionRecord> {
     const family = families[relayer.network_type];
     for (let attempt = 1; ; attempt++) {
@@ -141,7 +160,7 @@ export function createTransactionService(deps: {
         refusePaused(relayer);
         // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
         // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
-        const prepared = await family.prepareSend(relayer, body);
+        const prepared = withFields(await family.prepareSend(relayer, body), fields);
         writing = true;
         const lane = maxPending === undefined ? {} : { maxPending };
         record = await lock.batch(
@@ -255,5 +274,10 @@ export function createTransactionService(deps: {
     },
 
     cancelPending: createPendingCancel({ repo: repos.transactions, cancel }),
+
+    async sendFromLane(lane, body, fields) {
+      const max = (await relayers.lanes(relayerIdOf(lane.id))).find((l) => l.address === lane.address);
+      return sendOn(lane, body, undefined, max?.max_pending, fields);
+    },
   };
 }

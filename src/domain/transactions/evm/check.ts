@@ -18,6 +18,10 @@ import { evmExpiresAt } from '../valid-until.ts';
 import { createIdleRebroadcasts } from './stuck.ts';
 import { laneKey } from '../../relayers/lanes.ts';
 import { createLaneHealth, OUT_OF_ROUTING_CHECK_MS } from './lane-health.ts';
+import { isFundingLane } from '../../relayers/funding.ts';
+
+/** A pool with a funding key is checked at least this often, nothing in flight: its lanes' balances are read. */
+const FUNDING_WATCH_MS = 60_000;
 
 export const EVM_CHECK = 'evm.check';
 /** Transactions walked per run, lowest nonce first. */
@@ -177,7 +181,9 @@ export function createEvmCheck(deps: EvmCheckDeps): { handler: JobHandler } {
     const due = runs.flatMap((r) => (r?.next ? [r.next.rescheduleAt] : []));
     // A lane out of the routing is looked at again while nothing is in flight, so that it comes back by itself.
     const out = runs.some((r) => r && r.state !== 'active') ? [Date.now() + OUT_OF_ROUTING_CHECK_MS] : [];
-    const at = [...due, ...out];
+    // A pool with a funding key has its lanes' balances watched while idle too (drained by other means than its sends).
+    const watched = lanes.some(isFundingLane) ? [Date.now() + FUNDING_WATCH_MS] : [];
+    const at = [...due, ...out, ...watched];
     return at.length > 0 ? { rescheduleAt: Math.min(...at) } : undefined;
   };
 

@@ -82,6 +82,8 @@ export function createLaneHealth(deps: EvmCheckDeps) {
         Date.now(),
       );
       deps.lanes?.lane(relayer.id, lane.address, { state: judged.state, balance, pending: run.active.length });
+      // Under the pool's lane_min_balance: its funding key tops it up (lane-top-up.ts; it logs its own failures).
+      if (balance !== null) await deps.laneFunds?.(relayer, lane, balance);
       // A send on it reads the node's balance afresh, not the one the send path held (up to 2 s old).
       if (judged.state === 'low_balance') deps.forgetFunds?.(row.id);
       if (judged.state === lane.state && judged.reason === lane.state_reason) return judged.state;

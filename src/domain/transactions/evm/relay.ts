@@ -33,6 +33,7 @@ import { gasPriceCap, minBalance } from '../../relayers/policies.ts';
 import { relayerIdOf } from '../../relayers/lanes.ts';
 import type { RelayerEvents } from '../../webhooks/outbox.ts';
 import type { LaneObserver } from './tick.ts';
+import type { LaneFunds } from './lane-top-up.ts';
 
 const REPLACEABLE: ReadonlySet<TransactionStatus> = new Set(['pending', 'sent', 'submitted']);
 const CANCELABLE = REPLACEABLE;
@@ -46,6 +47,8 @@ export interface EvmRelayDeps {
   /** Key pools: lane state events and metrics (lane-health.ts). */
   relayerEvents?: RelayerEvents | undefined;
   lanes?: LaneObserver | undefined;
+  /** Key pools with a funding key: top-ups (lane-top-up.ts). */
+  laneFunds?: LaneFunds | undefined;
 }
 
 /** Plain transfers get the node's estimate exactly (21,000); calls a 10% margin over it. */
@@ -156,6 +159,7 @@ export function createEvmFamily(deps: EvmRelayDeps): RelayFamily {
     observer: deps.observer,
     relayerEvents: deps.relayerEvents,
     lanes: deps.lanes,
+    laneFunds: deps.laneFunds,
     forgetFunds: funds.forget,
   });
 

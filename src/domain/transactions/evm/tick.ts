@@ -12,6 +12,7 @@ import type { EvmSubmitter } from './submit.ts';
 import type { EvmSigner } from './versions.ts';
 import type { RelayerEvents } from '../../webhooks/outbox.ts';
 import type { LaneState } from '../../relayers/ports.ts';
+import type { LaneFunds } from './lane-top-up.ts';
 
 /** What one run knows about the relayer and its chain. */
 export interface Tick {
@@ -58,6 +59,8 @@ export interface EvmCheckDeps {
   relayerEvents?: RelayerEvents | undefined;
   /** Key pools: each lane's state, balance and pending after each run (metrics). */
   lanes?: LaneObserver | undefined;
+  /** Key pools with a funding key: a lane's balance as the check read it (lane-top-up.ts). */
+  laneFunds?: LaneFunds | undefined;
   /** The send path's balance read for this relayer or lane is stale (the check found it under its needs). */
   forgetFunds?: ((relayerId: string) => void) | undefined;
 }
