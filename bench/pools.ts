@@ -53,15 +53,17 @@ export interface PoolSummary {
 const keyOf = (i: number) => `0x${(0xb0010000 + i).toString(16).padStart(64, '0')}` as const;
 
 /**
- * What limits a run: a process near a full core, else all of them filling the machine, else the keys: the sender's
- * 16 unmined per key, or (answers 503 seen) the pool's max_pending_per_key, which holds a key's slot until its
- * transaction is final, one check after it is mined.
+ * What limits a run: a process near a full core, else all of them filling the machine, else the keys: 16 unmined per
+ * key and block. Answers 503 (the pool's max_pending_per_key reached) come when the sender sees a block before the
+ * service's check has recorded its transactions mined, which frees their slots; they are retried.
  */
 export function limitOf(cores: PoolRun['cores'], refused: number, machineCores = os.cpus().length): string {
   if (cores.service >= FULL_CORE) return 'service CPU';
   if (cores.anvil >= FULL_CORE) return "node's CPU";
   if (cores.service + cores.anvil + cores.sender >= FULL_CORE * machineCores) return "machine's cores";
-  return refused > 0 ? 'keys (max_pending_per_key: a slot held until final)' : 'keys (16 unmined each)';
+  return refused > 0
+    ? 'keys (16 unmined each; max_pending_per_key reached until the check saw a block)'
+    : 'keys (16 unmined each)';
 }
 
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
