@@ -49,11 +49,18 @@ function urlOf(name: string, params: Record<string, string> = {}): string {
   return url.toString();
 }
 
+// Dropped by one hook of the file's, registered when this module loads: `after()` called inside a test would attach to
+// that test and run before the test's own t.after hooks, ending the connections of apps not yet closed (57P01).
+const made: string[] = [];
+after(async () => {
+  for (const name of made.splice(0)) await dropDatabase(name);
+});
+
 /** Creates an empty database with a unique name; dropped (connections and all) when the test file ends. */
 export async function createTestDatabase(prefix = 'relaybox_test'): Promise<{ name: string; url: string }> {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  after(() => dropDatabase(name));
+  made.push(name);
   return { name, url: urlOf(name) };
 }
 
