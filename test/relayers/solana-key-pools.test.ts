@@ -138,8 +138,9 @@ test('Solana pool: sends spread over two fee payers, each signed and paid by its
 });
 
 test('Solana pool: a blockhash that expires before landing is re-signed by the same fee payer', async (t) => {
-  // Slots advance only on demand, so the blockhashes can be made to expire between signing and sending.
-  const { s, sim, payers } = await start(t, [10n * SOL, 10n * SOL], { sim: { slotMs: 0, blockhashValidBlocks: 5 } });
+  // Slots advance only on demand, so the blockhashes can be made to expire between signing and sending. A fresh one
+  // lives 100 slots, 1.5 s at the ticker's pace below (5, 75 ms, ran out at every re-sign on a loaded machine).
+  const { s, sim, payers } = await start(t, [10n * SOL, 10n * SOL], { sim: { slotMs: 0, blockhashValidBlocks: 100 } });
   await s.app.jobs.close(); // hold the jobs: the transactions are signed and stored, not sent
   const answers = [];
   for (let i = 0; i < 4; i++) answers.push(await s.request('POST', txPath, { body: memo(`r${i}`) }));

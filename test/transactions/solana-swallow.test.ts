@@ -50,9 +50,10 @@ test('simulated Solana network: a provider that swallows submissions, listed fir
 });
 
 test('simulated Solana network: a provider that swallows submissions, alone: the transaction expires after bounded re-signs, the URL is marked in status and readiness', async (t) => {
-  // Blockhashes live 15 slots of 20 ms: each version expires within a second, so the bound is reached within seconds,
-  // while a re-sign (blockhash, fee, the signing gate's simulation) has ample time before its blockhash expires.
-  const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 15 });
+  // Blockhashes live 40 slots of 20 ms: each version expires within a second, so the bound is reached within seconds,
+  // while a re-sign (blockhash, fee, the signing gate's simulation) has time before its blockhash expires on a loaded
+  // machine too.
+  const sim = await startSolanaSim({ slotMs: 20, finalizeDepth: 4, blockhashValidBlocks: 40 });
   t.after(() => sim.close());
   const front = await startSolanaSwallower(sim.url);
   t.after(() => front.close());
