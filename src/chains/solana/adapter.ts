@@ -307,8 +307,8 @@ function signing(
   };
   /**
    * A message with a blockhash the relayer chose, signed (the fee payer is the signer's). When the node's simulation
-   * did not know that blockhash (a node behind its peers, or one that expired meanwhile), built once more with one
-   * read fresh from the node (PreSignCheck in the domain's ports).
+   * did not know that blockhash (a node behind its peers, or one that expired meanwhile), built again with one read
+   * fresh from the node, at most STALE_BLOCKHASH_RETRIES times (PreSignCheck in the domain's ports).
    */
   const withOwnBlockhash = async (
     compile: (blockhash: SolanaBlockhash) => Transaction,

@@ -227,8 +227,8 @@ export type UnsignedSolanaTransaction = Omit<SignedSolanaTransaction, 'signature
 /**
  * What the caller checks (the relayer's policies) between building a message and signing it; a throw stops the
  * signature. A throw carrying `staleBlockhash: true` says the node did not know the message's blockhash: where the
- * relayer chose it (a build or a re-sign), the chain builds again once more with a fresh one, for a node behind its
- * peers (or a blockhash that expired while it was built) is no fault of the transaction.
+ * relayer chose it (a build or a re-sign), the chain builds again with a fresh one (twice at most), for a node behind
+ * its peers (or a blockhash that expired while it was built) is no fault of the transaction.
  */
 export type PreSignCheck = (unsigned: UnsignedSolanaTransaction) => Promise<void> | void;
 
