@@ -1,6 +1,7 @@
 // The bench's view of when a transaction is mined: polls the node's new blocks every 100 ms and notes when each
 // (sender, nonce) is first seen in one (whatever hash it ended with: a re-priced or replaced send counts once).
 import { setTimeout as pause } from 'node:timers/promises';
+import { rpc } from './chain.ts';
 
 const POLL_MS = 100;
 
@@ -8,17 +9,6 @@ export interface BlockWatch {
   /** performance.now() when the block holding `from`'s `nonce` was first seen; null if not within `timeoutMs`. */
   mined(from: string, nonce: number, timeoutMs: number): Promise<number | null>;
   stop(): void;
-}
-
-async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
 }
 
 export function startBlockWatch(url: string): BlockWatch {

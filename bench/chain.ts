@@ -53,7 +53,7 @@ export interface ChainSummary {
 
 type Drive = (spec: Omit<DriverSpec, 'durationMs' | 'warmupMs'> & { count: number }) => Promise<DriverResult>;
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -102,12 +102,7 @@ function sign(
   ctx.sequences.delete(signer.address);
   const known = sequence === undefined ? {} : { sequence };
   if (body.operations) {
-    const timeout = ctx.policy.timeout_seconds;
-    const validUntil = body.valid_until
-      ? new Date(body.valid_until)
-      : timeout
-        ? new Date(ctx.now + timeout * 1000)
-        : null;
+    const validUntil = validUntilOf(ctx, body);
     return ctx.chain.buildAndSign(
       {
         operations: body.operations,
@@ -122,6 +117,13 @@ function sign(
     );
   }
   return ctx.chain.signXdr(body.transaction_xdr!, signer, { maxFee, resign, ...known }, ctx.approval);
+}
+
+/** The transaction's upper time bound: the send's valid_until, else the policy's timeout_seconds from now, else none. */
+function validUntilOf(ctx: LaneContext, body: StellarBody): Date | null {
+  const timeout = ctx.policy.timeout_seconds;
+  if (body.valid_until) return new Date(body.valid_until);
+  return timeout ? new Date(ctx.now + timeout * 1000) : null;
 }
 
 /**
@@ -140,12 +142,7 @@ async function signOnChannel(
   const ops = BigInt(body.operations!.length);
   const sequence = resign ? undefined : ctx.sequences.get(channel.address);
   ctx.sequences.delete(channel.address);
-  const timeout = ctx.policy.timeout_seconds;
-  const validUntil = body.valid_until
-    ? new Date(body.valid_until)
-    : timeout
-      ? new Date(ctx.now + timeout * 1000)
-      : null;
+  const validUntil = validUntilOf(ctx, body);
   const inner = await ctx.chain.buildAndSign(
     {
       operations: body.operations!,
