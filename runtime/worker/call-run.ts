@@ -273,10 +273,12 @@ async function start(run: CallRun): Promise<void> {
     }
     const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
     // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
-    const first =
-      gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(gen, slot.run, args, remaining(run)) : undefined;
+    const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(slot, args, remaining(run)) : undefined;
     if (first === undefined) run.scope.enter(() => enter(gen, slot.run, args, remaining(run)));
-    else if (first !== 'ran' && first !== 'sliced') {
+    else if (typeof first === 'object' && 'done' in first) {
+      const [kind, text, logs, reserved] = first.done;
+      onMessage(run, 'done', run.seq, kind, text, logs, reserved);
+    } else if (typeof first === 'object') {
       run.fault ??= first.error;
       conclude(run);
     } else if (first === 'sliced') {

@@ -23,6 +23,7 @@ export interface Slot {
   context: ivm.Context;
   run: ivm.Reference;
   deliver: ivm.Reference;
+  collect: ivm.Reference;
   /** Receives the active call's messages; null between calls (messages then go nowhere). */
   listener: SandboxListener | null;
   /** Bytes of buffers and WebAssembly memory the module reserved while loading (see prelude/guards.ts). */
@@ -170,8 +171,12 @@ export async function enter(gen: Generation, fn: ivm.Reference, args: unknown[],
  */
 export const SYNC_SLICE_MS = 25;
 
-/** How `enterFirst` went: ran (its messages follow), cut at the slice (nothing it did left the isolate), or failed. */
-export type FirstEntry = 'ran' | 'sliced' | { error: unknown };
+/**
+ * How `enterFirst` went: ran (its messages follow), ended the call within the entry (`done`: the prelude's held
+ * 'done' message, its arguments after the sequence number), cut at the slice (nothing it did left the isolate), or
+ * failed.
+ */
+export type FirstEntry = 'ran' | { done: unknown[] } | 'sliced' | { error: unknown };
 
 /**
  * A call's first entry, synchronous while the isolate is idle. Nothing the entry asks of the host is seen before it
@@ -179,16 +184,18 @@ export type FirstEntry = 'ran' | 'sliced' | { error: unknown };
  * had no effect outside the isolate: the caller drops its context and its queued messages and starts the call again
  * with `enter`. A plugin cut once starts its calls asynchronously from then on.
  */
-export function enterFirst(gen: Generation, fn: ivm.Reference, args: unknown[], timeoutMs: number): FirstEntry {
+export function enterFirst(slot: Slot, args: unknown[], timeoutMs: number): FirstEntry {
+  const gen = slot.gen;
   const sliced = timeoutMs > SYNC_SLICE_MS;
+  const timeout = Math.max(1, Math.ceil(sliced ? SYNC_SLICE_MS : timeoutMs));
   gen.running++;
   gen.idleCpu = undefined;
   try {
-    fn.applySync(undefined, args, {
-      arguments: { copy: true },
-      timeout: Math.max(1, Math.ceil(sliced ? SYNC_SLICE_MS : timeoutMs)),
-    });
-    return 'ran';
+    // The prelude runs the entry's microtasks before returning, so a call that needs nothing from the host has
+    // ended here; `collect` hands its held 'done' over in a second short entry.
+    slot.run.applySync(undefined, [...args, true], { arguments: { copy: true }, timeout });
+    const done: unknown = slot.collect.applySync(undefined, [], { result: { copy: true }, timeout });
+    return Array.isArray(done) ? { done } : 'ran';
   } catch (error) {
     if (!sliced || gen.dead || !/execution timed out/i.test((error as Error)?.message ?? '')) return { error };
     gen.syncFirst = false;
@@ -250,6 +257,7 @@ export async function createSlot(
       init = exported.getSync('init', { reference: true }) as ivm.Reference;
       slot.run = exported.getSync('run', { reference: true }) as ivm.Reference;
       slot.deliver = exported.getSync('deliver', { reference: true }) as ivm.Reference;
+      slot.collect = exported.getSync('collect', { reference: true }) as ivm.Reference;
       exported.release();
       // Evaluates `(function (module, exports) {…})`: creates the factory, runs none of the plugin's code.
       factory = script.runSync(slot.context, { reference: true, timeout: 1000 }) as ivm.Reference;
@@ -266,6 +274,7 @@ export async function createSlot(
         init = (await exported.get('init', { reference: true })) as ivm.Reference;
         slot.run = (await exported.get('run', { reference: true })) as ivm.Reference;
         slot.deliver = (await exported.get('deliver', { reference: true })) as ivm.Reference;
+        slot.collect = (await exported.get('collect', { reference: true })) as ivm.Reference;
         exported.release();
         factory = (await script.run(slot.context, { reference: true, timeout: 1000 })) as ivm.Reference;
       } finally {

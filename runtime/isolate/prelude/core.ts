@@ -38,8 +38,16 @@ const sendIgnored = hostRef.applyIgnored;
 const sendOpts = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }) });
 const API_ERROR = 'RelayerApiError';
 
+// A call's synchronous first entry (runtime/worker/sandbox.ts enterFirst) asks for its 'done' to be held, and
+// takes it with \`collect\` as that entry's own result: no message, no wake of the worker. Only while nothing else
+// was sent in that entry, so that the host still sees every message in the order it was sent.
+let holding = false;
+let sentWhileHolding = false;
+let held;
+
 /** The only way out of the isolate: a fire-and-forget message of primitives, read and checked by the host. */
 function send(kind, seq, a, b, c, d) {
+  if (holding) sentWhileHolding = true;
   apply(sendIgnored, hostRef, [undefined, [kind, seq, a, b, c, d], sendOpts]);
 }
 const slice = (s, n) => apply(StringSlice, s, [0, n]);

@@ -94,7 +94,8 @@ function finish(seq, kind, text) {
     }
     logs = '[' + logText + ']';
   }
-  send('done', seq, kind, text, logs, reservedBytes);
+  if (holding && !sentWhileHolding) held = [kind, text, logs, reservedBytes];
+  else send('done', seq, kind, text, logs, reservedBytes);
 }
 
 function settle(seq, ok, value) {
@@ -135,8 +136,14 @@ async function invoke(seq, context) {
 
 let emitLogs = false;
 
-/** Entry: starts call \`seq\`. Returns nothing; the outcome leaves in the 'done' message. */
-function run(seq, inputJson, configJson, emit, seed) {
+/**
+ * Entry: starts call \`seq\`. Returns nothing; the outcome leaves in the 'done' message, or with \`hold\` (a
+ * synchronous entry) is kept for \`collect\` if the call ended within this entry.
+ */
+function run(seq, inputJson, configJson, emit, seed, hold) {
+  holding = hold === true;
+  sentWhileHolding = false;
+  held = undefined;
   reseed(seed);
   current = seq;
   finished = false;
@@ -159,5 +166,13 @@ function run(seq, inputJson, configJson, emit, seed) {
   invoke(seq, context);
 }
 
-return ObjectFreeze({ __proto__: null, init, run, deliver });
+/** Entry, right after a holding \`run\`: the held 'done' as [kind, text, logs, reserved], or undefined. */
+function collect() {
+  holding = false;
+  const done = held;
+  held = undefined;
+  return done;
+}
+
+return ObjectFreeze({ __proto__: null, init, run, deliver, collect });
 `;
