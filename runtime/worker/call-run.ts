@@ -271,9 +271,11 @@ async function start(run: CallRun): Promise<void> {
       run.trace.entered = true;
       isolateCallChannel.start.publish(run.trace);
     }
-    const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed()];
     // Synchronous while the isolate is idle (sandbox.ts enterFirst); its messages arrive like those of any entry.
-    const first = gen.syncFirst && gen.running === 0 && !gen.dead ? enterFirst(slot, args, remaining(run)) : undefined;
+    // The last argument asks the prelude to hold the call's 'done' for `collect` (synchronous entries only).
+    const sync = gen.syncFirst && gen.running === 0 && !gen.dead;
+    const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed(), sync];
+    const first = sync ? enterFirst(slot, args, remaining(run)) : undefined;
     if (first === undefined) run.scope.enter(() => enter(gen, slot.run, args, remaining(run)));
     else if (typeof first === 'object' && 'done' in first) {
       const [kind, text, logs, reserved] = first.done;

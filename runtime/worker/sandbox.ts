@@ -184,6 +184,7 @@ export type FirstEntry = 'ran' | { done: unknown[] } | 'sliced' | { error: unkno
  * had no effect outside the isolate: the caller drops its context and its queued messages and starts the call again
  * with `enter`. A plugin cut once starts its calls asynchronously from then on.
  */
+/** `args`: those of the prelude's `run`, its last (`hold`) true. */
 export function enterFirst(slot: Slot, args: unknown[], timeoutMs: number): FirstEntry {
   const gen = slot.gen;
   const sliced = timeoutMs > SYNC_SLICE_MS;
@@ -193,7 +194,7 @@ export function enterFirst(slot: Slot, args: unknown[], timeoutMs: number): Firs
   try {
     // The prelude runs the entry's microtasks before returning, so a call that needs nothing from the host has
     // ended here; `collect` hands its held 'done' over in a second short entry.
-    slot.run.applySync(undefined, [...args, true], { arguments: { copy: true }, timeout });
+    slot.run.applySync(undefined, args, { arguments: { copy: true }, timeout });
     const done: unknown = slot.collect.applySync(undefined, [], { result: { copy: true }, timeout });
     return Array.isArray(done) ? { done } : 'ran';
   } catch (error) {
