@@ -31,3 +31,31 @@ test('a first entry past the synchronous slice starts over in another context, w
   const quick = await s.request('POST', '/api/v1/plugins/spin/call', { body: { params: { spinMs: 0 } } });
   assert.deepEqual(quick.body.data, { attempts: 1, spun: 0 });
 });
+
+// A call that ends within its synchronous first entry hands its outcome back as that entry's result (prelude
+// `collect`), but only when it sent nothing else: a host request it started and did not await still reaches the host,
+// ahead of the answer, as when every outcome travelled as a message.
+const FIRE_AND_FORGET = `
+export async function handler({ kv, params }) {
+  if (params.read) return { seen: await kv.get('fired') };
+  kv.set('fired', params.value);
+  return { returned: params.value };
+}`;
+
+test('a host request started and not awaited in a first entry still happens, and the call answers at once', async (t) => {
+  const s = await build(t, { plugins: { 'fire.ts': FIRE_AND_FORGET } });
+  for (let i = 0; i < 3; i++) {
+    const fired = await s.request('POST', '/api/v1/plugins/fire/call', { body: { params: { value: i } } });
+    assert.equal(fired.status, 200, fired.text);
+    assert.deepEqual(fired.body.data, { returned: i });
+    // The write was accepted before the answer; read it back until it lands (it is not awaited by the plugin).
+    let seen: unknown;
+    for (let k = 0; k < 200 && seen !== i; k++) {
+      const read = await s.request('POST', '/api/v1/plugins/fire/call', { body: { params: { read: true } } });
+      assert.equal(read.status, 200, read.text);
+      seen = read.body.data.seen;
+      if (seen !== i) await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal(seen, i, `call ${i}: the un-awaited write reached the host`);
+  }
+});
