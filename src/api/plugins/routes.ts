@@ -60,15 +60,11 @@ function routeOf(segments: string[] | undefined, query: Record<string, string[]>
   return query.route?.[0] ?? '';
 }
 
-export function createPluginsRouter(service: PluginService): Router {
-  const router = Router();
-  const input = validator<{ plugin_id: string }>({ params: pluginIdParams });
-  const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
-  const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({
-    params: pluginIdParams,
-    body: updatePluginBody,
-  });
+/** The plugin call route's path under /api/v1 (the app mounts it ahead of every other route: src/app.ts). */
+export const PLUGIN_CALL_PATH = '/plugins/:plugin_id/call{/*route}';
 
+/** The plugin call (POST, or GET when the plugin allows it): the id and method checked, the input read, the answer sent. */
+export function createPluginCallHandler(service: PluginService): (req: Request, res: Response) => Promise<void> {
   /** The call up to its answer: the id and method checked, the input read, the plugin service called. */
   const answerOf = (req: Request, res: Response): Promise<PluginCallResult> => {
     // The id pattern is the whole validation here; the `*route` wildcard comes as its segments (Express 5).
@@ -88,7 +84,7 @@ export function createPluginsRouter(service: PluginService): Router {
       requestId: String(res.locals.requestId ?? ''),
     });
   };
-  const call = async (req: Request, res: Response) => {
+  return async (req, res) => {
     // Traced only for a subscriber (bench/hop-probe.ts): otherwise no context is made.
     const out = await (pluginRouteChannel.hasSubscribers
       ? pluginRouteChannel.tracePromise(answerOf, { req, res }, undefined, req, res)
@@ -104,8 +100,16 @@ export function createPluginsRouter(service: PluginService): Router {
       `{"success":true,"data":${out.result},"error":null${out.metadata ? `,"metadata":${JSON.stringify(out.metadata)}` : ''}}`,
     );
   };
-  // First: every plugin call walks the routes in order, and no other route here matches `/{id}/call…`.
-  router.all('/:plugin_id/call{/*route}', call);
+}
+
+export function createPluginsRouter(service: PluginService): Router {
+  const router = Router();
+  const input = validator<{ plugin_id: string }>({ params: pluginIdParams });
+  const listInput = validator<unknown, PageRequest, undefined>({ query: pageQuery });
+  const updateInput = validator<{ plugin_id: string }, unknown, PluginChanges>({
+    params: pluginIdParams,
+    body: updatePluginBody,
+  });
 
   router.get('/', async (req, res) => {
     const { query } = listInput(req);
