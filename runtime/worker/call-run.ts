@@ -6,7 +6,7 @@ import { isolateCallChannel, type RuntimeCallContext } from '../common/diagnosti
 import { runtimeError } from '../common/errors.ts';
 import { createCallScope, type CallScope } from './call-scope.ts';
 import { createCallTimers, type CallTimers } from './call-timers.ts';
-import { afterCall, heapNow, retire } from './generations.ts';
+import { afterCall, heapNow, heapWithinLimit, retire } from './generations.ts';
 import { createTraceBook, failure, readLogs, readPluginError, readResult, tooLarge } from './outcome.ts';
 import { HOST_OPS, type CallTask, type HostOp, type WorkerData, type WorkerResult } from '../protocol.ts';
 import {
@@ -132,7 +132,10 @@ function conclude(run: CallRun): void {
     scope.held === run.timers.size &&
     run.replies.length === 0;
   scope.end();
-  const heap = heapNow(gen);
+  // Read in full unless the call ended well and its CPU time could not have taken the heap past the limit; a failed
+  // one's heap decides whether its isolate is kept (afterCall).
+  const clean = !run.timedOut && run.fault === undefined && done?.kind === 'ok';
+  const heap = clean && heapWithinLimit(gen) ? undefined : heapNow(gen);
   let result: WorkerResult;
   if (run.timedOut) result = timeout(task);
   else if (run.fault !== undefined) result = classify(run.fault, gen, task);

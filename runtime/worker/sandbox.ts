@@ -55,6 +55,8 @@ export interface Generation {
   codeSize: number;
   /** Calls start with a synchronous entry; false for good once one ran past SYNC_SLICE_MS. */
   syncFirst: boolean;
+  /** The last heap read (runtime/worker/generations.ts heapNow): bytes used, the limit, `isolate.cpuTime` then. */
+  heapSeen: { used: number; limit: number; cpu: bigint } | undefined;
 }
 
 const SYNC_CODE_LIMIT = 256 * 1024;
@@ -118,6 +120,7 @@ export function createGeneration(
     lastUsed: Date.now(),
     codeSize: code.length,
     syncFirst: true,
+    heapSeen: undefined,
   });
   // Avoid an unhandled rejection if nobody awaits the script (e.g. the generation is disposed first).
   gen.script.catch(() => {});
@@ -193,9 +196,11 @@ export function enterFirst(slot: Slot, args: unknown[], timeoutMs: number): Firs
   gen.idleCpu = undefined;
   try {
     // The prelude runs the entry's microtasks before returning, so a call that needs nothing from the host has
-    // ended here; `collect` hands its held 'done' over in a second short entry.
+    // ended here; `collect` hands its held 'done' over in a second short entry. That one runs none of the plugin's
+    // code (the queue of microtasks is empty once an entry returns, and the held values are primitives), so it needs
+    // no deadline: each isolated-vm timeout is a timer on a shared thread, a measured ~3 µs of CPU per entry.
     slot.run.applySync(undefined, args, { arguments: { copy: true }, timeout });
-    const done: unknown = slot.collect.applySync(undefined, [], { result: { copy: true }, timeout });
+    const done: unknown = slot.collect.applySync(undefined, [], { result: { copy: true } });
     return Array.isArray(done) ? { done } : 'ran';
   } catch (error) {
     if (!sliced || gen.dead || !/execution timed out/i.test((error as Error)?.message ?? '')) return { error };

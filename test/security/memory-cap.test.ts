@@ -124,3 +124,16 @@ test('every byte a plugin allocates is inside its cap, and the runtime returns t
   );
   assert.ok(after <= baseline + 64, `runtime RSS ${after.toFixed(0)} MiB vs baseline ${baseline.toFixed(0)} MiB`);
 });
+
+// The heap is read in full as a call ends unless the isolate's CPU time since the last read could not have grown it
+// past the limit (runtime/worker/generations.ts heapWithinLimit). Calls that allocate little come first, so the
+// large one is judged by that bound and not by a first read.
+test('a string past the heap limit is refused after calls that allocated little', async (t) => {
+  const body = `if (context.params && context.params.warm) return 0; const s = 'x'.repeat(300 * 1024 * 1024); return s.indexOf('y');`;
+  const s = await build(t, { plugins: { 'grow.ts': plugin(body, SETTINGS) } });
+  for (let i = 0; i < 10; i++) {
+    const warm = await s.request('POST', '/api/v1/plugins/grow/call', { body: { params: { warm: true } } });
+    assert.equal(warm.status, 200, warm.text);
+  }
+  memoryExceeded(await s.request('POST', '/api/v1/plugins/grow/call', { body: {} }));
+});
