@@ -260,10 +260,26 @@ function onMessage(run: CallRun, kind: unknown, seq: unknown, a: unknown, b: unk
   }
 }
 
+/**
+ * The call's deadline, armed once the call goes asynchronous: a call that ends within its synchronous first entry
+ * is bounded by that entry's own timeout (sandbox.ts enterFirst) and needs no timer of its own.
+ */
+function armDeadline(run: CallRun): void {
+  if (run.timer !== undefined || run.answered) return;
+  run.timer = setTimeout(() => {
+    run.timedOut = true;
+    // Plugin code of this call still running (or queued) in the isolate: only disposal stops it now.
+    if (run.scope.entering > 0) disposeGeneration(run.gen, 'TIMEOUT');
+    conclude(run);
+  }, remaining(run));
+}
+
 async function start(run: CallRun): Promise<void> {
   const { gen, task } = run;
   for (;;) {
-    const slot = gen.free.pop() ?? (await createSlot(gen, limits, remaining(run), task.env)).slot;
+    const free = gen.free.pop();
+    if (!free) armDeadline(run);
+    const slot = free ?? (await createSlot(gen, limits, remaining(run), task.env)).slot;
     if (run.answered) {
       releaseSlot(slot);
       return;
@@ -279,6 +295,7 @@ async function start(run: CallRun): Promise<void> {
     const sync = gen.syncFirst && gen.running === 0 && !gen.dead;
     const args = [run.seq, task.input, task.config, task.emitLogs, randomSeed(), sync];
     const first = sync ? enterFirst(slot, args, remaining(run)) : undefined;
+    if (first === undefined || first === 'ran') armDeadline(run);
     if (first === undefined) run.scope.enter(() => enter(gen, slot.run, args, remaining(run)));
     else if (typeof first === 'object' && 'done' in first) {
       const [kind, text, logs, reserved] = first.done;
@@ -327,12 +344,6 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
       local: undefined,
       resolve,
     };
-    run.timer = setTimeout(() => {
-      run.timedOut = true;
-      // Plugin code of this call still running (or queued) in the isolate: only disposal stops it now.
-      if (run.scope.entering > 0) disposeGeneration(gen, 'TIMEOUT');
-      conclude(run);
-    }, task.timeoutMs);
     run.scope.onChange((error) => {
       if (error !== undefined) run.fault ??= error;
       if (run.done !== undefined || run.fault !== undefined) conclude(run);

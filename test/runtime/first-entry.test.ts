@@ -59,3 +59,29 @@ test('a host request started and not awaited in a first entry still happens, and
     assert.equal(seen, i, `call ${i}: the un-awaited write reached the host`);
   }
 });
+
+// A call that does not end within its synchronous first entry has its deadline armed then (call-run.ts armDeadline):
+// a warm call that waits on nothing still answers 504 TIMEOUT at its timeout, and the plugin keeps serving.
+const HANGER = `
+export const settings = { timeout: 1 };
+export async function handler({ params }) {
+  if (params.quick) return 'quick';
+  await new Promise(() => {});
+}`;
+
+// Bounded: without its deadline the call would hang, and the test with it.
+test('a warm call that never settles answers 504 TIMEOUT at its timeout', { timeout: 60_000 }, async (t) => {
+  const s = await build(t, { plugins: { 'hang.ts': HANGER } });
+  // Warm contexts on each worker first, so the hanging calls start in a synchronous first entry.
+  for (let i = 0; i < 4; i++) {
+    const quick = await s.request('POST', '/api/v1/plugins/hang/call', { body: { params: { quick: true } } });
+    assert.equal(quick.status, 200, quick.text);
+  }
+  for (let i = 0; i < 2; i++) {
+    const hung = await s.request('POST', '/api/v1/plugins/hang/call', { body: { params: {} } });
+    assert.equal(hung.status, 504, hung.text);
+    assert.equal(hung.body.data.code, 'TIMEOUT', hung.text);
+  }
+  const after = await s.request('POST', '/api/v1/plugins/hang/call', { body: { params: { quick: true } } });
+  assert.equal(after.body.data, 'quick', after.text);
+});
