@@ -321,6 +321,9 @@ export async function pluginPath(options: {
     log(`plugin path: the hops of ${options.hopCalls} echo calls (a service of its own, with bench/hop-probe.ts)`);
     const hops = await hopBreakdown({ root, plugins, config }, options.hopCalls);
     return { rows, hops, rssIdle, rssAfter, rssSettled, driver: useWrk ? 'wrk' : 'undici' };
+  } catch (err) {
+    // A failed step says what the service was doing then (seen once in CI: its runtime gone, then its port closed).
+    throw new Error(`${(err as Error).message}\n${svc.describe()}`, { cause: err });
   } finally {
     await svc.stop();
     await floor.stop();

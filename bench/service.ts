@@ -24,6 +24,8 @@ export interface RunningService {
   writtenBytes(): number;
   /** Each process of the tree by its role (HTTP, runtime, standby runtime, esbuild, devnet…) and its RSS in MiB. */
   processesMiB(): Array<{ role: string; pid: number; rss: number }>;
+  /** How the service stands, for an error: running, or how it exited, and the last lines it printed. */
+  describe(): string;
   stop(): Promise<void>;
 }
 
@@ -193,6 +195,9 @@ export async function startService(
     cpuSeconds: () => tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS,
     writtenBytes: () => tree(pid).reduce((sum, p) => sum + writtenBytesOf(p), 0),
     processesMiB: () => processTree(pid),
+    describe: () =>
+      `service ${child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`}, ` +
+      `its processes ${JSON.stringify(processTree(pid))}; last output:\n${output.split('\n').slice(-30).join('\n')}`,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
