@@ -27,7 +27,7 @@ const generations = new Map<string, Generation>();
 
 // Backstops, four times a second: an isolate that runs while no call of ours is in it is disposed, whatever made it
 // run; so is a busy isolate whose heap went past its limit (V8 lets a large string or array past it until its next
-// collection; an idle isolate is checked as each call ends, see heapNow).
+// collection; an idle isolate is checked as each call ends, see heapNow and heapWithinLimit).
 setInterval(() => {
   for (const gen of generations.values()) {
     if (ranUnattended(gen, UNATTENDED_CPU_NS)) {
