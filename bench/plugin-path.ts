@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { spawnDriver, type DriverResult } from './driver.ts';
 import type { HopRecord } from './hop-probe.ts';
-import { startService, treeCpuSeconds } from './service.ts';
+import { startService, treeCpuSeconds, treeRssMiB } from './service.ts';
 import { hasWrk, wrk } from './wrk.ts';
 import { SETTLE_MS, table, treeLine, type Row } from './report.ts';
 
@@ -191,6 +191,8 @@ export interface PluginPathResult {
   rssAfter: ProcessRss[];
   /** SETTLE_MS after the load. */
   rssSettled: ProcessRss[];
+  /** The pipeline floor's process tree (HTTP process and runtime process), read beside the service's idle and after-load trees. */
+  floorRss: { idle: number; after: number };
   driver: 'wrk' | 'undici';
 }
 
@@ -254,7 +256,9 @@ export async function pluginPath(options: {
     // The standby runtime (when configured) boots 5 s after the runtime is ready: idle means after it.
     await new Promise((r) => setTimeout(r, options.idleWaitMs ?? 7000));
     const rssIdle = svc.processesMiB();
-    log(`plugin path: idle tree ${rssLine(rssIdle)}`);
+    // The floor's tree idles meanwhile (started with the service, not loaded yet): the memory targets' floor, same run.
+    const floorIdle = treeRssMiB(pipeline.pid);
+    log(`plugin path: idle tree ${rssLine(rssIdle)}; pipeline floor ${floorIdle.toFixed(0)} MiB`);
     const rows: Row[] = [];
     for (const inflight of [1, 64]) {
       log(`plugin path: floor and echo @${inflight} (${useWrk ? 'wrk' : 'undici driver'})`);
@@ -311,7 +315,8 @@ export async function pluginPath(options: {
     }
     rows.push(await crossingsFloor(1, 5000), await crossingsFloor(64, options.hopCalls * 10));
     const rssAfter = svc.processesMiB();
-    log(`plugin path: tree after the load ${rssLine(rssAfter)}`);
+    const floorAfter = treeRssMiB(pipeline.pid);
+    log(`plugin path: tree after the load ${rssLine(rssAfter)}; pipeline floor ${floorAfter.toFixed(0)} MiB`);
     // What the tree keeps once the load is over: both processes give memory back after a few quiet seconds.
     const settleMs = options.settleMs ?? SETTLE_MS;
     await new Promise((r) => setTimeout(r, settleMs));
@@ -320,7 +325,8 @@ export async function pluginPath(options: {
     await svc.stop();
     log(`plugin path: the hops of ${options.hopCalls} echo calls (a service of its own, with bench/hop-probe.ts)`);
     const hops = await hopBreakdown({ root, plugins, config }, options.hopCalls);
-    return { rows, hops, rssIdle, rssAfter, rssSettled, driver: useWrk ? 'wrk' : 'undici' };
+    const floorRss = { idle: floorIdle, after: floorAfter };
+    return { rows, hops, rssIdle, rssAfter, rssSettled, floorRss, driver: useWrk ? 'wrk' : 'undici' };
   } catch (err) {
     // A failed step says what the service was doing then (seen once in CI: its runtime gone, then its port closed).
     throw new Error(`${(err as Error).message}\n${svc.describe()}`, { cause: err });

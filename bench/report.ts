@@ -117,6 +117,8 @@ export interface RunRecord {
     rssIdle: ProcessRss[];
     rssAfter: ProcessRss[];
     rssSettled?: ProcessRss[];
+    /** The pipeline floor's tree in the same run: idle beside the service's idle read, and right after its own load. */
+    floorRss?: { idle: number; after: number };
   };
   chain?: {
     rawIntakePerSecond: number;
@@ -230,8 +232,8 @@ export function targetsTable(record: RunRecord): string {
     `| echo p50 at 1 connection | bare express ${n(floor1?.p50, 3)} ms; pipeline floor ${n(pipeline1?.p50, 3)} ms | ${n(echo1?.p50, 3)} ms | ≤ ${n(limits.p50Target, 3)} ms (floor + 0.1) |`,
     `| echo at 64 connections | bare express ${n(floor64?.rps)}/s; pipeline floor ${n(pipeline64?.rps)}/s (${n(limits.pipelineRatio64, 2)} of bare express)${limits.ratio64 !== undefined ? `, its CPU over ${Math.min(record.machine.cpus, PIPELINE_THREADS)} cores allows ${n(limits.ratio64, 2)}` : ''} | ${n(echo64?.rps)}/s (**${n(echo64?.ratioToHttpFloor, 2)}**) | ≥ 0.8 of bare express |`,
     `| service CPU per echo call at 64 | pipeline floor ${n(pipeline64?.cpuUsPerCall)} µs; bare express ${n(floor64?.cpuUsPerCall)} µs | ${n(echo64?.cpuUsPerCall)} µs | ≤ ${n(limits.cpuUsTarget64)} µs (1.5x the floor) |`,
-    `| whole service tree RSS, idle (without the devnet) | — | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
-    `| RSS after load | — | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} ${later}` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
+    `| whole service tree RSS, idle (without the devnet) | ${p?.floorRss ? `pipeline floor ${n(p.floorRss.idle)} MiB` : '—'} | ${p ? treeLine(p.rssIdle) : '-'} | ≤ 200 MiB |`,
+    `| RSS after load | ${p?.floorRss ? `pipeline floor ${n(p.floorRss.after)} MiB right after its wrk runs` : '—'} | ${p ? treeLine(p.rssAfter) : '-'} right after the wrk runs${p?.rssSettled ? `, ${treeLine(p.rssSettled)} ${later}` : ''}; ${afterPlugins(record.service)} | ≤ 300 MiB |`,
     `| EVM send → submitted, 16 in flight | anvil raw intake ${n(c?.rawIntakePerSecond)}/s${cpu ? `; CPU per relayed send: anvil ${n(cpu.send.anvil, 2)} ms, driver ${n(cpu.send.driver, 2)} ms: at these costs the cores carry at most ${n(limits.sendRatio, 2)} of the raw intake, and 0.5 needs the service at ${n(limits.serviceMsForHalf, 2)} ms per send or less` : ''} | ${n(c?.submittedPerSecond)}/s (**${n(c?.submittedVsRaw, 2)}**), ${n(c?.cpuMsPerSend, 2)} ms service CPU per send${c?.writtenKiBPerSend !== undefined ? ` (${n(c.writtenKiBPerSend, 1)} KiB written per send)` : ''} | ≥ 0.5 of anvil's raw intake; ≤ 1.1 ms CPU per send (0.8 of record) |`,
     `| sends on PostgreSQL, one hot relayer | — | ${pg ? `${n(pg.rps)}/s` : 'not run'} | ≥ 600/s |`,
     poolsLine(record.pools, n),

@@ -458,6 +458,7 @@ try {
       rssIdle: path0.rssIdle,
       rssAfter: path0.rssAfter,
       rssSettled: path0.rssSettled,
+      floorRss: path0.floorRss,
     },
     driverCpuSeconds: driverCpu,
     chain: chain.summary satisfies ChainSummary,

@@ -102,6 +102,11 @@ function writtenBytesOf(pid: number): number {
   }
 }
 
+/** RSS in MiB of `pid` and its descendants (a floor's process tree, read as the service's is). */
+export function treeRssMiB(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024;
+}
+
 /** CPU seconds (user + system) of `pid` and its descendants so far. */
 export function treeCpuSeconds(pid: number): number {
   return tree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;

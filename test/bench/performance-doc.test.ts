@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
-import { figuresSection, updateFigures, type RunRecord } from '../../bench/report.ts';
+import { figuresSection, targetsTable, updateFigures, type RunRecord } from '../../bench/report.ts';
 
 const RUN: RunRecord = {
   date: '2030-01-02T03:04:05.000Z',
@@ -63,4 +63,24 @@ test('a page without the markers is refused rather than appended to', (t) => {
   writeFileSync(doc, '# Performance\n');
   assert.throws(() => updateFigures(doc, figuresSection(RUN, { json: 'a', svg: 'b' })), /markers are missing/);
   assert.equal(readFileSync(doc, 'utf8'), '# Performance\n');
+});
+
+test("the memory targets' rows carry the pipeline floor's tree RSS from the same run", () => {
+  const own = [
+    { role: 'HTTP', rss: 130.4 },
+    { role: 'runtime', rss: 95.2 },
+  ];
+  const table = targetsTable({
+    ...RUN,
+    pluginPath: {
+      driver: 'wrk',
+      rssIdle: own,
+      rssAfter: own,
+      floorRss: { idle: 190.4, after: 443.2 },
+    },
+  });
+  assert.match(table, /\| whole service tree RSS, idle \(without the devnet\) \| pipeline floor 190 MiB \| 226 MiB/);
+  assert.match(table, /\| RSS after load \| pipeline floor 443 MiB right after its wrk runs \| 226 MiB/);
+  // A record from before the floor was read: the floor's cell stays empty rather than made up.
+  assert.match(targetsTable({ ...RUN, pluginPath: { driver: 'wrk', rssIdle: own, rssAfter: own } }), /\| — \| 226 MiB/);
 });
