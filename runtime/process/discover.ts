@@ -15,7 +15,9 @@ function discover(dir: string, warned: Set<string>, log: LoaderDeps['log']): Map
   } catch {
     return found;
   }
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  // By code point, not localeCompare: a collation would map ICU's collation data into the runtime process for good
+  // (measured: 4 MiB of its idle RSS).
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     let id: string;
     let file: string;
