@@ -18,6 +18,7 @@ import {
   randomSeed,
   releaseSlot,
   type Generation,
+  type SandboxListener,
   type Slot,
 } from './sandbox.ts';
 import { createLocalOps, startLocal, type LocalOps } from './local-ops.ts';
@@ -58,6 +59,8 @@ interface CallRun {
   timers: CallTimers;
   /** fetch and crypto.subtle requests the worker answers itself (runtime/worker/local-ops.ts); made at the first one. */
   local: LocalOps | undefined;
+  /** The isolate's messages while this call's context serves it (Slot.owner). */
+  receive: SandboxListener;
   resolve(result: WorkerResult): void;
 }
 
@@ -285,7 +288,7 @@ async function start(run: CallRun): Promise<void> {
       return;
     }
     run.slot = slot;
-    slot.listener = (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d);
+    slot.owner = run;
     if (run.trace && !run.trace.entered) {
       run.trace.entered = true;
       isolateCallChannel.start.publish(run.trace);
@@ -306,7 +309,7 @@ async function start(run: CallRun): Promise<void> {
     } else if (first === 'sliced') {
       // Cut before it could reach the host: its context (left mid-call) and queued messages go, and the call starts
       // over in another context under a new sequence number.
-      slot.listener = null;
+      slot.owner = null;
       releaseSlot(slot);
       run.slot = undefined;
       run.seq = ++nextSeq;
@@ -342,6 +345,7 @@ export function runCall(task: CallTask, gen: Generation): Promise<WorkerResult> 
         : undefined,
       timers: createCallTimers(scope, limits.maxTimers, (id, text) => run.replies.push(id, text)),
       local: undefined,
+      receive: (kind, seq, a, b, c, d) => onMessage(run, kind, seq, a, b, c, d),
       resolve,
     };
     run.scope.onChange((error) => {

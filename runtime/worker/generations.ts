@@ -134,7 +134,7 @@ export function afterCall(
   failed: boolean,
   heap: Heap | undefined,
 ): void {
-  slot.listener = null;
+  slot.owner = null;
   if (data.contextMode === 'fresh' && gen.contexts >= FRESH_CONTEXTS_PER_ISOLATE) gen.retired = true;
   if (failed || !reusable) {
     if (heap && heap.held > RETIRE_AFTER_FAILURE_HEAP_BYTES) retire(gen);

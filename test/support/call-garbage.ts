@@ -1,0 +1,71 @@
+// Run as `node --no-node-snapshot test/support/call-garbage.ts N` (isolated-vm needs the flag on the process): a worker
+// thread sized as the pool's (runtime/process/pool.ts) makes N warm echo calls through runtime/worker/call-run.ts,
+// and prints, as JSON, the bytes its scavenges moved to the old generation per call (v8.GCProfiler, before and after
+// each minor collection). A call's garbage should die young: promoted bytes per call stay near zero.
+import { GCProfiler } from 'node:v8';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { WORKER_YOUNG_GENERATION_MB } from '../../runtime/common/process-flags.ts';
+import type { CallTask, WorkerData } from '../../runtime/protocol.ts';
+import { RUNTIME_LIMITS } from '../../src/plugin-host/limits.ts';
+
+const ECHO =
+  '(function (module, exports) { exports.handler = async function handler(context) { return context.params; }; })';
+
+async function calls(n: number): Promise<{ calls: number; promotedPerCall: number; scavenges: number }> {
+  // Imported here: they read workerData when loaded.
+  const { runCall } = await import('../../runtime/worker/call-run.ts');
+  const { createGeneration } = await import('../../runtime/worker/sandbox.ts');
+  const gen = createGeneration('echo', 'echo-hash', ECHO, 64);
+  const task = (callId: number): CallTask => ({
+    kind: 'call',
+    callId,
+    plugin: 'echo',
+    hash: 'echo-hash',
+    input: JSON.stringify({ params: { hello: 'world', n: callId }, headers: {}, route: '', method: 'POST', query: {} }),
+    config: '{}',
+    requestId: `r-${callId}`,
+    timeoutMs: 30_000,
+    memoryMb: 64,
+    emitLogs: false,
+    emitTraces: false,
+    allowedOrigins: [],
+    env: '{}',
+  });
+  // Warm: the context built, the code optimised.
+  for (let i = 0; i < 2000; i++) await runCall(task(i), gen);
+  const profiler = new GCProfiler();
+  profiler.start();
+  for (let i = 0; i < n; i++) {
+    const out = await runCall(task(i), gen);
+    if (!out.ok) throw new Error(JSON.stringify(out));
+  }
+  const { statistics } = profiler.stop();
+  const old = (s: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }) =>
+    s.heapSpaceStatistics.find((x) => x.spaceName === 'old_space')?.spaceUsedSize ?? 0;
+  const scavenges = statistics.filter((s) => s.gcType === 'Scavenge');
+  const promoted = scavenges.reduce((sum, s) => sum + Math.max(0, old(s.afterGC) - old(s.beforeGC)), 0);
+  return { calls: n, promotedPerCall: promoted / n, scavenges: scavenges.length };
+}
+
+if (isMainThread) {
+  const data: WorkerData = { contextMode: 'warm', concurrency: 8, limits: RUNTIME_LIMITS };
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { ...data, n: Number(process.argv[2] ?? 20_000) },
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
+  worker.once('message', (m) => {
+    process.stdout.write(`${JSON.stringify(m)}\n`);
+    void worker.terminate();
+  });
+  worker.once('error', (err) => {
+    process.stderr.write(`${String(err?.stack ?? err)}\n`);
+    process.exitCode = 1;
+  });
+} else {
+  calls((workerData as { n: number }).n).then(
+    (r) => parentPort!.postMessage(r),
+    (err) => {
+      throw err;
+    },
+  );
+}
