@@ -1,7 +1,7 @@
 // Run as `node --no-node-snapshot test/support/call-garbage.ts N` (isolated-vm needs the flag on the process): a worker
 // thread sized as the pool's (runtime/process/pool.ts) makes N warm echo calls through runtime/worker/call-run.ts,
-// and prints, as JSON, the bytes its scavenges moved to the old generation per call (v8.GCProfiler, before and after
-// each minor collection). A call's garbage should die young: promoted bytes per call stay near zero.
+// three times, and prints, as JSON, the least bytes its scavenges moved to the old generation per call (v8.GCProfiler,
+// before and after each minor collection). A call's garbage should die young: promoted bytes per call stay near zero.
 import { GCProfiler } from 'node:v8';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { WORKER_YOUNG_GENERATION_MB } from '../../runtime/common/process-flags.ts';
@@ -11,7 +11,14 @@ import { RUNTIME_LIMITS } from '../../src/plugin-host/limits.ts';
 const ECHO =
   '(function (module, exports) { exports.handler = async function handler(context) { return context.params; }; })';
 
-async function calls(n: number): Promise<{ calls: number; promotedPerCall: number; scavenges: number }> {
+interface Measure {
+  calls: number;
+  promotedPerCall: number;
+  scavenges: number;
+  windows: Array<{ promotedPerCall: number; scavenges: number }>;
+}
+
+async function calls(n: number): Promise<Measure> {
   // Imported here: they read workerData when loaded.
   const { runCall } = await import('../../runtime/worker/call-run.ts');
   const { createGeneration } = await import('../../runtime/worker/sandbox.ts');
@@ -33,18 +40,24 @@ async function calls(n: number): Promise<{ calls: number; promotedPerCall: numbe
   });
   // Warm: the context built, the code optimised.
   for (let i = 0; i < 2000; i++) await runCall(task(i), gen);
-  const profiler = new GCProfiler();
-  profiler.start();
-  for (let i = 0; i < n; i++) {
-    const out = await runCall(task(i), gen);
-    if (!out.ok) throw new Error(JSON.stringify(out));
-  }
-  const { statistics } = profiler.stop();
   const old = (s: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }) =>
     s.heapSpaceStatistics.find((x) => x.spaceName === 'old_space')?.spaceUsedSize ?? 0;
-  const scavenges = statistics.filter((s) => s.gcType === 'Scavenge');
-  const promoted = scavenges.reduce((sum, s) => sum + Math.max(0, old(s.afterGC) - old(s.beforeGC)), 0);
-  return { calls: n, promotedPerCall: promoted / n, scavenges: scavenges.length };
+  // Three windows; the least promoted is the measure. Anything else running on the machine can only add promotions
+  // (a call cut at its slice and built again in a new context, the worker descheduled mid-call), never remove them.
+  const windows: Array<{ promotedPerCall: number; scavenges: number }> = [];
+  for (let w = 0; w < 3; w++) {
+    const profiler = new GCProfiler();
+    profiler.start();
+    for (let i = 0; i < n; i++) {
+      const out = await runCall(task(i), gen);
+      if (!out.ok) throw new Error(JSON.stringify(out));
+    }
+    const scavenges = profiler.stop().statistics.filter((s) => s.gcType === 'Scavenge');
+    const promoted = scavenges.reduce((sum, s) => sum + Math.max(0, old(s.afterGC) - old(s.beforeGC)), 0);
+    windows.push({ promotedPerCall: promoted / n, scavenges: scavenges.length });
+  }
+  const least = windows.reduce((a, b) => (b.promotedPerCall < a.promotedPerCall ? b : a));
+  return { calls: n, ...least, windows };
 }
 
 if (isMainThread) {
