@@ -192,7 +192,7 @@ export async function startService(
   return {
     url,
     child,
-    rssMiB: () => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
+    rssMiB: () => treeRssMiB(pid),
     rssBreakdownMiB: () => ({
       http: rssKiB(pid) / 1024,
       runtime: children(pid).reduce((sum, p) => sum + rssKiB(p), 0) / 1024,
