@@ -335,12 +335,13 @@ test('non-EVM relayers refuse sign and sign-typed-data, and EVM refuses sign-tra
   }
 });
 
-test('a relayer the system disabled reports it in status and refuses rpc and signing with 403 Relayer disabled', async (t) => {
+test('a relayer the system disabled reports it in status and refuses sends, rpc and signing with 403 Relayer disabled', async (t) => {
   const s = await start(t);
   await s.app.store.repos.relayers.setSystemDisabled('evm', { type: 'SignerUnavailable', details: 'test' });
   const status = await s.request('GET', `${base('evm')}/status`);
   assert.equal(status.body.data.system_disabled, true);
   for (const [path, body] of [
+    ['transactions', { to: '0x000000000000000000000000000000000000dEaD', value: 1, gas_limit: 21000 }],
     ['rpc', { method: 'eth_chainId' }],
     ['sign', { message: 'x' }],
   ] as const) {

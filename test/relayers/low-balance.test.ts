@@ -1,6 +1,7 @@
 // Low balance, before it jams (issue 26), on a real anvil with a real webhook receiver: the relayer's balance checked
 // against min_balance, one relayer_low_balance event per crossing down, the gauges, the status route's count of sends
-// the balance still covers, the reference's system_disabled / disabled_reason under min_balance, recovery once funded;
+// the balance still covers, the reference's system_disabled / disabled_reason under min_balance (sends refused with
+// its 403), recovery once funded;
 // and the stage latency histograms after a confirmed send.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -70,7 +71,7 @@ const metric = async (s: TestServer, line: RegExp) => {
   return line.exec(text)?.[1];
 };
 
-test('low balance: one relayer_low_balance event per crossing, gauges, sends covered, disabled under min_balance, recovered once funded', async (t) => {
+test('low balance: one relayer_low_balance event per crossing, gauges, sends covered, disabled under min_balance (sends refused), recovered once funded', async (t) => {
   const receiver = await startReceiver(t);
   const s = await start(t, receiver.url);
   const lowEvents = () => receiver.received.filter((r) => r.body?.event === 'relayer_low_balance');
@@ -134,11 +135,25 @@ test('low balance: one relayer_low_balance event per crossing, gauges, sends cov
   assert.equal(lowEvents()[1]!.body.payload.relayer.system_disabled, true);
   assert.equal(await metric(s, /^relaybox_relayer_low_balance\{relayer="watched"\} (\d+)$/m), '2');
 
+  // Disabled refuses sends even once funded, until a check passes (the reference's rule): the funds are there, so
+  // the 403 can only be the disabled state's.
   await setBalance(5n * ETH);
+  const send = () =>
+    s.request('POST', `${base}/transactions`, { body: { to: ANVIL_ADDRESSES[2], value: 1, speed: 'fast' } });
+  const refused = await send();
+  assert.equal(refused.status, 403, refused.text);
+  assert.deepEqual(refused.body, {
+    success: false,
+    data: null,
+    error: 'Relayer disabled',
+    message: 'Relayer disabled',
+  });
   const back = await checkNow(s);
   assert.equal(back.balance_watch.level, 'ok');
   assert.equal(back.system_disabled, false);
   assert.equal(back.disabled_reason, null);
+  const sent = await send();
+  assert.equal(sent.status, 200, sent.text);
   assert.equal(await metric(s, /^relaybox_relayer_low_balance\{relayer="watched"\} (\d+)$/m), '0');
   assert.equal(lowEvents().length, 2, 'one event per crossing down, none on the way back up');
 });

@@ -14,6 +14,7 @@ import { heldBy, type RecordWriter } from './record-writer.ts';
 import { newTransactionId } from './transaction-id.ts';
 import { IDEMPOTENCY_RETENTION_MS, KeyTakenError, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 import { relayerIdOf, splitLaneKey } from '../relayers/lanes.ts';
+import { requireActive } from '../relayers/active-state.ts';
 import { LaneFullError } from '../relayers/lane-routing.ts';
 
 /** A send waiting in its relayer's queue: its network reads are done, its nonce is not yet taken. */
@@ -36,9 +37,15 @@ interface Taken {
   after: RelayerRow;
 }
 
-export function refusePaused(relayer: RelayerRow): void {
+/**
+ * A paused relayer refuses sends and replaces (400, naming the way out); one the system took out of service (its
+ * balance under min_balance with no other key funded, its signer unreachable) refuses them as the reference does (403
+ * "Relayer disabled"), until the check that disabled it passes again.
+ */
+export function refuseInactive(relayer: RelayerRow): void {
   if (relayer.paused)
     throw new ValidationError(`relayer '${relayer.id}' is paused; unpause it to send or replace transactions`);
+  requireActive(relayer);
 }
 
 /** Each send's nonce and clock, in queue order, from `row`; a send whose build throws gets its Error (no nonce). */
@@ -281,11 +288,11 @@ export function createSendWriter(
 
   /**
    * Checks the row, as locked, has the settings every send was prepared with (a pause too: the caller reads the row
-   * again, and refuses the send there), and is not paused.
+   * again, and refuses the send there), and is not paused or disabled.
    */
   function checkLocked(locked: RelayerRow, items: readonly PendingSend[]): void {
     checkSettings(locked, items);
-    refusePaused(locked);
+    refuseInactive(locked);
   }
 
   async function writeOnce(items: PendingSend[]): Promise<Array<TransactionRecord | Error>> {
@@ -311,7 +318,7 @@ export function createSendWriter(
     for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS && written === STALE; attempt++) {
       const read = await (attempt === 0 ? deps.rows.get(relayerId) : deps.rows.read(relayerId));
       if (!read) throw notFound(relayerId);
-      refusePaused(read);
+      refuseInactive(read);
       const signed = await signBatch(read, items);
       written = await atomically((tx) => writeFrom(tx, read, signed));
     }

@@ -19,7 +19,7 @@ import type { EvmBody } from './evm/transaction.ts';
 import type { SolanaBody } from './solana/request.ts';
 import type { StellarBody } from './stellar/request.ts';
 import { createPendingCancel } from './pending-cancel.ts';
-import { createSendWriter, refusePaused, RelayerChangedError } from './send-writer.ts';
+import { createSendWriter, refuseInactive, RelayerChangedError } from './send-writer.ts';
 import { sameSettings } from '../relayers/row-cache.ts';
 import { createIdempotentSends, type IdempotencyClaimOf } from '../idempotency/sends.ts';
 import type { Log } from '../log.ts';
@@ -157,7 +157,7 @@ export function createTransactionService(deps: {
       let record: TransactionRecord;
       let writing = false;
       try {
-        refusePaused(relayer);
+        refuseInactive(relayer);
         // Network reads (prices, gas estimate, balance) run concurrently, so their round trips overlap (the funds guard
         // shares one balance read per relayer); sends prepared meanwhile queue up for the next batched write below.
         const prepared = withFields(await family.prepareSend(relayer, body), fields);
@@ -254,7 +254,7 @@ export function createTransactionService(deps: {
       return lock.run(relayer.id, async () => {
         await stored(relayer, id);
         const current = await relayers.require(relayer.id, 'NOT_FOUND');
-        refusePaused(current);
+        refuseInactive(current);
         return change(current, id, (previous) => families[current.network_type].replace(current, previous, body));
       });
     },
