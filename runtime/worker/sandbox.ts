@@ -211,6 +211,8 @@ export function enterFirst(slot: Slot, args: unknown[], timeoutMs: number): Firs
     // no deadline: each isolated-vm timeout is a timer on a shared thread, a measured ~3 µs of CPU per entry.
     slot.run.applySync(undefined, args, { arguments: { copy: true }, timeout });
     const done: unknown = slot.collect.applySync(undefined, [], { result: { copy: true } });
+    // A string: an 'ok' with no logs and nothing reserved (runtime/isolate/prelude/entries.ts `finish`).
+    if (typeof done === 'string') return { done: ['ok', done, '', 0] };
     return Array.isArray(done) ? { done } : 'ran';
   } catch (error) {
     if (!sliced || gen.dead || !/execution timed out/i.test((error as Error)?.message ?? '')) return { error };

@@ -94,7 +94,9 @@ function finish(seq, kind, text) {
     }
     logs = '[' + logText + ']';
   }
-  if (holding && !sentWhileHolding) held = [kind, text, logs, reservedBytes];
+  // The common ending (a result, no logs asked for, nothing reserved) is held as its text alone: a string leaves the
+  // isolate far cheaper than an array does (measured: ~6,000 instructions less per call, a fifth of an entry).
+  if (holding && !sentWhileHolding) held = kind === 'ok' && logs === '' && reservedBytes === 0 ? text : [kind, text, logs, reservedBytes];
   else send('done', seq, kind, text, logs, reservedBytes);
 }
 
@@ -166,7 +168,7 @@ function run(seq, inputJson, configJson, emit, seed, hold) {
   invoke(seq, context);
 }
 
-/** Entry, right after a holding \`run\`: the held 'done' as [kind, text, logs, reserved], or undefined. */
+/** Entry, right after a holding \`run\`: the held 'done' as [kind, text, logs, reserved], its text alone for an 'ok' with no logs and nothing reserved, or undefined. */
 function collect() {
   holding = false;
   const done = held;
