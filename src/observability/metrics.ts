@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
 import { withReferenceMetrics, type ReferenceMetricsDeps } from './reference-metrics.ts';
 import { createLaneMetrics, type LaneMetrics } from './lane-metrics.ts';
+import { collectTallies, Tallies } from './tallies.ts';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
 
@@ -89,14 +90,16 @@ interface MetricDefinition<K extends Kind = Kind, L extends string = string> {
   help: string;
   labelNames: readonly L[];
   buckets?: number[];
-  collect?: (this: Gauge<L>) => Promise<void>;
+  /** Run at each scrape: a gauge read then, or a counter kept in tallies (tallies.ts). */
+  collect?: ((this: Gauge<L>) => Promise<void>) | ((this: Counter<L>) => void);
 }
 
 const counter = <L extends string = never>(
   name: string,
   help: string,
   labelNames: readonly L[] = [],
-): MetricDefinition<'counter', L> => ({ kind: 'counter', name, help, labelNames });
+  collect?: (this: Counter<L>) => void,
+): MetricDefinition<'counter', L> => ({ kind: 'counter', name, help, labelNames, ...(collect ? { collect } : {}) });
 const histogram = <L extends string = never>(
   name: string,
   help: string,
@@ -110,9 +113,21 @@ const gauge = <L extends string = never>(
   collect?: (this: Gauge<L>) => Promise<void>,
 ): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
 
-/** What the scrape-time gauges read: the balance watch's last checks and the store's transaction counts. */
+type HttpLabels = { route: string; method: string; status: string };
+type PluginLabels = { plugin: string; outcome: string };
+/** HTTP requests by route, method and status; plugin calls by plugin and outcome (counted on the hot path). */
+const httpTallies = () =>
+  new Tallies(
+    (route: string, method: string, status: number): HttpLabels => ({ route, method, status: String(status) }),
+  );
+const pluginTallies = () =>
+  new Tallies((plugin: string, outcome: string, _: ''): PluginLabels => ({ plugin, outcome }));
+
+/** What the scrape-time metrics read: the balance watch's last checks, the store's transaction counts, the tallies. */
 interface ScrapeSources {
   balances(): Promise<RelayerBalanceSample[]>;
+  httpRequests: ReturnType<typeof httpTallies>;
+  pluginCalls: ReturnType<typeof pluginTallies>;
   transactionCounts(): Promise<TransactionCount[]>;
   store: 'sqlite' | 'postgres';
 }
@@ -132,6 +147,7 @@ function definitions(sources: ScrapeSources) {
       'relaybox_http_requests_total',
       'HTTP requests answered, by route pattern, method and status',
       ['route', 'method', 'status'] as const,
+      collectTallies(sources.httpRequests),
     ),
     httpDuration: histogram(
       'relaybox_http_request_duration_seconds',
@@ -143,6 +159,7 @@ function definitions(sources: ScrapeSources) {
       'relaybox_plugin_calls_total',
       'Plugin calls, by plugin and outcome (ok, plugin_error, timeout, memory, overload)',
       ['plugin', 'outcome'] as const,
+      collectTallies(sources.pluginCalls),
     ),
     pluginDuration: histogram(
       'relaybox_plugin_call_duration_seconds',
@@ -286,9 +303,11 @@ function register<D extends Record<string, MetricDefinition<Kind, string>>>(
   const made: Record<string, unknown> = {};
   for (const [key, { kind, name, help, labelNames, buckets, collect }] of Object.entries(table)) {
     const common = { name, help, labelNames: [...labelNames], registers };
-    if (kind === 'counter') made[key] = new Counter(common);
+    if (kind === 'counter')
+      made[key] = new Counter({ ...common, ...(collect ? { collect: collect as (this: Counter) => void } : {}) });
     else if (kind === 'histogram') made[key] = new Histogram({ ...common, buckets: buckets! });
-    else made[key] = new Gauge({ ...common, ...(collect ? { collect } : {}) });
+    else
+      made[key] = new Gauge({ ...common, ...(collect ? { collect: collect as (this: Gauge) => Promise<void> } : {}) });
   }
   return made as { [K in keyof D]: Made<D[K]> };
 }
@@ -306,9 +325,13 @@ export function createMetrics(deps: {
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
   let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
+  const httpRequests = httpTallies();
+  const pluginCalls = pluginTallies();
   const m = register(
     definitions({
       balances: () => balanceSource(),
+      httpRequests,
+      pluginCalls,
       transactionCounts: deps.transactionCounts,
       store: deps.store ?? 'sqlite',
     }),
@@ -324,12 +347,11 @@ export function createMetrics(deps: {
     names: () => registry.getMetricsAsArray().map((m) => m.name),
     renderOne: async (name) => (registry.getSingleMetric(name) ? registry.getSingleMetricAsString(name) : null),
     httpRequest(route, method, status, seconds) {
-      const labels = { route, method, status: String(status) };
-      m.httpRequests.inc(labels);
-      m.httpDuration.observe(labels, seconds);
+      httpRequests.add(route, method, status);
+      m.httpDuration.observe({ route, method, status: String(status) }, seconds);
     },
     pluginCall(pluginId, outcome, seconds) {
-      m.pluginCalls.inc({ plugin: pluginId, outcome });
+      pluginCalls.add(pluginId, outcome, '');
       m.pluginDuration.observe({ plugin: pluginId, outcome }, seconds);
     },
     runtimeRestart() {

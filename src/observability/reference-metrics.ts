@@ -7,6 +7,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
 import { processEnv } from '../config/process-env.ts';
+import { collectTallies, Tallies } from './tallies.ts';
 
 /** A row of the store's transaction counts (metrics.ts's TransactionCount, by shape: no import back into it). */
 interface TransactionCountRow {
@@ -201,18 +202,33 @@ function systemGauges(registers: Registry[], dataDir: string): void {
 /** The reference's metric families in `registers`, and the recorder calls that feed them. */
 function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDeps): Fed {
   const typeOfNetwork = (network: string) => deps.networkTypeOf?.(network) ?? '';
-  const requests = new Counter({
+  // Counted on the hot path in tallies, handed to prom-client at each scrape (tallies.ts).
+  const answered = new Tallies((endpoint: string, method: string, status: number) => ({
+    endpoint,
+    method,
+    status: String(status),
+    failed: status >= 400,
+  }));
+  const running = new Tallies((endpoint: string, _b: '', _c: '') => ({ endpoint }));
+  const pluginCallTallies = new Tallies((plugin_id: string, status: string, _: '') => ({
+    plugin_id,
+    method: 'POST',
+    status,
+  }));
+  new Counter({
     name: 'requests_total',
     help: 'Total number of HTTP requests',
     labelNames: ['endpoint', 'method', 'status'] as const,
     registers,
+    collect: collectTallies(answered, ({ endpoint, method, status }) => ({ endpoint, method, status })),
   });
   // raw_uri: the route pattern too. The raw path would make a series per transaction id (and may hold what a client put there).
-  const rawRequests = new Counter({
+  new Counter({
     name: 'raw_requests_total',
     help: 'Total number of HTTP requests by URI (the route pattern here)',
     labelNames: ['raw_uri', 'method', 'status'] as const,
     registers,
+    collect: collectTallies(answered, ({ endpoint, method, status }) => ({ raw_uri: endpoint, method, status })),
   });
   const latency = new Histogram({
     name: 'request_latency_seconds',
@@ -221,17 +237,21 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
     buckets: REQUEST_BUCKETS,
     registers,
   });
-  const inFlight = new Gauge({
+  new Gauge({
     name: 'in_flight_requests',
     help: 'Number of in-flight requests',
     labelNames: ['endpoint'] as const,
     registers,
+    collect: collectTallies(running),
   });
-  const errors = new Counter({
+  new Counter({
     name: 'error_requests_total',
     help: 'Total number of error responses',
     labelNames: ['endpoint', 'method', 'status'] as const,
     registers,
+    collect: collectTallies(answered, ({ endpoint, method, status, failed }) =>
+      failed ? { endpoint, method, status } : undefined,
+    ),
   });
   const created = new Counter({
     name: 'transactions_created_total',
@@ -277,11 +297,12 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
     labelNames: ['relayer_id', 'network_type', 'operation_name', 'error_type'] as const,
     registers,
   });
-  const pluginCalls = new Counter({
+  new Counter({
     name: 'plugin_calls_total',
     help: 'Total number of plugin calls',
     labelNames: ['plugin_id', 'method', 'status'] as const,
     registers,
+    collect: collectTallies(pluginCallTallies),
   });
   new Gauge({
     name: 'transactions_by_status',
@@ -306,17 +327,14 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
   systemGauges(registers, deps.dataDir ?? process.cwd());
   return {
     httpRequest(route, method, status, seconds) {
-      const code = String(status);
-      requests.inc({ endpoint: route, method, status: code });
-      rawRequests.inc({ raw_uri: route, method, status: code });
-      latency.observe({ endpoint: route, method, status: code }, seconds);
-      if (status >= 400) errors.inc({ endpoint: route, method, status: code });
+      answered.add(route, method, status);
+      latency.observe({ endpoint: route, method, status: String(status) }, seconds);
     },
     httpInFlight(route, delta) {
-      inFlight.inc({ endpoint: route }, delta);
+      running.add(route, '', '', delta);
     },
     pluginCall(pluginId, outcome) {
-      pluginCalls.inc({ plugin_id: pluginId, method: 'POST', status: PLUGIN_STATUS[outcome] });
+      pluginCallTallies.add(pluginId, PLUGIN_STATUS[outcome], '');
     },
     rpcRequest({ network, method, seconds, error }) {
       const labels = { relayer_id: '', network_type: typeOfNetwork(network), operation_name: method };
