@@ -91,7 +91,7 @@ interface MetricDefinition<K extends Kind = Kind, L extends string = string> {
   labelNames: readonly L[];
   buckets?: number[];
   /** Run at each scrape: a gauge read then, or a counter kept in tallies (tallies.ts). */
-  collect?: ((this: Gauge<L>) => Promise<void>) | ((this: Counter<L>) => void);
+  collect?: ((this: Gauge<L>) => void | Promise<void>) | ((this: Counter<L>) => void);
 }
 
 const counter = <L extends string = never>(
@@ -110,7 +110,7 @@ const gauge = <L extends string = never>(
   name: string,
   help: string,
   labelNames: readonly L[] = [],
-  collect?: (this: Gauge<L>) => Promise<void>,
+  collect?: (this: Gauge<L>) => void | Promise<void>,
 ): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
 
 type HttpLabels = { route: string; method: string; status: string };
@@ -128,6 +128,8 @@ interface ScrapeSources {
   balances(): Promise<RelayerBalanceSample[]>;
   httpRequests: ReturnType<typeof httpTallies>;
   pluginCalls: ReturnType<typeof pluginTallies>;
+  /** Plugin calls handed to the runtime and not answered yet: set twice per call, read at the scrape. */
+  runtimeQueueDepth(): number;
   transactionCounts(): Promise<TransactionCount[]>;
   store: 'sqlite' | 'postgres';
 }
@@ -174,6 +176,10 @@ function definitions(sources: ScrapeSources) {
     runtimeQueue: gauge(
       'relaybox_runtime_queue_depth',
       'Plugin calls handed to the runtime and not answered yet (queued or running there)',
+      [],
+      function () {
+        this.set(sources.runtimeQueueDepth());
+      },
     ),
     workerStalls: counter(
       'relaybox_runtime_worker_stalls_total',
@@ -306,8 +312,7 @@ function register<D extends Record<string, MetricDefinition<Kind, string>>>(
     if (kind === 'counter')
       made[key] = new Counter({ ...common, ...(collect ? { collect: collect as (this: Counter) => void } : {}) });
     else if (kind === 'histogram') made[key] = new Histogram({ ...common, buckets: buckets! });
-    else
-      made[key] = new Gauge({ ...common, ...(collect ? { collect: collect as (this: Gauge) => Promise<void> } : {}) });
+    else made[key] = new Gauge({ ...common, ...(collect ? { collect: collect as (this: Gauge) => void } : {}) });
   }
   return made as { [K in keyof D]: Made<D[K]> };
 }
@@ -327,11 +332,13 @@ export function createMetrics(deps: {
   let balanceSource: () => Promise<RelayerBalanceSample[]> = async () => [];
   const httpRequests = httpTallies();
   const pluginCalls = pluginTallies();
+  let runtimeQueueDepth = 0;
   const m = register(
     definitions({
       balances: () => balanceSource(),
       httpRequests,
       pluginCalls,
+      runtimeQueueDepth: () => runtimeQueueDepth,
       transactionCounts: deps.transactionCounts,
       store: deps.store ?? 'sqlite',
     }),
@@ -358,7 +365,7 @@ export function createMetrics(deps: {
       m.runtimeRestarts.inc();
     },
     setRuntimeQueueDepth(depth) {
-      m.runtimeQueue.set(depth);
+      runtimeQueueDepth = depth;
     },
     runtimeWorkerStall() {
       m.workerStalls.inc();
