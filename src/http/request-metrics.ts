@@ -36,16 +36,14 @@ export function requestMetrics(metrics: MetricsRecorder, routeOf: (path: string)
     // performance.now(): as precise, without a BigInt made at each end.
     const start = performance.now();
     // Read now: routers rewrite req.url while a request is inside them.
-    const path = req.path;
-    if (metrics.httpInFlight) {
-      const route = routeOf(path);
-      metrics.httpInFlight(route, 1);
-      // 'close' comes after 'finish', and also for a request whose client went away unanswered.
-      res.once('close', () => metrics.httpInFlight!(route, -1));
-    }
-    res.on('finish', () => {
-      const seconds = (performance.now() - start) / 1e3;
-      metrics.httpRequest(routeOf(path), req.method, res.statusCode, seconds);
+    const route = routeOf(req.path);
+    metrics.httpInFlight?.(route, 1);
+    // One listener for both: 'close' comes for every request, after 'finish' when it was answered, and also for a
+    // request whose client went away unanswered (not counted as answered).
+    res.once('close', () => {
+      metrics.httpInFlight?.(route, -1);
+      if (res.writableFinished)
+        metrics.httpRequest(route, req.method, res.statusCode, (performance.now() - start) / 1e3);
     });
     next();
   };
