@@ -1,13 +1,15 @@
 // The embedded devnet: real anvil on a free or given port, automine or a block time, and no process left behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { startDevnet } from '../../src/chains/evm/devnet.ts';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { eventually as waitFor } from '../support/eventually.ts';
+// The devnet's process group: the supervisor leads it; anvil and the stdin watcher are in it.
+import { liveGroupMembers } from '../support/process-group.ts';
 
 async function rpc(url: string, method: string): Promise<string> {
   const res = await fetch(url, {
@@ -24,24 +26,6 @@ const answers = (url: string) =>
     () => false,
   );
 
-/**
- * Live processes of the devnet's process group (the supervisor leads it; anvil and the stdin watcher are in it).
- * Zombies are left out: they have exited, and only wait for a parent to reap them, which for the watcher, orphaned
- * when the supervisor exits first, is init, and init may take its time.
- */
-function groupMembers(pgid: number): string[] {
-  try {
-    return execFileSync('ps', ['-o', 'stat=,comm=', '-g', String(pgid)])
-      .toString()
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/))
-      .filter(([stat, comm]) => comm !== undefined && !stat!.startsWith('Z'))
-      .map(([, comm]) => comm!);
-  } catch {
-    return []; // ps exits 1 when the group is empty
-  }
-}
-
 async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   if (!(await waitFor(check))) assert.fail(`${what} did not happen within 60 s`);
 }
@@ -52,7 +36,7 @@ test('two devnets start on free ports, answer with the configured chain id, and 
     assert.notEqual(a.port, b.port);
     assert.equal(await rpc(a.url, 'eth_chainId'), '0xaa36a7');
     assert.equal(await rpc(b.url, 'eth_chainId'), '0x7a69');
-    if (process.platform === 'linux') assert.ok(groupMembers(a.pid).includes('anvil'));
+    if (process.platform === 'linux') assert.ok(liveGroupMembers(a.pid).includes('anvil'));
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
@@ -61,7 +45,7 @@ test('two devnets start on free ports, answer with the configured chain id, and 
   // process never ends, so this still fails then.
   if (process.platform === 'linux')
     await eventually(
-      () => groupMembers(a.pid).length === 0 && groupMembers(b.pid).length === 0,
+      () => liveGroupMembers(a.pid).length === 0 && liveGroupMembers(b.pid).length === 0,
       'both devnet groups ending',
     );
   await a.stop(); // idempotent
@@ -126,5 +110,5 @@ const d = await startDevnet(); console.log(JSON.stringify({ url: d.url, pid: d.p
   await once(child, 'exit');
   await eventually(async () => !(await answers(url)), 'anvil exiting after its parent');
   if (process.platform === 'linux')
-    await eventually(() => !groupMembers(pid).includes('anvil'), 'the anvil process going away');
+    await eventually(() => !liveGroupMembers(pid).includes('anvil'), 'the anvil process going away');
 });

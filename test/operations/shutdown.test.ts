@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config.ts';
 import { API_KEY, request, type TestResponse } from '../helper.ts';
+import { liveGroupMembers } from '../support/process-group.ts';
 
 // Busy for params.ms (the sandbox has no timers); its timeout stays well above that.
 const SLEEPER = `export const settings = { timeout: 30 };
@@ -128,8 +129,9 @@ async function assertCleanStop(s: Started, expected: (line: Record<string, any>)
     'no runtime restart',
   );
   assert.equal(alive(s.runtimePid), false, 'the plugin runtime is gone');
-  // esbuild's service (a grandchild) ends when the runtime's pipe to it closes, a moment after.
-  for (let i = 0; alive(-s.npm.pid!); i++) {
+  // esbuild's service (a grandchild) ends when the runtime's pipe to it closes, a moment after. Zombies do not count:
+  // an orphan waits for init to reap it (test/support/process-group.ts).
+  for (let i = 0; liveGroupMembers(s.npm.pid!).length > 0; i++) {
     assert.ok(i < 100, 'every process of the group ends');
     await new Promise((r) => setTimeout(r, 50));
   }
