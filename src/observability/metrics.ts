@@ -114,14 +114,17 @@ const gauge = <L extends string = never>(
 ): MetricDefinition<'gauge', L> => ({ kind: 'gauge', name, help, labelNames, ...(collect ? { collect } : {}) });
 
 type HttpLabels = { route: string; method: string; status: string };
-type PluginLabels = { plugin: string; outcome: string };
-/** HTTP requests by route, method and status; plugin calls by plugin and outcome (counted on the hot path). */
+type PluginLabels = { plugin: string; outcome: PluginCallOutcome };
+/**
+ * HTTP requests by route, method and status; plugin calls by plugin and outcome (counted on the hot path). The
+ * reference's counters of the same events read them too (reference-metrics.ts).
+ */
 const httpTallies = () =>
   new Tallies(
     (route: string, method: string, status: number): HttpLabels => ({ route, method, status: String(status) }),
   );
 const pluginTallies = () =>
-  new Tallies((plugin: string, outcome: string, _: ''): PluginLabels => ({ plugin, outcome }));
+  new Tallies((plugin: string, outcome: PluginCallOutcome, _: ''): PluginLabels => ({ plugin, outcome }));
 
 /** What the scrape-time metrics read: the balance watch's last checks, the store's transaction counts, the tallies. */
 interface ScrapeSources {
@@ -324,7 +327,7 @@ function register<D extends Record<string, MetricDefinition<Kind, string>>>(
 export function createMetrics(deps: {
   transactionCounts: () => Promise<TransactionCount[]>;
   store?: 'sqlite' | 'postgres';
-  reference?: Omit<ReferenceMetricsDeps, 'transactionCounts'>;
+  reference?: Omit<ReferenceMetricsDeps, 'transactionCounts' | 'counts'>;
 }): Metrics {
   const registry = new Registry();
   const registers = [registry];
@@ -409,5 +412,9 @@ export function createMetrics(deps: {
     },
   };
   // The reference's names and labels beside ours, fed by the same calls (src/observability/reference-metrics.ts).
-  return withReferenceMetrics(ours, registers, { transactionCounts: deps.transactionCounts, ...deps.reference });
+  return withReferenceMetrics(ours, registers, {
+    transactionCounts: deps.transactionCounts,
+    counts: { requests: httpRequests, pluginCalls },
+    ...deps.reference,
+  });
 }

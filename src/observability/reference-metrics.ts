@@ -7,7 +7,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PluginCallOutcome } from '../domain/plugins/ports.ts';
 import { processEnv } from '../config/process-env.ts';
-import { collectTallies, Tallies } from './tallies.ts';
+import { collectTallies, Tallies, type Tally } from './tallies.ts';
 
 /** A row of the store's transaction counts (metrics.ts's TransactionCount, by shape: no import back into it). */
 interface TransactionCountRow {
@@ -23,13 +23,20 @@ export interface ReferenceMetricsDeps {
   relayerNetworkTypeOf?: (relayerId: string) => string | undefined;
   /** The folder whose file system disk_usage_* report (the reference sums every disk the host has). */
   dataDir?: string;
+  /**
+   * The answered requests and the plugin calls as our own counters tally them (metrics.ts): the reference's
+   * counters of the same events are read from them at the scrape, not counted a second time.
+   */
+  counts: {
+    requests: Iterable<Tally<{ route: string; method: string; status: string }>>;
+    pluginCalls: Iterable<Tally<{ plugin: string; outcome: PluginCallOutcome }>>;
+  };
 }
 
 /** The recorder calls the reference's metrics are fed from: MetricsRecorder's (metrics.ts), the same signatures. */
 export interface ReferenceFed {
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   httpInFlight(route: string, delta: 1 | -1): void;
-  pluginCall(pluginId: string, outcome: PluginCallOutcome, seconds: number): void;
   rpcRequest(event: { network: string; url: string; method: string; seconds: number; error?: string }): void;
   transactionTransition(networkType: string, from: string | null, to: string): void;
   transactionStage(network: string, stage: string, seconds: number): void;
@@ -202,25 +209,16 @@ function systemGauges(registers: Registry[], dataDir: string): void {
 /** The reference's metric families in `registers`, and the recorder calls that feed them. */
 function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDeps): Fed {
   const typeOfNetwork = (network: string) => deps.networkTypeOf?.(network) ?? '';
-  // Counted on the hot path in tallies, handed to prom-client at each scrape (tallies.ts).
-  const answered = new Tallies((endpoint: string, method: string, status: number) => ({
-    endpoint,
-    method,
-    status: String(status),
-    failed: status >= 400,
-  }));
+  // Counted on the hot path in tallies, handed to prom-client at each scrape (tallies.ts); the answered requests and
+  // plugin calls are our own counters' tallies.
+  const { requests: answered, pluginCalls } = deps.counts;
   const running = new Tallies((endpoint: string, _b: '', _c: '') => ({ endpoint }));
-  const pluginCallTallies = new Tallies((plugin_id: string, status: string, _: '') => ({
-    plugin_id,
-    method: 'POST',
-    status,
-  }));
   new Counter({
     name: 'requests_total',
     help: 'Total number of HTTP requests',
     labelNames: ['endpoint', 'method', 'status'] as const,
     registers,
-    collect: collectTallies(answered, ({ endpoint, method, status }) => ({ endpoint, method, status })),
+    collect: collectTallies(answered, ({ route, method, status }) => ({ endpoint: route, method, status })),
   });
   // raw_uri: the route pattern too. The raw path would make a series per transaction id (and may hold what a client put there).
   new Counter({
@@ -228,7 +226,7 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
     help: 'Total number of HTTP requests by URI (the route pattern here)',
     labelNames: ['raw_uri', 'method', 'status'] as const,
     registers,
-    collect: collectTallies(answered, ({ endpoint, method, status }) => ({ raw_uri: endpoint, method, status })),
+    collect: collectTallies(answered, ({ route, method, status }) => ({ raw_uri: route, method, status })),
   });
   const latency = new Histogram({
     name: 'request_latency_seconds',
@@ -249,8 +247,8 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
     help: 'Total number of error responses',
     labelNames: ['endpoint', 'method', 'status'] as const,
     registers,
-    collect: collectTallies(answered, ({ endpoint, method, status, failed }) =>
-      failed ? { endpoint, method, status } : undefined,
+    collect: collectTallies(answered, ({ route, method, status }) =>
+      Number(status) >= 400 ? { endpoint: route, method, status } : undefined,
     ),
   });
   const created = new Counter({
@@ -302,7 +300,12 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
     help: 'Total number of plugin calls',
     labelNames: ['plugin_id', 'method', 'status'] as const,
     registers,
-    collect: collectTallies(pluginCallTallies),
+    // Outcomes that share a status (plugin_error and memory: 500) add up in one series.
+    collect: collectTallies(pluginCalls, ({ plugin, outcome }) => ({
+      plugin_id: plugin,
+      method: 'POST',
+      status: PLUGIN_STATUS[outcome],
+    })),
   });
   new Gauge({
     name: 'transactions_by_status',
@@ -327,14 +330,10 @@ function createReferenceMetrics(registers: Registry[], deps: ReferenceMetricsDep
   systemGauges(registers, deps.dataDir ?? process.cwd());
   return {
     httpRequest(route, method, status, seconds) {
-      answered.add(route, method, status);
       latency.observe({ endpoint: route, method, status: String(status) }, seconds);
     },
     httpInFlight(route, delta) {
       running.add(route, '', '', delta);
-    },
-    pluginCall(pluginId, outcome) {
-      pluginCallTallies.add(pluginId, PLUGIN_STATUS[outcome], '');
     },
     rpcRequest({ network, method, seconds, error }) {
       const labels = { relayer_id: '', network_type: typeOfNetwork(network), operation_name: method };
@@ -370,10 +369,6 @@ export function withReferenceMetrics<M extends Omit<ReferenceFed, 'httpInFlight'
     },
     httpInFlight(route, delta) {
       theirs.httpInFlight(route, delta);
-    },
-    pluginCall(pluginId, outcome, seconds) {
-      ours.pluginCall(pluginId, outcome, seconds);
-      theirs.pluginCall(pluginId, outcome, seconds);
     },
     rpcRequest(event) {
       ours.rpcRequest(event);

@@ -1,8 +1,10 @@
 // Counts kept off prom-client on the hot path (src/observability/tallies.ts): what a scrape shows is every tally's
-// total, series a mapping leaves out stay out, and a gauge's tallies may go down to zero and stay listed.
+// total, series a mapping leaves out stay out, and a gauge's tallies may go down to zero and stay listed; the
+// reference's counters of requests and plugin calls are read from ours.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import { collectTallies, Tallies } from '../../src/observability/tallies.ts';
 
 test('a counter fed by tallies shows each series with its total at every scrape', async () => {
@@ -56,4 +58,30 @@ test('a gauge fed by tallies goes up and down, and a series back at zero stays l
   const text = await registry.metrics();
   assert.match(text, /^running\{endpoint="\/x"\} 2$/m);
   assert.match(text, /^running\{endpoint="\/y"\} 0$/m);
+});
+
+test("the reference's counters read ours: outcomes sharing a status add up, errors are the answers of 400 and above", async () => {
+  const metrics = createMetrics({ transactionCounts: async () => [] });
+  metrics.pluginCall('echo', 'plugin_error', 0.01);
+  metrics.pluginCall('echo', 'memory', 0.01);
+  metrics.pluginCall('echo', 'ok', 0.01);
+  metrics.httpRequest('/api/v1/plugins/{plugin_id}/call', 'POST', 200, 0.01);
+  metrics.httpRequest('/api/v1/plugins/{plugin_id}/call', 'POST', 500, 0.01);
+  const text = await metrics.render();
+  assert.match(text, /^plugin_calls_total\{plugin_id="echo",method="POST",status="500"\} 2$/m);
+  assert.match(text, /^plugin_calls_total\{plugin_id="echo",method="POST",status="200"\} 1$/m);
+  assert.match(text, /^relaybox_plugin_calls_total\{plugin="echo",outcome="memory"\} 1$/m);
+  assert.match(
+    text,
+    /^requests_total\{endpoint="\/api\/v1\/plugins\/\{plugin_id\}\/call",method="POST",status="200"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^raw_requests_total\{raw_uri="\/api\/v1\/plugins\/\{plugin_id\}\/call",method="POST",status="500"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^error_requests_total\{endpoint="\/api\/v1\/plugins\/\{plugin_id\}\/call",method="POST",status="500"\} 1$/m,
+  );
+  assert.doesNotMatch(text, /^error_requests_total\{[^}]*status="200"/m);
 });
